@@ -1,0 +1,52 @@
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import tsid_py as tp
+
+from .conftest import perturbed_state
+
+
+def test_one_pass_matches_pinocchio_algorithms(talos, rng):
+    q, v = perturbed_state(talos, rng, velocity_spread=0.5)
+    talos.update(q, v)
+    model, data = talos.model, talos.model.createData()
+    upper = np.triu(pin.crba(model, data, q))
+    np.testing.assert_allclose(talos.mass_matrix, upper + np.triu(upper, 1).T, atol=1e-10)
+    np.testing.assert_allclose(talos.bias, pin.rnea(model, data, q, v, np.zeros(talos.nv)), atol=1e-9)
+    # frame drift = classical acceleration at zero q̈, and the CoM drift likewise
+    foot = talos.frame_id("left_sole_link")
+    pin.forwardKinematics(model, data, q, v, np.zeros(talos.nv))
+    pin.updateFramePlacements(model, data)
+    expected = pin.getFrameClassicalAcceleration(model, data, foot, pin.LOCAL_WORLD_ALIGNED).vector
+    np.testing.assert_allclose(talos.frame_drift(foot), expected, atol=1e-10)
+    pin.centerOfMass(model, data, q, v, np.zeros(talos.nv))
+    np.testing.assert_allclose(talos.com_drift, data.acom[0], atol=1e-10)
+    np.testing.assert_allclose(talos.com_jacobian, pin.jacobianCenterOfMass(model, data, q), atol=1e-10)
+
+
+def test_com_drift_matches_finite_difference(talos, rng):
+    """d/dt (J_com v) at constant v, by central differences along the motion."""
+    q, v = perturbed_state(talos, rng, velocity_spread=0.5)
+    eps = 1e-6
+    talos.update(q, v)
+    drift = talos.com_drift.copy()
+    vcom = []
+    for sign in (-1, 1):
+        talos.update(pin.integrate(talos.model, q, sign * eps * v), v)
+        vcom.append(talos.com_velocity.copy())
+    np.testing.assert_allclose(drift, (vcom[1] - vcom[0]) / (2 * eps), atol=1e-5)
+
+
+def test_near_unit_quaternion_is_normalised_and_far_one_rejected(talos):
+    q = talos.q_ref.copy()
+    q[3:7] *= 1.0005
+    assert np.linalg.norm(talos.check_configuration(q)[3:7]) == pytest.approx(1.0)
+    q[3:7] *= 1.5
+    with pytest.raises(ValueError, match="unit quaternion"):
+        talos.check_configuration(q)
+
+
+def test_unknown_frame_is_a_key_error(talos):
+    with pytest.raises(KeyError, match="left_sole"):
+        talos.frame_id("left_sole")

@@ -1,0 +1,135 @@
+"""The core QP: equation of motion, contacts, friction, backends — against pinocchio."""
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import tsid_py as tp
+
+from .conftest import load_robot, perturbed_state, standing_solver
+
+
+@pytest.mark.parametrize("name", ["ur5", "panda"])
+def test_fixed_base_hard_joint_acceleration_gives_rnea(name, rng):
+    robot = load_robot(name)
+    solver = tp.DynamicsSolver(robot)
+    names = [n for n in robot.joint_names]
+    task = solver.add_task(tp.tasks.JointTask(joints=names, kp=0.0, kd=0.0, priority="hard"))
+    for _ in range(5):
+        q = pin.randomConfiguration(robot.model)
+        v = rng.normal(0, 1.0, robot.nv)
+        a = rng.normal(0, 2.0, robot.nv)
+        task.set_target(q, velocity=v, acceleration=a)
+        sol = solver.solve(q, v)
+        expected = pin.rnea(robot.model, robot.model.createData(), q, v, a)
+        np.testing.assert_allclose(sol.ddq, a, atol=1e-8)
+        np.testing.assert_allclose(sol.tau, expected, atol=1e-8 * max(1.0, np.abs(expected).max()))
+        np.testing.assert_array_equal(sol.tau_actuated, sol.tau)
+
+
+def _check_contact_solution(robot, solver, sol, q, v):
+    model, data = robot.model, robot.model.createData()
+    M = pin.crba(model, data, q)
+    M = np.triu(M) + np.triu(M, 1).T
+    h = pin.rnea(model, data, q, v, np.zeros(robot.nv))
+    pin.computeJointJacobians(model, data, q)
+    pin.updateFramePlacements(model, data)
+    generalized = np.zeros(robot.nv)
+    for name, wrench in sol.wrenches.items():
+        jacobian = pin.getFrameJacobian(model, data, model.getFrameId(name), pin.LOCAL_WORLD_ALIGNED)
+        generalized += jacobian.T @ wrench
+    residual = M @ sol.ddq + h - sol.tau - generalized
+    assert np.linalg.norm(residual) <= 1e-6 * np.linalg.norm(h)
+    assert np.all(sol.tau[:6] == 0.0)
+    # friction cone, CoP and normal force in the contact's own axes, from the world wrench
+    for name, contact in solver.contacts.items():
+        rotation = data.oMf[model.getFrameId(name)].rotation
+        force = rotation.T @ sol.wrenches[name][:3]
+        moment = rotation.T @ sol.wrenches[name][3:]
+        np.testing.assert_allclose(np.r_[force, moment], sol.local_wrenches[name], atol=1e-9)
+        tol = 1e-6 * max(1.0, force[2])
+        assert force[2] >= -tol
+        assert np.hypot(force[0], force[1]) <= contact.mu * force[2] + tol
+        if isinstance(contact, tp.PlanarContact):
+            # centre of pressure (-m_y, m_x)/f_z in the sole, multiplied through by f_z ≥ 0
+            assert abs(moment[1]) <= contact.length / 2 * force[2] + tol
+            assert abs(moment[0]) <= contact.width / 2 * force[2] + tol
+    # contact frames do not accelerate (classical acceleration, kd = kp = 0)
+    pin.forwardKinematics(model, data, q, v, sol.ddq)
+    pin.updateFramePlacements(model, data)
+    for name, contact in solver.contacts.items():
+        acc = pin.getFrameClassicalAcceleration(model, data, model.getFrameId(name), pin.LOCAL).vector
+        np.testing.assert_allclose(acc[contact.motion_rows], 0.0, atol=1e-7)
+
+
+def test_talos_two_planar_contacts_random_states(talos, rng):
+    solver = standing_solver(talos)
+    solver.add_constraint(tp.constraints.TorqueLimits())
+    for _ in range(6):
+        q, v = perturbed_state(talos, rng)
+        sol = solver.solve(q, v)
+        _check_contact_solution(talos, solver, sol, q, v)
+
+
+def test_quadruped_point_contacts_random_states(rng):
+    robot = load_robot("go2")
+    solver = tp.DynamicsSolver(robot)
+    for foot in robot.feet:
+        solver.add_contact(tp.PointContact(foot, mu=0.6))
+    solver.add_task(tp.tasks.CoMTask(kp=50.0))
+    solver.add_task(tp.tasks.JointTask(kp=10.0, weight=1e-2))
+    for _ in range(4):
+        q, v = perturbed_state(robot, rng)
+        sol = solver.solve(q, v)
+        _check_contact_solution(robot, solver, sol, q, v)
+        assert np.all(sol.local_wrenches[robot.feet[0]][3:] == 0)
+
+
+def test_standing_still_carries_the_weight(talos):
+    solver = standing_solver(talos)
+    sol = solver.solve(talos.q_ref, talos.zero_velocity())
+    assert sol.total_normal_force == pytest.approx(talos.weight, rel=1e-3)
+    # symmetric posture: both feet carry about half
+    left, right = (sol.wrenches[f][2] for f in talos.feet)
+    assert left == pytest.approx(right, rel=0.05)
+
+
+def test_backends_agree(talos, rng):
+    q, v = perturbed_state(talos, rng)
+    solutions = {}
+    for backend in ["proxsuite", "osqp", "daqp", "quadprog"]:
+        solver = standing_solver(talos, qp_solver=backend)
+        solver.add_constraint(tp.constraints.TorqueLimits())
+        solutions[backend] = solver.solve(q, v)
+    reference = solutions["proxsuite"]
+    for backend, sol in solutions.items():
+        np.testing.assert_allclose(sol.ddq, reference.ddq, atol=1e-4, err_msg=backend)
+        np.testing.assert_allclose(sol.tau, reference.tau, atol=1e-3 * np.abs(reference.tau).max(), err_msg=backend)
+
+
+def test_proxsuite_is_reused_while_sizes_hold(talos):
+    solver = standing_solver(talos)
+    solver.solve(talos.q_ref, talos.zero_velocity())
+    first = solver.backend._solver
+    solver.solve(talos.q_ref, talos.zero_velocity())
+    assert solver.backend._solver is first
+    solver.remove_contact(talos.feet[0])
+    solver.solve(talos.q_ref, talos.zero_velocity())
+    assert solver.backend._solver is not first
+
+
+def test_soft_contact_still_balances(talos):
+    solver = tp.DynamicsSolver(talos)
+    for foot in talos.feet:
+        solver.add_contact(tp.PlanarContact(foot, priority="soft", weight=1e4))
+    solver.add_task(tp.tasks.CoMTask(kp=100.0))
+    solver.add_task(tp.tasks.JointTask(kp=10.0, weight=1e-2))
+    sol = solver.solve(talos.q_ref, talos.zero_velocity())
+    assert sol.total_normal_force == pytest.approx(talos.weight, rel=1e-2)
+
+
+def test_contacts_need_a_floating_base():
+    robot = load_robot("ur5")
+    solver = tp.DynamicsSolver(robot)
+    with pytest.raises(ValueError, match="floating-base"):
+        solver.add_contact(tp.PointContact("tool0"))

@@ -1,0 +1,15 @@
+"""tsid_py: QP-based task-space inverse dynamics for legged and fixed-base robots."""
+
+from . import constraints, robots, tasks
+from .contacts import PlanarContact, PointContact
+from .errors import InfeasibleError, SolverError
+from .robot import Robot
+from .solution import Solution
+from .solver import DynamicsSolver
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Robot", "robots", "DynamicsSolver", "Solution", "PointContact", "PlanarContact",
+    "tasks", "constraints", "SolverError", "InfeasibleError",
+]

@@ -1,0 +1,136 @@
+"""Torque, joint-position, joint-velocity and joint-acceleration limits."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import positive_scalar
+from .base import AccelerationBounds, LinearConstraint, actuated_limits
+
+
+class TorqueLimits(LinearConstraint):
+    """``−τ_max ≤ τ_a = T x + t ≤ τ_max`` for every actuated joint with a finite limit, N·m.
+
+    ``limits``: None (URDF efforts), a scalar, an (na,) array, or a ``{joint: value}`` dict
+    overriding the URDF for some joints; ``scale`` multiplies the result.
+    """
+
+    name = "torque limits"
+
+    def __init__(self, limits=None, *, scale: float = 1.0):
+        self.limits, self.scale = limits, scale
+        positive_scalar(scale, "scale")
+
+    def bind(self, robot) -> None:
+        effort = actuated_limits(robot, robot.effort_limits, self.limits, self.scale, "limits")
+        self.index = np.flatnonzero(np.isfinite(effort))
+        self.effort = effort[self.index]
+
+    def rows(self, context):
+        matrix = context.torque_matrix[self.index]
+        offset = context.torque_offset[self.index]
+        return matrix, -self.effort - offset, self.effort - offset
+
+
+class AccelerationLimits(AccelerationBounds):
+    """``|q̈_j| ≤ a_max`` on the actuated joints (scalar, (na,) array or dict), rad/s²."""
+
+    name = "acceleration limits"
+
+    def __init__(self, limits=10.0):
+        self.limits = limits
+
+    def bind(self, robot) -> None:
+        offset = 6 if robot.floating_base else 0
+        limit = actuated_limits(robot, np.full(robot.na, np.inf), self.limits, 1.0, "limits")
+        self.v_index = offset + np.arange(robot.na)
+        self.limit = limit
+
+    def acceleration_bounds(self, context):
+        return self.v_index, -self.limit, self.limit
+
+
+class VelocityLimits(AccelerationBounds):
+    """``|v + dt q̈| ≤ v_max`` on the actuated joints (URDF velocity limits or override),
+    i.e. ``(−v_max − v)/dt ≤ q̈ ≤ (v_max − v)/dt``."""
+
+    name = "velocity limits"
+
+    def __init__(self, limits=None, *, scale: float = 1.0):
+        self.limits, self.scale = limits, scale
+        positive_scalar(scale, "scale")
+
+    def bind(self, robot) -> None:
+        offset = 6 if robot.floating_base else 0
+        self.limit = actuated_limits(robot, robot.velocity_limits, self.limits, self.scale, "limits")
+        self.v_index = offset + np.arange(robot.na)
+
+    def acceleration_bounds(self, context):
+        v = context.robot.v[self.v_index]
+        return self.v_index, (-self.limit - v) / context.dt, (self.limit - v) / context.dt
+
+
+class JointLimits(AccelerationBounds):
+    """Joint position limits as viable acceleration bounds over the control period ``dt``.
+
+    With ``q⁺ = q + dt v + ½ dt² q̈`` and ``v⁺ = v + dt q̈``, the upper bound on q̈ is the
+    largest value for which (a) ``q⁺ ≤ q_max`` and (b) the joint can still stop before
+    ``q_max`` braking at ``a_max``: ``q⁺ + max(v⁺, 0)² / (2 a_max) ≤ q_max``. Condition (b) is
+    a quadratic in q̈,
+
+        (dt²/(2 a_max)) q̈² + (dt²/2 + dt v / a_max) q̈ + (q + dt v + v²/(2 a_max) − q_max) ≤ 0,
+
+    whose larger root is the bound. The bound is never below ``−a_max`` (full braking is
+    always allowed), so the constraint never asks a joint to stop faster than it can; the
+    lower limit is the mirror image. Only the 1-dof actuated joints with finite limits are
+    bounded. ``margin`` (rad) shrinks the range on both sides.
+    """
+
+    name = "joint position limits"
+
+    def __init__(self, acceleration_limit=10.0, *, margin: float = 0.0):
+        self.acceleration_limit = acceleration_limit
+        self.margin = positive_scalar(margin, "margin", allow_zero=True)
+
+    def bind(self, robot) -> None:
+        offset_v = 6 if robot.floating_base else 0
+        offset_q = 7 if robot.floating_base else 0
+        lower = robot.position_lower + self.margin
+        upper = robot.position_upper - self.margin
+        # Only 1-dof joints (nq == nv == 1) map q entries to v entries one to one.
+        names = [n for n in robot.joint_names if robot.has_1dof_joint(n)]
+        q_index = np.array([robot.joint_q_index(n) for n in names], dtype=int)
+        v_index = np.array([robot.joint_v_index(n) for n in names], dtype=int)
+        finite = (np.abs(lower[q_index - offset_q]) < 1e10) & (np.abs(upper[q_index - offset_q]) < 1e10)
+        self.q_index, self.v_index = q_index[finite], v_index[finite]
+        self.lower = lower[self.q_index - offset_q]
+        self.upper = upper[self.q_index - offset_q]
+        if np.any(self.lower >= self.upper):
+            raise ValueError(f"margin={self.margin} leaves an empty range for some joints")
+        limits = actuated_limits(robot, np.full(robot.na, np.inf), self.acceleration_limit, 1.0,
+                                 "acceleration_limit")
+        self.a_max = limits[self.v_index - offset_v]
+        if not np.all(np.isfinite(self.a_max)):
+            raise ValueError("acceleration_limit must be finite: viability needs a braking limit")
+
+    @staticmethod
+    def _upper_bound(q, v, q_max, dt, a_max):
+        """Largest viable q̈ toward ``q_max`` (vectorised), never below ``−a_max``."""
+        one_step = 2.0 * (q_max - q - dt * v) / dt**2
+        quad_a = dt**2 / (2.0 * a_max)
+        quad_b = 0.5 * dt**2 + dt * v / a_max
+        quad_c = q + dt * v + v**2 / (2.0 * a_max) - q_max
+        discriminant = quad_b**2 - 4.0 * quad_a * quad_c
+        root = (-quad_b + np.sqrt(np.maximum(discriminant, 0.0))) / (2.0 * quad_a)
+        # Where braking from v⁺ > 0 is needed the root applies; if the root gives v⁺ ≤ 0 the
+        # joint is already reversing and only the one-step condition binds.
+        viable = np.where(v + dt * root > 0.0, root, one_step)
+        viable = np.where(discriminant < 0.0, -a_max, viable)
+        return np.maximum(np.minimum(one_step, viable), -a_max)
+
+    def acceleration_bounds(self, context):
+        robot, dt = context.robot, context.dt
+        q, v = robot.q[self.q_index], robot.v[self.v_index]
+        upper = self._upper_bound(q, v, self.upper, dt, self.a_max)
+        lower = -self._upper_bound(-q, -v, -self.lower, dt, self.a_max)
+        return self.v_index, np.minimum(lower, upper), upper

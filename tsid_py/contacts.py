@@ -1,0 +1,166 @@
+"""Contacts: the wrench variables of the QP, their friction constraints and their kinematics.
+
+A contact's force variables are expressed in the contact frame's own axes (``z`` is the
+surface normal pointing into the robot), so the friction pyramid and the centre-of-pressure
+rows are constant matrices built once. The world-aligned wrench at the frame origin is
+``blockdiag(R, R) f_local`` with ``R`` the frame's rotation.
+
+The equation of motion uses ``J_localᵀ f_local``, which equals ``J_lwaᵀ w_world`` for the
+LOCAL_WORLD_ALIGNED Jacobian ``J_lwa`` and the world-aligned wrench ``w_world``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from ._validation import positive_scalar
+
+#: The inscribed pyramid keeps |f_x| ≤ μ/√2 f_z and |f_y| ≤ μ/√2 f_z, so that
+#: √(f_x² + f_y²) ≤ μ f_z: no force outside the true Coulomb cone.
+INSCRIBED_PYRAMID = 1.0 / np.sqrt(2.0)
+
+
+class Contact:
+    """Common parts of point and planar contacts.
+
+    Parameters
+    ----------
+    frame : name of the contact frame (z axis along the surface normal, into the robot).
+    mu : Coulomb friction coefficient (> 0).
+    f_min, f_max : bounds on the normal force, N (0 ≤ f_min < f_max).
+    kp : stiffness of the contact-acceleration stabilisation, 1/s²; ``kd`` defaults to 2√kp.
+        The constraint asks ``J q̈ + J̇ v = −kd J v − kp e`` where ``e`` is the drift of the
+        frame from where the contact was made (``kp = 0`` by default: velocity damping only).
+    priority : "hard" (equality, default) or "soft" with ``weight``.
+    """
+
+    size = 0          # number of force variables
+    motion_rows = slice(0, 0)   # which rows of the 6-D frame motion the contact fixes
+
+    def __init__(self, frame: str, *, mu: float = 0.7, f_min: float = 0.0, f_max: float = 1e4,
+                 kp: float = 0.0, kd: float | None = None, priority: str = "hard", weight: float = 1e3):
+        if not isinstance(frame, str):
+            raise ValueError(f"frame must be a frame name (str), got {frame!r}")
+        self.frame = frame
+        self.name = frame
+        self.mu = positive_scalar(mu, "mu")
+        self.f_min = positive_scalar(f_min, "f_min", allow_zero=True)
+        self.f_max = positive_scalar(f_max, "f_max")
+        if self.f_min >= self.f_max:
+            raise ValueError(f"f_min must be < f_max, got f_min={f_min}, f_max={f_max}")
+        self.kp = positive_scalar(kp, "kp", allow_zero=True)
+        self.kd = 2.0 * np.sqrt(self.kp) if kd is None else positive_scalar(kd, "kd", allow_zero=True)
+        if priority not in ("hard", "soft"):
+            raise ValueError(f"priority must be 'soft' or 'hard', got {priority!r}")
+        self.priority = priority
+        self.weight = positive_scalar(weight, "weight")
+        self.frame_id = -1
+        self.anchor: pin.SE3 | None = None      # placement when the contact was made
+        self.friction_matrix = self._friction_matrix()
+
+    # --------------------------------------------------------------------------- friction
+    def _friction_matrix(self) -> np.ndarray:
+        """Rows ``C`` with ``C f_local ≤ 0``: the inscribed pyramid (and CoP, torsion)."""
+        k = self.mu * INSCRIBED_PYRAMID
+        rows = np.zeros((4, self.size))
+        rows[0, [0, 2]] = [1.0, -k]
+        rows[1, [0, 2]] = [-1.0, -k]
+        rows[2, [1, 2]] = [1.0, -k]
+        rows[3, [1, 2]] = [-1.0, -k]
+        return rows
+
+    @property
+    def normal_index(self) -> int:
+        """Index of f_z within the contact's variables."""
+        return 2
+
+    def describe_rows(self) -> list[str]:
+        """A label for each row of ``friction_matrix``, for infeasibility reports."""
+        return ["friction cone"] * 4
+
+    # --------------------------------------------------------------------------- kinematics
+    def bind(self, robot) -> None:
+        """Resolve the frame name; remember where the contact is made."""
+        self.frame_id = robot.frame_id(self.frame)
+
+    def anchor_at(self, placement: pin.SE3) -> None:
+        self.anchor = placement.copy()
+
+    def motion_constraint(self, robot) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(J_local, J_rows, rhs)``: the full (6, nv) LOCAL Jacobian, its constrained rows and
+        the right-hand side ``−J̇v − kd J v − kp e`` of ``J_rows q̈ = rhs`` (local axes)."""
+        jacobian = robot.frame_jacobian(self.frame_id, pin.LOCAL)
+        rows = self.motion_rows
+        drift = robot.frame_drift(self.frame_id, pin.LOCAL)[rows]
+        rhs = -drift
+        if self.kd:
+            rhs = rhs - self.kd * (jacobian[rows] @ robot.v)
+        if self.kp and self.anchor is not None:
+            error = pin.log6(robot.frame_placement(self.frame_id).actInv(self.anchor)).vector[rows]
+            rhs = rhs + self.kp * error
+        return jacobian, jacobian[rows], rhs
+
+    def world_wrench(self, local_force: np.ndarray, rotation: np.ndarray) -> np.ndarray:
+        """The (6,) world-aligned wrench at the frame origin from the local variables."""
+        wrench = np.zeros(6)
+        wrench[:3] = rotation @ local_force[:3]
+        if self.size == 6:
+            wrench[3:] = rotation @ local_force[3:]
+        return wrench
+
+    def local_wrench(self, local_force: np.ndarray) -> np.ndarray:
+        wrench = np.zeros(6)
+        wrench[: self.size] = local_force
+        return wrench
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.frame!r}, mu={self.mu})"
+
+
+class PointContact(Contact):
+    """A 3-D force at the frame origin: a quadruped's foot, a fingertip.
+
+    Its frame's linear acceleration is constrained (3 rows); its rotation is free.
+    """
+
+    size = 3
+    motion_rows = slice(0, 3)
+
+
+class PlanarContact(Contact):
+    """A 6-D wrench on a rectangular sole centred at the frame origin.
+
+    ``length`` runs along the frame's x axis, ``width`` along y (metres). Beyond the
+    friction pyramid the wrench keeps its centre of pressure in the rectangle,
+    ``|m_y| ≤ (length/2) f_z`` and ``|m_x| ≤ (width/2) f_z``, and bounds the torsional moment
+    ``|m_z| ≤ μ (min(length, width)/2) f_z`` — a conservative bound that ignores the
+    coupling with the tangential force. The whole frame motion is constrained (6 rows).
+    """
+
+    size = 6
+    motion_rows = slice(0, 6)
+
+    def __init__(self, frame: str, length: float = 0.2, width: float = 0.13, **kwargs):
+        self.length = positive_scalar(length, "length")
+        self.width = positive_scalar(width, "width")
+        super().__init__(frame, **kwargs)
+
+    def _friction_matrix(self) -> np.ndarray:
+        pyramid = super()._friction_matrix()
+        half_length, half_width = self.length / 2, self.width / 2
+        torsion = self.mu * min(half_length, half_width)
+        rows = np.zeros((6, 6))
+        rows[0, [4, 2]] = [1.0, -half_length]    # m_y ≤ (l/2) f_z   (CoP_x ≥ −l/2)
+        rows[1, [4, 2]] = [-1.0, -half_length]
+        rows[2, [3, 2]] = [1.0, -half_width]     # m_x ≤ (w/2) f_z
+        rows[3, [3, 2]] = [-1.0, -half_width]
+        rows[4, [5, 2]] = [1.0, -torsion]
+        rows[5, [5, 2]] = [-1.0, -torsion]
+        return np.vstack([pyramid, rows])
+
+    def describe_rows(self) -> list[str]:
+        return super().describe_rows() + ["centre of pressure"] * 4 + ["torsion"] * 2
+
+    def __repr__(self) -> str:
+        return f"PlanarContact({self.frame!r}, length={self.length}, width={self.width}, mu={self.mu})"

@@ -1,0 +1,187 @@
+"""The QP as a value object, and the backends that solve it.
+
+    minimise    ½ xᵀ H x + gᵀ x
+    subject to  A x = b,   l ≤ C x ≤ u,   lb ≤ x ≤ ub
+
+Infinite entries of ``l, u, lb, ub`` mean "unbounded". ``lb, ub`` may be None (no box).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import SolverError
+
+#: Stand-in for an infinite bound, for backends that want finite numbers.
+BIG = 1e20
+
+
+@dataclass
+class QP:
+    H: np.ndarray
+    g: np.ndarray
+    A: np.ndarray
+    b: np.ndarray
+    C: np.ndarray
+    l: np.ndarray
+    u: np.ndarray
+    lb: np.ndarray | None = None
+    ub: np.ndarray | None = None
+
+    @property
+    def n(self) -> int:
+        return self.H.shape[0]
+
+    def violation(self, x: np.ndarray) -> float:
+        """Largest violation of the constraints at ``x`` (0 when feasible)."""
+        worst = 0.0
+        if self.A.shape[0]:
+            worst = max(worst, np.abs(self.A @ x - self.b).max())
+        if self.C.shape[0]:
+            cx = self.C @ x
+            worst = max(worst, np.max(self.l - cx, initial=0.0), np.max(cx - self.u, initial=0.0))
+        if self.lb is not None:
+            worst = max(worst, np.max(self.lb - x, initial=0.0), np.max(x - self.ub, initial=0.0))
+        return float(worst)
+
+
+@dataclass
+class QPResult:
+    x: np.ndarray
+    status: str
+    success: bool
+    iterations: int = 0
+
+
+class Backend:
+    """Solves a :class:`QP`; returns a :class:`QPResult` (never raises for a failed solve)."""
+
+    name = "backend"
+
+    def solve(self, qp: QP) -> QPResult:
+        raise NotImplementedError
+
+    def reset(self) -> None:
+        """Forget any warm start (e.g. after a failure)."""
+
+
+class ProxsuiteBackend(Backend):
+    """proxsuite's dense ProxQP, reused and warm-started while the problem sizes hold.
+
+    ``eps_abs`` is the absolute primal/dual residual tolerance.
+    """
+
+    name = "proxsuite"
+
+    def __init__(self, eps_abs: float = 1e-9, max_iter: int = 1000):
+        import proxsuite
+
+        self._proxqp = proxsuite.proxqp
+        self.eps_abs = eps_abs
+        self.max_iter = max_iter
+        self._solver = None
+        self._dims = None
+
+    def reset(self) -> None:
+        self._solver = None
+        self._dims = None
+
+    def _new_solver(self, qp: QP, dims):
+        n, neq, nin, box = dims
+        solver = self._proxqp.dense.QP(n, neq, nin, box)
+        settings = solver.settings
+        settings.eps_abs = self.eps_abs
+        settings.eps_rel = 0.0
+        settings.max_iter = self.max_iter
+        settings.initial_guess = self._proxqp.InitialGuess.WARM_START_WITH_PREVIOUS_RESULT
+        return solver
+
+    def solve(self, qp: QP) -> QPResult:
+        box = qp.lb is not None
+        dims = (qp.n, qp.A.shape[0], qp.C.shape[0], box)
+        args = [qp.H, qp.g, qp.A, qp.b, qp.C, _finite(qp.l), _finite(qp.u)]
+        if box:
+            args += [_finite(qp.lb), _finite(qp.ub)]
+        if dims != self._dims:
+            self._solver = self._new_solver(qp, dims)
+            self._dims = dims
+            self._solver.init(*args)
+        else:
+            self._solver.update(*args)
+        self._solver.solve()
+        info = self._solver.results.info
+        status = str(info.status).rsplit(".", 1)[-1]
+        success = status == "PROXQP_SOLVED"
+        if not success:
+            self.reset()
+        return QPResult(self._solver.results.x.copy() if success else np.full(qp.n, np.nan),
+                        status, success, int(info.iter))
+
+
+class QpsolversBackend(Backend):
+    """Any solver known to qpsolvers (``"osqp"``, ``"daqp"``, ``"quadprog"``, …).
+
+    Two-sided rows ``l ≤ C x ≤ u`` become ``G x ≤ h`` rows for their finite sides.
+    """
+
+    def __init__(self, name: str, **options):
+        import qpsolvers
+
+        if name not in qpsolvers.available_solvers:
+            raise ValueError(f"qp_solver {name!r} is not available; installed: "
+                             f"{sorted(qpsolvers.available_solvers)}")
+        self._qpsolvers = qpsolvers
+        self.name = name
+        self.options = options
+        if name == "osqp":
+            self.options = {"eps_abs": 1e-8, "eps_rel": 0.0, "max_iter": 100000, "polishing": True,
+                            "verbose": False, "raise_error": False, **options}
+        # Solvers that only take sparse matrices get them in CSC form (no conversion warning).
+        self._sparse = name in qpsolvers.sparse_solvers and name not in qpsolvers.dense_solvers
+
+    def solve(self, qp: QP) -> QPResult:
+        upper = np.isfinite(qp.u)
+        lower = np.isfinite(qp.l)
+        G = np.vstack([qp.C[upper], -qp.C[lower]])
+        h = np.concatenate([qp.u[upper], -qp.l[lower]])
+        lb = ub = None
+        if qp.lb is not None:
+            lb, ub = np.maximum(qp.lb, -BIG), np.minimum(qp.ub, BIG)
+        H, A = qp.H, qp.A
+        if self._sparse:
+            from scipy import sparse
+
+            H, G, A = sparse.csc_matrix(H), sparse.csc_matrix(G), sparse.csc_matrix(A)
+        problem = self._qpsolvers.Problem(H, qp.g, G if len(h) else None, h if len(h) else None,
+                                          A if qp.A.shape[0] else None, qp.b if qp.A.shape[0] else None,
+                                          lb, ub)
+        try:
+            solution = self._qpsolvers.solve_problem(problem, solver=self.name, **self.options)
+        except Exception as exc:  # a backend's own error becomes a failed solve
+            return QPResult(np.full(qp.n, np.nan), f"error: {exc}", False)
+        found = bool(solution.found) and solution.x is not None and np.all(np.isfinite(solution.x))
+        status = "solved" if found else "failed"
+        return QPResult(solution.x if found else np.full(qp.n, np.nan), status, found)
+
+
+def make_backend(name: str) -> Backend:
+    """``"proxsuite"`` or the name of any installed qpsolvers backend."""
+    if not isinstance(name, str):
+        raise ValueError(f"qp_solver must be a solver name (str), got {name!r}")
+    if name == "proxsuite":
+        return ProxsuiteBackend()
+    return QpsolversBackend(name)
+
+
+def _finite(array: np.ndarray) -> np.ndarray:
+    return np.clip(array, -BIG, BIG)
+
+
+def solve_or_raise(backend: Backend, qp: QP) -> QPResult:
+    """Solve and raise :class:`SolverError` on failure (no diagnosis)."""
+    result = backend.solve(qp)
+    if not result.success:
+        raise SolverError(f"QP backend {backend.name!r} failed: {result.status}", result.status)
+    return result

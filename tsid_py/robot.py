@@ -1,0 +1,216 @@
+"""Robot: a pinocchio model and data, updated by one kinematics/dynamics pass per step."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import numpy as np
+import pinocchio as pin
+
+from ._validation import as_vector
+
+#: A quaternion whose norm is this close to 1 is normalised; farther away it is an error.
+QUATERNION_TOLERANCE = 1e-3
+
+
+class Robot:
+    """A rigid multibody robot and its state-dependent quantities.
+
+    ``update(q, v)`` runs ``pinocchio.computeAllTerms`` once, which fills the mass matrix
+    ``M(q)``, the bias forces ``h(q, v) = C(q, v) v + g(q)``, the joint Jacobians, the
+    centre of mass and its Jacobian, and the joint spatial accelerations at ``q̈ = 0``;
+    every later query (frame Jacobians, the drift ``J̇ v``, the CoM drift) reads from that
+    pass. Units are SI: m, rad, kg, N, N·m.
+    """
+
+    def __init__(
+        self,
+        model: pin.Model,
+        *,
+        name: str = "robot",
+        feet: Sequence[str] = (),
+        sole_size: tuple[float, float] | None = None,
+        foot_radius: float = 0.0,
+        q_ref: np.ndarray | None = None,
+        urdf_path: str | None = None,
+        package_dirs: Sequence[str] = (),
+        end_effector: str | None = None,
+    ):
+        self.model = model
+        self.data = model.createData()
+        self.name = name
+        self.urdf_path = urdf_path
+        self.package_dirs = list(package_dirs)
+        self.floating_base = model.joints[1].shortname() == "JointModelFreeFlyer" if model.njoints > 1 else False
+        self.nq, self.nv = model.nq, model.nv
+        self.na = self.nv - 6 if self.floating_base else self.nv
+        self.mass = float(sum(inertia.mass for inertia in model.inertias))
+        self.gravity = float(np.linalg.norm(model.gravity.linear))
+        self.weight = self.mass * self.gravity
+        self.feet = list(feet)
+        for foot in self.feet:
+            self.frame_id(foot)
+        self.sole_size = sole_size
+        self.foot_radius = foot_radius
+        self.end_effector = end_effector
+        self.q_ref = pin.neutral(model) if q_ref is None else self.check_configuration(q_ref, "q_ref")
+        self._frame_ids: dict[str, int] = {}
+        self._build_joint_maps()
+        self.q = self.q_ref.copy()
+        self.v = np.zeros(self.nv)
+        self.updated = False
+
+    # ----------------------------------------------------------------------------- loading
+    @classmethod
+    def from_urdf(
+        cls,
+        path: str | os.PathLike,
+        floating_base: bool = True,
+        package_dirs: Sequence[str] | None = None,
+        **kwargs,
+    ) -> "Robot":
+        """Load a URDF; ``floating_base`` adds a free-flyer root joint (7 q, 6 v)."""
+        path = os.fspath(path)
+        if not os.path.isfile(path):
+            raise ValueError(f"path must be an existing URDF file, got {path!r}")
+        root = pin.JointModelFreeFlyer() if floating_base else None
+        model = pin.buildModelFromUrdf(path, root) if root is not None else pin.buildModelFromUrdf(path)
+        return cls(model, urdf_path=path, package_dirs=package_dirs or (), **kwargs)
+
+    def _build_joint_maps(self) -> None:
+        """Name → (q index, v index) for the 1-dof actuated joints, and their limits."""
+        model = self.model
+        first = 2 if self.floating_base else 1
+        self.joint_names: list[str] = []
+        self._joint_q_index: dict[str, int] = {}
+        self._joint_v_index: dict[str, int] = {}
+        for joint_id in range(first, model.njoints):
+            joint = model.joints[joint_id]
+            name = model.names[joint_id]
+            self.joint_names.append(name)
+            if joint.nq == 1 and joint.nv == 1:
+                self._joint_q_index[name] = joint.idx_q
+                self._joint_v_index[name] = joint.idx_v
+        offset = 6 if self.floating_base else 0
+        q_offset = 7 if self.floating_base else 0
+        self.effort_limits = np.array(model.effortLimit[offset:], dtype=float)
+        self.velocity_limits = np.array(model.velocityLimit[offset:], dtype=float)
+        self.position_lower = np.array(model.lowerPositionLimit[q_offset:], dtype=float)
+        self.position_upper = np.array(model.upperPositionLimit[q_offset:], dtype=float)
+
+    # ----------------------------------------------------------------------------- names
+    def frame_id(self, name: str) -> int:
+        """The pinocchio frame index of ``name``; ``KeyError`` naming close matches otherwise."""
+        cached = self._frame_ids.get(name) if hasattr(self, "_frame_ids") else None
+        if cached is not None:
+            return cached
+        if not isinstance(name, str) or not self.model.existFrame(name):
+            known = [frame.name for frame in self.model.frames]
+            hint = [k for k in known if isinstance(name, str) and name.lower()[:4] in k.lower()][:6]
+            raise KeyError(f"frame {name!r} is not in robot {self.name!r}" + (f"; similar: {hint}" if hint else ""))
+        frame_id = self.model.getFrameId(name)
+        if hasattr(self, "_frame_ids"):
+            self._frame_ids[name] = frame_id
+        return frame_id
+
+    def joint_v_index(self, name: str) -> int:
+        """Index in v (and in τ) of a 1-dof joint."""
+        try:
+            return self._joint_v_index[name]
+        except KeyError:
+            raise KeyError(f"joint {name!r} is not a 1-dof joint of robot {self.name!r}; "
+                           f"joints: {list(self._joint_v_index)}") from None
+
+    def has_1dof_joint(self, name: str) -> bool:
+        return name in self._joint_v_index
+
+    def joint_q_index(self, name: str) -> int:
+        """Index in q of a 1-dof joint."""
+        self.joint_v_index(name)
+        return self._joint_q_index[name]
+
+    # ----------------------------------------------------------------------------- state
+    def zero_velocity(self) -> np.ndarray:
+        return np.zeros(self.nv)
+
+    def check_configuration(self, q, name: str = "q") -> np.ndarray:
+        """Validate a configuration; a free-flyer quaternion near unit norm is normalised."""
+        q = as_vector(q, name, self.nq)
+        if self.floating_base:
+            norm = np.linalg.norm(q[3:7])
+            if abs(norm - 1.0) > QUATERNION_TOLERANCE:
+                raise ValueError(f"{name}[3:7] must be a unit quaternion (x, y, z, w), got norm {norm:.6g}")
+            if norm != 1.0:
+                q = q.copy()
+                q[3:7] /= norm
+        return q
+
+    def update(self, q, v) -> None:
+        """One kinematics/dynamics pass at ``(q, v)``; every later query reads from it."""
+        q = self.check_configuration(q, "q")
+        v = as_vector(v, "v", self.nv)
+        self.update_unchecked(q, v)
+
+    def update_unchecked(self, q: np.ndarray, v: np.ndarray) -> None:
+        """``update`` for inputs already validated (the solver's hot path)."""
+        model, data = self.model, self.data
+        pin.computeAllTerms(model, data, q, v)
+        pin.updateFramePlacements(model, data)
+        pin.centerOfMass(model, data, pin.KinematicLevel.ACCELERATION, False)
+        self.q, self.v = q, v
+        self.updated = True
+
+    # ----------------------------------------------------------------------------- dynamics
+    @property
+    def mass_matrix(self) -> np.ndarray:
+        """M(q), (nv, nv), symmetric."""
+        return self.data.M
+
+    @property
+    def bias(self) -> np.ndarray:
+        """h(q, v) = C(q, v) v + g(q), (nv,)."""
+        return self.data.nle
+
+    def gravity_torques(self, q) -> np.ndarray:
+        """g(q), (nv,)."""
+        return pin.computeGeneralizedGravity(self.model, self.data, self.check_configuration(q))
+
+    # ----------------------------------------------------------------------------- frames
+    def frame_placement(self, frame_id: int) -> pin.SE3:
+        return self.data.oMf[frame_id]
+
+    def frame_jacobian(self, frame_id: int, reference=pin.LOCAL_WORLD_ALIGNED) -> np.ndarray:
+        """(6, nv) Jacobian, linear rows first, in ``reference`` axes."""
+        return pin.getFrameJacobian(self.model, self.data, frame_id, reference)
+
+    def frame_velocity(self, frame_id: int, reference=pin.LOCAL_WORLD_ALIGNED) -> np.ndarray:
+        """(6,) classical velocity of the frame origin and angular velocity."""
+        return pin.getFrameVelocity(self.model, self.data, frame_id, reference).vector
+
+    def frame_drift(self, frame_id: int, reference=pin.LOCAL_WORLD_ALIGNED) -> np.ndarray:
+        """(6,) classical acceleration at q̈ = 0, i.e. ``J̇ v`` plus the ω × v term."""
+        return pin.getFrameClassicalAcceleration(self.model, self.data, frame_id, reference).vector
+
+    # ----------------------------------------------------------------------------- centre of mass
+    @property
+    def com(self) -> np.ndarray:
+        return self.data.com[0]
+
+    @property
+    def com_velocity(self) -> np.ndarray:
+        return self.data.vcom[0]
+
+    @property
+    def com_jacobian(self) -> np.ndarray:
+        """(3, nv) Jacobian of the CoM position."""
+        return self.data.Jcom
+
+    @property
+    def com_drift(self) -> np.ndarray:
+        """CoM acceleration at q̈ = 0, ``J̇_com v``."""
+        return self.data.acom[0]
+
+    def __repr__(self) -> str:
+        base = "floating" if self.floating_base else "fixed"
+        return f"Robot({self.name!r}, nq={self.nq}, nv={self.nv}, {base} base)"

@@ -1,0 +1,144 @@
+"""Robots shipped by example-robot-data, each with a reference posture and its feet.
+
+example-robot-data's wheel ships data only (no Python module), so the files are located
+through the installed distribution's metadata rather than a hard-coded path.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+
+from .robot import Robot
+
+_DATA_PREFIX = "cmeel.prefix/share/example-robot-data/robots"
+
+
+@dataclass(frozen=True)
+class RobotSpec:
+    """How to build one shipped robot."""
+
+    urdf: str                                   # relative to example-robot-data's robots/ folder
+    floating_base: bool
+    srdf: str | None = None                     # reference postures
+    posture: str | None = None                  # SRDF group state used as q_ref
+    joint_values: dict[str, float] = field(default_factory=dict)  # q_ref overrides by joint name
+    feet: tuple[str, ...] = ()
+    sole_size: tuple[float, float] | None = None
+    # Extra frames (name, parent frame, translation) added to the model, e.g. a sole centre.
+    extra_frames: tuple[tuple[str, str, tuple[float, float, float]], ...] = ()
+    foot_radius: float = 0.0                    # point feet: height of the foot frame above the ground
+    end_effector: str | None = None
+
+
+SPECS: dict[str, RobotSpec] = {
+    "talos": RobotSpec(
+        urdf="talos_data/robots/talos_reduced.urdf", floating_base=True,
+        srdf="talos_data/srdf/talos.srdf", posture="half_sitting",
+        feet=("left_sole_link", "right_sole_link"), sole_size=(0.20, 0.13),
+        end_effector="gripper_left_base_link",
+    ),
+    "g1": RobotSpec(
+        urdf="g1_description/urdf/g1_29dof_rev_1_0.urdf", floating_base=True,
+        joint_values={
+            "left_hip_pitch_joint": -0.2, "left_knee_joint": 0.42, "left_ankle_pitch_joint": -0.22,
+            "right_hip_pitch_joint": -0.2, "right_knee_joint": 0.42, "right_ankle_pitch_joint": -0.22,
+            "left_shoulder_roll_joint": 0.2, "right_shoulder_roll_joint": -0.2,
+            "left_elbow_joint": 1.0, "right_elbow_joint": 1.0,
+        },
+        # The sole centre lies between the four collision spheres of each ankle-roll link.
+        extra_frames=(("left_sole", "left_ankle_roll_link", (0.035, 0.0, -0.035)),
+                      ("right_sole", "right_ankle_roll_link", (0.035, 0.0, -0.035))),
+        feet=("left_sole", "right_sole"), sole_size=(0.17, 0.05),
+    ),
+    "solo12": RobotSpec(
+        urdf="solo_description/robots/solo12.urdf", floating_base=True,
+        srdf="solo_description/srdf/solo.srdf", posture="standing",
+        feet=("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"), foot_radius=0.016,
+    ),
+    "go2": RobotSpec(
+        urdf="go2_description/urdf/go2.urdf", floating_base=True,
+        srdf="go2_description/srdf/go2.srdf", posture="standing",
+        feet=("FL_foot", "FR_foot", "RL_foot", "RR_foot"), foot_radius=0.022,
+    ),
+    "ur5": RobotSpec(
+        urdf="ur_description/urdf/ur5_robot.urdf", floating_base=False,
+        joint_values={"shoulder_lift_joint": -1.2, "elbow_joint": 1.6, "wrist_1_joint": -1.9,
+                      "wrist_2_joint": -1.57, "wrist_3_joint": 0.3},
+        end_effector="tool0",
+    ),
+    "panda": RobotSpec(
+        urdf="panda_description/urdf/panda.urdf", floating_base=False,
+        srdf="panda_description/srdf/panda.srdf", posture="default",
+        joint_values={"panda_finger_joint2": 0.001},
+        end_effector="panda_hand",
+    ),
+}
+
+
+def available() -> list[str]:
+    """Names accepted by :func:`load`."""
+    return sorted(SPECS)
+
+
+@lru_cache(maxsize=1)
+def data_root() -> Path:
+    """The installed example-robot-data ``robots/`` folder."""
+    try:
+        distribution = importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        raise ModuleNotFoundError(
+            "example-robot-data is not installed: pip install 'tsid_py[sim]' or example-robot-data"
+        ) from None
+    root = Path(distribution.locate_file(_DATA_PREFIX))
+    if not root.is_dir():
+        raise FileNotFoundError(f"example-robot-data is installed but {root} does not exist")
+    return root
+
+
+def package_dir() -> str:
+    """The folder that ``package://example-robot-data/...`` mesh URIs resolve against."""
+    return str(data_root().parent.parent)
+
+
+def load(name: str) -> Robot:
+    """Load a shipped robot at its reference posture.
+
+    Floating-base robots are raised so that their lowest foot touches ``z = 0`` (point feet:
+    their centre is ``foot_radius`` above it).
+    """
+    if name not in SPECS:
+        raise KeyError(f"robot {name!r} is unknown; available: {available()}")
+    spec = SPECS[name]
+    urdf = data_root() / spec.urdf
+    root_joint = pin.JointModelFreeFlyer() if spec.floating_base else None
+    model = pin.buildModelFromUrdf(str(urdf), root_joint) if root_joint else pin.buildModelFromUrdf(str(urdf))
+    for frame_name, parent_name, translation in spec.extra_frames:
+        parent = model.frames[model.getFrameId(parent_name)]
+        placement = parent.placement * pin.SE3(np.eye(3), np.array(translation))
+        model.addFrame(pin.Frame(frame_name, parent.parentJoint, model.getFrameId(parent_name),
+                                 placement, pin.FrameType.OP_FRAME))
+    q_ref = _reference_posture(model, spec)
+    return Robot(model, name=name, feet=spec.feet, sole_size=spec.sole_size, foot_radius=spec.foot_radius,
+                 q_ref=q_ref, urdf_path=str(urdf), package_dirs=[package_dir()],
+                 end_effector=spec.end_effector)
+
+
+def _reference_posture(model: pin.Model, spec: RobotSpec) -> np.ndarray:
+    q = pin.neutral(model)
+    if spec.srdf is not None:
+        pin.loadReferenceConfigurations(model, str(data_root() / spec.srdf), False)
+        q = np.array(model.referenceConfigurations[spec.posture])
+    for joint_name, value in spec.joint_values.items():
+        q[model.joints[model.getJointId(joint_name)].idx_q] = value
+    if spec.floating_base and spec.feet:
+        data = model.createData()
+        pin.framesForwardKinematics(model, data, q)
+        lowest = min(data.oMf[model.getFrameId(foot)].translation[2] for foot in spec.feet)
+        q[2] += spec.foot_radius - lowest
+    return q

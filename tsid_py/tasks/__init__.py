@@ -1,0 +1,15 @@
+"""Tasks: each asks for rows ``A x = b`` as a weighted cost (soft) or an equality (hard)."""
+
+from .base import PDTask, Task
+from .com import CoMTask
+from .effort import TorqueTask, WrenchTask
+from .frame import FrameTask, OrientationTask, PositionTask, RelativeFrameTask
+from .joint import JointTask
+from .momentum import MomentumTask
+from .regularization import AccelerationRegularization, ForceRegularization, TorqueRegularization
+
+__all__ = [
+    "Task", "PDTask", "JointTask", "CoMTask", "FrameTask", "PositionTask", "OrientationTask",
+    "RelativeFrameTask", "MomentumTask", "TorqueTask", "WrenchTask",
+    "AccelerationRegularization", "ForceRegularization", "TorqueRegularization",
+]

@@ -1,0 +1,115 @@
+"""Task base classes.
+
+A task contributes rows ``A x = b`` to the QP, either as a cost ``weight ||A x − b||²``
+(``priority="soft"``) or as an equality (``priority="hard"``). Most tasks act on q̈ only
+(``acts_on = "ddq"``: ``A`` has ``nv`` columns); torque and wrench tasks act on the whole
+variable vector ``x = [q̈; f]`` (``acts_on = "x"``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import as_vector, mask_vector, per_axis, priority as check_priority
+
+
+class Task:
+    """Rows ``A x = b`` of dimension ``dim`` with a priority, per-axis weights and a mask."""
+
+    acts_on = "ddq"
+
+    def __init__(self, dim: int | None, *, weight=1.0, priority: str = "soft", mask=None,
+                 name: str | None = None):
+        self.priority = check_priority(priority)
+        self.name = name or type(self).__name__
+        self._settings = {"weight": weight, "mask": mask}
+        self.dim = None
+        if dim is not None:
+            self._configure(dim)
+
+    def _configure(self, dim: int) -> None:
+        """Validate the per-axis settings once the dimension is known (at construction, or
+        at ``bind`` for tasks sized by the robot)."""
+        self.dim = dim
+        self.mask = mask_vector(self._settings["mask"], "mask", dim)
+        self._rows = np.flatnonzero(self.mask)
+        self.weight = self._settings["weight"]
+
+    @property
+    def weight(self) -> np.ndarray:
+        """Per-axis weights (dim,); the cost is ``Σ weight_i (A_i x − b_i)²``."""
+        return self._weight
+
+    @weight.setter
+    def weight(self, value) -> None:
+        self._weight = per_axis(value, "weight", self.dim)
+        self._sqrt_weight = np.sqrt(self._weight)
+
+    @property
+    def size(self) -> int:
+        """Number of rows the task adds (the axes its mask keeps)."""
+        return len(self._rows)
+
+    def weighted_rows(self, context) -> tuple[np.ndarray, np.ndarray]:
+        """``(√W A, √W b)`` for the masked axes, so that the cost is ``||√W (A x − b)||²``."""
+        matrix, vector = self.compute(context)
+        scale = self._sqrt_weight[self._rows]
+        return matrix * scale[:, None], vector * scale
+
+    def compute(self, context) -> tuple[np.ndarray, np.ndarray]:
+        """``(A, b)`` for the masked axes at the robot's current state."""
+        raise NotImplementedError
+
+    def bind(self, robot) -> None:
+        """Resolve names against ``robot`` (called once when the task is added)."""
+
+    def record(self, solution) -> None:
+        """Called with each solution; tasks whose error depends on the solution update it."""
+
+    def __repr__(self) -> str:
+        return f"{self.name}(priority={self.priority!r})"
+
+
+class PDTask(Task):
+    """A task asking ``J q̈ + J̇ v = a* = a_ref + Kp e + Kd ė``.
+
+    ``e = x_ref − x`` is the error and ``ė = v_ref − v`` its rate; ``kd`` defaults to
+    ``2 √kp`` per axis (critically damped). Subclasses implement :meth:`measure`.
+    """
+
+    def __init__(self, dim: int | None, *, kp=10.0, kd=None, **kwargs):
+        self._gains = (kp, kd)
+        super().__init__(dim, **kwargs)
+
+    def _configure(self, dim: int) -> None:
+        super()._configure(dim)
+        self.set_gains(*self._gains)
+        self.velocity_ref = np.zeros(dim)
+        self.acceleration_ref = np.zeros(dim)
+        self.error = np.zeros(dim)
+        self.error_rate = np.zeros(dim)
+
+    def set_gains(self, kp, kd=None) -> None:
+        """Set ``kp`` (1/s²) and ``kd`` (1/s), scalars or per axis; ``kd = 2√kp`` if omitted."""
+        self._gains = (kp, kd)
+        self.kp = per_axis(kp, "kp", self.dim)
+        self.kd = 2.0 * np.sqrt(self.kp) if kd is None else per_axis(kd, "kd", self.dim)
+
+    def _set_feedforward(self, velocity, acceleration) -> None:
+        self.velocity_ref = np.zeros(self.dim) if velocity is None else as_vector(velocity, "velocity", self.dim)
+        self.acceleration_ref = (np.zeros(self.dim) if acceleration is None
+                                 else as_vector(acceleration, "acceleration", self.dim))
+
+    def measure(self, robot) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(e, ė, J, J̇v)`` at the robot's current state, all ``dim`` rows."""
+        raise NotImplementedError
+
+    def desired_acceleration(self) -> np.ndarray:
+        """``a* = a_ref + Kp e + Kd ė`` from the last measured error."""
+        return self.acceleration_ref + self.kp * self.error + self.kd * self.error_rate
+
+    def compute(self, context) -> tuple[np.ndarray, np.ndarray]:
+        error, error_rate, jacobian, drift = self.measure(context.robot)
+        self.error, self.error_rate = error, error_rate
+        rows = self._rows
+        return jacobian[rows], self.desired_acceleration()[rows] - drift[rows]

@@ -1,0 +1,32 @@
+"""CoMTask: the centre of mass position, m."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import as_vector
+from .base import PDTask
+
+
+class CoMTask(PDTask):
+    """``J_com q̈ + J̇_com v = c̈_ref + Kp (c_ref − c) + Kd (ċ_ref − ċ)``, world axes."""
+
+    def __init__(self, target=None, **kwargs):
+        super().__init__(3, **kwargs)
+        self.position_ref = None
+        if target is not None:
+            self.set_target(target)
+
+    def bind(self, robot) -> None:
+        if self.position_ref is None:
+            robot.update(robot.q_ref, robot.zero_velocity())
+            self.set_target(robot.com.copy())
+
+    def set_target(self, target, velocity=None, acceleration=None) -> None:
+        self.position_ref = as_vector(target, "target", 3).copy()
+        self._set_feedforward(velocity, acceleration)
+
+    def measure(self, robot):
+        error = self.position_ref - robot.com
+        error_rate = self.velocity_ref - robot.com_velocity
+        return error, error_rate, robot.com_jacobian, robot.com_drift

@@ -1,0 +1,96 @@
+"""Tasks on the efforts: joint torques (TorqueTask) and contact wrenches (WrenchTask).
+
+Both act on the whole variable vector ``x = [q̈; f]``: τ is linear in x through the
+equation of motion, ``τ_a = T x + t``, and a contact's wrench is its variables rotated to
+world-aligned axes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .._validation import as_vector
+from .base import Task
+
+
+class TorqueTask(Task):
+    """Ask the actuated torques (or those of ``joints``) to equal ``target``, N·m."""
+
+    acts_on = "x"
+
+    def __init__(self, target=None, *, joints: Sequence[str] | None = None, **kwargs):
+        if joints is not None and (isinstance(joints, str) or len(joints) == 0):
+            raise ValueError("joints must be a non-empty list of joint names (or None for all)")
+        self.joints = None if joints is None else list(joints)
+        self._pending_target = target
+        self._index = None
+        super().__init__(None if self.joints is None else len(self.joints), **kwargs)
+
+    def bind(self, robot) -> None:
+        offset = 6 if robot.floating_base else 0
+        if self.joints is None:
+            self._index = np.arange(robot.na)
+            if self.dim is None:
+                self._configure(robot.na)
+        else:
+            self._index = np.array([robot.joint_v_index(name) - offset for name in self.joints], dtype=int)
+        self.set_target(np.zeros(self.dim) if self._pending_target is None else self._pending_target)
+
+    def set_target(self, target, velocity=None, acceleration=None) -> None:
+        if velocity is not None or acceleration is not None:
+            raise ValueError("TorqueTask takes a torque target only: velocity and acceleration must be None")
+        if self._index is None:
+            self._pending_target = target
+            return
+        self.torque_ref = as_vector(target, "target", self.dim).copy()
+
+    def compute(self, context):
+        rows = self._index[self._rows]
+        return context.torque_matrix[rows], self.torque_ref[self._rows] - context.torque_offset[rows]
+
+    def record(self, solution) -> None:
+        self.error = self.torque_ref - solution.tau_actuated[self._index]
+
+
+class WrenchTask(Task):
+    """Ask the wrench of ``contact`` (world-aligned, at the frame origin) to equal ``target``.
+
+    ``target`` is ``[f; m]`` (6,), N and N·m; a point contact only has the force rows, so its
+    moment rows are masked out. Useful to distribute the weight between feet.
+    """
+
+    acts_on = "x"
+
+    def __init__(self, contact: str, target=None, **kwargs):
+        if not isinstance(contact, str):
+            raise ValueError(f"contact must be a contact frame name (str), got {contact!r}")
+        self.contact = contact
+        kwargs.setdefault("name", f"WrenchTask({contact})")
+        super().__init__(6, **kwargs)
+        self.set_target(np.zeros(6) if target is None else target)
+
+    def set_target(self, target, velocity=None, acceleration=None) -> None:
+        if velocity is not None or acceleration is not None:
+            raise ValueError("WrenchTask takes a wrench target only: velocity and acceleration must be None")
+        self.wrench_ref = as_vector(target, "target", 6).copy()
+
+    def compute(self, context):
+        if self.contact not in context.contact_columns:
+            raise KeyError(f"WrenchTask: contact {self.contact!r} is not active; "
+                           f"active contacts: {list(context.contact_columns)}")
+        columns = context.contact_columns[self.contact]
+        rotation = context.robot.frame_placement(context.contacts[self.contact].frame_id).rotation
+        matrix = np.zeros((6, context.n))
+        target = self.wrench_ref.copy()
+        matrix[0:3, columns.start:columns.start + 3] = rotation
+        if columns.stop - columns.start == 6:
+            matrix[3:6, columns.start + 3:columns.stop] = rotation
+        else:
+            target[3:] = 0.0          # a point contact exerts no moment: nothing to ask for
+        return matrix[self._rows], target[self._rows]
+
+    def record(self, solution) -> None:
+        if self.contact in solution.wrenches:
+            self.error = self.wrench_ref - solution.wrenches[self.contact]

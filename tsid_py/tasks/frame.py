@@ -1,0 +1,179 @@
+"""Frame tasks: a frame's placement (FrameTask), position (PositionTask), orientation
+(OrientationTask), and one frame's placement relative to another (RelativeFrameTask).
+
+Errors are expressed in world-aligned axes at the frame origin, or in the frame's own axes
+with ``local=True`` (gains, weights, masks, velocity and acceleration references then apply
+along the frame's axes). The orientation error is the rotation vector
+``log3(R_ref Rᵀ)`` (world) or ``log3(Rᵀ R_ref)`` (local), rad; its rate is taken as
+``ω_ref − ω``, exact at zero error and the standard first-order model elsewhere.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from .._validation import as_matrix, as_rotation, as_vector
+from .base import PDTask
+
+_LINEAR, _ANGULAR, _BOTH = slice(0, 3), slice(3, 6), slice(0, 6)
+
+
+def as_se3(value, name: str = "target") -> pin.SE3:
+    """An SE3 from a ``pinocchio.SE3`` or a 4x4 homogeneous matrix."""
+    if isinstance(value, pin.SE3):
+        return value.copy()
+    matrix = as_matrix(value, name, (4, 4))
+    if np.abs(matrix[3] - [0, 0, 0, 1]).max() > 1e-9:
+        raise ValueError(f"{name} must be a homogeneous transform (last row 0 0 0 1)")
+    return pin.SE3(as_rotation(matrix[:3, :3], f"{name}[:3, :3]"), matrix[:3, 3].copy())
+
+
+def _rotate_rows(rotation_t: np.ndarray, components: slice, *arrays):
+    """Apply ``Rᵀ`` block-wise to the 3-row blocks of each array (vector or matrix)."""
+    out = []
+    for array in arrays:
+        rotated = np.empty_like(array)
+        for start in range(0, components.stop - components.start, 3):
+            rotated[start:start + 3] = rotation_t @ array[start:start + 3]
+        out.append(rotated)
+    return out
+
+
+class FrameTask(PDTask):
+    """Track an SE3 placement of ``frame`` (6 rows: position then orientation).
+
+    ``target``: ``pinocchio.SE3`` or 4x4 matrix (default: the placement at the robot's
+    ``q_ref``). ``velocity``/``acceleration``: (6,) ``[linear, angular]`` in the task's axes.
+    """
+
+    components = _BOTH
+
+    def __init__(self, frame: str, target=None, *, local: bool = False, **kwargs):
+        if not isinstance(frame, str):
+            raise ValueError(f"frame must be a frame name (str), got {frame!r}")
+        self.frame = frame
+        self.local = bool(local)
+        self.frame_id = -1
+        self._placement_ref = None
+        kwargs.setdefault("name", f"{type(self).__name__}({frame})")
+        super().__init__(self.components.stop - self.components.start, **kwargs)
+        if target is not None:
+            self.set_target(target)
+
+    def bind(self, robot) -> None:
+        self.frame_id = robot.frame_id(self.frame)
+        if self._placement_ref is None:
+            robot.update(robot.q_ref, robot.zero_velocity())
+            self._placement_ref = robot.frame_placement(self.frame_id).copy()
+
+    # ------------------------------------------------------------------------ targets
+    def _target_placement(self, target) -> pin.SE3:
+        return as_se3(target)
+
+    def set_target(self, target, velocity=None, acceleration=None) -> None:
+        self._placement_ref = self._target_placement(target)
+        self._set_feedforward(velocity, acceleration)
+
+    @property
+    def target(self) -> pin.SE3:
+        return self._placement_ref
+
+    # ------------------------------------------------------------------------ measurement
+    def measure(self, robot):
+        placement = robot.frame_placement(self.frame_id)
+        rows = self.components
+        error = np.empty(6)
+        error[_LINEAR] = self._placement_ref.translation - placement.translation
+        error[_ANGULAR] = pin.log3(self._placement_ref.rotation @ placement.rotation.T)
+        error = error[rows]
+        jacobian = robot.frame_jacobian(self.frame_id)[rows]
+        velocity = robot.frame_velocity(self.frame_id)[rows]
+        drift = robot.frame_drift(self.frame_id)[rows]
+        if self.local:
+            error, jacobian, velocity, drift = _rotate_rows(
+                placement.rotation.T, rows, error, jacobian, velocity, drift)
+        return error, self.velocity_ref - velocity, jacobian, drift
+
+
+class PositionTask(FrameTask):
+    """The position half of :class:`FrameTask`; ``target`` is a point (3,), m."""
+
+    components = _LINEAR
+
+    def _target_placement(self, target) -> pin.SE3:
+        rotation = np.eye(3) if self._placement_ref is None else self._placement_ref.rotation
+        return pin.SE3(rotation, as_vector(target, "target", 3).copy())
+
+
+class OrientationTask(FrameTask):
+    """The orientation half of :class:`FrameTask`; ``target`` is a 3x3 rotation matrix."""
+
+    components = _ANGULAR
+
+    def _target_placement(self, target) -> pin.SE3:
+        translation = np.zeros(3) if self._placement_ref is None else self._placement_ref.translation
+        return pin.SE3(as_rotation(target, "target"), translation)
+
+
+class RelativeFrameTask(PDTask):
+    """Track the placement of ``frame`` relative to ``reference_frame``, ``ᵇT_a``.
+
+    Errors and rates are in the reference frame's axes. With ``p = R_bᵀ (p_a − p_b)`` the
+    rows are
+
+    * linear: ``R_bᵀ (J_a − J_b + [r]× J_b^ω) q̈`` with drift
+      ``R_bᵀ (ȧ_a − ȧ_b + r × ȧ_b^ω − 2 ω_b × ṙ + ω_b × (ω_b × r))``,
+    * angular: ``R_bᵀ (J_a^ω − J_b^ω) q̈`` with drift ``R_bᵀ (ȧ_a^ω − ȧ_b^ω − ω_b × (ω_a − ω_b))``,
+
+    where ``r = p_a − p_b`` and ``ȧ`` are the classical drifts (world-aligned).
+    """
+
+    def __init__(self, frame: str, reference_frame: str, target=None, **kwargs):
+        for label, value in (("frame", frame), ("reference_frame", reference_frame)):
+            if not isinstance(value, str):
+                raise ValueError(f"{label} must be a frame name (str), got {value!r}")
+        self.frame, self.reference_frame = frame, reference_frame
+        self._placement_ref = None if target is None else as_se3(target)
+        kwargs.setdefault("name", f"RelativeFrameTask({frame} in {reference_frame})")
+        super().__init__(6, **kwargs)
+
+    def bind(self, robot) -> None:
+        self.frame_id = robot.frame_id(self.frame)
+        self.reference_id = robot.frame_id(self.reference_frame)
+        if self._placement_ref is None:
+            robot.update(robot.q_ref, robot.zero_velocity())
+            self._placement_ref = self.relative_placement(robot)
+
+    def set_target(self, target, velocity=None, acceleration=None) -> None:
+        self._placement_ref = as_se3(target)
+        self._set_feedforward(velocity, acceleration)
+
+    def relative_placement(self, robot) -> pin.SE3:
+        return robot.frame_placement(self.reference_id).actInv(robot.frame_placement(self.frame_id))
+
+    def measure(self, robot):
+        placement_a = robot.frame_placement(self.frame_id)
+        placement_b = robot.frame_placement(self.reference_id)
+        rotation_bt = placement_b.rotation.T
+        relative = placement_b.actInv(placement_a)
+        jac_a, jac_b = robot.frame_jacobian(self.frame_id), robot.frame_jacobian(self.reference_id)
+        vel_a, vel_b = robot.frame_velocity(self.frame_id), robot.frame_velocity(self.reference_id)
+        acc_a, acc_b = robot.frame_drift(self.frame_id), robot.frame_drift(self.reference_id)
+        r = placement_a.translation - placement_b.translation
+        r_dot = vel_a[:3] - vel_b[:3]
+        omega_b = vel_b[3:]
+        jacobian = np.empty_like(jac_a)
+        jacobian[:3] = rotation_bt @ (jac_a[:3] - jac_b[:3] + pin.skew(r) @ jac_b[3:])
+        jacobian[3:] = rotation_bt @ (jac_a[3:] - jac_b[3:])
+        drift = np.empty(6)
+        drift[:3] = rotation_bt @ (acc_a[:3] - acc_b[:3] + np.cross(r, acc_b[3:])
+                                   - 2.0 * np.cross(omega_b, r_dot) + np.cross(omega_b, np.cross(omega_b, r)))
+        drift[3:] = rotation_bt @ (acc_a[3:] - acc_b[3:] - np.cross(omega_b, vel_a[3:] - vel_b[3:]))
+        velocity = np.empty(6)
+        velocity[:3] = rotation_bt @ (r_dot - np.cross(omega_b, r))
+        velocity[3:] = rotation_bt @ (vel_a[3:] - omega_b)
+        error = np.empty(6)
+        error[:3] = self._placement_ref.translation - relative.translation
+        error[3:] = pin.log3(self._placement_ref.rotation @ relative.rotation.T)
+        return error, self.velocity_ref - velocity, jacobian, drift

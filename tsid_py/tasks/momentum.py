@@ -1,0 +1,53 @@
+"""MomentumTask: the rate of the centroidal momentum."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from .._validation import as_vector, per_axis
+from .base import Task
+
+
+class MomentumTask(Task):
+    """Ask ``A_g q̈ + Ȧ_g v = ḣ* = ḣ_ref + kp (h_ref − h)`` for the centroidal momentum
+    ``h = A_g v = [p; L]`` (linear, kg·m/s, then angular about the CoM, kg·m²/s).
+
+    Momentum is a velocity-level quantity, so the law is first order: ``kp`` (1/s) is the
+    only gain. ``components`` is ``"linear"``, ``"angular"`` (the default: regulate the
+    angular momentum toward zero) or ``"both"``; ``target`` and ``velocity`` (the rate
+    feed-forward ``ḣ_ref``) then have 3 or 6 entries. This task calls
+    ``pinocchio.computeCentroidalMomentumTimeVariation`` each step on top of the robot's
+    update.
+    """
+
+    _COMPONENTS = {"linear": slice(0, 3), "angular": slice(3, 6), "both": slice(0, 6)}
+
+    def __init__(self, target=None, *, components: str = "angular", kp=1.0, **kwargs):
+        if components not in self._COMPONENTS:
+            raise ValueError(f"components must be one of {list(self._COMPONENTS)}, got {components!r}")
+        self.components = self._COMPONENTS[components]
+        dim = self.components.stop - self.components.start
+        super().__init__(dim, **kwargs)
+        self.kp = per_axis(kp, "kp", dim)
+        self.set_target(np.zeros(dim) if target is None else target)
+        self.error = np.zeros(dim)
+        self.error_rate = np.zeros(dim)
+
+    def set_target(self, target, velocity=None, acceleration=None) -> None:
+        if acceleration is not None:
+            raise ValueError("acceleration is not used by MomentumTask (a first-order task): pass None")
+        self.momentum_ref = as_vector(target, "target", self.dim).copy()
+        self.rate_ref = np.zeros(self.dim) if velocity is None else as_vector(velocity, "velocity", self.dim)
+
+    def compute(self, context):
+        robot = context.robot
+        pin.computeCentroidalMomentumTimeVariation(robot.model, robot.data, robot.q, robot.v, context.zero_nv)
+        rows = self.components
+        momentum = robot.data.hg.vector[rows]
+        drift = robot.data.dhg.vector[rows]
+        self.error = self.momentum_ref - momentum
+        desired_rate = self.rate_ref + self.kp * self.error
+        self.error_rate = desired_rate - drift      # the rate the task still has to produce
+        keep = self._rows
+        return robot.data.Ag[rows][keep], (desired_rate - drift)[keep]
