@@ -3,6 +3,13 @@
 from . import constraints, robots, tasks
 from .contacts import PlanarContact, PointContact
 from .errors import InfeasibleError, SolverError
+from .inverse_dynamics import (
+    contact_inverse_dynamics,
+    gravity_compensation,
+    inverse_dynamics,
+    multiple_contact_inverse_dynamics,
+    multiple_contact_inverse_dynamics_over_time,
+)
 from .robot import Robot
 from .solution import Solution
 from .solver import DynamicsSolver
@@ -12,4 +19,6 @@ __version__ = "0.1.0"
 __all__ = [
     "Robot", "robots", "DynamicsSolver", "Solution", "PointContact", "PlanarContact",
     "tasks", "constraints", "SolverError", "InfeasibleError",
+    "inverse_dynamics", "contact_inverse_dynamics", "multiple_contact_inverse_dynamics",
+    "multiple_contact_inverse_dynamics_over_time", "gravity_compensation",
 ]

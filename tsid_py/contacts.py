@@ -33,13 +33,19 @@ class Contact:
         The constraint asks ``J q̈ + J̇ v = −kd J v − kp e`` where ``e`` is the drift of the
         frame from where the contact was made (``kp = 0`` by default: velocity damping only).
     priority : "hard" (equality, default) or "soft" with ``weight``.
+    unilateral : enforce the friction pyramid, the normal-force bounds and (planar) the
+        centre-of-pressure and torsion rows. ``False`` leaves the wrench free (e.g. inverse
+        dynamics that only asks the root equation to balance).
+    kinematic : constrain the frame's acceleration. ``False`` when the motion is prescribed
+        otherwise (inverse dynamics of a recorded motion).
     """
 
     size = 0          # number of force variables
     motion_rows = slice(0, 0)   # which rows of the 6-D frame motion the contact fixes
 
     def __init__(self, frame: str, *, mu: float = 0.7, f_min: float = 0.0, f_max: float = 1e4,
-                 kp: float = 0.0, kd: float | None = None, priority: str = "hard", weight: float = 1e3):
+                 kp: float = 0.0, kd: float | None = None, priority: str = "hard", weight: float = 1e3,
+                 unilateral: bool = True, kinematic: bool = True):
         if not isinstance(frame, str):
             raise ValueError(f"frame must be a frame name (str), got {frame!r}")
         self.frame = frame
@@ -55,9 +61,11 @@ class Contact:
             raise ValueError(f"priority must be 'soft' or 'hard', got {priority!r}")
         self.priority = priority
         self.weight = positive_scalar(weight, "weight")
+        self.unilateral = bool(unilateral)
+        self.kinematic = bool(kinematic)
         self.frame_id = -1
         self.anchor: pin.SE3 | None = None      # placement when the contact was made
-        self.friction_matrix = self._friction_matrix()
+        self.friction_matrix = self._friction_matrix() if self.unilateral else np.zeros((0, self.size))
 
     # --------------------------------------------------------------------------- friction
     def _friction_matrix(self) -> np.ndarray:
@@ -77,7 +85,7 @@ class Contact:
 
     def describe_rows(self) -> list[str]:
         """A label for each row of ``friction_matrix``, for infeasibility reports."""
-        return ["friction cone"] * 4
+        return ["friction cone"] * 4 if self.unilateral else []
 
     # --------------------------------------------------------------------------- kinematics
     def bind(self, robot) -> None:
@@ -160,6 +168,8 @@ class PlanarContact(Contact):
         return np.vstack([pyramid, rows])
 
     def describe_rows(self) -> list[str]:
+        if not self.unilateral:
+            return []
         return super().describe_rows() + ["centre of pressure"] * 4 + ["torsion"] * 2
 
     def __repr__(self) -> str:

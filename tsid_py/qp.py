@@ -34,6 +34,20 @@ class QP:
     def n(self) -> int:
         return self.H.shape[0]
 
+    def fix_variables(self, index: np.ndarray, values: np.ndarray) -> "QP":
+        """The QP in the remaining variables once ``x[index] = values`` is substituted.
+
+        With ``x = (x_F fixed, x_f free)``: ``H_ff``, ``g_f + H_fF v``, ``A_f x_f = b − A_F v``,
+        ``l − C_F v ≤ C_f x_f ≤ u − C_F v``, and the box restricted to the free entries.
+        """
+        free = np.setdiff1d(np.arange(self.n), index)
+        H_fF = self.H[np.ix_(free, index)]
+        box = (None, None) if self.lb is None else (self.lb[free], self.ub[free])
+        shift_A = self.A[:, index] @ values
+        shift_C = self.C[:, index] @ values
+        return QP(self.H[np.ix_(free, free)], self.g[free] + H_fF @ values, self.A[:, free], self.b - shift_A,
+                  self.C[:, free], self.l - shift_C, self.u - shift_C, *box)
+
     def violation(self, x: np.ndarray) -> float:
         """Largest violation of the constraints at ``x`` (0 when feasible)."""
         worst = 0.0

@@ -24,7 +24,8 @@ from .qp import QP, make_backend
 from .robot import Robot
 from .solution import Solution
 from .tasks.base import Task
-from .tasks.regularization import AccelerationRegularization, ForceRegularization, TorqueRegularization
+from .tasks.effort import TorqueTask
+from .tasks.regularization import AccelerationTask, ForceRegularization
 
 #: Default regularisation weights: q̈ in (rad/s²)², contact forces in N², torques in (N·m)².
 #: Small enough not to bias the tasks, large enough to make the QP strictly convex; they keep
@@ -74,28 +75,35 @@ class DynamicsSolver:
     robot : the :class:`~tsid_py.Robot` to control.
     dt : control period, s (used by velocity/position limits and contact transitions).
     qp_solver : ``"proxsuite"`` (default) or any qpsolvers backend name.
-    regularization : weights overriding :data:`DEFAULT_REGULARIZATION`.
+    regularization : weights overriding :data:`DEFAULT_REGULARIZATION` (0 turns one off).
+    actuated_root : on a floating base, leave the 6 root rows of the equation of motion free
+        and report the wrench an imaginary "crane" would apply in ``tau[:6]`` (plain inverse
+        dynamics); by default those rows are equalities and ``tau[:6] == 0``.
     """
 
     def __init__(self, robot: Robot, dt: float = 1e-3, qp_solver: str = "proxsuite",
-                 regularization: dict | None = None):
+                 regularization: dict | None = None, actuated_root: bool = False):
         if not isinstance(robot, Robot):
             raise ValueError(f"robot must be a tsid_py.Robot, got {type(robot).__name__}")
         self.robot = robot
         self.dt = positive_scalar(dt, "dt")
+        self.actuated_root = bool(actuated_root) and robot.floating_base
         self.backend = make_backend(qp_solver)
         weights = dict(DEFAULT_REGULARIZATION)
         for key, value in (regularization or {}).items():
             if key not in weights:
                 raise KeyError(f"regularization key {key!r} is unknown; expected {list(weights)}")
             weights[key] = positive_scalar(value, f"regularization[{key!r}]", allow_zero=True)
-        self.regularization_tasks: list[Task] = [
-            AccelerationRegularization(weights["acceleration"]),
-            ForceRegularization(weights["force"]),
-            TorqueRegularization(weights["torque"]),
+        candidates = [
+            AccelerationTask(weight=weights["acceleration"], name="acceleration regularisation"),
+            ForceRegularization(weights["force"], name="force regularisation"),
+            TorqueTask(weight=weights["torque"], name="torque regularisation"),
         ]
-        for task in self.regularization_tasks:
-            task.bind(robot)
+        self.regularization_tasks: list[Task] = []
+        for task, weight in zip(candidates, weights.values()):
+            if weight > 0:
+                task.bind(robot)
+                self.regularization_tasks.append(task)
         self.contacts: dict[str, Contact] = {}
         self.tasks: list[Task] = []
         self.constraints: list[Constraint] = []
@@ -232,6 +240,7 @@ class _Layout:
         robot = solver.robot
         nv = robot.nv
         self.floating = robot.floating_base
+        self.root_equalities = robot.floating_base and not solver.actuated_root
         self.contacts = list(solver.contacts.values())
         columns, start = {}, nv
         for contact in self.contacts:
@@ -275,6 +284,8 @@ class _Layout:
         for contact in self.contacts:
             jacobian, rows, rhs = contact.motion_constraint(robot)
             D[:, self.columns[contact.name]] = -jacobian[: contact.size].T
+            if not contact.kinematic:
+                continue
             block = np.zeros((rows.shape[0], n))
             block[:, :nv] = rows
             if contact.priority == "hard":
@@ -283,10 +294,11 @@ class _Layout:
                 self.eq_labels += [f"contact {contact.name}: no-slip acceleration"] * rows.shape[0]
             else:
                 soft_contact_rows.append((np.sqrt(contact.weight) * block, np.sqrt(contact.weight) * rhs))
-        if self.floating:
+        if self.root_equalities:
             eq_rows.insert(0, D[:6])
             eq_rhs.insert(0, -h[:6])
             self.eq_labels = ["equation of motion (floating base)"] * 6 + self.eq_labels
+        if self.floating:
             context.torque_matrix, context.torque_offset = D[6:], h[6:]
         else:
             context.torque_matrix, context.torque_offset = D, h
@@ -336,6 +348,8 @@ class _Layout:
                 for i in index:
                     self.box_labels.setdefault(int(i), []).append(constraint.name)
             for contact, column in zip(self.contacts, self.normal_columns):
+                if not contact.unilateral:
+                    continue
                 lb[column], ub[column] = solver.normal_force_bounds(contact)
                 self.box_labels[int(column)] = [f"contact {contact.name}: normal force bounds"]
         A = np.vstack(eq_rows) if eq_rows else np.zeros((0, n))
@@ -359,7 +373,7 @@ class _Layout:
         x = result.x
         ddq = x[: self.nv].copy()
         tau = self.D @ x + robot.bias
-        if self.floating:
+        if self.root_equalities:
             tau[:6] = 0.0
         tau_actuated = tau[6:].copy() if self.floating else tau.copy()
         wrenches, local = {}, {}

@@ -6,10 +6,10 @@ from .effort import TorqueTask, WrenchTask
 from .frame import FrameTask, OrientationTask, PositionTask, RelativeFrameTask
 from .joint import JointTask
 from .momentum import MomentumTask
-from .regularization import AccelerationRegularization, ForceRegularization, TorqueRegularization
+from .regularization import AccelerationTask, ForceRegularization
 
 __all__ = [
     "Task", "PDTask", "JointTask", "CoMTask", "FrameTask", "PositionTask", "OrientationTask",
     "RelativeFrameTask", "MomentumTask", "TorqueTask", "WrenchTask",
-    "AccelerationRegularization", "ForceRegularization", "TorqueRegularization",
+    "AccelerationTask", "ForceRegularization",
 ]

@@ -2,7 +2,9 @@
 
 They make the QP strictly convex and pick, among equally good solutions, the one with
 small accelerations, torques and forces. The solver adds one of each by default
-(:data:`tsid_py.solver.DEFAULT_REGULARIZATION`); users may add their own with other weights.
+(:data:`tsid_py.solver.DEFAULT_REGULARIZATION`): an :class:`AccelerationTask` toward 0, a
+:class:`ForceRegularization` and a :class:`~tsid_py.tasks.TorqueTask` toward 0, each with a
+small weight. Users may add their own with other weights.
 """
 
 from __future__ import annotations
@@ -13,13 +15,14 @@ from .._validation import as_vector, positive_scalar
 from .base import Task
 
 
-class AccelerationRegularization(Task):
-    """``weight ||q̈ − q̈_ref||²`` (default ``q̈_ref = 0``), (rad/s²)²."""
+class AccelerationTask(Task):
+    """``q̈ = q̈_ref`` on every degree of freedom (nv rows), rad/s² (m/s² for the base).
 
-    def __init__(self, weight: float = 1e-5, target=None, **kwargs):
-        kwargs.setdefault("priority", "soft")
-        if kwargs["priority"] != "soft":
-            raise ValueError("priority must be 'soft' for a regularisation task")
+    As a hard task it prescribes the whole motion (inverse dynamics); as a soft task with a
+    small weight and ``q̈_ref = 0`` it is the solver's acceleration regularisation.
+    """
+
+    def __init__(self, target=None, *, weight=1.0, **kwargs):
         self._pending_target = target
         super().__init__(None, weight=weight, **kwargs)
 
@@ -29,6 +32,9 @@ class AccelerationRegularization(Task):
         self._eye = np.eye(robot.nv)
 
     def set_target(self, target, velocity=None, acceleration=None) -> None:
+        if velocity is not None or acceleration is not None:
+            raise ValueError("AccelerationTask takes an acceleration target only: velocity and "
+                             "acceleration must be None")
         if self.dim is None:
             self._pending_target = target
             return
@@ -66,30 +72,3 @@ class ForceRegularization(Task):
     def diagonal(self, context):
         count = context.n - context.nv
         return np.arange(context.nv, context.n), np.full(count, self.scalar_weight), np.zeros(count)
-
-
-class TorqueRegularization(Task):
-    """``weight ||τ_a − τ_ref||²`` on the actuated torques, (N·m)²."""
-
-    acts_on = "x"
-
-    def __init__(self, weight: float = 1e-6, target=None, **kwargs):
-        kwargs.setdefault("priority", "soft")
-        if kwargs["priority"] != "soft":
-            raise ValueError("priority must be 'soft' for a regularisation task")
-        self._pending_target = target
-        super().__init__(None, weight=weight, **kwargs)
-
-    def bind(self, robot) -> None:
-        self._configure(robot.na)
-        self.set_target(np.zeros(robot.na) if self._pending_target is None else self._pending_target)
-
-    def set_target(self, target, velocity=None, acceleration=None) -> None:
-        if self.dim is None:
-            self._pending_target = target
-            return
-        self.torque_ref = as_vector(target, "target", self.dim).copy()
-
-    def compute(self, context):
-        rows = self._rows
-        return context.torque_matrix[rows], self.torque_ref[rows] - context.torque_offset[rows]
