@@ -15,8 +15,19 @@ def test_load_puts_feet_on_the_ground(name):
     pin.framesForwardKinematics(robot.model, data, robot.q_ref)
     for foot in robot.feet:
         height = data.oMf[robot.frame_id(foot)].translation[2]
-        assert height == pytest.approx(robot.foot_radius, abs=1e-9)
+        assert height == pytest.approx(0.0, abs=1e-9)
     assert robot.floating_base == bool(robot.feet)
+
+
+def test_point_feet_contact_frames_are_sphere_bottoms_with_vertical_axes():
+    robot = load_robot("go2")
+    data = robot.model.createData()
+    pin.framesForwardKinematics(robot.model, data, robot.q_ref)
+    for foot in robot.feet:
+        placement = data.oMf[robot.frame_id(foot)]
+        centre = data.oMf[robot.frame_id(foot.removesuffix("_contact"))].translation
+        np.testing.assert_allclose(placement.rotation, np.eye(3), atol=1e-12)
+        np.testing.assert_allclose(centre - placement.translation, [0, 0, robot.foot_radius], atol=1e-12)
 
 
 def test_talos_reference_is_half_sitting_from_srdf():

@@ -102,7 +102,7 @@ class ProxsuiteBackend(Backend):
         self._solver = None
         self._dims = None
 
-    def _new_solver(self, qp: QP, dims):
+    def _new_solver(self, dims):
         n, neq, nin, box = dims
         solver = self._proxqp.dense.QP(n, neq, nin, box)
         settings = solver.settings
@@ -118,20 +118,29 @@ class ProxsuiteBackend(Backend):
         args = [qp.H, qp.g, qp.A, qp.b, qp.C, _finite(qp.l), _finite(qp.u)]
         if box:
             args += [_finite(qp.lb), _finite(qp.ub)]
-        if dims != self._dims:
-            self._solver = self._new_solver(qp, dims)
+        warm = dims == self._dims
+        result = self._solve(args, dims, warm)
+        if not result.success and warm:
+            # A warm start far from the new solution can make ProxQP report infeasibility
+            # wrongly; a cold start settles it.
+            result = self._solve(args, dims, warm=False)
+        if not result.success:
+            self.reset()
+        return result
+
+    def _solve(self, args, dims, warm: bool) -> QPResult:
+        if warm:
+            self._solver.update(*args)
+        else:
+            self._solver = self._new_solver(dims)
             self._dims = dims
             self._solver.init(*args)
-        else:
-            self._solver.update(*args)
         self._solver.solve()
         info = self._solver.results.info
         status = str(info.status).rsplit(".", 1)[-1]
         success = status == "PROXQP_SOLVED"
-        if not success:
-            self.reset()
-        return QPResult(self._solver.results.x.copy() if success else np.full(qp.n, np.nan),
-                        status, success, int(info.iter))
+        x = self._solver.results.x.copy() if success else np.full(dims[0], np.nan)
+        return QPResult(x, status, success, int(info.iter))
 
 
 class QpsolversBackend(Backend):

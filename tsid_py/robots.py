@@ -32,7 +32,7 @@ class RobotSpec:
     sole_size: tuple[float, float] | None = None
     # Extra frames (name, parent frame, translation) added to the model, e.g. a sole centre.
     extra_frames: tuple[tuple[str, str, tuple[float, float, float]], ...] = ()
-    foot_radius: float = 0.0                    # point feet: height of the foot frame above the ground
+    foot_radius: float = 0.0                    # point feet: radius of the foot sphere centred at the frame
     end_effector: str | None = None
 
 
@@ -124,9 +124,30 @@ def load(name: str) -> Robot:
         model.addFrame(pin.Frame(frame_name, parent.parentJoint, model.getFrameId(parent_name),
                                  placement, pin.FrameType.OP_FRAME))
     q_ref = _reference_posture(model, spec)
-    return Robot(model, name=name, feet=spec.feet, sole_size=spec.sole_size, foot_radius=spec.foot_radius,
+    feet = _add_contact_points(model, spec, q_ref) if spec.foot_radius > 0 else spec.feet
+    return Robot(model, name=name, feet=feet, sole_size=spec.sole_size, foot_radius=spec.foot_radius,
                  q_ref=q_ref, urdf_path=str(urdf), package_dirs=[package_dir()],
                  end_effector=spec.end_effector)
+
+
+def _add_contact_points(model: pin.Model, spec: RobotSpec, q_ref: np.ndarray) -> tuple[str, ...]:
+    """For sphere feet, a frame ``<foot>_contact`` at the bottom of each sphere at ``q_ref``, with
+    world-aligned axes there (z along the ground normal: the friction cone's axis). The
+    contact point of a sphere on the floor is its lowest point, not its centre."""
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, q_ref)
+    names = []
+    for foot in spec.feet:
+        foot_id = model.getFrameId(foot)
+        frame = model.frames[foot_id]
+        world = data.oMf[foot_id]
+        contact_in_world = pin.SE3(np.eye(3), world.translation - np.array([0.0, 0.0, spec.foot_radius]))
+        joint_placement = data.oMi[frame.parentJoint]
+        name = f"{foot}_contact"
+        model.addFrame(pin.Frame(name, frame.parentJoint, foot_id, joint_placement.actInv(contact_in_world),
+                                 pin.FrameType.OP_FRAME))
+        names.append(name)
+    return tuple(names)
 
 
 def _reference_posture(model: pin.Model, spec: RobotSpec) -> np.ndarray:

@@ -13,6 +13,7 @@ So τ is linear in x, ``τ_a = T x + t``, and torque tasks and limits are rows i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from time import perf_counter
 
 import numpy as np
 
@@ -111,6 +112,8 @@ class DynamicsSolver:
         self._last_forces: dict[str, np.ndarray] = {}
         self._layout = None
         self.last_qp: QP | None = None
+        #: Seconds spent in each phase of the last solve (dynamics, assembly, qp, extraction).
+        self.timings: dict[str, float] = {}
 
     # ------------------------------------------------------------------------ configuration
     def add_contact(self, contact: Contact, transition: float = 0.0) -> Contact:
@@ -194,15 +197,23 @@ class DynamicsSolver:
         self._retire_finished_transitions()
         if self._layout is None:
             self._layout = self._build_layout()
+        tic = perf_counter()
         self.robot.update_unchecked(q, v)
+        t_dynamics = perf_counter()
         qp = self._layout.assemble(self)
         self.last_qp = qp
+        t_assembly = perf_counter()
         result = self.backend.solve(qp)
+        t_qp = perf_counter()
         if not result.success:
             from .diagnosis import diagnose
 
-            raise diagnose(self, qp, result.status)
+            error = diagnose(self, qp, result.status)
+            error.qp = qp          # the failed problem, for offline inspection
+            raise error
         solution = self._layout.extract(self, result)
+        self.timings = {"dynamics": t_dynamics - tic, "assembly": t_assembly - t_dynamics,
+                        "qp": t_qp - t_assembly, "extraction": perf_counter() - t_qp}
         self._advance_transitions(solution)
         for task in self.tasks:
             task.record(solution)

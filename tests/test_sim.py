@@ -1,0 +1,96 @@
+"""The MuJoCo harness runs the same robot, and the demos keep it up (short versions)."""
+
+import json
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import tsid_py as tp
+from tsid_py.cli import main as cli_main
+from tsid_py.sim import Simulation, demos
+
+from .conftest import load_robot, perturbed_state
+
+
+@pytest.mark.parametrize("name", ["talos", "go2", "panda", "g1"])
+def test_mujoco_and_pinocchio_agree_on_mass_matrix_and_bias(name, rng):
+    robot = load_robot(name)
+    sim = Simulation(robot)
+    for _ in range(3):
+        if robot.floating_base:
+            q, v = perturbed_state(robot, rng, joint_spread=0.3, velocity_spread=1.0)
+            q[3:7] = pin.Quaternion(pin.rpy.rpyToMatrix(*rng.uniform(-0.5, 0.5, 3))).coeffs()
+        else:
+            q, v = pin.randomConfiguration(robot.model), rng.normal(0, 1.0, robot.nv)
+        sim.reset(q, v)
+        q_back, v_back = sim.state()
+        np.testing.assert_allclose(q_back, q, atol=1e-12)
+        np.testing.assert_allclose(v_back, v, atol=1e-12)
+        M_mj, h_mj = sim.mass_matrix_and_bias()
+        data = robot.model.createData()
+        M = pin.crba(robot.model, data, q)
+        M = np.triu(M) + np.triu(M, 1).T
+        h = pin.rnea(robot.model, data, q, v, np.zeros(robot.nv))
+        assert np.abs(M_mj - M).max() <= 1e-6 * np.abs(M).max()
+        assert np.abs(h_mj - h).max() <= 1e-6 * np.abs(h).max()
+
+
+def test_contact_wrenches_carry_the_weight_under_gravity_compensation():
+    robot = load_robot("talos")
+    sim = Simulation(robot)
+    tau = tp.gravity_compensation(robot, robot.q_ref, robot.feet).tau[6:]
+    totals = []
+    for _ in range(150):   # open loop, so an unstable equilibrium: look once the contact settled
+        sim.step(tau)
+        totals.append(sum(w[2] for w in sim.contact_wrenches().values()))
+    assert np.mean(totals[30:]) == pytest.approx(robot.weight, rel=0.02)
+    assert sim.state()[0][2] == pytest.approx(robot.q_ref[2], abs=2e-3)
+
+
+def test_uncontrolled_talos_falls():
+    """The controller, not the simulator, is what keeps the robot up."""
+    robot = load_robot("talos")
+    sim = Simulation(robot)
+    sim.step(np.zeros(robot.na), steps=600)
+    assert sim.state()[0][2] < 0.8 * robot.q_ref[2]
+
+
+def test_balance_survives_pushes_short():
+    run = demos.balance(duration=1.5, push=100.0, push_times=(0.3, 0.8))
+    assert not run.summary["fell"]
+    assert run.summary["max_com_error"] < 0.05
+    # MuJoCo's feet carry the weight the controller planned for, on average
+    measured = run.log["normal_forces"].sum(axis=1)
+    assert np.median(measured) == pytest.approx(load_robot("talos").weight, rel=0.05)
+
+
+def test_quadruped_tracks_its_base_motion_short():
+    run = demos.quadruped(duration=1.5)
+    assert not run.summary["fell"]
+    assert run.summary["max_com_error"] < 0.05
+
+
+def test_arm_tracks_the_circle_short():
+    run = demos.arm(duration=1.5)
+    assert run.summary["max_tracking_error"] < 0.01
+
+
+def test_single_leg_short_hold():
+    run = demos.single_leg(duration=3.2, hold=0.5)
+    assert not run.summary["fell"]
+    assert run.summary["single_support_seconds"] >= 0.5
+
+
+def test_reconstruct_recovers_ground_reaction_forces_short():
+    run = demos.reconstruct(duration=1.0)
+    assert run.summary["grf_vertical_rms_error_total_pct_weight"] < 5.0
+
+
+def test_cli_demo_writes_json_and_plot(tmp_path):
+    out, png = tmp_path / "out.json", tmp_path / "out.png"
+    code = cli_main(["demo", "arm", "--duration", "0.3", "--json", str(out), "--plot", str(png)])
+    assert code == 0
+    summary = json.loads(out.read_text())
+    assert summary["demo"] == "arm" and summary["fell"] is False
+    assert png.stat().st_size > 10_000

@@ -1,0 +1,83 @@
+"""Time one control step of the reference balance problem.
+
+    python benchmarks/step.py [--robot talos g1 go2] [--steps 2000] [--warmup 200] [--json FILE]
+    tsid-py bench  (same options)
+
+The reference problem (TSID's and placo's demo): Talos ``talos_reduced`` (nv = 38) at
+half-sitting, two planar foot contacts with friction and centre-of-pressure constraints, a
+CoM task following a 4 cm sinusoid at 0.5 Hz, a torso orientation task, a posture task and
+torque limits. The state follows the solver's own q̈ (semi-implicit Euler on the manifold):
+this is a timing harness, not a simulation. A step is the whole ``solver.solve(q, v)``:
+state update, assembly, QP solve and extraction of the solution.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+import pinocchio as pin
+
+import tsid_py as tp
+from tsid_py.sim.controllers import humanoid_balance, quadruped_stance
+
+
+def benchmark(robot_name: str, steps: int = 2000, warmup: int = 200, qp_solver: str = "proxsuite") -> dict:
+    robot = tp.robots.load(robot_name)
+    dt = 1e-3
+    controller = (humanoid_balance if robot.sole_size else quadruped_stance)(robot, dt, qp_solver=qp_solver)
+    solver = controller.solver
+    robot.update(robot.q_ref, robot.zero_velocity())
+    centre = robot.com.copy()
+    omega = 2 * np.pi * 0.5
+    q, v = robot.q_ref.copy(), robot.zero_velocity()
+    totals, phases = [], {key: [] for key in ("dynamics", "assembly", "qp", "extraction")}
+    for k in range(warmup + steps):
+        t = k * dt
+        s, c = np.sin(omega * t), np.cos(omega * t)
+        controller.com.set_target(centre + [0, 0.04 * s, 0], velocity=[0, 0.04 * omega * c, 0],
+                                  acceleration=[0, -0.04 * omega**2 * s, 0])
+        tic = time.perf_counter()
+        solution = solver.solve(q, v)
+        elapsed = time.perf_counter() - tic
+        v = v + dt * solution.ddq
+        q = pin.integrate(robot.model, q, dt * v)
+        if k >= warmup:
+            totals.append(elapsed)
+            for key in phases:
+                phases[key].append(solver.timings[key])
+    totals_us = np.array(totals) * 1e6
+    total_time = sum(totals)
+    return {
+        "robot": robot_name, "nv": robot.nv, "steps": steps, "qp_solver": qp_solver,
+        "median_us": float(np.median(totals_us)), "p99_us": float(np.percentile(totals_us, 99)),
+        "max_us": float(totals_us.max()),
+        "share": {key: float(sum(values) / total_time) for key, values in phases.items()},
+    }
+
+
+def main(argv=None) -> list[dict]:
+    parser = argparse.ArgumentParser(prog="tsid-py bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--robot", nargs="+", default=["talos", "g1", "go2"])
+    parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--warmup", type=int, default=200)
+    parser.add_argument("--qp-solver", default="proxsuite")
+    parser.add_argument("--json")
+    args = parser.parse_args(argv)
+    reports = []
+    for name in args.robot:
+        report = benchmark(name, args.steps, args.warmup, args.qp_solver)
+        reports.append(report)
+        share = ", ".join(f"{key} {100 * value:.0f}%" for key, value in report["share"].items())
+        print(f"{name:6s} nv={report['nv']:2d}  median {report['median_us']:7.1f} µs  p99 {report['p99_us']:7.1f} µs"
+              f"  max {report['max_us']:8.1f} µs   ({share})")
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(reports, handle, indent=2)
+    return reports
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,194 @@
+"""A MuJoCo simulation of a :class:`~tsid_py.Robot`, in pinocchio's conventions.
+
+State conversion (free joint):
+
+* ``q``: pinocchio ``[p; qx qy qz qw; joints]`` ↔ MuJoCo ``[p; qw qx qy qz; joints]``;
+* ``v``: pinocchio ``[R ᵀ ṗ (base frame); ω (base frame); joints]`` ↔ MuJoCo
+  ``[ṗ (world); ω (base frame); joints]``;
+* joints are matched by name (``jnt_qposadr`` / ``jnt_dofadr``), so the orders may differ.
+
+Torques go to ``qfrc_applied`` at each actuated joint's dof: MuJoCo integrates
+``M v̇ + c = qfrc_applied + contact forces`` — the controller is never trusted for the motion.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from .._validation import as_vector, positive_scalar
+from .model import _import_mujoco, build_model
+
+
+class Simulation:
+    """Physics of ``robot`` on a floor, stepped with torques in pinocchio's joint order.
+
+    Parameters
+    ----------
+    robot : the robot; its URDF is loaded into MuJoCo.
+    timestep : physics step, s.
+    friction : sliding friction of the floor and the feet.
+    visual : keep the URDF's meshes (for the viewer).
+    """
+
+    def __init__(self, robot, *, timestep: float = 1e-3, friction: float = 1.0, visual: bool = False):
+        self.mujoco = _import_mujoco()
+        self.robot = robot
+        self.timestep = positive_scalar(timestep, "timestep")
+        self.model = build_model(robot, timestep=self.timestep, friction=friction, visual=visual)
+        self.data = self.mujoco.MjData(self.model)
+        self._build_index_maps()
+        self._push_body = None
+        self._push_until = -1.0
+        self.reset(robot.q_ref, robot.zero_velocity())
+
+    def _build_index_maps(self) -> None:
+        mj, pin_model, robot = self.model, self.robot.model, self.robot
+        first = 2 if robot.floating_base else 1
+        qpos, dofs = [], []
+        for joint_id in range(first, pin_model.njoints):
+            name = pin_model.names[joint_id]
+            mj_id = self.mujoco.mj_name2id(mj, self.mujoco.mjtObj.mjOBJ_JOINT, name)
+            if mj_id < 0:
+                raise KeyError(f"joint {name!r} of the pinocchio model is missing from the MuJoCo model")
+            joint = pin_model.joints[joint_id]
+            qpos += list(range(mj.jnt_qposadr[mj_id], mj.jnt_qposadr[mj_id] + joint.nq))
+            dofs += list(range(mj.jnt_dofadr[mj_id], mj.jnt_dofadr[mj_id] + joint.nv))
+        self.joint_qpos = np.array(qpos, dtype=int)    # MuJoCo qpos index of pinocchio q[offset + i]
+        self.joint_dofs = np.array(dofs, dtype=int)    # MuJoCo dof index of pinocchio v[offset + i]
+        self.q_offset = 7 if robot.floating_base else 0
+        self.v_offset = 6 if robot.floating_base else 0
+        if robot.floating_base:
+            root = self.mujoco.mj_name2id(mj, self.mujoco.mjtObj.mjOBJ_JOINT, "root")
+            self.root_qpos, self.root_dof = mj.jnt_qposadr[root], mj.jnt_dofadr[root]
+            self.root_body = mj.jnt_bodyid[root]
+
+    # ------------------------------------------------------------------ state
+    def reset(self, q, v) -> None:
+        """Set the state (pinocchio conventions) and recompute MuJoCo's derived quantities."""
+        self.mujoco.mj_resetData(self.model, self.data)
+        self.set_state(q, v)
+        self.mujoco.mj_forward(self.model, self.data)
+
+    def set_state(self, q, v) -> None:
+        q = self.robot.check_configuration(q, "q")
+        v = as_vector(v, "v", self.robot.nv)
+        qpos, qvel = self.data.qpos, self.data.qvel
+        qpos[self.joint_qpos] = q[self.q_offset:]
+        qvel[self.joint_dofs] = v[self.v_offset:]
+        if self.robot.floating_base:
+            a, d = self.root_qpos, self.root_dof
+            qpos[a:a + 3] = q[:3]
+            qpos[a + 3:a + 7] = [q[6], q[3], q[4], q[5]]
+            rotation = pin.Quaternion(q[6], q[3], q[4], q[5]).toRotationMatrix()
+            qvel[d:d + 3] = rotation @ v[:3]
+            qvel[d + 3:d + 6] = v[3:6]
+
+    def state(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(q, v)`` in pinocchio's conventions."""
+        q = np.empty(self.robot.nq)
+        v = np.empty(self.robot.nv)
+        qpos, qvel = self.data.qpos, self.data.qvel
+        q[self.q_offset:] = qpos[self.joint_qpos]
+        v[self.v_offset:] = qvel[self.joint_dofs]
+        if self.robot.floating_base:
+            a, d = self.root_qpos, self.root_dof
+            w, x, y, z = qpos[a + 3:a + 7]
+            norm = np.sqrt(w * w + x * x + y * y + z * z)
+            q[:3] = qpos[a:a + 3]
+            q[3:7] = np.array([x, y, z, w]) / norm
+            rotation = pin.Quaternion(q[6], q[3], q[4], q[5]).toRotationMatrix()
+            v[:3] = rotation.T @ qvel[d:d + 3]
+            v[3:6] = qvel[d + 3:d + 6]
+        return q, v
+
+    @property
+    def time(self) -> float:
+        return float(self.data.time)
+
+    # ------------------------------------------------------------------ stepping
+    def step(self, tau_actuated, steps: int = 1) -> None:
+        """Apply ``tau_actuated`` (na,), pinocchio joint order, for ``steps`` physics steps."""
+        tau = as_vector(tau_actuated, "tau_actuated", self.robot.na)
+        self.data.qfrc_applied[:] = 0.0
+        self.data.qfrc_applied[self.joint_dofs] = tau
+        for _ in range(steps):
+            if self._push_body is not None and self.data.time >= self._push_until:
+                self.data.xfrc_applied[self._push_body] = 0.0
+                self._push_body = None
+            self.mujoco.mj_step(self.model, self.data)
+
+    def push(self, force, duration: float, body: str | None = None) -> None:
+        """Apply a world-frame force (N) at ``body``'s centre of mass (default: the root body)
+        for ``duration`` s of simulated time."""
+        force = as_vector(force, "force", 3)
+        duration = positive_scalar(duration, "duration")
+        if body is None:
+            body_id = self.root_body if self.robot.floating_base else self.model.nbody - 1
+        else:
+            body_id = self.mujoco.mj_name2id(self.model, self.mujoco.mjtObj.mjOBJ_BODY, body)
+            if body_id < 0:
+                raise KeyError(f"body {body!r} is not in the MuJoCo model")
+        self.data.xfrc_applied[body_id, :3] = force
+        self.data.xfrc_applied[body_id, 3:] = 0.0
+        self._push_body = body_id
+        self._push_until = self.data.time + duration
+
+    # ------------------------------------------------------------------ contacts
+    def contact_wrenches(self) -> dict[str, np.ndarray]:
+        """The floor's wrench on each foot, ``[f; m]`` world-aligned at the foot frame origin
+        (the convention of :class:`~tsid_py.Solution`), from MuJoCo's contact solver."""
+        mujoco, model, data = self.mujoco, self.model, self.data
+        pin.framesForwardKinematics(self.robot.model, self.robot.data, self.state()[0])
+        wrenches = {}
+        for foot in self.robot.feet:
+            origin = self.robot.data.oMf[self.robot.frame_id(foot)].translation
+            wrench = np.zeros(6)
+            geom = self._foot_geom(foot)
+            local = np.zeros(6)
+            for i in range(data.ncon):
+                contact = data.contact[i]
+                if geom not in (contact.geom1, contact.geom2):
+                    continue
+                mujoco.mj_contactForce(model, data, i, local)
+                # contact.frame rows are the contact axes (normal first), in world coordinates;
+                # the force is the one geom1 exerts on geom2.
+                force = contact.frame.reshape(3, 3).T @ local[:3]
+                if contact.geom1 == geom:
+                    force = -force
+                wrench[:3] += force
+                wrench[3:] += np.cross(contact.pos - origin, force)
+            wrenches[foot] = wrench
+        return wrenches
+
+    def _foot_geom(self, foot: str) -> int:
+        for suffix in ("_sole", "_sphere"):
+            geom = self.mujoco.mj_name2id(self.model, self.mujoco.mjtObj.mjOBJ_GEOM, foot + suffix)
+            if geom >= 0:
+                return geom
+        raise KeyError(f"no collision geometry for foot {foot!r}")
+
+    # ------------------------------------------------------------------ dynamics, for checks
+    def mass_matrix_and_bias(self) -> tuple[np.ndarray, np.ndarray]:
+        """MuJoCo's ``M`` and bias forces at the current state, mapped to pinocchio's
+        velocity coordinates: with ``v_mj = T v`` (``T`` rotates the base linear velocity),
+        ``M = Tᵀ M_mj T`` and ``h = Tᵀ (c_mj + M_mj Ṫ v)`` where ``Ṫ v = [R (ω × v_lin); 0]``."""
+        mujoco, model, data = self.mujoco, self.model, self.data
+        mujoco.mj_forward(model, data)
+        full = np.zeros((model.nv, model.nv))
+        mujoco.mj_fullM(model, data, full)
+        bias = data.qfrc_bias.copy()
+        q, v = self.state()
+        order = np.r_[np.arange(self.root_dof, self.root_dof + 6) if self.robot.floating_base else [],
+                      self.joint_dofs].astype(int)
+        T = np.eye(self.robot.nv)
+        if self.robot.floating_base:
+            rotation = pin.Quaternion(q[6], q[3], q[4], q[5]).toRotationMatrix()
+            T[:3, :3] = rotation
+            t_dot_v = np.zeros(self.robot.nv)
+            t_dot_v[:3] = rotation @ np.cross(v[3:6], v[:3])
+        else:
+            t_dot_v = np.zeros(self.robot.nv)
+        M_mj = full[np.ix_(order, order)]
+        c_mj = bias[order]
+        return T.T @ M_mj @ T, T.T @ (c_mj + M_mj @ t_dot_v)
