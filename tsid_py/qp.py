@@ -113,6 +113,8 @@ class ProxsuiteBackend(Backend):
         return solver
 
     def solve(self, qp: QP) -> QPResult:
+        if qp.C.shape[0] == 0 and (qp.lb is None or not np.any(np.isfinite(np.r_[qp.lb, qp.ub]))):
+            return solve_kkt(qp)
         box = qp.lb is not None
         dims = (qp.n, qp.A.shape[0], qp.C.shape[0], box)
         args = [qp.H, qp.g, qp.A, qp.b, qp.C, _finite(qp.l), _finite(qp.u)]
@@ -187,6 +189,26 @@ class QpsolversBackend(Backend):
         found = bool(solution.found) and solution.x is not None and np.all(np.isfinite(solution.x))
         status = "solved" if found else "failed"
         return QPResult(solution.x if found else np.full(qp.n, np.nan), status, found)
+
+
+def solve_kkt(qp: QP) -> QPResult:
+    """A QP with equalities only: solve ``[H Aᵀ; A 0] [x; λ] = [−g; b]`` directly (exact, and
+    cheaper than an iterative solver). A rank-deficient system gets its least-squares answer,
+    which is checked against the equalities."""
+    n, m = qp.n, qp.A.shape[0]
+    kkt = np.zeros((n + m, n + m))
+    kkt[:n, :n] = qp.H
+    kkt[:n, n:] = qp.A.T
+    kkt[n:, :n] = qp.A
+    rhs = np.concatenate([-qp.g, qp.b])
+    try:
+        x = np.linalg.solve(kkt, rhs)[:n]
+    except np.linalg.LinAlgError:
+        x = np.linalg.lstsq(kkt, rhs, rcond=None)[0][:n]
+    residual = np.abs(qp.A @ x - qp.b).max(initial=0.0)
+    if not np.all(np.isfinite(x)) or residual > 1e-6 * max(1.0, np.abs(qp.b).max(initial=0.0)):
+        return QPResult(np.full(n, np.nan), "KKT_INFEASIBLE", False)
+    return QPResult(x, "KKT_SOLVED", True)
 
 
 def make_backend(name: str) -> Backend:

@@ -195,6 +195,8 @@ class DynamicsSolver:
         q = self.robot.check_configuration(q, "q")
         v = as_vector(v, "v", self.robot.nv)
         self._retire_finished_transitions()
+        for transition in self._transitions.values():
+            transition.elapsed += self.dt       # bounds hold at the end of this control period
         if self._layout is None:
             self._layout = self._build_layout()
         tic = perf_counter()
@@ -231,8 +233,6 @@ class DynamicsSolver:
     def _advance_transitions(self, solution: Solution) -> None:
         for name, contact in self.contacts.items():
             self._last_forces[name] = solution.local_wrenches[name][: contact.size]
-        for transition in self._transitions.values():
-            transition.elapsed += self.dt
 
     def normal_force_bounds(self, contact: Contact) -> tuple[float, float]:
         """``(f_min, f_max)`` now, accounting for a running transition."""

@@ -73,12 +73,12 @@ class VelocityLimits(AccelerationBounds):
 class JointLimits(AccelerationBounds):
     """Joint position limits as viable acceleration bounds over the control period ``dt``.
 
-    With ``q⁺ = q + dt v + ½ dt² q̈`` and ``v⁺ = v + dt q̈``, the upper bound on q̈ is the
-    largest value for which (a) ``q⁺ ≤ q_max`` and (b) the joint can still stop before
-    ``q_max`` braking at ``a_max``: ``q⁺ + max(v⁺, 0)² / (2 a_max) ≤ q_max``. Condition (b) is
-    a quadratic in q̈,
+    With semi-implicit Euler (the integrator of MuJoCo and of a usual control loop),
+    ``v⁺ = v + dt q̈`` and ``q⁺ = q + dt v⁺``, the upper bound on q̈ is the largest value for
+    which (a) ``q⁺ ≤ q_max`` and (b) the joint can still stop before ``q_max`` braking at
+    ``a_max``: ``q⁺ + max(v⁺, 0)² / (2 a_max) ≤ q_max``. Condition (b) is a quadratic in q̈,
 
-        (dt²/(2 a_max)) q̈² + (dt²/2 + dt v / a_max) q̈ + (q + dt v + v²/(2 a_max) − q_max) ≤ 0,
+        (dt²/(2 a_max)) q̈² + (dt² + dt v / a_max) q̈ + (q + dt v + v²/(2 a_max) − q_max) ≤ 0,
 
     whose larger root is the bound. The bound is never below ``−a_max`` (full braking is
     always allowed), so the constraint never asks a joint to stop faster than it can; the
@@ -116,9 +116,9 @@ class JointLimits(AccelerationBounds):
     @staticmethod
     def _upper_bound(q, v, q_max, dt, a_max):
         """Largest viable q̈ toward ``q_max`` (vectorised), never below ``−a_max``."""
-        one_step = 2.0 * (q_max - q - dt * v) / dt**2
+        one_step = (q_max - q - dt * v) / dt**2
         quad_a = dt**2 / (2.0 * a_max)
-        quad_b = 0.5 * dt**2 + dt * v / a_max
+        quad_b = dt**2 + dt * v / a_max
         quad_c = q + dt * v + v**2 / (2.0 * a_max) - q_max
         discriminant = quad_b**2 - 4.0 * quad_a * quad_c
         root = (-quad_b + np.sqrt(np.maximum(discriminant, 0.0))) / (2.0 * quad_a)

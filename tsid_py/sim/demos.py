@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import robots
 from ..contacts import PlanarContact
+from ..errors import SolverError
 from ..inverse_dynamics import multiple_contact_inverse_dynamics_over_time
 from ..tasks import FrameTask
 from .controllers import Controller, arm_tracking, humanoid_balance, quadruped_stance, zmp_from_frames
@@ -58,13 +59,17 @@ def _run(sim: Simulation, controller: Controller, duration: float, update_target
     dt = sim.timestep
     recorder, step_times = Recorder(), []
     start_height = sim.state()[0][2]
-    fell_at = None
+    fell_at, failure = None, None
     for k in range(int(round(duration / dt))):
         t = k * dt
         q, v = sim.state()
         update_targets(t, q, v)
         tic = time.perf_counter()
-        solution = controller.step(q, v)
+        try:
+            solution = controller.step(q, v)
+        except SolverError as error:       # no torques can hold the stance: the robot is lost
+            fell_at, failure = t, str(error)
+            break
         step_times.append(time.perf_counter() - tic)
         sim.step(solution.tau_actuated)
         entry = {"time": t, "tau": solution.tau_actuated}
@@ -89,6 +94,7 @@ def _run(sim: Simulation, controller: Controller, duration: float, update_target
     summary = {
         "fell": fell_at is not None,
         "fell_at": fell_at,
+        "controller_failure": failure,
         "simulated_time": float(len(steps_us) * dt),
         "median_step_us": float(np.median(steps_us)),
         "p99_step_us": float(np.percentile(steps_us, 99)),
