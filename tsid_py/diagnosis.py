@@ -61,8 +61,8 @@ def _elastic_slacks(qp: QP, C: np.ndarray, l: np.ndarray, u: np.ndarray):
     # Variables [x; s⁺ (m_eq); s⁻ (m_eq); s (m_in)], all slacks ≥ 0.
     size = n + 2 * m_eq + m_in
     H = np.zeros((size, size))
-    H[:n, :n] = 1e-9 * (qp.H + np.eye(n))      # keeps x bounded; the slack cost dominates
-    H[n:, n:] = 1e-9 * np.eye(size - n)
+    H[:n, :n] = 1e-6 * (qp.H / max(1.0, np.abs(qp.H).max()) + np.eye(n))   # keeps x bounded
+    H[n:, n:] = 1e-6 * np.eye(size - n)
     g = np.zeros(size)
     g[n:] = 1.0
     A = np.zeros((m_eq, size))
@@ -81,7 +81,7 @@ def _elastic_slacks(qp: QP, C: np.ndarray, l: np.ndarray, u: np.ndarray):
     lb = np.concatenate([np.full(n, -np.inf), np.zeros(size - n)])
     ub = np.full(size, np.inf)
     elastic = QP(H, g, A, qp.b, G, g_low, g_up, lb, ub)
-    result = ProxsuiteBackend(eps_abs=1e-9, max_iter=20000).solve(elastic)
+    result = ProxsuiteBackend(eps_abs=1e-7, max_iter=20000).solve(elastic)
     if not result.success:
         return None
     x = result.x
