@@ -94,3 +94,11 @@ def test_cli_demo_writes_json_and_plot(tmp_path):
     summary = json.loads(out.read_text())
     assert summary["demo"] == "arm" and summary["fell"] is False
     assert png.stat().st_size > 10_000
+
+
+def test_cli_bench_reports_timings(tmp_path, capsys):
+    out = tmp_path / "bench.json"
+    cli_main(["bench", "--robot", "talos", "--steps", "50", "--warmup", "10", "--json", str(out)])
+    (report,) = json.loads(out.read_text())
+    assert report["robot"] == "talos" and report["nv"] == 38 and report["median_us"] > 0
+    assert sum(report["share"].values()) == pytest.approx(1.0, abs=0.05)

@@ -81,6 +81,13 @@ def _demo(args) -> int:
 def main(argv=None) -> int:
     from .sim.demos import DEMOS
 
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["bench"]:            # bench has its own parser (tsid_py.bench)
+        from .bench import main as bench_main
+
+        bench_main(argv[1:])
+        return 0
+
     parser = argparse.ArgumentParser(prog="tsid-py", description="tsid_py demos and benchmarks")
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="run a demo against MuJoCo")
@@ -91,16 +98,8 @@ def main(argv=None) -> int:
     demo.add_argument("--json", help="write the summary to this file")
     demo.add_argument("--plot", help="write a PNG of CoM, ZMP, forces and torques")
     demo.add_argument("--viewer", action="store_true", help="open MuJoCo's viewer (needs a display)")
-    bench = commands.add_parser("bench", help="time the control step of the reference problem",
-                                add_help=False)
-    bench.add_argument("rest", nargs=argparse.REMAINDER)
-    args = parser.parse_args(argv)
-    if args.command == "bench":
-        from .bench import main as bench_main
-
-        bench_main(args.rest)
-        return 0
-    return _demo(args)
+    commands.add_parser("bench", help="time the control step of the reference problem (see tsid-py bench -h)")
+    return _demo(parser.parse_args(argv))
 
 
 if __name__ == "__main__":
