@@ -1,6 +1,5 @@
 """Recover torques and ground-reaction forces from recorded positions alone."""
 
-import numpy as np
 
 import tsid_py as tp
 import tsid_py.sim.demos

@@ -2,7 +2,6 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-import tsid_py as tp
 
 from .conftest import perturbed_state
 

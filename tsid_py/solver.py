@@ -20,7 +20,6 @@ import numpy as np
 from ._validation import as_vector, positive_scalar
 from .constraints.base import AccelerationBounds, Constraint, LinearConstraint
 from .contacts import Contact
-from .errors import SolverError
 from .qp import QP, make_backend
 from .robot import Robot
 from .solution import Solution

@@ -16,7 +16,6 @@ With ``visual=True`` the URDF's meshes are kept as non-colliding visuals (their
 
 from __future__ import annotations
 
-import os
 import re
 
 import numpy as np
