@@ -48,6 +48,7 @@ class Robot:
         self.mass = float(sum(inertia.mass for inertia in model.inertias))
         self.gravity = float(np.linalg.norm(model.gravity.linear))
         self.weight = self.mass * self.gravity
+        self._frame_ids: dict[str, int] = {}
         self.feet = list(feet)
         for foot in self.feet:
             self.frame_id(foot)
@@ -55,7 +56,6 @@ class Robot:
         self.foot_radius = foot_radius
         self.end_effector = end_effector
         self.q_ref = pin.neutral(model) if q_ref is None else self.check_configuration(q_ref, "q_ref")
-        self._frame_ids: dict[str, int] = {}
         self._build_joint_maps()
         self.q = self.q_ref.copy()
         self.v = np.zeros(self.nv)
@@ -102,7 +102,7 @@ class Robot:
     # ----------------------------------------------------------------------------- names
     def frame_id(self, name: str) -> int:
         """The pinocchio frame index of ``name``; ``KeyError`` naming close matches otherwise."""
-        cached = self._frame_ids.get(name) if hasattr(self, "_frame_ids") else None
+        cached = self._frame_ids.get(name)
         if cached is not None:
             return cached
         if not isinstance(name, str) or not self.model.existFrame(name):
@@ -110,8 +110,7 @@ class Robot:
             hint = [k for k in known if isinstance(name, str) and name.lower()[:4] in k.lower()][:6]
             raise KeyError(f"frame {name!r} is not in robot {self.name!r}" + (f"; similar: {hint}" if hint else ""))
         frame_id = self.model.getFrameId(name)
-        if hasattr(self, "_frame_ids"):
-            self._frame_ids[name] = frame_id
+        self._frame_ids[name] = frame_id
         return frame_id
 
     def joint_v_index(self, name: str) -> int:
