@@ -41,7 +41,7 @@ def perturbed_state(robot: tp.Robot, rng, joint_spread=0.05, velocity_spread=0.1
     return q, v
 
 
-def standing_solver(robot: tp.Robot, qp_solver="proxsuite", **kwargs) -> tp.DynamicsSolver:
+def standing_solver(robot: tp.Robot, qp_solver="reduced", **kwargs) -> tp.DynamicsSolver:
     """Feet in contact, CoM task, torso orientation, posture: the reference balance problem."""
     solver = tp.DynamicsSolver(robot, dt=1e-3, qp_solver=qp_solver, **kwargs)
     length, width = robot.sole_size

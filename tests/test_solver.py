@@ -108,7 +108,7 @@ def test_backends_agree(talos, rng):
 
 
 def test_proxsuite_is_reused_while_sizes_hold(talos):
-    solver = standing_solver(talos)
+    solver = standing_solver(talos, qp_solver="proxsuite")
     solver.solve(talos.q_ref, talos.zero_velocity())
     first = solver.backend._solver
     solver.solve(talos.q_ref, talos.zero_velocity())

@@ -9,12 +9,23 @@ from __future__ import annotations
 import numpy as np
 
 
-def as_vector(value, name: str, size: int | None = None) -> np.ndarray:
-    """A finite 1-D float array, of ``size`` entries when given."""
+def _real_array(value, name: str) -> np.ndarray:
+    """``value`` as float64, refusing text, objects and complex numbers (numpy would drop
+    the imaginary part with only a warning)."""
+    if np.iscomplexobj(value):
+        raise ValueError(f"{name} must be an array of real numbers, got complex values")
     try:
-        array = np.asarray(value, dtype=np.float64)
+        return np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be an array of numbers, got {type(value).__name__}") from exc
+
+
+def as_vector(value, name: str, size: int | None = None) -> np.ndarray:
+    """A finite 1-D float array, of ``size`` entries when given."""
+    if (type(value) is np.ndarray and value.dtype == np.float64 and value.ndim == 1
+            and (size is None or value.shape[0] == size) and np.isfinite(value @ value)):
+        return value        # the common case in a control loop, checked cheaply
+    array = _real_array(value, name)
     if array.ndim != 1:
         raise ValueError(f"{name} must be a 1-D array, got shape {array.shape}")
     if size is not None and array.shape[0] != size:
@@ -26,10 +37,7 @@ def as_vector(value, name: str, size: int | None = None) -> np.ndarray:
 
 def as_matrix(value, name: str, shape: tuple[int | None, int | None]) -> np.ndarray:
     """A finite 2-D float array whose shape matches ``shape`` (None matches any size)."""
-    try:
-        array = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be an array of numbers, got {type(value).__name__}") from exc
+    array = _real_array(value, name)
     expected = tuple("*" if s is None else s for s in shape)
     if array.ndim != 2 or any(s is not None and s != a for s, a in zip(shape, array.shape)):
         raise ValueError(f"{name} must have shape {expected}, got {array.shape}")

@@ -9,6 +9,10 @@ CoM task following a 4 cm sinusoid at 0.5 Hz, a torso orientation task, a postur
 torque limits. The state follows the solver's own q̈ (semi-implicit Euler on the manifold):
 this is a timing harness, not a simulation. A step is the whole ``solver.solve(q, v)``:
 state update, assembly, QP solve and extraction of the solution.
+
+BLAS is limited to one thread while timing: the matrices of a control step are small
+(50 x 50), and OpenBLAS's threads cost more to wake than they save (about 1.5x slower
+steps with two threads on a 2-core machine). Do the same in a control loop.
 """
 
 from __future__ import annotations
@@ -19,39 +23,61 @@ import time
 
 import numpy as np
 import pinocchio as pin
+from threadpoolctl import threadpool_limits
 
 import tsid_py as tp
 from tsid_py.sim.controllers import humanoid_balance, quadruped_stance
 
 
-def benchmark(robot_name: str, steps: int = 2000, warmup: int = 200, qp_solver: str = "proxsuite") -> dict:
-    robot = tp.robots.load(robot_name)
-    dt = 1e-3
-    controller = (humanoid_balance if robot.sole_size else quadruped_stance)(robot, dt, qp_solver=qp_solver)
-    solver = controller.solver
-    robot.update(robot.q_ref, robot.zero_velocity())
-    centre = robot.com.copy()
-    omega = 2 * np.pi * 0.5
-    q, v = robot.q_ref.copy(), robot.zero_velocity()
+def benchmark(robot_name: str, steps: int = 2000, warmup: int = 200, qp_solver: str = "reduced") -> dict:
+    """Median/p99/max step time in µs and the share of each phase, BLAS on one thread."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _benchmark(robot_name, steps, warmup, qp_solver)
+
+
+class ReferenceProblem:
+    """The reference balance problem for ``robot_name``, stepped one control period at a time
+    (the CoM target follows the sinusoid; the state follows the solver's own q̈)."""
+
+    def __init__(self, robot_name: str, qp_solver: str = "reduced", dt: float = 1e-3):
+        self.robot = robot = tp.robots.load(robot_name)
+        self.dt = dt
+        build = humanoid_balance if robot.sole_size else quadruped_stance
+        self.controller = build(robot, dt, qp_solver=qp_solver)
+        self.solver = self.controller.solver
+        robot.update(robot.q_ref, robot.zero_velocity())
+        self.centre = robot.com.copy()
+        self.q, self.v = robot.q_ref.copy(), robot.zero_velocity()
+        self.k = 0
+
+    def step(self) -> float:
+        """One control step; returns the seconds spent in ``solver.solve``."""
+        t, omega = self.k * self.dt, 2 * np.pi * 0.5
+        s, c = np.sin(omega * t), np.cos(omega * t)
+        self.controller.com.set_target(self.centre + [0, 0.04 * s, 0], velocity=[0, 0.04 * omega * c, 0],
+                                       acceleration=[0, -0.04 * omega**2 * s, 0])
+        tic = time.perf_counter()
+        solution = self.solver.solve(self.q, self.v)
+        elapsed = time.perf_counter() - tic
+        self.v = self.v + self.dt * solution.ddq
+        self.q = pin.integrate(self.robot.model, self.q, self.dt * self.v)
+        self.k += 1
+        return elapsed
+
+
+def _benchmark(robot_name: str, steps: int, warmup: int, qp_solver: str) -> dict:
+    problem = ReferenceProblem(robot_name, qp_solver)
     totals, phases = [], {key: [] for key in ("dynamics", "assembly", "qp", "extraction")}
     for k in range(warmup + steps):
-        t = k * dt
-        s, c = np.sin(omega * t), np.cos(omega * t)
-        controller.com.set_target(centre + [0, 0.04 * s, 0], velocity=[0, 0.04 * omega * c, 0],
-                                  acceleration=[0, -0.04 * omega**2 * s, 0])
-        tic = time.perf_counter()
-        solution = solver.solve(q, v)
-        elapsed = time.perf_counter() - tic
-        v = v + dt * solution.ddq
-        q = pin.integrate(robot.model, q, dt * v)
+        elapsed = problem.step()
         if k >= warmup:
             totals.append(elapsed)
             for key in phases:
-                phases[key].append(solver.timings[key])
+                phases[key].append(problem.solver.timings[key])
     totals_us = np.array(totals) * 1e6
     total_time = sum(totals)
     return {
-        "robot": robot_name, "nv": robot.nv, "steps": steps, "qp_solver": qp_solver,
+        "robot": robot_name, "nv": problem.robot.nv, "steps": steps, "qp_solver": qp_solver,
         "median_us": float(np.median(totals_us)), "p99_us": float(np.percentile(totals_us, 99)),
         "max_us": float(totals_us.max()),
         "share": {key: float(sum(values) / total_time) for key, values in phases.items()},
@@ -63,7 +89,7 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--robot", nargs="+", default=["talos", "g1", "go2"])
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--warmup", type=int, default=200)
-    parser.add_argument("--qp-solver", default="proxsuite")
+    parser.add_argument("--qp-solver", default="reduced")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
     reports = []

@@ -34,6 +34,11 @@ class QP:
     def n(self) -> int:
         return self.H.shape[0]
 
+    def copy(self) -> "QP":
+        """A deep copy (the solver reuses its buffers from one step to the next)."""
+        return QP(*(None if value is None else value.copy() for value in
+                    (self.H, self.g, self.A, self.b, self.C, self.l, self.u, self.lb, self.ub)))
+
     def fix_variables(self, index: np.ndarray, values: np.ndarray) -> "QP":
         """The QP in the remaining variables once ``x[index] = values`` is substituted.
 
@@ -212,9 +217,14 @@ def solve_kkt(qp: QP) -> QPResult:
 
 
 def make_backend(name: str) -> Backend:
-    """``"proxsuite"`` or the name of any installed qpsolvers backend."""
+    """``"reduced"`` (null-space elimination + hot-started DAQP, :mod:`tsid_py.reduced`),
+    ``"proxsuite"`` or the name of any installed qpsolvers backend."""
     if not isinstance(name, str):
         raise ValueError(f"qp_solver must be a solver name (str), got {name!r}")
+    if name == "reduced":
+        from .reduced import ReducedBackend
+
+        return ReducedBackend()
     if name == "proxsuite":
         return ProxsuiteBackend()
     return QpsolversBackend(name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 
@@ -137,7 +138,8 @@ class Robot:
         """Validate a configuration; a free-flyer quaternion near unit norm is normalised."""
         q = as_vector(q, name, self.nq)
         if self.floating_base:
-            norm = np.linalg.norm(q[3:7])
+            quaternion = q[3:7]
+            norm = math.sqrt(quaternion @ quaternion)
             if abs(norm - 1.0) > QUATERNION_TOLERANCE:
                 raise ValueError(f"{name}[3:7] must be a unit quaternion (x, y, z, w), got norm {norm:.6g}")
             if norm != 1.0:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from time import perf_counter
 
 import numpy as np
+import pinocchio as pin
 
 from ._validation import as_vector, positive_scalar
 from .constraints.base import AccelerationBounds, Constraint, LinearConstraint
@@ -81,7 +82,7 @@ class DynamicsSolver:
         dynamics); by default those rows are equalities and ``tau[:6] == 0``.
     """
 
-    def __init__(self, robot: Robot, dt: float = 1e-3, qp_solver: str = "proxsuite",
+    def __init__(self, robot: Robot, dt: float = 1e-3, qp_solver: str = "reduced",
                  regularization: dict | None = None, actuated_root: bool = False):
         if not isinstance(robot, Robot):
             raise ValueError(f"robot must be a tsid_py.Robot, got {type(robot).__name__}")
@@ -210,7 +211,7 @@ class DynamicsSolver:
             from .diagnosis import diagnose
 
             error = diagnose(self, qp, result.status)
-            error.qp = qp          # the failed problem, for offline inspection
+            error.qp = qp.copy()   # the failed problem, for offline inspection
             raise error
         solution = self._layout.extract(self, result)
         self.timings = {"dynamics": t_dynamics - tic, "assembly": t_assembly - t_dynamics,
@@ -243,8 +244,12 @@ class DynamicsSolver:
 
 
 class _Layout:
-    """Sizes, column slices and constant blocks of the QP for one set of contacts, tasks
-    and constraints; rebuilt when that set changes."""
+    """Sizes, column slices, constant blocks and preallocated buffers of the QP for one set
+    of contacts, tasks and constraints; rebuilt when that set changes.
+
+    :meth:`assemble` writes into the same buffers every step, so the returned :class:`QP`
+    is valid until the next call.
+    """
 
     def __init__(self, solver: DynamicsSolver):
         robot = solver.robot
@@ -256,13 +261,17 @@ class _Layout:
         for contact in self.contacts:
             columns[contact.name] = slice(start, start + contact.size)
             start += contact.size
-        self.n = start
+        self.n = n = start
         self.nv = nv
         self.columns = columns
-        self.context = StepContext(robot=robot, dt=solver.dt, n=self.n, nv=nv,
+        self.context = StepContext(robot=robot, dt=solver.dt, n=n, nv=nv,
                                    contact_columns=columns, contacts=dict(solver.contacts),
                                    zero_nv=np.zeros(nv))
-        self.D = np.zeros((nv, self.n))
+        self.D = np.zeros((nv, n))
+        if self.floating:
+            self.context.torque_matrix, self.context.torque_offset = self.D[6:], None
+        else:
+            self.context.torque_matrix, self.context.torque_offset = self.D, None
         tasks = solver.tasks
         self.hard_tasks = [t for t in tasks if t.priority == "hard"]
         self.soft_tasks = [t for t in tasks + solver.regularization_tasks if t.priority == "soft"]
@@ -270,112 +279,162 @@ class _Layout:
         self.row_tasks = [t for t in self.soft_tasks if not hasattr(t, "diagonal")]
         self.bounds = [c for c in solver.constraints if isinstance(c, AccelerationBounds)]
         self.linear = [c for c in solver.constraints if isinstance(c, LinearConstraint)]
-        # Friction rows: constant per contact, placed in that contact's columns.
-        blocks = []
-        self.friction_labels: list[str] = []
-        for contact in self.contacts:
-            block = np.zeros((contact.friction_matrix.shape[0], self.n))
-            block[:, columns[contact.name]] = contact.friction_matrix
-            blocks.append(block)
-            self.friction_labels += [f"contact {contact.name}: {label}" for label in contact.describe_rows()]
-        self.friction = np.vstack(blocks) if blocks else np.zeros((0, self.n))
+        self.kinematic = [c for c in self.contacts if c.kinematic]
         self.normal_columns = np.array([columns[c.name].start + c.normal_index for c in self.contacts], dtype=int)
         self.use_box = bool(self.contacts or self.bounds)
+        self._build_equality_rows()
+        self._build_soft_rows()
+        self._build_inequality_rows()
+
+    # ------------------------------------------------------------------ buffers and labels
+    def _build_equality_rows(self) -> None:
+        """Row slices of ``A x = b``: root rows, hard no-slip rows, hard task rows."""
+        slices, labels, row = [], [], 0
+        if self.root_equalities:
+            row = 6
+            labels += ["equation of motion (floating base)"] * 6
+        for contact in self.kinematic:
+            if contact.priority == "hard":
+                size = contact.motion_rows.stop - contact.motion_rows.start
+                slices.append((contact, slice(row, row + size)))
+                labels += [f"contact {contact.name}: no-slip acceleration"] * size
+                row += size
+        for task in self.hard_tasks:
+            slices.append((task, slice(row, row + task.size)))
+            labels += [f"task {task.name}"] * task.size
+            row += task.size
+        self.equality_slices = slices
+        self.eq_labels = labels
+        self.A = np.zeros((row, self.n))
+        self.b = np.zeros(row)
+
+    def _build_soft_rows(self) -> None:
+        """Row slices of the stacked soft costs ``||√W (A x − b)||²``."""
+        slices, row = [], 0
+        for owner in self.row_tasks + [c for c in self.kinematic if c.priority == "soft"]:
+            size = owner.size if isinstance(owner, Task) else owner.motion_rows.stop - owner.motion_rows.start
+            slices.append((owner, slice(row, row + size)))
+            row += size
+        self.soft_slices = slices
+        self.A_soft = np.zeros((row, self.n))
+        self.b_soft = np.zeros(row)
+        self.H = np.zeros((self.n, self.n))
+        self.g = np.zeros(self.n)
+        self._diagonal = np.arange(self.n) * (self.n + 1)     # flat indices of H's diagonal
+
+    def _build_inequality_rows(self) -> None:
+        """Constant friction rows first, then the linear constraints' rows (sized once at the
+        current state); the box on q̈ and the normal forces; labels for the diagnosis."""
+        context = self.context
+        self._fill_dynamics(context.robot)
+        friction, labels = [], []
+        for contact in self.contacts:
+            block = np.zeros((contact.friction_matrix.shape[0], self.n))
+            block[:, self.columns[contact.name]] = contact.friction_matrix
+            friction.append(block)
+            labels += [f"contact {contact.name}: {label}" for label in contact.describe_rows()]
+        friction_rows = sum(len(block) for block in friction)
+        slices, row = [], friction_rows
+        for constraint in self.linear:
+            size = len(constraint.rows(context)[1])
+            slices.append((constraint, slice(row, row + size)))
+            labels += [constraint.name] * size
+            row += size
+        self.linear_slices = slices
+        self.in_labels = labels
+        self.C = np.zeros((row, self.n))
+        self.l = np.full(row, -np.inf)
+        self.u = np.zeros(row)
+        if friction:
+            self.C[:friction_rows] = np.vstack(friction)
+        self.lb = np.full(self.n, -np.inf) if self.use_box else None
+        self.ub = np.full(self.n, np.inf) if self.use_box else None
+        self.box_labels = {}
+        for constraint in self.bounds:
+            for i in constraint.acceleration_bounds(context)[0]:
+                self.box_labels.setdefault(int(i), []).append(constraint.name)
+        for contact, column in zip(self.contacts, self.normal_columns):
+            if contact.unilateral:
+                self.box_labels[int(column)] = [f"contact {contact.name}: normal force bounds"]
 
     # ------------------------------------------------------------------ assembly
-    def assemble(self, solver: DynamicsSolver) -> QP:
-        robot, context = solver.robot, self.context
-        nv, n = self.nv, self.n
-        M, h = robot.mass_matrix, robot.bias
+    def _fill_dynamics(self, robot: Robot) -> None:
+        """``D = [M, −J_1ᵀ, …]`` and the torque offset at the robot's current state."""
         D = self.D
-        D[:, :nv] = M
-        eq_rows, eq_rhs, self.eq_labels = [], [], []
-        soft_contact_rows = []
+        D[:, : self.nv] = robot.mass_matrix
         for contact in self.contacts:
-            jacobian, rows, rhs = contact.motion_constraint(robot)
+            jacobian = robot.frame_jacobian(contact.frame_id, pin.LOCAL)
             D[:, self.columns[contact.name]] = -jacobian[: contact.size].T
-            if not contact.kinematic:
-                continue
-            block = np.zeros((rows.shape[0], n))
-            block[:, :nv] = rows
-            if contact.priority == "hard":
-                eq_rows.append(block)
-                eq_rhs.append(rhs)
-                self.eq_labels += [f"contact {contact.name}: no-slip acceleration"] * rows.shape[0]
-            else:
-                soft_contact_rows.append((np.sqrt(contact.weight) * block, np.sqrt(contact.weight) * rhs))
-        if self.root_equalities:
-            eq_rows.insert(0, D[:6])
-            eq_rhs.insert(0, -h[:6])
-            self.eq_labels = ["equation of motion (floating base)"] * 6 + self.eq_labels
-        if self.floating:
-            context.torque_matrix, context.torque_offset = D[6:], h[6:]
-        else:
-            context.torque_matrix, context.torque_offset = D, h
-        for task in self.hard_tasks:
-            matrix, vector = task.compute(context)
-            eq_rows.append(self._widen(matrix, task))
-            eq_rhs.append(vector)
-            self.eq_labels += [f"task {task.name}"] * len(vector)
+        h = robot.bias
+        self.context.torque_offset = h[6:] if self.floating else h
 
-        # Soft costs: H = Σ (√W A)ᵀ (√W A), g = −Σ (√W A)ᵀ (√W b); diagonal terms directly.
-        stacked = []
-        for task in self.row_tasks:
-            matrix, vector = task.weighted_rows(context)
-            stacked.append((self._widen(matrix, task), vector))
-        stacked += [(matrix, vector) for matrix, vector in soft_contact_rows]
-        if stacked:
-            A_soft = np.vstack([m for m, _ in stacked])
-            b_soft = np.concatenate([b for _, b in stacked])
-            H = A_soft.T @ A_soft
-            g = -(A_soft.T @ b_soft)
-        else:
-            H, g = np.zeros((n, n)), np.zeros(n)
+    def assemble(self, solver: DynamicsSolver) -> QP:
+        robot, context, n, nv = solver.robot, self.context, self.n, self.nv
+        self._fill_dynamics(robot)
+        A, b = self.A, self.b
+        if self.root_equalities:
+            A[:6] = self.D[:6]
+            b[:6] = -robot.bias[:6]
+        soft_contacts = {}
+        for contact in self.kinematic:
+            _, rows, rhs = contact.motion_constraint(robot)
+            soft_contacts[contact] = (rows, rhs)
+        for owner, rows in self.equality_slices:
+            if isinstance(owner, Contact):
+                matrix, vector = soft_contacts[owner]
+            else:
+                matrix, vector = owner.compute(context)
+            A[rows, : self._width(matrix, owner)] = matrix
+            b[rows] = vector
+
+        # Soft costs: H = 2 Σ (√W A)ᵀ (√W A), g = −2 Σ (√W A)ᵀ (√W b); diagonal terms directly.
+        A_soft, b_soft = self.A_soft, self.b_soft
+        for owner, rows in self.soft_slices:
+            if isinstance(owner, Contact):
+                matrix, vector = soft_contacts[owner]
+                scale = np.sqrt(owner.weight)
+                matrix, vector = scale * matrix, scale * vector
+            else:
+                matrix, vector = owner.weighted_rows(context)
+            A_soft[rows, : self._width(matrix, owner)] = matrix
+            b_soft[rows] = vector
+        H, g = self.H, self.g
+        np.matmul(A_soft.T, A_soft, out=H)
+        np.matmul(A_soft.T, b_soft, out=g)
+        np.negative(g, out=g)
         for task in self.diagonal_tasks:
             columns, weights, targets = task.diagonal(context)
-            H[columns, columns] += weights
+            H.flat[self._diagonal[columns]] += weights
             g[columns] -= weights * targets
         H *= 2.0
         g *= 2.0
 
         # Inequalities: friction rows (constant) and linear constraints; box on q̈ and f_z.
-        in_rows, lower, upper = [self.friction], [np.full(len(self.friction), -np.inf)], [np.zeros(len(self.friction))]
-        self.in_labels = list(self.friction_labels)
-        for constraint in self.linear:
+        C, l, u = self.C, self.l, self.u
+        for constraint, rows in self.linear_slices:
             matrix, lo, hi = constraint.rows(context)
-            in_rows.append(self._widen(matrix, constraint))
-            lower.append(lo)
-            upper.append(hi)
-            self.in_labels += [constraint.name] * len(lo)
-        lb = ub = None
-        self.box_labels = {}
+            C[rows, : self._width(matrix, constraint)] = matrix
+            l[rows] = lo
+            u[rows] = hi
+        lb, ub = self.lb, self.ub
         if self.use_box:
-            lb, ub = np.full(n, -np.inf), np.full(n, np.inf)
+            lb.fill(-np.inf)
+            ub.fill(np.inf)
             for constraint in self.bounds:
                 index, lo, hi = constraint.acceleration_bounds(context)
                 lb[index] = np.maximum(lb[index], lo)
                 ub[index] = np.minimum(ub[index], hi)
-                for i in index:
-                    self.box_labels.setdefault(int(i), []).append(constraint.name)
             for contact, column in zip(self.contacts, self.normal_columns):
-                if not contact.unilateral:
-                    continue
-                lb[column], ub[column] = solver.normal_force_bounds(contact)
-                self.box_labels[int(column)] = [f"contact {contact.name}: normal force bounds"]
-        A = np.vstack(eq_rows) if eq_rows else np.zeros((0, n))
-        b = np.concatenate(eq_rhs) if eq_rhs else np.zeros(0)
-        C = np.vstack(in_rows)
-        return QP(H, g, A, b, C, np.concatenate(lower), np.concatenate(upper), lb, ub)
+                if contact.unilateral:
+                    lb[column], ub[column] = solver.normal_force_bounds(contact)
+        return QP(H, g, A, b, C, l, u, lb, ub)
 
-    def _widen(self, matrix: np.ndarray, owner) -> np.ndarray:
-        """Pad a q̈-only matrix (nv columns) to the full width n."""
-        if matrix.shape[1] == self.n:
-            return matrix
-        if getattr(owner, "acts_on", "ddq") != "ddq" or matrix.shape[1] != self.nv:
-            raise ValueError(f"{owner!r} returned {matrix.shape[1]} columns; expected {self.nv} or {self.n}")
-        wide = np.zeros((matrix.shape[0], self.n))
-        wide[:, : self.nv] = matrix
-        return wide
+    def _width(self, matrix: np.ndarray, owner) -> int:
+        """The columns ``matrix`` fills: nv (a q̈-only block, the rest stays 0) or n."""
+        width = matrix.shape[1]
+        if width != self.n and (width != self.nv or getattr(owner, "acts_on", "ddq") != "ddq"):
+            raise ValueError(f"{owner!r} returned {width} columns; expected {self.nv} or {self.n}")
+        return width
 
     # ------------------------------------------------------------------ extraction
     def extract(self, solver: DynamicsSolver, result) -> Solution:

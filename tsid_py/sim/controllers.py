@@ -35,7 +35,7 @@ class Controller:
         return self.solver.solve(q, v)
 
 
-def humanoid_balance(robot: Robot, dt: float = 1e-3, *, qp_solver: str = "proxsuite",
+def humanoid_balance(robot: Robot, dt: float = 1e-3, *, qp_solver: str = "reduced",
                      com_kp: float = 100.0, posture_kp: float = 30.0, torso_kp: float = 100.0) -> Controller:
     """Two planar foot contacts, CoM task, torso orientation task, posture task, torque limits:
     the reference standing-balance problem of TSID's and placo's demos."""
@@ -51,7 +51,7 @@ def humanoid_balance(robot: Robot, dt: float = 1e-3, *, qp_solver: str = "proxsu
     return Controller(solver, com=com, posture=posture, torso=torso)
 
 
-def quadruped_stance(robot: Robot, dt: float = 1e-3, *, qp_solver: str = "proxsuite") -> Controller:
+def quadruped_stance(robot: Robot, dt: float = 1e-3, *, qp_solver: str = "reduced") -> Controller:
     """Four point contacts, CoM task, base orientation task, posture task, torque limits."""
     solver = DynamicsSolver(robot, dt=dt, qp_solver=qp_solver)
     for foot in robot.feet:
@@ -63,7 +63,7 @@ def quadruped_stance(robot: Robot, dt: float = 1e-3, *, qp_solver: str = "proxsu
     return Controller(solver, com=com, posture=posture, torso=torso)
 
 
-def arm_tracking(robot: Robot, dt: float = 1e-3, *, qp_solver: str = "proxsuite") -> Controller:
+def arm_tracking(robot: Robot, dt: float = 1e-3, *, qp_solver: str = "reduced") -> Controller:
     """End-effector position task, posture task, torque limits on a fixed-base arm."""
     solver = DynamicsSolver(robot, dt=dt, qp_solver=qp_solver)
     effector = solver.add_task(tasks.PositionTask(robot.end_effector, kp=200.0, weight=1.0))

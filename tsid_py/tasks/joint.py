@@ -54,6 +54,13 @@ class JointTask(PDTask):
         self.position_ref = target.copy()
         self._set_feedforward(velocity, acceleration)
 
+    def diagonal(self, context):
+        """As a soft task the cost ``Σ w_i (q̈_j_i − a*_i)²`` is diagonal in q̈:
+        ``(columns, weights, targets)`` (a hard task uses :meth:`compute`)."""
+        self.error, self.error_rate, _, _ = self.measure(context.robot)
+        rows = self._rows
+        return self._v_index[rows], self.weight[rows], self.desired_acceleration()[rows]
+
     def measure(self, robot):
         error = self.position_ref - robot.q[self._q_index]
         error_rate = self.velocity_ref - robot.v[self._v_index]
