@@ -4,6 +4,7 @@ from __future__ import annotations
 
 
 import numpy as np
+import pinocchio as pin
 import pytest
 
 import tsid_py as tp
@@ -50,3 +51,41 @@ def standing_solver(robot: tp.Robot, qp_solver="reduced", **kwargs) -> tp.Dynami
     solver.add_task(tp.tasks.CoMTask(kp=100.0, weight=1.0))
     solver.add_task(tp.tasks.JointTask(robot.q_ref, kp=10.0, weight=1e-2))
     return solver
+
+
+def check_contact_solution(robot, solver, sol, q, v):
+    """Check a solution against pinocchio, independently of the solver: the equation of
+    motion (CRBA, RNEA, frame Jacobians), the friction pyramid, the centre of pressure, the
+    normal force sign and the no-slip condition (classical acceleration of the contacts)."""
+    model, data = robot.model, robot.model.createData()
+    M = pin.crba(model, data, q)
+    M = np.triu(M) + np.triu(M, 1).T
+    h = pin.rnea(model, data, q, v, np.zeros(robot.nv))
+    pin.computeJointJacobians(model, data, q)
+    pin.updateFramePlacements(model, data)
+    generalized = np.zeros(robot.nv)
+    for name, wrench in sol.wrenches.items():
+        jacobian = pin.getFrameJacobian(model, data, model.getFrameId(name), pin.LOCAL_WORLD_ALIGNED)
+        generalized += jacobian.T @ wrench
+    residual = M @ sol.ddq + h - sol.tau - generalized
+    assert np.linalg.norm(residual) <= 1e-6 * np.linalg.norm(h)
+    assert np.all(sol.tau[:6] == 0.0)
+    # friction cone, CoP and normal force in the contact's own axes, from the world wrench
+    for name, contact in solver.contacts.items():
+        rotation = data.oMf[model.getFrameId(name)].rotation
+        force = rotation.T @ sol.wrenches[name][:3]
+        moment = rotation.T @ sol.wrenches[name][3:]
+        np.testing.assert_allclose(np.r_[force, moment], sol.local_wrenches[name], atol=1e-9)
+        tol = 1e-6 * max(1.0, force[2])
+        assert force[2] >= -tol
+        assert np.hypot(force[0], force[1]) <= contact.mu * force[2] + tol
+        if isinstance(contact, tp.PlanarContact):
+            # centre of pressure (-m_y, m_x)/f_z in the sole, multiplied through by f_z ≥ 0
+            assert abs(moment[1]) <= contact.length / 2 * force[2] + tol
+            assert abs(moment[0]) <= contact.width / 2 * force[2] + tol
+    # contact frames do not accelerate (classical acceleration, kd = kp = 0)
+    pin.forwardKinematics(model, data, q, v, sol.ddq)
+    pin.updateFramePlacements(model, data)
+    for name, contact in solver.contacts.items():
+        acc = pin.getFrameClassicalAcceleration(model, data, model.getFrameId(name), pin.LOCAL).vector
+        np.testing.assert_allclose(acc[contact.motion_rows], 0.0, atol=1e-7)

@@ -6,7 +6,7 @@ import pytest
 
 import tsid_py as tp
 
-from .conftest import load_robot, perturbed_state, standing_solver
+from .conftest import check_contact_solution, load_robot, perturbed_state, standing_solver
 
 
 @pytest.mark.parametrize("name", ["ur5", "panda"])
@@ -27,48 +27,13 @@ def test_fixed_base_hard_joint_acceleration_gives_rnea(name, rng):
         np.testing.assert_array_equal(sol.tau_actuated, sol.tau)
 
 
-def _check_contact_solution(robot, solver, sol, q, v):
-    model, data = robot.model, robot.model.createData()
-    M = pin.crba(model, data, q)
-    M = np.triu(M) + np.triu(M, 1).T
-    h = pin.rnea(model, data, q, v, np.zeros(robot.nv))
-    pin.computeJointJacobians(model, data, q)
-    pin.updateFramePlacements(model, data)
-    generalized = np.zeros(robot.nv)
-    for name, wrench in sol.wrenches.items():
-        jacobian = pin.getFrameJacobian(model, data, model.getFrameId(name), pin.LOCAL_WORLD_ALIGNED)
-        generalized += jacobian.T @ wrench
-    residual = M @ sol.ddq + h - sol.tau - generalized
-    assert np.linalg.norm(residual) <= 1e-6 * np.linalg.norm(h)
-    assert np.all(sol.tau[:6] == 0.0)
-    # friction cone, CoP and normal force in the contact's own axes, from the world wrench
-    for name, contact in solver.contacts.items():
-        rotation = data.oMf[model.getFrameId(name)].rotation
-        force = rotation.T @ sol.wrenches[name][:3]
-        moment = rotation.T @ sol.wrenches[name][3:]
-        np.testing.assert_allclose(np.r_[force, moment], sol.local_wrenches[name], atol=1e-9)
-        tol = 1e-6 * max(1.0, force[2])
-        assert force[2] >= -tol
-        assert np.hypot(force[0], force[1]) <= contact.mu * force[2] + tol
-        if isinstance(contact, tp.PlanarContact):
-            # centre of pressure (-m_y, m_x)/f_z in the sole, multiplied through by f_z ≥ 0
-            assert abs(moment[1]) <= contact.length / 2 * force[2] + tol
-            assert abs(moment[0]) <= contact.width / 2 * force[2] + tol
-    # contact frames do not accelerate (classical acceleration, kd = kp = 0)
-    pin.forwardKinematics(model, data, q, v, sol.ddq)
-    pin.updateFramePlacements(model, data)
-    for name, contact in solver.contacts.items():
-        acc = pin.getFrameClassicalAcceleration(model, data, model.getFrameId(name), pin.LOCAL).vector
-        np.testing.assert_allclose(acc[contact.motion_rows], 0.0, atol=1e-7)
-
-
 def test_talos_two_planar_contacts_random_states(talos, rng):
     solver = standing_solver(talos)
     solver.add_constraint(tp.constraints.TorqueLimits())
     for _ in range(6):
         q, v = perturbed_state(talos, rng)
         sol = solver.solve(q, v)
-        _check_contact_solution(talos, solver, sol, q, v)
+        check_contact_solution(talos, solver, sol, q, v)
 
 
 def test_quadruped_point_contacts_random_states(rng):
@@ -81,7 +46,7 @@ def test_quadruped_point_contacts_random_states(rng):
     for _ in range(4):
         q, v = perturbed_state(robot, rng)
         sol = solver.solve(q, v)
-        _check_contact_solution(robot, solver, sol, q, v)
+        check_contact_solution(robot, solver, sol, q, v)
         assert np.all(sol.local_wrenches[robot.feet[0]][3:] == 0)
 
 
