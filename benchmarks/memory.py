@@ -11,18 +11,11 @@ path keeps no per-step state: buffers are reused and nothing accumulates.
 from __future__ import annotations
 
 import argparse
-import os
 import tracemalloc
 
 from threadpoolctl import threadpool_limits
 
-from tsid_py.bench import ReferenceProblem
-
-
-def resident_megabytes() -> float:
-    with open("/proc/self/statm") as handle:
-        pages = int(handle.read().split()[1])
-    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+from tsid_py.bench import ReferenceProblem, resident_megabytes
 
 
 def main() -> None:

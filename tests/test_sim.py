@@ -102,3 +102,15 @@ def test_cli_bench_reports_timings(tmp_path, capsys):
     (report,) = json.loads(out.read_text())
     assert report["robot"] == "talos" and report["nv"] == 38 and report["median_us"] > 0
     assert sum(report["share"].values()) == pytest.approx(1.0, abs=0.05)
+
+
+def test_short_soak_with_pushes_and_a_contact_switch():
+    """The short version of benchmarks/soak.py: one 2 s cycle (a random push, then one foot
+    unloaded, lifted 1 cm and put back) without a failure, a NaN or a fall."""
+    from tsid_py.sim.soak import soak
+
+    report = soak(2000, seed=3)
+    assert report["steps"] == 2000 and not report["fell"]
+    assert report["solver_failures"] == 0 and report["nan_outputs"] == 0
+    assert report["pushes"] >= 1 and report["contact_switches"] >= 1
+    assert report["rss_mb_last"] - report["rss_mb_first"] < 5.0

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 
 import numpy as np
@@ -27,6 +28,13 @@ from threadpoolctl import threadpool_limits
 
 import tsid_py as tp
 from tsid_py.sim.controllers import humanoid_balance, quadruped_stance
+
+
+def resident_megabytes() -> float:
+    """Resident set size of this process, MB (Linux: /proc/self/statm)."""
+    with open("/proc/self/statm") as handle:
+        pages = int(handle.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def benchmark(robot_name: str, steps: int = 2000, warmup: int = 200, qp_solver: str = "reduced") -> dict:

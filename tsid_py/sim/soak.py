@@ -1,0 +1,112 @@
+"""Soak run: the balance controller for many steps in MuJoCo under random pushes and
+contact switches, counting anything that goes wrong.
+
+Each cycle (2 s) is: double support with a push of random direction and magnitude at a
+random time, then a contact switch — shift the CoM over a random foot, unload the other
+foot (0.1 s transition), hold it 1 cm up with a frame task, put it down (0.1 s transition)
+and shift the CoM back.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from .. import robots
+from ..bench import resident_megabytes
+from ..contacts import PlanarContact
+from ..errors import SolverError
+from ..tasks import FrameTask
+from .controllers import SOLE_MARGIN, humanoid_balance
+from .simulation import Simulation
+
+CYCLE = 2.0            # s
+PUSH_WINDOW = (0.1, 0.3)
+SHIFT = (0.5, 1.0)     # CoM moves over the support foot
+UNLOADED = (1.1, 1.5)  # the other foot is off the ground (after a 0.1 s unloading ramp)
+RETURN = (1.6, 2.0)    # CoM moves back after the 0.1 s loading ramp
+
+
+def _ramp(t: float, window: tuple[float, float]) -> float:
+    """Minimum-jerk 0 → 1 across ``window``."""
+    r = min(max((t - window[0]) / (window[1] - window[0]), 0.0), 1.0)
+    return r**3 * (10 - 15 * r + 6 * r**2)
+
+
+def soak(steps: int = 10_000, *, robot: str = "talos", seed: int = 0,
+         push_newtons: tuple[float, float] = (30.0, 100.0)) -> dict:
+    """Run ``steps`` control steps; return counts of solver failures, NaNs and falls, the
+    pushes and contact switches made, step times and resident memory."""
+    rng = np.random.default_rng(seed)
+    model = robots.load(robot)
+    sim = Simulation(model)
+    dt = sim.timestep
+    controller = humanoid_balance(model, dt)
+    solver = controller.solver
+    model.update(model.q_ref, model.zero_velocity())
+    centre = model.com.copy()
+    homes = {foot: model.frame_placement(model.frame_id(foot)).copy() for foot in model.feet}
+    length, width = model.sole_size
+    start_height = sim.state()[0][2]
+    counts = {"solver_failures": 0, "nan_outputs": 0, "pushes": 0, "contact_switches": 0}
+    step_times, memory, fell_at, plan = [], [], None, {}
+    for k in range(steps):
+        t = k * dt
+        phase, cycle = math.fmod(t, CYCLE), int(t // CYCLE)
+        if cycle not in plan:                       # draw this cycle's push and support foot
+            support = model.feet[rng.integers(2)]
+            plan = {cycle: {"push_at": rng.uniform(*PUSH_WINDOW), "pushed": False,
+                            "force": _horizontal(rng, push_newtons), "support": support,
+                            "swing": next(f for f in model.feet if f != support), "task": None}}
+        now = plan[cycle]
+        over = centre.copy()
+        over[:2] = homes[now["support"]].translation[:2]
+        if not now["pushed"] and phase >= now["push_at"]:
+            sim.push(now["force"], 0.1)
+            now["pushed"] = True
+            counts["pushes"] += 1
+        if phase < SHIFT[1] or now["task"] is None:
+            controller.com.set_target(centre + _ramp(phase, SHIFT) * (over - centre))
+        if phase >= SHIFT[1] and now["task"] is None and now["swing"] in solver.contacts:
+            solver.remove_contact(now["swing"], transition=0.1)
+            now["task"] = solver.add_task(FrameTask(now["swing"], homes[now["swing"]], kp=300.0, weight=10.0))
+            counts["contact_switches"] += 1
+        if now["task"] is not None and UNLOADED[0] <= phase < UNLOADED[1]:
+            target = homes[now["swing"]].copy()
+            target.translation[2] += 0.01 * min(_ramp(phase, (UNLOADED[0], UNLOADED[0] + 0.15)),
+                                                1 - _ramp(phase, (UNLOADED[1] - 0.15, UNLOADED[1])))
+            now["task"].set_target(target)
+        if phase >= UNLOADED[1] and now["task"] is not None and now["swing"] not in solver.contacts:
+            solver.remove_task(now["task"])
+            solver.add_contact(PlanarContact(now["swing"], length=SOLE_MARGIN * length,
+                                             width=SOLE_MARGIN * width, mu=0.8), transition=0.1)
+        if phase >= RETURN[0] and now["task"] is not None:
+            controller.com.set_target(over + _ramp(phase, RETURN) * (centre - over))
+        q, v = sim.state()
+        tic = time.perf_counter()
+        try:
+            solution = solver.solve(q, v)
+        except SolverError:
+            counts["solver_failures"] += 1
+            solution = None
+        step_times.append(time.perf_counter() - tic)
+        if solution is not None and not np.all(np.isfinite(solution.tau_actuated)):
+            counts["nan_outputs"] += 1
+            solution = None
+        sim.step(solution.tau_actuated if solution is not None else np.zeros(model.na))
+        if k % 1000 == 0:
+            memory.append(resident_megabytes())
+        if q[2] < 0.7 * start_height:
+            fell_at = t
+            break
+    steps_us = np.array(step_times) * 1e6
+    return {**counts, "robot": robot, "steps": len(step_times), "fell": fell_at is not None, "fell_at": fell_at,
+            "median_step_us": float(np.median(steps_us)), "p99_step_us": float(np.percentile(steps_us, 99)),
+            "rss_mb_first": memory[0], "rss_mb_last": memory[-1]}
+
+
+def _horizontal(rng: np.random.Generator, magnitude: tuple[float, float]) -> np.ndarray:
+    angle = rng.uniform(0, 2 * np.pi)
+    return rng.uniform(*magnitude) * np.array([np.cos(angle), np.sin(angle), 0.0])
