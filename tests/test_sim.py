@@ -83,8 +83,11 @@ def test_single_leg_short_hold():
 
 
 def test_reconstruct_recovers_ground_reaction_forces_short():
-    run = demos.reconstruct(duration=1.0)
-    assert run.summary["grf_vertical_rms_error_total_pct_weight"] < 5.0
+    """Per foot, not just in total: the total follows from the CoM acceleration alone, the
+    split between the feet needs the soles' friction and centre-of-pressure bounds."""
+    run = demos.reconstruct(duration=1.5)
+    assert run.summary["grf_vertical_rms_error_total_pct_weight"] < 0.1
+    assert run.summary["grf_vertical_rms_error_per_foot_pct_weight"] < 5.0
 
 
 def test_cli_demo_writes_json_and_plot(tmp_path):

@@ -13,7 +13,7 @@ Wrenches are world-aligned at each contact frame's origin, ``[f; m]``, exerted o
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pinocchio as pin
@@ -23,7 +23,8 @@ from scipy.sparse import linalg as sparse_linalg
 from ._validation import as_matrix, as_vector, positive_scalar
 from .contacts import PlanarContact
 from .errors import SolverError
-from .qp import QP
+from .qp import QP, solve_kkt
+from .reduced import ReducedBackend
 from .robot import Robot
 from .solver import DynamicsSolver
 from .tasks.effort import WrenchTask
@@ -52,6 +53,10 @@ class InverseDynamicsOverTimeResult:
     positions: np.ndarray      # (T-2, nq): the frames the other arrays refer to (1 … T-2)
     velocities: np.ndarray     # (T-2, nv)
     accelerations: np.ndarray  # (T-2, nv)
+    #: Frames (indices into the arrays above) where friction / centre-of-pressure bounds could
+    #: not all hold — finite-difference noise with the true CoP at a sole's edge — and were
+    #: dropped for that frame alone. Empty without ``friction``.
+    relaxed_frames: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -195,6 +200,12 @@ def multiple_contact_inverse_dynamics_over_time(
     bounds). Each frame's block comes from the per-step solver with ``q̈`` fixed to the
     measured acceleration; the frames are coupled only by the smoothing term, so the sparse
     KKT system is block-tridiagonal and the cost grows linearly with T.
+
+    With ``friction`` and ``smoothing_weight=0`` the frames are independent and each is
+    solved by the fast dense backend (about 0.3 ms a frame for Talos); with friction *and*
+    smoothing the stacked problem goes to ProxQP's sparse solver, which is much slower.
+    The friction and centre-of-pressure bounds are what make the split between two feet
+    well determined: without them the split follows the objective alone.
     """
     contacts = _check_contacts(robot, contacts)
     positions = as_matrix(positions, "positions", (None, robot.nq))
@@ -224,7 +235,11 @@ def multiple_contact_inverse_dynamics_over_time(
         # τ_a = T x + t with q̈ fixed: (T_f, T_q̈ a + t)
         matrix, offset = layout.context.torque_matrix, layout.context.torque_offset
         torque_maps.append((matrix[:, nv:].copy(), matrix[:, :nv] @ a + offset))
-    x = _solve_stacked(blocks, rotations, smoothing_weight)
+    relaxed = np.zeros(0, dtype=int)
+    if friction is not None and smoothing_weight == 0:
+        x, relaxed = _solve_frames(blocks)
+    else:
+        x = _solve_stacked(blocks, rotations, smoothing_weight)
 
     count = len(frames)
     local = x.reshape(count, layout.n - nv)
@@ -232,7 +247,26 @@ def multiple_contact_inverse_dynamics_over_time(
     taus = np.zeros((count, nv))
     for t, (matrix, offset) in enumerate(torque_maps):
         taus[t, 6:] = matrix @ local[t] + offset
-    return InverseDynamicsOverTimeResult(taus, wrenches, frames, velocities, accelerations)
+    return InverseDynamicsOverTimeResult(taus, wrenches, frames, velocities, accelerations, relaxed)
+
+
+def _solve_frames(blocks: list[QP]) -> tuple[np.ndarray, np.ndarray]:
+    """Without smoothing the frames are independent: solve each QP with the fast dense
+    backend (hot-started from the previous frame). A frame whose inequalities cannot all
+    hold is solved with its equalities only and reported."""
+    backend = ReducedBackend()
+    solutions, relaxed = [], []
+    for t, block in enumerate(blocks):
+        result = backend.solve(block)
+        if not result.success:
+            relaxed.append(t)
+            result = solve_kkt(QP(block.H, block.g, block.A, block.b, np.zeros((0, block.n)),
+                                  np.zeros(0), np.zeros(0)))
+            if not result.success:
+                raise SolverError(f"frame {t + 1}: the root rows cannot be balanced by the contacts",
+                                  result.status)
+        solutions.append(result.x)
+    return np.concatenate(solutions), np.array(relaxed, dtype=int)
 
 
 def _world_rotation(robot: Robot, layout) -> np.ndarray:

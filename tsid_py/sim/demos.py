@@ -258,9 +258,14 @@ def arm(robot: str = "panda", duration: float = 4.0, viewer: bool = False, **_) 
     return DemoRun("arm", robot, summary, log)
 
 
-def reconstruct(robot: str = "talos", duration: float = 3.0, viewer: bool = False, **_) -> DemoRun:
+def reconstruct(robot: str = "talos", duration: float = 3.0, viewer: bool = False, settle: float = 0.2,
+                **_) -> DemoRun:
     """Simulate the CoM sway, keep only the base and joint positions, recover torques and
-    ground-reaction forces with the over-time inverse dynamics, compare with MuJoCo's."""
+    ground-reaction forces with the over-time inverse dynamics, compare with MuJoCo's.
+
+    Recording starts after ``settle`` s: the simulation starts with the soles just touching
+    the floor, and the first ~20 ms of MuJoCo's contact settling are impacts, not the motion
+    (their finite-difference accelerations put the CoP outside the soles)."""
     model, sim = _humanoid(robot, visual=viewer)
     controller = humanoid_balance(model, sim.timestep)
     model.update(model.q_ref, model.zero_velocity())
@@ -276,19 +281,26 @@ def reconstruct(robot: str = "talos", duration: float = 3.0, viewer: bool = Fals
     original_step = sim.step
 
     def step_and_record(tau, steps=1):
-        positions.append(sim.state()[0])
-        applied.append(np.array(tau))
+        recording = sim.data.time >= settle - 1e-9
+        if recording:
+            positions.append(sim.state()[0])
+            applied.append(np.array(tau))
         original_step(tau, steps)
-        wrenches = sim.contact_wrenches()
-        measured.append([wrenches[f] for f in model.feet])
+        if recording:
+            wrenches = sim.contact_wrenches()
+            measured.append([wrenches[f] for f in model.feet])
 
     sim.step = step_and_record
-    summary, _ = _run(sim, controller, duration, update, viewer=viewer, record_wrenches=False)
+    summary, _ = _run(sim, controller, settle + duration, update, viewer=viewer, record_wrenches=False)
     positions.append(sim.state()[0])
     positions = np.array(positions)
     tic = time.perf_counter()
+    # Minimal torques with a small wrench regularisation, subject to each sole's friction
+    # pyramid and centre-of-pressure bounds (the collision soles' size): the bounds are what
+    # pin down how the weight splits between the feet.
     result = multiple_contact_inverse_dynamics_over_time(
-        model, positions, sim.timestep, model.feet, smoothing_weight=1e-3, min_torque_weight=1.0)
+        model, positions, sim.timestep, model.feet, smoothing_weight=0.0, min_torque_weight=1.0,
+        regularization=0.1, friction=sim.friction, sole_size=model.sole_size)
     solve_seconds = time.perf_counter() - tic
     # frame t of the result is step t+1: its acceleration is the one produced by the contact
     # forces MuJoCo applied during step t+1 (recorded after that step).
@@ -298,7 +310,9 @@ def reconstruct(robot: str = "talos", duration: float = 3.0, viewer: bool = Fals
     weight = model.weight
     summary.update(
         frames=int(len(positions)),
+        recording_starts_s=settle,
         id_solve_seconds=solve_seconds,
+        id_relaxed_frames=int(len(result.relaxed_frames)),
         grf_vertical_rms_error_per_foot_pct_weight=float(100 * np.sqrt(np.mean(vertical_error**2)) / weight),
         grf_vertical_rms_error_total_pct_weight=float(100 * np.sqrt(np.mean(total_error**2)) / weight),
         torque_rms_error=float(np.sqrt(np.mean((result.tau[:, 6:] - np.array(applied)[1:len(result.tau) + 1])**2))),

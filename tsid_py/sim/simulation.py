@@ -35,6 +35,7 @@ class Simulation:
         self.mujoco = _import_mujoco()
         self.robot = robot
         self.timestep = positive_scalar(timestep, "timestep")
+        self.friction = positive_scalar(friction, "friction")
         self.model = build_model(robot, timestep=self.timestep, friction=friction, visual=visual)
         self.data = self.mujoco.MjData(self.model)
         self._build_index_maps()

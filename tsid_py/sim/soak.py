@@ -104,7 +104,8 @@ def soak(steps: int = 10_000, *, robot: str = "talos", seed: int = 0,
     steps_us = np.array(step_times) * 1e6
     return {**counts, "robot": robot, "steps": len(step_times), "fell": fell_at is not None, "fell_at": fell_at,
             "median_step_us": float(np.median(steps_us)), "p99_step_us": float(np.percentile(steps_us, 99)),
-            "rss_mb_first": memory[0], "rss_mb_last": memory[-1]}
+            # the first sample after warm-up (step 1000) if the run is that long
+            "rss_mb_first": memory[min(1, len(memory) - 1)], "rss_mb_last": memory[-1]}
 
 
 def _horizontal(rng: np.random.Generator, magnitude: tuple[float, float]) -> np.ndarray:
