@@ -75,7 +75,9 @@ class DynamicsSolver:
     ----------
     robot : the :class:`~tsid_py.Robot` to control.
     dt : control period, s (used by velocity/position limits and contact transitions).
-    qp_solver : ``"proxsuite"`` (default) or any qpsolvers backend name.
+    qp_solver : ``"reduced"`` (default: null-space elimination, constraint screening and a
+        hot-started DAQP; see :mod:`tsid_py.reduced`), ``"proxsuite"`` (the full QP) or any
+        qpsolvers backend name.
     regularization : weights overriding :data:`DEFAULT_REGULARIZATION` (0 turns one off).
     actuated_root : on a floating base, leave the 6 root rows of the equation of motion free
         and report the wrench an imaginary "crane" would apply in ``tau[:6]`` (plain inverse
