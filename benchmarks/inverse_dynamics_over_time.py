@@ -9,13 +9,13 @@ per frame (constant per frame = linear growth with T).
 from __future__ import annotations
 
 import argparse
-import json
 import time
 
 import numpy as np
 import pinocchio as pin
 
 import tsid_py as tp
+from tsid_py.bench import write_json
 
 
 def swaying_trajectory(robot: tp.Robot, count: int, dt: float) -> np.ndarray:
@@ -48,9 +48,7 @@ def main(argv=None) -> dict:
         median = float(np.median(times))
         report[count] = {"median_s": median, "per_frame_us": median / count * 1e6}
         print(f"T = {count:5d}: median {median:7.3f} s   ({median / count * 1e6:6.1f} µs per frame)")
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(report, handle, indent=2)
+    write_json(args.json, report)
     return report
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from tsid_py.bench import write_json
 from tsid_py.sim.soak import soak
 
 
@@ -24,9 +25,7 @@ def main() -> None:
     args = parser.parse_args()
     report = soak(args.steps, robot=args.robot, seed=args.seed)
     print(json.dumps(report, indent=2))
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(report, handle, indent=2)
+    write_json(args.json, report)
 
 
 if __name__ == "__main__":

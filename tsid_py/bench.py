@@ -30,6 +30,13 @@ import tsid_py as tp
 from tsid_py.sim.controllers import humanoid_balance, quadruped_stance
 
 
+def write_json(path: str | None, report) -> None:
+    """Write ``report`` to ``path`` as indented JSON (nothing when no path was asked for)."""
+    if path:
+        with open(path, "w") as handle:
+            json.dump(report, handle, indent=2)
+
+
 def resident_megabytes() -> float:
     """Resident set size of this process, MB (Linux: /proc/self/statm)."""
     with open("/proc/self/statm") as handle:
@@ -107,9 +114,7 @@ def main(argv=None) -> list[dict]:
         share = ", ".join(f"{key} {100 * value:.0f}%" for key, value in report["share"].items())
         print(f"{name:6s} nv={report['nv']:2d}  median {report['median_us']:7.1f} µs  p99 {report['p99_us']:7.1f} µs"
               f"  max {report['max_us']:8.1f} µs   ({share})")
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(reports, handle, indent=2)
+    write_json(args.json, reports)
     return reports
 
 

@@ -52,6 +52,7 @@ def _plot(run, path: str) -> None:
 
 
 def _demo(args) -> int:
+    from .bench import write_json
     from .sim import demos
 
     kwargs = {"robot": args.robot} if args.robot else {}
@@ -70,9 +71,7 @@ def _demo(args) -> int:
     run = function(**kwargs)
     summary = {"demo": run.name, "robot": run.robot, **run.summary}
     print(json.dumps(summary, indent=2))
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(summary, handle, indent=2)
+    write_json(args.json, summary)
     if args.plot:
         _plot(run, args.plot)
     return 1 if summary.get("fell") else 0
