@@ -95,10 +95,13 @@ class Contact:
     def anchor_at(self, placement: pin.SE3) -> None:
         self.anchor = placement.copy()
 
-    def motion_constraint(self, robot) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(J_local, J_rows, rhs)``: the full (6, nv) LOCAL Jacobian, its constrained rows and
-        the right-hand side ``−J̇v − kd J v − kp e`` of ``J_rows q̈ = rhs`` (local axes)."""
-        jacobian = robot.frame_jacobian(self.frame_id, pin.LOCAL)
+    def motion_constraint(self, robot, jacobian: np.ndarray | None = None
+                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(J_local, J_rows, rhs)``: the full (6, nv) LOCAL Jacobian (pass it if already
+        fetched at this state), its constrained rows and the right-hand side
+        ``−J̇v − kd J v − kp e`` of ``J_rows q̈ = rhs`` (local axes)."""
+        if jacobian is None:
+            jacobian = robot.frame_jacobian(self.frame_id, pin.LOCAL)
         rows = self.motion_rows
         drift = robot.frame_drift(self.frame_id, pin.LOCAL)[rows]
         rhs = -drift

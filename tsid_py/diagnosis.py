@@ -27,17 +27,10 @@ def diagnose(solver, qp: QP, status: str) -> SolverError:
     layout = solver._layout
     equality_labels = list(getattr(layout, "eq_labels", [])) or ["equality"] * qp.A.shape[0]
     inequality_labels = list(getattr(layout, "in_labels", [])) or ["inequality"] * qp.C.shape[0]
-    rows, lower, upper, labels = [qp.C], [qp.l], [qp.u], list(inequality_labels)
-    if qp.lb is not None:
-        bounded = np.flatnonzero(np.isfinite(qp.lb) | np.isfinite(qp.ub))
-        eye = np.eye(qp.n)[bounded]
-        rows.append(eye)
-        lower.append(qp.lb[bounded])
-        upper.append(qp.ub[bounded])
-        box_labels = getattr(layout, "box_labels", {})
-        labels += [" / ".join(box_labels.get(int(i), ["variable bounds"])) for i in bounded]
-    C = np.vstack(rows)
-    l, u = np.concatenate(lower), np.concatenate(upper)
+    C, l, u = qp.rows_with_box()
+    box_labels = getattr(layout, "box_labels", {})
+    labels = list(inequality_labels) + [" / ".join(box_labels.get(int(i), ["variable bounds"]))
+                                        for i in qp.bounded_variables()]
     slacks = _elastic_slacks(qp, C, l, u)
     if slacks is None:
         return SolverError(f"QP backend {solver.backend.name!r} failed ({status}) and the elastic "

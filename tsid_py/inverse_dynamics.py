@@ -298,17 +298,7 @@ def _solve_stacked(blocks: list[QP], rotations: list[np.ndarray], smoothing_weig
     g = np.concatenate([block.g for block in blocks])
     A = sparse.block_diag([block.A for block in blocks], format="csc")
     b = np.concatenate([block.b for block in blocks])
-    C_blocks, lower, upper = [], [], []
-    for block in blocks:
-        rows, lo, hi = [block.C], [block.l], [block.u]
-        if block.lb is not None:
-            bounded = np.flatnonzero(np.isfinite(block.lb) | np.isfinite(block.ub))
-            rows.append(np.eye(block.n)[bounded])
-            lo.append(block.lb[bounded])
-            hi.append(block.ub[bounded])
-        C_blocks.append(np.vstack(rows))
-        lower.append(np.concatenate(lo))
-        upper.append(np.concatenate(hi))
+    C_blocks, lower, upper = zip(*(block.rows_with_box() for block in blocks))
     C = sparse.block_diag(C_blocks, format="csc")
     if C.shape[0] == 0:
         return _solve_equality_constrained(H.tocsc(), g, A, b)

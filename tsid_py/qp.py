@@ -34,6 +34,23 @@ class QP:
     def n(self) -> int:
         return self.H.shape[0]
 
+    def bounded_variables(self) -> np.ndarray:
+        """Indices of the variables with a finite box bound."""
+        if self.lb is None:
+            return np.zeros(0, dtype=int)
+        return np.flatnonzero(np.isfinite(self.lb) | np.isfinite(self.ub))
+
+    def rows_with_box(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``l ≤ C x ≤ u`` with the finite box bounds appended as unit rows (in the order of
+        :meth:`bounded_variables`)."""
+        bounded = self.bounded_variables()
+        unit = np.zeros((bounded.size, self.n))
+        unit[np.arange(bounded.size), bounded] = 1.0
+        box_lower = self.lb[bounded] if bounded.size else np.zeros(0)
+        box_upper = self.ub[bounded] if bounded.size else np.zeros(0)
+        return (np.vstack([self.C, unit]), np.concatenate([self.l, box_lower]),
+                np.concatenate([self.u, box_upper]))
+
     def copy(self) -> "QP":
         """A deep copy (the solver reuses its buffers from one step to the next)."""
         return QP(*(None if value is None else value.copy() for value in

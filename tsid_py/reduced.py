@@ -106,7 +106,7 @@ class ReducedBackend(Backend):
         self._working: np.ndarray = np.zeros(0, dtype=int)   # indices into the stacked rows
         self._rows_signature = None
         self.rounds = 0          # screening rounds of the last solve (for the benchmarks)
-        self._stack = None       # (bounded columns, C buffer, l buffer, u buffer)
+        self._stack = None       # (shape key, C buffer, l buffer, u buffer)
 
     def reset(self) -> None:
         self._model = None
@@ -114,20 +114,20 @@ class ReducedBackend(Backend):
         self._working = np.zeros(0, dtype=int)
 
     def _stacked_rows(self, qp: QP) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``l ≤ C x ≤ u`` with the finite box bounds appended as unit rows (in buffers kept
-        while the bounded variables are the same)."""
-        bounded = () if qp.lb is None else tuple(np.flatnonzero(np.isfinite(qp.lb) | np.isfinite(qp.ub)))
-        if not bounded:
+        """:meth:`QP.rows_with_box`, built once and then refreshed in place while the bounded
+        variables and the row count stay the same (the control loop's case)."""
+        bounded = qp.bounded_variables()
+        if bounded.size == 0:
             return qp.C, qp.l, qp.u
-        m = qp.C.shape[0]
-        if self._stack is None or self._stack[0] != bounded or self._stack[1].shape != (m + len(bounded), qp.n):
-            unit = np.zeros((len(bounded), qp.n))
-            unit[np.arange(len(bounded)), bounded] = 1.0
-            self._stack = (bounded, np.vstack([qp.C, unit]), np.zeros(m + len(bounded)), np.zeros(m + len(bounded)))
+        key = (qp.C.shape, tuple(bounded))
+        if self._stack is None or self._stack[0] != key:
+            self._stack = (key, *qp.rows_with_box())
+            return self._stack[1:]
         _, C, l, u = self._stack
+        m = qp.C.shape[0]
         C[:m] = qp.C
-        l[:m], l[m:] = qp.l, qp.lb[list(bounded)]
-        u[:m], u[m:] = qp.u, qp.ub[list(bounded)]
+        l[:m], l[m:] = qp.l, qp.lb[bounded]
+        u[:m], u[m:] = qp.u, qp.ub[bounded]
         return C, l, u
 
     # ------------------------------------------------------------------ solving

@@ -360,26 +360,29 @@ class _Layout:
                 self.box_labels[int(column)] = [f"contact {contact.name}: normal force bounds"]
 
     # ------------------------------------------------------------------ assembly
-    def _fill_dynamics(self, robot: Robot) -> None:
-        """``D = [M, −J_1ᵀ, …]`` and the torque offset at the robot's current state."""
+    def _fill_dynamics(self, robot: Robot) -> dict:
+        """``D = [M, −J_1ᵀ, …]`` and the torque offset at the robot's current state; returns
+        the contacts' LOCAL Jacobians, for their no-slip rows."""
         D = self.D
         D[:, : self.nv] = robot.mass_matrix
+        jacobians = {}
         for contact in self.contacts:
-            jacobian = robot.frame_jacobian(contact.frame_id, pin.LOCAL)
+            jacobians[contact] = jacobian = robot.frame_jacobian(contact.frame_id, pin.LOCAL)
             D[:, self.columns[contact.name]] = -jacobian[: contact.size].T
         h = robot.bias
         self.context.torque_offset = h[6:] if self.floating else h
+        return jacobians
 
     def assemble(self, solver: DynamicsSolver) -> QP:
-        robot, context, n, nv = solver.robot, self.context, self.n, self.nv
-        self._fill_dynamics(robot)
+        robot, context = solver.robot, self.context
+        jacobians = self._fill_dynamics(robot)
         A, b = self.A, self.b
         if self.root_equalities:
             A[:6] = self.D[:6]
             b[:6] = -robot.bias[:6]
         soft_contacts = {}
         for contact in self.kinematic:
-            _, rows, rhs = contact.motion_constraint(robot)
+            _, rows, rhs = contact.motion_constraint(robot, jacobians[contact])
             soft_contacts[contact] = (rows, rhs)
         for owner, rows in self.equality_slices:
             if isinstance(owner, Contact):

@@ -51,16 +51,15 @@ def soak(steps: int = 10_000, *, robot: str = "talos", seed: int = 0,
     length, width = model.sole_size
     start_height = sim.state()[0][2]
     counts = {"solver_failures": 0, "nan_outputs": 0, "pushes": 0, "contact_switches": 0}
-    step_times, memory, fell_at, plan = [], [], None, {}
+    step_times, memory, fell_at, now_cycle, now = [], [], None, None, None
     for k in range(steps):
         t = k * dt
         phase, cycle = math.fmod(t, CYCLE), int(t // CYCLE)
-        if cycle not in plan:                       # draw this cycle's push and support foot
+        if cycle != now_cycle:                      # draw this cycle's push and support foot
             support = model.feet[rng.integers(2)]
-            plan = {cycle: {"push_at": rng.uniform(*PUSH_WINDOW), "pushed": False,
-                            "force": _horizontal(rng, push_newtons), "support": support,
-                            "swing": next(f for f in model.feet if f != support), "task": None}}
-        now = plan[cycle]
+            now_cycle, now = cycle, {"push_at": rng.uniform(*PUSH_WINDOW), "pushed": False,
+                                     "force": _horizontal(rng, push_newtons), "support": support,
+                                     "swing": next(f for f in model.feet if f != support), "task": None}
         over = centre.copy()
         over[:2] = homes[now["support"]].translation[:2]
         if not now["pushed"] and phase >= now["push_at"]:
