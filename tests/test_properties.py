@@ -54,12 +54,14 @@ def _check(name, joints, velocity, tilt, com_offset, torque_scale):
     torque = np.abs(solution.tau_actuated[limits.index])
     assert np.all(torque <= limits.effort * (1 + 1e-7) + 1e-9)
     # Same inputs, same outputs: a fresh controller gives the same bits; the same solver
-    # asked again (hot-started) gives the same solution to round-off.
+    # asked again (hot-started: the active set is reused and solved directly instead of by
+    # DAQP) gives the same solution to round-off. The reduced Hessian's condition number is
+    # up to ~1e8 (the 1e-8 force regularisation fixes the force split), hence 1e-6.
     twin, _ = _controller(name, torque_scale)
     twin.com.set_target(controller.com.position_ref)
     np.testing.assert_array_equal(twin.solver.solve(q, v).x, solution.x)
     again = solver.solve(q, v)
-    np.testing.assert_allclose(again.x, solution.x, rtol=0, atol=1e-9 * np.abs(solution.x).max())
+    np.testing.assert_allclose(again.x, solution.x, rtol=0, atol=1e-6 * np.abs(solution.x).max())
     return torque / limits.effort
 
 

@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 
 import tsid_py as tp
-from tsid_py.reduced import NullSpace
+from tsid_py import _kernels
+from tsid_py.qp import QP, LeastSquaresCost
+from tsid_py.reduced import BasisElimination, OrthonormalElimination, reduced_cost
 from tsid_py.sim.controllers import humanoid_balance, quadruped_stance
 
 from .conftest import load_robot, perturbed_state
@@ -24,16 +26,67 @@ def objective(qp, x) -> float:
     return 0.5 * x @ qp.H @ x + qp.g @ x
 
 
-def test_null_space_parametrises_the_equalities(rng):
+def _basis(A, b):
+    return BasisElimination(A, b, *BasisElimination.choose_basis(A))
+
+
+@pytest.mark.parametrize("eliminate", [_basis, OrthonormalElimination])
+def test_elimination_parametrises_the_equalities(eliminate, rng):
     A = rng.normal(size=(18, 50))
     b = rng.normal(size=18)
-    space = NullSpace(A, b)
-    assert space.full_rank
+    elimination = eliminate(A, b)
     z = rng.normal(size=32)
-    np.testing.assert_allclose(A @ space.expand(z), b, atol=1e-10)
-    np.testing.assert_allclose(A @ space.Z, 0.0, atol=1e-12)
-    np.testing.assert_allclose(space.Z.T @ space.Z, np.eye(32), atol=1e-12)
-    assert not NullSpace(np.vstack([A, A[:1]]), np.r_[b, b[:1]]).full_rank
+    np.testing.assert_allclose(A @ elimination.expand(z), b, atol=1e-10)
+    Z = elimination.reduce_rows(np.eye(50))                      # Z itself
+    np.testing.assert_allclose(A @ Z, 0.0, atol=1e-10)
+    assert np.linalg.matrix_rank(Z) == 32
+    np.testing.assert_allclose(elimination.expand(z), elimination.particular + Z @ z, atol=1e-12)
+    v, d = rng.normal(size=50), rng.uniform(0.1, 2.0, size=50)
+    np.testing.assert_allclose(elimination.reduce_vector(v), Z.T @ v, atol=1e-10)
+    np.testing.assert_allclose(elimination.reduce_diagonal(d), Z.T @ np.diag(d) @ Z, atol=1e-10)
+
+
+def test_redundant_equalities_are_detected(rng):
+    A = rng.normal(size=(18, 50))
+    b = rng.normal(size=18)
+    assert BasisElimination.choose_basis(np.vstack([A, A[:1]])) is None
+    assert OrthonormalElimination(np.vstack([A, A[:1]]), np.r_[b, b[:1]]).consistent
+    assert not OrthonormalElimination(np.vstack([A, A[:1]]), np.r_[b, b[:1] + 1.0]).consistent
+
+
+def test_kernels_match_the_numpy_reduction(rng):
+    """The compiled elimination and cost reduction equal the numpy ones on a random
+    least-squares QP; the equality-constrained solve on a given active set satisfies its
+    KKT system."""
+    n, m = 50, 18
+    A, b = rng.normal(size=(m, n)), rng.normal(size=m)
+    cost = LeastSquaresCost(rng.normal(size=(38, n)), rng.normal(size=38), rng.uniform(0, 1, n), rng.normal(size=n))
+    basis, free = BasisElimination.choose_basis(A)
+    reference = BasisElimination(A, b, basis, free)
+    E, x_basis = np.empty((m, n - m)), np.empty(m)
+    assert _kernels.eliminate_basis(A, b, basis, free, E, x_basis) > 1e-6
+    np.testing.assert_allclose(E, reference.E, atol=1e-10)
+    np.testing.assert_allclose(x_basis, reference.particular[basis], atol=1e-10)
+    qp = QP(None, None, A, b, np.zeros((0, n)), np.zeros(0), np.zeros(0), cost=cost)
+    H_ref, g_ref = reduced_cost(qp, reference)
+    H, g = _kernels.reduce_least_squares(cost.R, cost.s, cost.d, cost.e, basis, free, E, x_basis)
+    np.testing.assert_allclose(H, H_ref, atol=1e-9 * np.abs(H_ref).max())
+    np.testing.assert_allclose(g, g_ref, atol=1e-9 * np.abs(g_ref).max())
+    # Two rows of C held at their bounds: stationarity, the held rows, and the reported checks.
+    C = rng.normal(size=(6, n))
+    l, u = np.full(6, -np.inf), np.full(6, np.inf)
+    u[1], l[4] = -5.0, 5.0
+    active, at_upper = np.array([1, 4]), np.array([True, False])
+    code, x, violated = _kernels.solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper,
+                                                     1e-7, 1e-9)
+    np.testing.assert_allclose(A @ x, b, atol=1e-9)
+    np.testing.assert_allclose(C[active] @ x, [-5.0, 5.0], atol=1e-9)
+    Z = reference.reduce_rows(np.eye(n))
+    K = C[active] @ Z
+    multipliers = np.linalg.lstsq(K.T, -(H_ref @ np.linalg.lstsq(Z, x - reference.particular, rcond=None)[0]
+                                           + g_ref), rcond=None)[0]
+    assert code == (0 if multipliers[0] >= 0 and multipliers[1] <= 0 else 1)
+    assert not violated.any()
 
 
 def _paired_controllers(name):

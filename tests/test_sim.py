@@ -104,7 +104,9 @@ def test_cli_bench_reports_timings(tmp_path, capsys):
     cli_main(["bench", "--robot", "talos", "--steps", "50", "--warmup", "10", "--json", str(out)])
     (report,) = json.loads(out.read_text())
     assert report["robot"] == "talos" and report["nv"] == 38 and report["median_us"] > 0
-    assert sum(report["share"].values()) == pytest.approx(1.0, abs=0.05)
+    phases = [report["share"][key] for key in ("dynamics", "assembly", "qp", "extraction")]
+    assert all(value > 0 for value in phases) and 0 <= report["share"]["other"] < 0.5
+    assert report["computeAllTerms_us"] > 0
 
 
 def test_short_soak_with_pushes_and_a_contact_switch():

@@ -19,30 +19,85 @@ BIG = 1e20
 
 
 @dataclass
+class LeastSquaresCost:
+    """A cost kept in factored form, ``‖R x − s‖² + Σᵢ dᵢ xᵢ² − 2 eᵀx`` (+ a constant):
+
+        H = 2 (RᵀR + diag(d)),   g = −2 (Rᵀs + e).
+
+    ``R`` stacks the soft tasks' rows scaled by √weight; ``d`` and ``e`` hold the costs that
+    act on single variables (posture, regularisation). Backends that eliminate variables
+    reduce ``R`` and ``d`` instead of the n×n Hessian, which is cheaper.
+    """
+
+    R: np.ndarray
+    s: np.ndarray
+    d: np.ndarray
+    e: np.ndarray
+
+    def hessian(self) -> np.ndarray:
+        H = self.R.T @ self.R
+        H.flat[:: H.shape[0] + 1] += self.d
+        return 2.0 * H
+
+    def gradient(self) -> np.ndarray:
+        return -2.0 * (self.R.T @ self.s + self.e)
+
+    def copy(self) -> "LeastSquaresCost":
+        return LeastSquaresCost(self.R.copy(), self.s.copy(), self.d.copy(), self.e.copy())
+
+
 class QP:
-    H: np.ndarray
-    g: np.ndarray
-    A: np.ndarray
-    b: np.ndarray
-    C: np.ndarray
-    l: np.ndarray
-    u: np.ndarray
-    lb: np.ndarray | None = None
-    ub: np.ndarray | None = None
+    """``H, g`` are given directly, or as a :class:`LeastSquaresCost` (``cost=``) from
+    which they are formed on first use.
+
+    ``stacked = (C_all, l_all, u_all, columns)`` lets a builder that reuses its buffers hand
+    over the inequality rows already stacked with the box: ``C, l, u`` are the leading rows
+    of ``C_all, l_all, u_all`` and the trailing rows of ``C_all`` are unit rows on
+    ``columns`` (whose bounds may be infinite); :meth:`rows_with_box` then only copies the
+    box's current bounds.
+    """
+
+    def __init__(self, H, g, A, b, C, l, u, lb=None, ub=None, *, cost: LeastSquaresCost | None = None,
+                 stacked: tuple | None = None):
+        if (H is None or g is None) and cost is None:
+            raise ValueError("QP needs H and g, or a cost")
+        self._H, self._g, self.cost, self.stacked = H, g, cost, stacked
+        self.A, self.b, self.C, self.l, self.u, self.lb, self.ub = A, b, C, l, u, lb, ub
+
+    @property
+    def H(self) -> np.ndarray:
+        if self._H is None:
+            self._H = self.cost.hessian()
+        return self._H
+
+    @property
+    def g(self) -> np.ndarray:
+        if self._g is None:
+            self._g = self.cost.gradient()
+        return self._g
 
     @property
     def n(self) -> int:
-        return self.H.shape[0]
+        return self.A.shape[1]
 
     def bounded_variables(self) -> np.ndarray:
-        """Indices of the variables with a finite box bound."""
+        """Indices of the variables with a box row: those with a finite bound (or those the
+        builder stacked)."""
+        if self.stacked is not None:
+            return self.stacked[3]
         if self.lb is None:
             return np.zeros(0, dtype=int)
         return np.flatnonzero(np.isfinite(self.lb) | np.isfinite(self.ub))
 
     def rows_with_box(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``l ≤ C x ≤ u`` with the finite box bounds appended as unit rows (in the order of
+        """``l ≤ C x ≤ u`` with the box bounds appended as unit rows (in the order of
         :meth:`bounded_variables`)."""
+        if self.stacked is not None:
+            C_all, l_all, u_all, columns = self.stacked
+            m = self.C.shape[0]
+            l_all[m:] = self.lb[columns]
+            u_all[m:] = self.ub[columns]
+            return C_all, l_all, u_all
         bounded = self.bounded_variables()
         unit = np.zeros((bounded.size, self.n))
         unit[np.arange(bounded.size), bounded] = 1.0
@@ -54,7 +109,8 @@ class QP:
     def copy(self) -> "QP":
         """A deep copy (the solver reuses its buffers from one step to the next)."""
         return QP(*(None if value is None else value.copy() for value in
-                    (self.H, self.g, self.A, self.b, self.C, self.l, self.u, self.lb, self.ub)))
+                    (self._H, self._g, self.A, self.b, self.C, self.l, self.u, self.lb, self.ub)),
+                  cost=None if self.cost is None else self.cost.copy())
 
     def fix_variables(self, index: np.ndarray, values: np.ndarray) -> "QP":
         """The QP in the remaining variables once ``x[index] = values`` is substituted.
@@ -89,6 +145,7 @@ class QPResult:
     status: str
     success: bool
     iterations: int = 0
+    active: np.ndarray | None = None    # indices of the active rows, when the backend tells
 
 
 class Backend:

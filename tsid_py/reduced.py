@@ -1,27 +1,38 @@
-"""The fast backend: eliminate the equalities, screen the inequalities, hot-start DAQP.
+"""The fast backend: eliminate the equalities, guess the active set, fall back to DAQP.
 
 A control step's QP has many equalities (the 6 floating-base rows of the equation of motion,
 6 no-slip rows per planar contact) and many inequality rows that are rarely active (torque
-limits). Three exact reductions make it small:
+limits), and it changes little from one step to the next. Four exact reductions make it
+cheap:
 
-1. **Null-space elimination.** With ``Aᵀ = Q R`` (Householder QR, ``Q = [Y Z]``), every
-   ``x`` with ``A x = b`` is ``x = x_p + Z z`` where ``x_p = Y R⁻ᵀ b``. The QP becomes
+1. **Elimination.** Every ``x`` with ``A x = b`` is ``x = x_p + Z z``. The QP becomes
 
        minimise ½ zᵀ (Zᵀ H Z) z + (Zᵀ (g + H x_p))ᵀ z   s.t.  l − C x_p ≤ C Z z ≤ u − C x_p
 
-   in ``n − m`` variables (50 → 32 for Talos on two feet).
-2. **Constraint screening.** Only a working set ``W`` of the inequality rows enters the
-   reduced QP: the rows active at the previous solution. The solution is then checked
-   against *all* rows; violated rows join ``W`` and the QP is solved again. When the check
-   passes, the answer is optimal for the full problem (it solves a relaxation and is
-   feasible), so the result is the same as with every row present.
-3. **Hot start.** A :class:`daqp.Model` is kept while the sizes hold; its active set carries
-   over from one control step to the next, so a step usually takes zero or one active-set
-   iteration.
+   in ``n − m`` variables (50 → 32 for Talos on two feet). :class:`BasisElimination` splits
+   the variables into ``m`` basic ones ``x_B`` and the free ones ``x_N = z``:
+   ``x_B = A_B⁻¹ (b − A_N z)``, i.e. ``Z = P [−E; I]`` with ``E = A_B⁻¹ A_N``. One LU of the
+   m × m block ``A_B`` a step; the choice of basic columns (a column-pivoted QR of ``A``) is
+   kept while that LU stays well conditioned. Redundant equalities go through
+   :class:`OrthonormalElimination` (a pivoted QR of ``Aᵀ``).
+2. **Factored cost.** With the cost given as ``‖R x − s‖² + Σ dᵢxᵢ² − 2eᵀx``
+   (:class:`~tsid_py.qp.LeastSquaresCost`), ``ZᵀHZ = 2((RZ)ᵀ(RZ) + Zᵀdiag(d)Z)``: the n × n
+   Hessian is never formed.
+3. **Active-set guess.** The rows active at the previous step, held at the same bounds, make
+   an equality-constrained QP solved by one Cholesky factorisation and a small Schur
+   complement. If its multipliers have the right signs and its solution satisfies *every*
+   row, it satisfies the KKT conditions of the full QP: it is the optimum. Steps 1–3 run in
+   compiled kernels (:mod:`tsid_py._kernels`) when the cost is factored and the equalities
+   independent — the control loop's case; otherwise in numpy, straight to step 4.
+4. **Screened DAQP.** Otherwise a kept :class:`daqp.Model` solves the reduced QP over a
+   working set ``W`` of rows (the guess plus the rows it violated); the solution is checked
+   against all rows, violated rows join ``W``, and the last round uses every row. When the
+   check passes the answer is optimal for the full problem (it solves a relaxation and is
+   feasible).
 
 Box bounds ``lb ≤ x ≤ ub`` are rows like any other here (after elimination they no longer
-act on single variables). Redundant equalities are reduced to an independent subset
-(:class:`NullSpace`); contradictory ones make the solve fail, for the diagnosis to explain.
+act on single variables). Contradictory equalities make the solve fail, for the diagnosis
+to explain.
 """
 
 from __future__ import annotations
@@ -30,6 +41,7 @@ import numpy as np
 import scipy.linalg
 from scipy.linalg import lapack
 
+from . import _kernels
 from .qp import QP, Backend, QPResult
 
 #: Stand-in for an infinite bound (DAQP treats ±1e30 as unbounded).
@@ -39,8 +51,16 @@ INFINITE = 1e30
 #: max(1, |bound|)) is a violation that sends it into the working set.
 FEASIBILITY_TOLERANCE = 1e-7
 
+#: A multiplier of the guessed active set with the wrong sign beyond this (relative to
+#: 1 + the largest multiplier) means the guess is not optimal.
+DUAL_TOLERANCE = 1e-9
+
 #: ``|R_ii| < RANK_TOLERANCE · max |R_jj|`` marks the equalities as rank-deficient.
 RANK_TOLERANCE = 1e-10
+
+#: The basic columns are chosen again when the LU of ``A_B`` has
+#: ``min |U_ii| < BASIS_TOLERANCE · max |U_ii|`` (a cheap conditioning estimate).
+BASIS_TOLERANCE = 1e-6
 
 #: Redundant equalities are consistent if they hold at the particular solution to this
 #: (relative to max(1, |b|)).
@@ -50,33 +70,117 @@ _DAQP_EXIT = {1: "optimal", 2: "soft optimal", -1: "infeasible", -2: "cycling", 
               -4: "iteration limit", -5: "non-convex", -6: "overdetermined initial active set"}
 
 
-class NullSpace:
-    """``{x : A x = b} = {x_p + Z z}`` from one Householder QR of ``Aᵀ`` (LAPACK dgeqrf and
-    dorgqr, called directly: numpy's wrappers cost more than the factorisation here).
+# ---------------------------------------------------------------------------- eliminations
+class Elimination:
+    """``{x : A x = b} = {x_p + Z z}``; ``Z`` is applied, never required in full."""
 
-    Redundant rows (a hard task that repeats a contact's constraint, a full hard q̈ task on
-    a robot in contact) are found by a column-pivoted QR instead; ``consistent`` tells
-    whether the dropped rows hold at ``x_p`` (if not, the equalities contradict each other).
-    """
+    particular: np.ndarray
+    consistent = True
+
+    def reduce_rows(self, K: np.ndarray) -> np.ndarray:
+        """``K Z``."""
+        raise NotImplementedError
+
+    def reduce_vector(self, v: np.ndarray) -> np.ndarray:
+        """``Zᵀ v``."""
+        raise NotImplementedError
+
+    def reduce_diagonal(self, d: np.ndarray) -> np.ndarray:
+        """``Zᵀ diag(d) Z``."""
+        raise NotImplementedError
+
+    def expand(self, z: np.ndarray) -> np.ndarray:
+        """``x_p + Z z``."""
+        raise NotImplementedError
+
+
+class NoElimination(Elimination):
+    """No equalities: ``Z = I``, ``x_p = 0``."""
+
+    def __init__(self, n: int):
+        self.particular = np.zeros(n)
+
+    def reduce_rows(self, K):
+        return K
+
+    def reduce_vector(self, v):
+        return v
+
+    def reduce_diagonal(self, d):
+        return np.diag(d)
+
+    def expand(self, z):
+        return z
+
+
+class BasisElimination(Elimination):
+    """``x_B = A_B⁻¹ (b − A_N x_N)`` for the basic columns ``basis`` and the free columns
+    ``free`` (``Z = P [−E; I]``, ``E = A_B⁻¹ A_N``). ``well_conditioned`` is False when the
+    LU of ``A_B`` is singular or nearly so; the caller then picks another basis."""
+
+    def __init__(self, A: np.ndarray, b: np.ndarray, basis: np.ndarray, free: np.ndarray):
+        self.basis, self.free = basis, free
+        factors, pivots, info = lapack.dgetrf(A[:, basis])
+        diagonal = np.abs(factors.diagonal())
+        self.well_conditioned = info == 0 and diagonal.min() > BASIS_TOLERANCE * diagonal.max()
+        if not self.well_conditioned:
+            return
+        k = free.size
+        rhs = np.empty((basis.size, k + 1), order="F")
+        rhs[:, :k] = A[:, free]
+        rhs[:, k] = b
+        solution, _ = lapack.dgetrs(factors, pivots, rhs, overwrite_b=1)
+        self.E = solution[:, :k]
+        self.particular = np.zeros(A.shape[1])
+        self.particular[basis] = solution[:, k]
+
+    @classmethod
+    def from_factors(cls, basis: np.ndarray, free: np.ndarray, E: np.ndarray, x_basis: np.ndarray):
+        """The elimination for ``E`` and ``x_B`` already computed (by the compiled kernel)."""
+        elimination = cls.__new__(cls)
+        elimination.basis, elimination.free, elimination.E = basis, free, E
+        elimination.well_conditioned = True
+        elimination.particular = np.zeros(basis.size + free.size)
+        elimination.particular[basis] = x_basis
+        return elimination
+
+    @staticmethod
+    def choose_basis(A: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(basis, free)`` column indices from a column-pivoted QR of ``A`` (the best
+        conditioned choice, greedily), or None when the rows of ``A`` are dependent."""
+        m = A.shape[0]
+        R, order = scipy.linalg.qr(A, mode="r", pivoting=True)
+        diagonal = np.abs(np.diagonal(R))
+        if m > A.shape[1] or diagonal.size < m or diagonal[m - 1] <= RANK_TOLERANCE * diagonal[0]:
+            return None
+        return np.sort(order[:m]).astype(np.intp), np.sort(order[m:]).astype(np.intp)
+
+    def reduce_rows(self, K):
+        return K[:, self.free] - K[:, self.basis] @ self.E
+
+    def reduce_vector(self, v):
+        return v[self.free] - self.E.T @ v[self.basis]
+
+    def reduce_diagonal(self, d):
+        E = self.E
+        out = E.T @ (d[self.basis, None] * E)
+        out.flat[:: E.shape[1] + 1] += d[self.free]
+        return out
+
+    def expand(self, z):
+        x = self.particular.copy()
+        x[self.free] = z
+        x[self.basis] -= self.E @ z
+        return x
+
+
+class OrthonormalElimination(Elimination):
+    """``Z`` with orthonormal columns from a column-pivoted QR of ``Aᵀ``, which also finds
+    redundant rows (a hard task repeating a contact's constraint, a full hard q̈ task on a
+    robot in contact); ``consistent`` tells whether the dropped rows hold at ``x_p`` (if not,
+    the equalities contradict each other)."""
 
     def __init__(self, A: np.ndarray, b: np.ndarray):
-        m, n = A.shape
-        factors, tau, _, info = lapack.dgeqrf(A.T)
-        diagonal = np.abs(np.diagonal(factors))
-        self.full_rank = (info == 0 and m <= n
-                          and diagonal.min(initial=np.inf) > RANK_TOLERANCE * diagonal.max(initial=0.0))
-        self.consistent = True
-        if self.full_rank:
-            square = np.zeros((n, n), order="F")
-            square[:, :m] = factors
-            Q, _, info = lapack.dorgqr(square, tau, overwrite_a=1)
-            y, _ = lapack.dtrtrs(factors[:m, :m], b, lower=0, trans=1)
-            self.Z = Q[:, m:]
-            self.particular = Q[:, :m] @ y
-        else:
-            self._reduce_redundant(A, b)
-
-    def _reduce_redundant(self, A: np.ndarray, b: np.ndarray) -> None:
         Q, R, order = scipy.linalg.qr(A.T, pivoting=True)
         diagonal = np.abs(np.diagonal(R))
         rank = int(np.sum(diagonal > RANK_TOLERANCE * max(diagonal.max(initial=0.0), 1e-300)))
@@ -86,12 +190,37 @@ class NullSpace:
         residual = np.abs(A @ self.particular - b).max(initial=0.0)
         self.consistent = residual <= CONSISTENCY_TOLERANCE * (1.0 + np.abs(b).max(initial=0.0))
 
-    def expand(self, z: np.ndarray) -> np.ndarray:
+    def reduce_rows(self, K):
+        return K @ self.Z
+
+    def reduce_vector(self, v):
+        return self.Z.T @ v
+
+    def reduce_diagonal(self, d):
+        return self.Z.T @ (d[:, None] * self.Z)
+
+    def expand(self, z):
         return self.particular + self.Z @ z
 
 
+def reduced_cost(qp: QP, elimination: Elimination) -> tuple[np.ndarray, np.ndarray]:
+    """``(ZᵀHZ, Zᵀ(g + H x_p))``, from the factored cost when the QP has one."""
+    x_p = elimination.particular
+    cost = qp.cost
+    if cost is None:
+        HZ = elimination.reduce_rows(qp.H)
+        return elimination.reduce_rows(HZ.T), elimination.reduce_vector(qp.g + qp.H @ x_p)
+    RZ = elimination.reduce_rows(cost.R)
+    H = RZ.T @ RZ
+    H += elimination.reduce_diagonal(cost.d)
+    g = RZ.T @ (cost.R @ x_p - cost.s)
+    g += elimination.reduce_vector(cost.d * x_p - cost.e)
+    return 2.0 * H, 2.0 * g
+
+
+# ---------------------------------------------------------------------------- backend
 class ReducedBackend(Backend):
-    """Null-space elimination + constraint screening + hot-started DAQP (see the module
+    """Elimination + active-set guess + screened, hot-started DAQP (see the module
     docstring). Results equal the full QP's to the solver's tolerance."""
 
     name = "reduced"
@@ -99,23 +228,29 @@ class ReducedBackend(Backend):
     def __init__(self, max_rounds: int = 10):
         import daqp
 
+        _kernels.warm_up()     # compile (or load from the disk cache) now, not at the first step
         self._daqp = daqp
         self.max_rounds = max_rounds
         self._model = None
         self._model_shape = None
-        self._working: np.ndarray = np.zeros(0, dtype=int)   # indices into the stacked rows
+        self._basis = None                               # (basis, free) columns, kept
+        self._active = np.zeros(0, dtype=int)            # rows active at the last solution
+        self._upper = np.zeros(0, dtype=bool)            # … at their upper bound?
         self._rows_signature = None
-        self.rounds = 0          # screening rounds of the last solve (for the benchmarks)
+        self.rounds = 0          # QP solves in the last call (1: the guess was optimal)
         self._stack = None       # (shape key, C buffer, l buffer, u buffer)
 
     def reset(self) -> None:
         self._model = None
         self._model_shape = None
-        self._working = np.zeros(0, dtype=int)
+        self._active = np.zeros(0, dtype=int)
+        self._upper = np.zeros(0, dtype=bool)
 
     def _stacked_rows(self, qp: QP) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`QP.rows_with_box`, built once and then refreshed in place while the bounded
         variables and the row count stay the same (the control loop's case)."""
+        if qp.stacked is not None:
+            return qp.rows_with_box()
         bounded = qp.bounded_variables()
         if bounded.size == 0:
             return qp.C, qp.l, qp.u
@@ -130,56 +265,111 @@ class ReducedBackend(Backend):
         u[:m], u[m:] = qp.u, qp.ub[bounded]
         return C, l, u
 
+    def _eliminate(self, A: np.ndarray, b: np.ndarray) -> Elimination:
+        """The kept basis while it fits and stays well conditioned, a new one otherwise; the
+        orthonormal elimination when the equalities are redundant."""
+        m, n = A.shape
+        if m == 0:
+            return NoElimination(n)
+        if self._basis is not None and self._basis[0].size == m and self._basis[1].size == n - m:
+            elimination = BasisElimination(A, b, *self._basis)
+            if elimination.well_conditioned:
+                return elimination
+        self._basis = BasisElimination.choose_basis(A)
+        if self._basis is not None:
+            elimination = BasisElimination(A, b, *self._basis)
+            if elimination.well_conditioned:
+                return elimination
+            self._basis = None
+        return OrthonormalElimination(A, b)
+
     # ------------------------------------------------------------------ solving
     def solve(self, qp: QP) -> QPResult:
         C, l, u = self._stacked_rows(qp)
-        if qp.A.shape[0]:
-            space = NullSpace(qp.A, qp.b)
-            if not space.consistent:
-                self.reset()
-                return QPResult(np.full(qp.n, np.nan), "EQUALITIES_INCONSISTENT", False)
-            Z, particular = space.Z, space.particular
-            HZ = qp.H @ Z
-            H = Z.T @ HZ
-            g = Z.T @ qp.g + HZ.T @ particular
-        else:
-            space, H, g, particular = None, qp.H, qp.g, np.zeros(qp.n)
         signature = (qp.n, qp.A.shape[0], C.shape[0])
         if signature != self._rows_signature:
             self._rows_signature = signature
-            self._working = np.zeros(0, dtype=int)
-            self._model = None
-        offset = C @ particular
+            self.reset()
+        self.rounds = 0
+        if qp.cost is not None and 0 < qp.A.shape[0] < qp.n:
+            result = self._solve_compiled(qp, C, l, u)
+            if result is not None:
+                return result
+        elimination = self._eliminate(qp.A, qp.b)
+        if not elimination.consistent:
+            self.reset()
+            return QPResult(np.full(qp.n, np.nan), "EQUALITIES_INCONSISTENT", False)
+        H, g = reduced_cost(qp, elimination)
+        return self._screened_daqp(C, l, u, H, g, elimination, self._active)
+
+    def _solve_compiled(self, qp: QP, C, l, u) -> QPResult | None:
+        """The control loop's path, in compiled kernels: basis elimination, the factored
+        cost's reduction, and the previous step's active set checked against every row;
+        DAQP when that guess is not optimal. None when the equalities need the orthonormal
+        elimination (redundant rows)."""
+        A, b = qp.A, qp.b
+        m, n = A.shape
+        E, x_basis = np.empty((m, n - m)), np.empty(m)
+        for attempt in range(2):
+            if attempt or self._basis is None or self._basis[0].size != m or self._basis[1].size != n - m:
+                self._basis = BasisElimination.choose_basis(A)
+                if self._basis is None:
+                    return None
+            if _kernels.eliminate_basis(A, b, *self._basis, E, x_basis) > BASIS_TOLERANCE:
+                break
+        else:
+            self._basis = None
+            return None
+        basis, free = self._basis
+        cost = qp.cost
+        H, g = _kernels.reduce_least_squares(cost.R, cost.s, cost.d, cost.e, basis, free, E, x_basis)
+        self.rounds = 1
+        code, x, violated = _kernels.solve_on_active_set(
+            H, g, C, l, u, basis, free, E, x_basis, self._active, self._upper,
+            FEASIBILITY_TOLERANCE, DUAL_TOLERANCE)
+        if code == 0:
+            return QPResult(x, "optimal (active set of the previous step)", True, 0, active=self._active)
+        working = np.union1d(self._active, np.flatnonzero(violated))
+        elimination = BasisElimination.from_factors(basis, free, E, x_basis)
+        return self._screened_daqp(C, l, u, H, g, elimination, working)
+
+    def _screened_daqp(self, C, l, u, H, g, elimination, working) -> QPResult:
+        """DAQP on the working set's rows; add the violated rows until none is left (the
+        last round takes every row)."""
+        n = elimination.particular.size
+        offset = C @ elimination.particular
         lower, upper = l - offset, u - offset
-        working, everything = self._working, np.arange(C.shape[0])
-        for self.rounds in range(1, self.max_rounds + 1):
-            if self.rounds == self.max_rounds:
+        everything = np.arange(C.shape[0])
+        first = self.rounds + 1
+        for self.rounds in range(first, first + self.max_rounds):
+            if self.rounds == first + self.max_rounds - 1:
                 working = everything          # last round: no screening, the full problem
-            rows = C[working] if space is None else C[working] @ Z
-            result = self._solve_reduced(H, g, rows, lower[working], upper[working], working)
+            result = self._solve_reduced(H, g, elimination.reduce_rows(C[working]),
+                                         lower[working], upper[working], working)
             if not result.success:
                 self.reset()
-                return QPResult(np.full(qp.n, np.nan), result.status, False, result.iterations)
-            x = result.x if space is None else space.expand(result.x)
+                return QPResult(np.full(n, np.nan), result.status, False, result.iterations)
+            x = elimination.expand(result.x)
             values = C @ x
-            scale = 1.0 + np.abs(np.where(values > u, u, l))
-            violated = np.flatnonzero(((values - u) > FEASIBILITY_TOLERANCE * scale)
-                                      | ((l - values) > FEASIBILITY_TOLERANCE * scale))
+            violated = _violated_rows(values, l, u)
             if violated.size == 0:
-                self._working = working[self._active] if working.size else working
-                return QPResult(x, "DAQP_SOLVED", True, result.iterations)
+                active = working[result.active]
+                self._active = active
+                self._upper = np.abs(values[active] - u[active]) < np.abs(values[active] - l[active])
+                return QPResult(x, "DAQP_SOLVED", True, result.iterations, active=active)
             working = np.union1d(working, violated)
         self.reset()
-        return QPResult(np.full(qp.n, np.nan), "constraints violated beyond tolerance at the solution", False)
+        return QPResult(np.full(n, np.nan), "constraints violated beyond tolerance at the solution", False)
 
     def _solve_reduced(self, H, g, rows, lower, upper, working) -> QPResult:
         """Solve ``min ½ zᵀHz + gᵀz, lower ≤ rows z ≤ upper`` with the kept DAQP model
-        (hot-started when the working set is the one it was built for)."""
+        (hot-started when the working set is the one it was built for); the result's
+        ``active`` lists the active rows (indices into ``rows``)."""
         m = rows.shape[0]
         if H.shape[0] == 0:         # the equalities fix x: feasible or not, nothing to optimise
             feasible = np.all(lower <= FEASIBILITY_TOLERANCE) and np.all(upper >= -FEASIBILITY_TOLERANCE)
-            self._active = np.zeros(0, dtype=int)
-            return QPResult(np.zeros(0), "optimal" if feasible else "infeasible", bool(feasible))
+            return QPResult(np.zeros(0), "optimal" if feasible else "infeasible", bool(feasible),
+                            active=np.zeros(0, dtype=int))
         if m == 0:
             return _solve_unconstrained(H, g)
         upper = np.minimum(upper, INFINITE)
@@ -195,9 +385,16 @@ class ReducedBackend(Backend):
         else:
             self._model.update(H=H, f=g, A=rows, bupper=upper, blower=lower)
         z, _, exitflag, info = self._model.solve()
-        self._active = np.flatnonzero(info["lam"] != 0.0)
         status = _DAQP_EXIT.get(exitflag, f"DAQP exit {exitflag}")
-        return QPResult(np.asarray(z), status, exitflag > 0, int(info["iterations"]))
+        return QPResult(np.asarray(z), status, exitflag > 0, int(info["iterations"]),
+                        active=np.flatnonzero(info["lam"] != 0.0))
+
+
+def _violated_rows(values: np.ndarray, l: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Rows with ``values`` outside ``[l, u]`` by more than the feasibility tolerance."""
+    scale = 1.0 + np.abs(np.where(values > u, u, l))
+    return np.flatnonzero(((values - u) > FEASIBILITY_TOLERANCE * scale)
+                          | ((l - values) > FEASIBILITY_TOLERANCE * scale))
 
 
 def _solve_unconstrained(H: np.ndarray, g: np.ndarray) -> QPResult:
@@ -206,4 +403,4 @@ def _solve_unconstrained(H: np.ndarray, g: np.ndarray) -> QPResult:
     if info != 0:
         return QPResult(None, "Hessian not positive definite", False)
     z, info = lapack.dpotrs(factor, -g, lower=0)
-    return QPResult(z, "optimal", info == 0)
+    return QPResult(z, "optimal", info == 0, active=np.zeros(0, dtype=int))

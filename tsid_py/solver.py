@@ -21,7 +21,7 @@ import pinocchio as pin
 from ._validation import as_vector, positive_scalar
 from .constraints.base import AccelerationBounds, Constraint, LinearConstraint
 from .contacts import Contact
-from .qp import QP, make_backend
+from .qp import QP, LeastSquaresCost, make_backend
 from .robot import Robot
 from .solution import Solution
 from .tasks.base import Task
@@ -270,6 +270,8 @@ class _Layout:
                                    contact_columns=columns, contacts=dict(solver.contacts),
                                    zero_nv=np.zeros(nv))
         self.D = np.zeros((nv, n))
+        self.D_ddq = self.D[:, :nv]
+        self.D_forces = [self.D[:, columns[contact.name]] for contact in self.contacts]
         if self.floating:
             self.context.torque_matrix, self.context.torque_offset = self.D[6:], None
         else:
@@ -283,6 +285,8 @@ class _Layout:
         self.linear = [c for c in solver.constraints if isinstance(c, LinearConstraint)]
         self.kinematic = [c for c in self.contacts if c.kinematic]
         self.normal_columns = np.array([columns[c.name].start + c.normal_index for c in self.contacts], dtype=int)
+        self.unilateral_columns = [(contact, int(column)) for contact, column in zip(self.contacts, self.normal_columns)
+                                   if contact.unilateral]
         self.use_box = bool(self.contacts or self.bounds)
         self._build_equality_rows()
         self._build_soft_rows()
@@ -305,10 +309,10 @@ class _Layout:
             slices.append((task, slice(row, row + task.size)))
             labels += [f"task {task.name}"] * task.size
             row += task.size
-        self.equality_slices = slices
         self.eq_labels = labels
         self.A = np.zeros((row, self.n))
         self.b = np.zeros(row)
+        self.equality_views = [(owner, *self._row_views(self.A, self.b, rows)) for owner, rows in slices]
 
     def _build_soft_rows(self) -> None:
         """Row slices of the stacked soft costs ``||√W (A x − b)||²``."""
@@ -317,12 +321,12 @@ class _Layout:
             size = owner.size if isinstance(owner, Task) else owner.motion_rows.stop - owner.motion_rows.start
             slices.append((owner, slice(row, row + size)))
             row += size
-        self.soft_slices = slices
         self.A_soft = np.zeros((row, self.n))
         self.b_soft = np.zeros(row)
-        self.H = np.zeros((self.n, self.n))
-        self.g = np.zeros(self.n)
-        self._diagonal = np.arange(self.n) * (self.n + 1)     # flat indices of H's diagonal
+        self.soft_views = [(owner, *self._row_views(self.A_soft, self.b_soft, rows)) for owner, rows in slices]
+        self.cost_diagonal = np.zeros(self.n)
+        self.cost_diagonal_targets = np.zeros(self.n)
+        self.cost = LeastSquaresCost(self.A_soft, self.b_soft, self.cost_diagonal, self.cost_diagonal_targets)
 
     def _build_inequality_rows(self) -> None:
         """Constant friction rows first, then the linear constraints' rows (sized once at the
@@ -342,33 +346,49 @@ class _Layout:
             slices.append((constraint, slice(row, row + size)))
             labels += [constraint.name] * size
             row += size
-        self.linear_slices = slices
         self.in_labels = labels
-        self.C = np.zeros((row, self.n))
-        self.l = np.full(row, -np.inf)
-        self.u = np.zeros(row)
-        if friction:
-            self.C[:friction_rows] = np.vstack(friction)
         self.lb = np.full(self.n, -np.inf) if self.use_box else None
         self.ub = np.full(self.n, np.inf) if self.use_box else None
         self.box_labels = {}
         for constraint in self.bounds:
             for i in constraint.acceleration_bounds(context)[0]:
                 self.box_labels.setdefault(int(i), []).append(constraint.name)
-        for contact, column in zip(self.contacts, self.normal_columns):
-            if contact.unilateral:
-                self.box_labels[int(column)] = [f"contact {contact.name}: normal force bounds"]
+        for contact, column in self.unilateral_columns:
+            self.box_labels[column] = [f"contact {contact.name}: normal force bounds"]
+        # The rows and, after them, the box as unit rows: the stacked form backends use.
+        box_columns = np.array(sorted(self.box_labels), dtype=int)
+        self.C_stacked = np.zeros((row + box_columns.size, self.n))
+        self.C_stacked[np.arange(row, row + box_columns.size), box_columns] = 1.0
+        self.l_stacked = np.full(row + box_columns.size, -np.inf)
+        self.u_stacked = np.zeros(row + box_columns.size)
+        self.stacked = (self.C_stacked, self.l_stacked, self.u_stacked, box_columns)
+        self.C, self.l, self.u = self.C_stacked[:row], self.l_stacked[:row], self.u_stacked[:row]
+        self.linear_views = [(constraint, *self._row_views(self.C, self.l, rows), self.u[rows])
+                             for constraint, rows in slices]
+        if friction:
+            self.C[:friction_rows] = np.vstack(friction)
+
+    def _row_views(self, matrix: np.ndarray, vector: np.ndarray, rows: slice) -> tuple[dict, np.ndarray]:
+        """Views of the rows ``rows`` of a buffer, by the width of the block written there
+        (nv: a q̈-only block, the force columns stay 0; n: the whole row), and of ``vector``."""
+        return {self.nv: matrix[rows, : self.nv], self.n: matrix[rows]}, vector[rows]
+
+    def _block(self, views: dict, matrix: np.ndarray, owner) -> np.ndarray:
+        """The view that ``owner``'s block ``matrix`` goes to (checking its width)."""
+        width = matrix.shape[1]
+        if width != self.n and (width != self.nv or getattr(owner, "acts_on", "ddq") != "ddq"):
+            raise ValueError(f"{owner!r} returned {width} columns; expected {self.nv} or {self.n}")
+        return views[width]
 
     # ------------------------------------------------------------------ assembly
     def _fill_dynamics(self, robot: Robot) -> dict:
         """``D = [M, −J_1ᵀ, …]`` and the torque offset at the robot's current state; returns
         the contacts' LOCAL Jacobians, for their no-slip rows."""
-        D = self.D
-        D[:, : self.nv] = robot.mass_matrix
+        self.D_ddq[:] = robot.mass_matrix
         jacobians = {}
-        for contact in self.contacts:
+        for contact, block in zip(self.contacts, self.D_forces):
             jacobians[contact] = jacobian = robot.frame_jacobian(contact.frame_id, pin.LOCAL)
-            D[:, self.columns[contact.name]] = -jacobian[: contact.size].T
+            np.negative(jacobian[: contact.size].T, out=block)
         h = robot.bias
         self.context.torque_offset = h[6:] if self.floating else h
         return jacobians
@@ -376,70 +396,54 @@ class _Layout:
     def assemble(self, solver: DynamicsSolver) -> QP:
         robot, context = solver.robot, self.context
         jacobians = self._fill_dynamics(robot)
-        A, b = self.A, self.b
         if self.root_equalities:
-            A[:6] = self.D[:6]
-            b[:6] = -robot.bias[:6]
-        soft_contacts = {}
+            self.A[:6] = self.D[:6]
+            np.negative(robot.bias[:6], out=self.b[:6])
+        contact_rows = {}
         for contact in self.kinematic:
             _, rows, rhs = contact.motion_constraint(robot, jacobians[contact])
-            soft_contacts[contact] = (rows, rhs)
-        for owner, rows in self.equality_slices:
-            if isinstance(owner, Contact):
-                matrix, vector = soft_contacts[owner]
-            else:
-                matrix, vector = owner.compute(context)
-            A[rows, : self._width(matrix, owner)] = matrix
-            b[rows] = vector
+            contact_rows[contact] = (rows, rhs)
+        for owner, views, vector in self.equality_views:
+            matrix, target = contact_rows[owner] if isinstance(owner, Contact) else owner.compute(context)
+            self._block(views, matrix, owner)[:] = matrix
+            vector[:] = target
 
-        # Soft costs: H = 2 Σ (√W A)ᵀ (√W A), g = −2 Σ (√W A)ᵀ (√W b); diagonal terms directly.
-        A_soft, b_soft = self.A_soft, self.b_soft
-        for owner, rows in self.soft_slices:
+        # Soft costs in factored form: rows √W A, √W b; costs on single variables as d, e.
+        for owner, views, vector in self.soft_views:
             if isinstance(owner, Contact):
-                matrix, vector = soft_contacts[owner]
-                scale = np.sqrt(owner.weight)
-                matrix, vector = scale * matrix, scale * vector
+                matrix, target = contact_rows[owner]
+                row_scale = column_scale = np.sqrt(owner.weight)
             else:
-                matrix, vector = owner.weighted_rows(context)
-            A_soft[rows, : self._width(matrix, owner)] = matrix
-            b_soft[rows] = vector
-        H, g = self.H, self.g
-        np.matmul(A_soft.T, A_soft, out=H)
-        np.matmul(A_soft.T, b_soft, out=g)
-        np.negative(g, out=g)
+                matrix, target = owner.compute(context)
+                row_scale, column_scale = owner.row_scale, owner.row_scale_column
+            np.multiply(matrix, column_scale, out=self._block(views, matrix, owner))
+            np.multiply(target, row_scale, out=vector)
+        d, e = self.cost_diagonal, self.cost_diagonal_targets
+        d.fill(0.0)
+        e.fill(0.0)
         for task in self.diagonal_tasks:
             columns, weights, targets = task.diagonal(context)
-            H.flat[self._diagonal[columns]] += weights
-            g[columns] -= weights * targets
-        H *= 2.0
-        g *= 2.0
+            d[columns] += weights
+            e[columns] += weights * targets
 
         # Inequalities: friction rows (constant) and linear constraints; box on q̈ and f_z.
-        C, l, u = self.C, self.l, self.u
-        for constraint, rows in self.linear_slices:
+        for constraint, views, lower, upper in self.linear_views:
             matrix, lo, hi = constraint.rows(context)
-            C[rows, : self._width(matrix, constraint)] = matrix
-            l[rows] = lo
-            u[rows] = hi
+            self._block(views, matrix, constraint)[:] = matrix
+            lower[:] = lo
+            upper[:] = hi
         lb, ub = self.lb, self.ub
-        if self.use_box:
+        if self.bounds:
             lb.fill(-np.inf)
             ub.fill(np.inf)
             for constraint in self.bounds:
                 index, lo, hi = constraint.acceleration_bounds(context)
                 lb[index] = np.maximum(lb[index], lo)
                 ub[index] = np.minimum(ub[index], hi)
-            for contact, column in zip(self.contacts, self.normal_columns):
-                if contact.unilateral:
-                    lb[column], ub[column] = solver.normal_force_bounds(contact)
-        return QP(H, g, A, b, C, l, u, lb, ub)
-
-    def _width(self, matrix: np.ndarray, owner) -> int:
-        """The columns ``matrix`` fills: nv (a q̈-only block, the rest stays 0) or n."""
-        width = matrix.shape[1]
-        if width != self.n and (width != self.nv or getattr(owner, "acts_on", "ddq") != "ddq"):
-            raise ValueError(f"{owner!r} returned {width} columns; expected {self.nv} or {self.n}")
-        return width
+        for contact, column in self.unilateral_columns:
+            lb[column], ub[column] = solver.normal_force_bounds(contact)
+        return QP(None, None, self.A, self.b, self.C, self.l, self.u, lb, ub, cost=self.cost,
+                  stacked=self.stacked if self.use_box else None)
 
     # ------------------------------------------------------------------ extraction
     def extract(self, solver: DynamicsSolver, result) -> Solution:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._indexing import index_selector
 from .._validation import positive_scalar
 from .base import AccelerationBounds, LinearConstraint, actuated_limits
 
@@ -24,11 +25,12 @@ class TorqueLimits(LinearConstraint):
     def bind(self, robot) -> None:
         effort = actuated_limits(robot, robot.effort_limits, self.limits, self.scale, "limits")
         self.index = np.flatnonzero(np.isfinite(effort))
+        self._rows = index_selector(self.index)
         self.effort = effort[self.index]
 
     def rows(self, context):
-        matrix = context.torque_matrix[self.index]
-        offset = context.torque_offset[self.index]
+        matrix = context.torque_matrix[self._rows]
+        offset = context.torque_offset[self._rows]
         return matrix, -self.effort - offset, self.effort - offset
 
 

@@ -33,6 +33,8 @@ class Task:
         self.dim = dim
         self.mask = mask_vector(self._settings["mask"], "mask", dim)
         self._rows = np.flatnonzero(self.mask)
+        #: Selects the kept axes: a plain slice (a view, no copy) when the mask keeps all.
+        self._kept = slice(None) if self.mask.all() else self._rows
         self.weight = self._settings["weight"]
 
     @property
@@ -43,7 +45,9 @@ class Task:
     @weight.setter
     def weight(self, value) -> None:
         self._weight = per_axis(value, "weight", self.dim)
-        self._sqrt_weight = np.sqrt(self._weight)
+        #: √weight of the kept axes, to scale b (and, as a column, the rows of A).
+        self.row_scale = np.sqrt(self._weight)[self._rows]
+        self.row_scale_column = self.row_scale[:, None]
 
     @property
     def size(self) -> int:
@@ -53,8 +57,7 @@ class Task:
     def weighted_rows(self, context) -> tuple[np.ndarray, np.ndarray]:
         """``(√W A, √W b)`` for the masked axes, so that the cost is ``||√W (A x − b)||²``."""
         matrix, vector = self.compute(context)
-        scale = self._sqrt_weight[self._rows]
-        return matrix * scale[:, None], vector * scale
+        return matrix * self.row_scale_column, vector * self.row_scale
 
     def compute(self, context) -> tuple[np.ndarray, np.ndarray]:
         """``(A, b)`` for the masked axes at the robot's current state."""
@@ -111,5 +114,5 @@ class PDTask(Task):
     def compute(self, context) -> tuple[np.ndarray, np.ndarray]:
         error, error_rate, jacobian, drift = self.measure(context.robot)
         self.error, self.error_rate = error, error_rate
-        rows = self._rows
-        return jacobian[rows], self.desired_acceleration()[rows] - drift[rows]
+        kept = self._kept
+        return jacobian[kept], self.desired_acceleration()[kept] - drift[kept]

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._indexing import index_selector
 from .._validation import as_vector
 from .base import Task
 
@@ -36,6 +37,8 @@ class TorqueTask(Task):
                 self._configure(robot.na)
         else:
             self._index = np.array([robot.joint_v_index(name) - offset for name in self.joints], dtype=int)
+        # Rows of τ_a the task reads (a slice when contiguous: views, not copies).
+        self._torque_rows = index_selector(self._index[self._rows])
         self.set_target(np.zeros(self.dim) if self._pending_target is None else self._pending_target)
 
     def set_target(self, target, velocity=None, acceleration=None) -> None:
@@ -47,8 +50,8 @@ class TorqueTask(Task):
         self.torque_ref = as_vector(target, "target", self.dim).copy()
 
     def compute(self, context):
-        rows = self._index[self._rows]
-        return context.torque_matrix[rows], self.torque_ref[self._rows] - context.torque_offset[rows]
+        rows = self._torque_rows
+        return context.torque_matrix[rows], self.torque_ref[self._kept] - context.torque_offset[rows]
 
     def record(self, solution) -> None:
         self.error = self.torque_ref - solution.tau_actuated[self._index]

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._indexing import index_selector
 from .._validation import as_vector
 from .base import PDTask
 
@@ -38,6 +39,8 @@ class JointTask(PDTask):
         self._jacobian = np.zeros((self.dim, robot.nv))
         self._jacobian[np.arange(self.dim), v_index] = 1.0
         self._v_index = v_index
+        self._q_select, self._v_select = index_selector(self._q_index), index_selector(v_index)
+        self._columns = index_selector(v_index[self._rows])     # q̈ columns of the kept axes
         self._zero_drift = np.zeros(self.dim)
         target = robot.q_ref if self._pending_target is None else self._pending_target
         self.set_target(target)
@@ -58,10 +61,10 @@ class JointTask(PDTask):
         """As a soft task the cost ``Σ w_i (q̈_j_i − a*_i)²`` is diagonal in q̈:
         ``(columns, weights, targets)`` (a hard task uses :meth:`compute`)."""
         self.error, self.error_rate, _, _ = self.measure(context.robot)
-        rows = self._rows
-        return self._v_index[rows], self.weight[rows], self.desired_acceleration()[rows]
+        kept = self._kept
+        return self._columns, self.weight[kept], self.desired_acceleration()[kept]
 
     def measure(self, robot):
-        error = self.position_ref - robot.q[self._q_index]
-        error_rate = self.velocity_ref - robot.v[self._v_index]
+        error = self.position_ref - robot.q[self._q_select]
+        error_rate = self.velocity_ref - robot.v[self._v_select]
         return error, error_rate, self._jacobian, self._zero_drift

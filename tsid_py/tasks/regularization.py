@@ -45,7 +45,9 @@ class AccelerationTask(Task):
 
     def diagonal(self, context):
         """``(columns, weights, targets)``: the cost ``Σ w_i (x_c_i − t_i)²`` on ``x[columns]``."""
-        return self._rows, self.weight[self._rows], self.acceleration_ref[self._rows]
+        kept = self._kept
+        columns = slice(0, self.dim) if isinstance(kept, slice) else self._rows
+        return columns, self.weight[kept], self.acceleration_ref[kept]
 
 
 class ForceRegularization(Task):
@@ -65,10 +67,10 @@ class ForceRegularization(Task):
         matrix[:, context.nv:] = np.eye(count)
         return matrix, np.zeros(count)
 
-    def weighted_rows(self, context):
-        matrix, vector = self.compute(context)
-        return matrix * np.sqrt(self.scalar_weight), vector
-
     def diagonal(self, context):
-        count = context.n - context.nv
-        return np.arange(context.nv, context.n), np.full(count, self.scalar_weight), np.zeros(count)
+        key = (context.nv, context.n)
+        if getattr(self, "_diagonal_key", None) != key:       # built once per set of contacts
+            count = context.n - context.nv
+            self._diagonal_key = key
+            self._diagonal = (slice(context.nv, context.n), np.full(count, self.scalar_weight), np.zeros(count))
+        return self._diagonal
