@@ -112,18 +112,19 @@ class Contact:
             rhs = rhs + self.kp * error
         return jacobian, jacobian[rows], rhs
 
-    def world_wrench(self, local_force: np.ndarray, rotation: np.ndarray) -> np.ndarray:
-        """The (6,) world-aligned wrench at the frame origin from the local variables."""
-        wrench = np.zeros(6)
-        wrench[:3] = rotation @ local_force[:3]
-        if self.size == 6:
-            wrench[3:] = rotation @ local_force[3:]
-        return wrench
-
     def local_wrench(self, local_force: np.ndarray) -> np.ndarray:
+        """The (6,) wrench in the frame's axes from the contact's variables (zero moment for a
+        point contact)."""
+        if self.size == 6:
+            return local_force.copy()
         wrench = np.zeros(6)
         wrench[: self.size] = local_force
         return wrench
+
+    @staticmethod
+    def world_wrench(local_wrench: np.ndarray, rotation: np.ndarray) -> np.ndarray:
+        """The (6,) world-aligned wrench at the frame origin: ``[R f; R m]`` (one product)."""
+        return (local_wrench.reshape(2, 3) @ rotation.T).ravel()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.frame!r}, mu={self.mu})"

@@ -450,14 +450,13 @@ class _Layout:
         robot = solver.robot
         x = result.x
         ddq = x[: self.nv].copy()
-        tau = self.D @ x + robot.bias
+        tau = self.D @ x
+        tau += robot.bias
         if self.root_equalities:
             tau[:6] = 0.0
         tau_actuated = tau[6:].copy() if self.floating else tau.copy()
         wrenches, local = {}, {}
-        for contact in self.contacts:
-            force = x[self.columns[contact.name]]
-            rotation = robot.frame_placement(contact.frame_id).rotation
-            wrenches[contact.name] = contact.world_wrench(force, rotation)
-            local[contact.name] = contact.local_wrench(force)
+        for contact, columns in zip(self.contacts, self.columns.values()):
+            local[contact.name] = wrench = contact.local_wrench(x[columns])
+            wrenches[contact.name] = contact.world_wrench(wrench, robot.frame_placement(contact.frame_id).rotation)
         return Solution(ddq, tau, tau_actuated, wrenches, local, True, result.status, x, result.iterations)
