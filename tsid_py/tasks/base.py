@@ -45,9 +45,12 @@ class Task:
     @weight.setter
     def weight(self, value) -> None:
         self._weight = per_axis(value, "weight", self.dim)
-        #: √weight of the kept axes, to scale b (and, as a column, the rows of A).
-        self.row_scale = np.sqrt(self._weight)[self._rows]
-        self.row_scale_column = self.row_scale[:, None]
+        #: √weight of the kept axes, to scale b (and, as a column, the rows of A); a plain
+        #: float when every axis has the same weight (scaling by a scalar is cheaper).
+        root = np.sqrt(self._weight)[self._rows]
+        uniform = root.size > 0 and bool(np.all(root == root[0]))
+        self.row_scale = float(root[0]) if uniform else root
+        self.row_scale_column = self.row_scale if uniform else root[:, None]
 
     @property
     def size(self) -> int:
