@@ -135,3 +135,19 @@ def test_model_is_hot_started_across_steps(talos):
     controller.solver.solve(q, v)
     second = controller.solver.solve(q, v)
     assert second.iterations == 0 and controller.solver.backend.rounds == 1
+
+
+def test_a_held_row_whose_bound_became_infinite_is_not_trusted(rng):
+    """The guessed active set may hold a row at a bound that is now infinite; the kernel must
+    report it (code 2) instead of returning a non-finite x as optimal."""
+    n, m = 6, 2
+    A, b = rng.normal(size=(m, n)), rng.normal(size=m)
+    cost = LeastSquaresCost(rng.normal(size=(4, n)), rng.normal(size=4), np.ones(n), np.zeros(n))
+    basis, free = BasisElimination.choose_basis(A)
+    E, x_basis = np.empty((m, n - m)), np.empty(m)
+    _kernels.eliminate_basis(A, b, basis, free, E, x_basis)
+    H, g = _kernels.reduce_least_squares(cost.R, cost.s, cost.d, cost.e, basis, free, E, x_basis)
+    C, l, u = rng.normal(size=(1, n)), np.array([-np.inf]), np.array([np.inf])
+    code, _, _ = _kernels.solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, np.array([0]),
+                                              np.array([True]), 1e-7, 1e-9)
+    assert code == 2

@@ -168,7 +168,8 @@ def solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper
     Returns ``(code, x, violated)``: code 0 — the KKT conditions of the full problem hold
     (right multiplier signs, every row within tolerance of its bounds): ``x`` is optimal;
     1 — a multiplier has the wrong sign or a row is violated (``violated`` flags the rows);
-    2 — H is not positive definite or the active rows are dependent.
+    2 — H is not positive definite, the active rows are dependent or the solution is not
+    finite.
     """
     n = basis.size + free.size
     k = free.size
@@ -208,6 +209,9 @@ def solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper
         multipliers = _backward(factor, _forward(factor, rhs.reshape(count, 1))[:, 0])
         w += Y @ multipliers
     z = _backward(L, -w)                      # z = −L⁻ᵀ (w + Y λ)
+    for j in range(k):
+        if not np.isfinite(z[j]):             # e.g. a held row whose bound is now infinite
+            return 2, x, violated
     for j in range(k):
         x[free[j]] = z[j]
     for c in range(basis.size):
