@@ -27,7 +27,7 @@ def objective(qp, x) -> float:
 
 
 def _basis(A, b):
-    return BasisElimination(A, b, *BasisElimination.choose_basis(A))
+    return BasisElimination.factorise(A, b, *BasisElimination.choose_basis(A))
 
 
 @pytest.mark.parametrize("eliminate", [_basis, OrthonormalElimination])
@@ -44,6 +44,16 @@ def test_elimination_parametrises_the_equalities(eliminate, rng):
     v, d = rng.normal(size=50), rng.uniform(0.1, 2.0, size=50)
     np.testing.assert_allclose(elimination.reduce_vector(v), Z.T @ v, atol=1e-10)
     np.testing.assert_allclose(elimination.reduce_diagonal(d), Z.T @ np.diag(d) @ Z, atol=1e-10)
+    # The reduced cost, from the factored form and from H itself, equals the explicit one.
+    cost = LeastSquaresCost(rng.normal(size=(38, 50)), rng.normal(size=38), d, rng.normal(size=50))
+    factored = QP(None, None, A, b, np.zeros((0, 50)), np.zeros(0), np.zeros(0), cost=cost)
+    plain = QP(cost.hessian(), cost.gradient(), A, b, np.zeros((0, 50)), np.zeros(0), np.zeros(0))
+    H = Z.T @ plain.H @ Z
+    g = Z.T @ (plain.g + plain.H @ elimination.particular)
+    for qp in (factored, plain):
+        H_reduced, g_reduced = reduced_cost(qp, elimination)
+        np.testing.assert_allclose(H_reduced, H, atol=1e-9 * np.abs(H).max())
+        np.testing.assert_allclose(g_reduced, g, atol=1e-9 * np.abs(g).max())
 
 
 def test_redundant_equalities_are_detected(rng):
@@ -55,20 +65,21 @@ def test_redundant_equalities_are_detected(rng):
 
 
 def test_kernels_match_the_numpy_reduction(rng):
-    """The compiled elimination and cost reduction equal the numpy ones on a random
-    least-squares QP; the equality-constrained solve on a given active set satisfies its
-    KKT system."""
+    """On a random least-squares QP the compiled elimination equals numpy's solve, the cost
+    reduction equals ZᵀHZ and Zᵀ(g + H x_p) formed explicitly, and the solve on a given
+    active set satisfies its KKT system."""
     n, m = 50, 18
     A, b = rng.normal(size=(m, n)), rng.normal(size=m)
     cost = LeastSquaresCost(rng.normal(size=(38, n)), rng.normal(size=38), rng.uniform(0, 1, n), rng.normal(size=n))
     basis, free = BasisElimination.choose_basis(A)
-    reference = BasisElimination(A, b, basis, free)
     E, x_basis = np.empty((m, n - m)), np.empty(m)
     assert _kernels.eliminate_basis(A, b, basis, free, E, x_basis) > 1e-6
-    np.testing.assert_allclose(E, reference.E, atol=1e-10)
-    np.testing.assert_allclose(x_basis, reference.particular[basis], atol=1e-10)
+    np.testing.assert_allclose(E, np.linalg.solve(A[:, basis], A[:, free]), atol=1e-10)
+    np.testing.assert_allclose(x_basis, np.linalg.solve(A[:, basis], b), atol=1e-10)
+    reference = BasisElimination(basis, free, E, x_basis)
+    Z = reference.reduce_rows(np.eye(n))
     qp = QP(None, None, A, b, np.zeros((0, n)), np.zeros(0), np.zeros(0), cost=cost)
-    H_ref, g_ref = reduced_cost(qp, reference)
+    H_ref, g_ref = Z.T @ qp.H @ Z, Z.T @ (qp.g + qp.H @ reference.particular)
     H, g = _kernels.reduce_least_squares(cost.R, cost.s, cost.d, cost.e, basis, free, E, x_basis)
     np.testing.assert_allclose(H, H_ref, atol=1e-9 * np.abs(H_ref).max())
     np.testing.assert_allclose(g, g_ref, atol=1e-9 * np.abs(g_ref).max())
@@ -81,7 +92,6 @@ def test_kernels_match_the_numpy_reduction(rng):
                                                      1e-7, 1e-9)
     np.testing.assert_allclose(A @ x, b, atol=1e-9)
     np.testing.assert_allclose(C[active] @ x, [-5.0, 5.0], atol=1e-9)
-    Z = reference.reduce_rows(np.eye(n))
     K = C[active] @ Z
     multipliers = np.linalg.lstsq(K.T, -(H_ref @ np.linalg.lstsq(Z, x - reference.particular, rcond=None)[0]
                                            + g_ref), rcond=None)[0]

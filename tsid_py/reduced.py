@@ -21,9 +21,10 @@ cheap:
 3. **Active-set guess.** The rows active at the previous step, held at the same bounds, make
    an equality-constrained QP solved by one Cholesky factorisation and a small Schur
    complement. If its multipliers have the right signs and its solution satisfies *every*
-   row, it satisfies the KKT conditions of the full QP: it is the optimum. Steps 1–3 run in
-   compiled kernels (:mod:`tsid_py._kernels`) when the cost is factored and the equalities
-   independent — the control loop's case; otherwise in numpy, straight to step 4.
+   row, it satisfies the KKT conditions of the full QP: it is the optimum. The basis
+   elimination is a compiled kernel (:mod:`tsid_py._kernels`); so are steps 2–3 when the
+   cost is factored — the control loop's case. Otherwise the reduction is numpy's and the
+   solve goes straight to step 4.
 4. **Screened DAQP.** Otherwise a kept :class:`daqp.Model` solves the reduced QP over a
    working set ``W`` of rows (the guess plus the rows it violated); the solution is checked
    against all rows, violated rows join ``W``, and the last round uses every row. When the
@@ -115,34 +116,21 @@ class NoElimination(Elimination):
 
 class BasisElimination(Elimination):
     """``x_B = A_B⁻¹ (b − A_N x_N)`` for the basic columns ``basis`` and the free columns
-    ``free`` (``Z = P [−E; I]``, ``E = A_B⁻¹ A_N``). ``well_conditioned`` is False when the
-    LU of ``A_B`` is singular or nearly so; the caller then picks another basis."""
+    ``free`` (``Z = P [−E; I]``, ``E = A_B⁻¹ A_N``); ``x_basis = A_B⁻¹ b``."""
 
-    def __init__(self, A: np.ndarray, b: np.ndarray, basis: np.ndarray, free: np.ndarray):
-        self.basis, self.free = basis, free
-        factors, pivots, info = lapack.dgetrf(A[:, basis])
-        diagonal = np.abs(factors.diagonal())
-        self.well_conditioned = info == 0 and diagonal.min() > BASIS_TOLERANCE * diagonal.max()
-        if not self.well_conditioned:
-            return
-        k = free.size
-        rhs = np.empty((basis.size, k + 1), order="F")
-        rhs[:, :k] = A[:, free]
-        rhs[:, k] = b
-        solution, _ = lapack.dgetrs(factors, pivots, rhs, overwrite_b=1)
-        self.E = solution[:, :k]
-        self.particular = np.zeros(A.shape[1])
-        self.particular[basis] = solution[:, k]
+    def __init__(self, basis: np.ndarray, free: np.ndarray, E: np.ndarray, x_basis: np.ndarray):
+        self.basis, self.free, self.E, self.x_basis = basis, free, E, x_basis
+        self.particular = np.zeros(basis.size + free.size)
+        self.particular[basis] = x_basis
 
     @classmethod
-    def from_factors(cls, basis: np.ndarray, free: np.ndarray, E: np.ndarray, x_basis: np.ndarray):
-        """The elimination for ``E`` and ``x_B`` already computed (by the compiled kernel)."""
-        elimination = cls.__new__(cls)
-        elimination.basis, elimination.free, elimination.E = basis, free, E
-        elimination.well_conditioned = True
-        elimination.particular = np.zeros(basis.size + free.size)
-        elimination.particular[basis] = x_basis
-        return elimination
+    def factorise(cls, A: np.ndarray, b: np.ndarray, basis: np.ndarray, free: np.ndarray):
+        """The elimination for these columns (one compiled LU of ``A_B``), or None when that
+        LU is singular or nearly so (``min |U_ii| ≤ BASIS_TOLERANCE · max |U_ii|``)."""
+        E, x_basis = np.empty((basis.size, free.size)), np.empty(basis.size)
+        if _kernels.eliminate_basis(A, b, basis, free, E, x_basis) <= BASIS_TOLERANCE:
+            return None
+        return cls(basis, free, E, x_basis)
 
     @staticmethod
     def choose_basis(A: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -272,13 +260,13 @@ class ReducedBackend(Backend):
         if m == 0:
             return NoElimination(n)
         if self._basis is not None and self._basis[0].size == m and self._basis[1].size == n - m:
-            elimination = BasisElimination(A, b, *self._basis)
-            if elimination.well_conditioned:
+            elimination = BasisElimination.factorise(A, b, *self._basis)
+            if elimination is not None:
                 return elimination
         self._basis = BasisElimination.choose_basis(A)
         if self._basis is not None:
-            elimination = BasisElimination(A, b, *self._basis)
-            if elimination.well_conditioned:
+            elimination = BasisElimination.factorise(A, b, *self._basis)
+            if elimination is not None:
                 return elimination
             self._basis = None
         return OrthonormalElimination(A, b)
@@ -291,46 +279,26 @@ class ReducedBackend(Backend):
             self._rows_signature = signature
             self.reset()
         self.rounds = 0
-        if qp.cost is not None and 0 < qp.A.shape[0] < qp.n:
-            result = self._solve_compiled(qp, C, l, u)
-            if result is not None:
-                return result
         elimination = self._eliminate(qp.A, qp.b)
         if not elimination.consistent:
             self.reset()
             return QPResult(np.full(qp.n, np.nan), "EQUALITIES_INCONSISTENT", False)
-        H, g = reduced_cost(qp, elimination)
-        return self._screened_daqp(C, l, u, H, g, elimination, self._active)
-
-    def _solve_compiled(self, qp: QP, C, l, u) -> QPResult | None:
-        """The control loop's path, in compiled kernels: basis elimination, the factored
-        cost's reduction, and the previous step's active set checked against every row;
-        DAQP when that guess is not optimal. None when the equalities need the orthonormal
-        elimination (redundant rows)."""
-        A, b = qp.A, qp.b
-        m, n = A.shape
-        E, x_basis = np.empty((m, n - m)), np.empty(m)
-        for attempt in range(2):
-            if attempt or self._basis is None or self._basis[0].size != m or self._basis[1].size != n - m:
-                self._basis = BasisElimination.choose_basis(A)
-                if self._basis is None:
-                    return None
-            if _kernels.eliminate_basis(A, b, *self._basis, E, x_basis) > BASIS_TOLERANCE:
-                break
+        working = self._active
+        if qp.cost is not None and isinstance(elimination, BasisElimination) and elimination.free.size:
+            # The control loop's case, compiled: the factored cost's reduction, and the
+            # previous step's active set checked against every row.
+            basis, free, E, x_basis = elimination.basis, elimination.free, elimination.E, elimination.x_basis
+            cost = qp.cost
+            H, g = _kernels.reduce_least_squares(cost.R, cost.s, cost.d, cost.e, basis, free, E, x_basis)
+            self.rounds = 1
+            code, x, violated = _kernels.solve_on_active_set(
+                H, g, C, l, u, basis, free, E, x_basis, self._active, self._upper,
+                FEASIBILITY_TOLERANCE, DUAL_TOLERANCE)
+            if code == 0:
+                return QPResult(x, "optimal (active set of the previous step)", True, 0, active=self._active)
+            working = np.union1d(self._active, np.flatnonzero(violated))
         else:
-            self._basis = None
-            return None
-        basis, free = self._basis
-        cost = qp.cost
-        H, g = _kernels.reduce_least_squares(cost.R, cost.s, cost.d, cost.e, basis, free, E, x_basis)
-        self.rounds = 1
-        code, x, violated = _kernels.solve_on_active_set(
-            H, g, C, l, u, basis, free, E, x_basis, self._active, self._upper,
-            FEASIBILITY_TOLERANCE, DUAL_TOLERANCE)
-        if code == 0:
-            return QPResult(x, "optimal (active set of the previous step)", True, 0, active=self._active)
-        working = np.union1d(self._active, np.flatnonzero(violated))
-        elimination = BasisElimination.from_factors(basis, free, E, x_basis)
+            H, g = reduced_cost(qp, elimination)
         return self._screened_daqp(C, l, u, H, g, elimination, working)
 
     def _screened_daqp(self, C, l, u, H, g, elimination, working) -> QPResult:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._indexing import index_selector
 from .._validation import as_vector, mask_vector, per_axis, priority as check_priority
 
 
@@ -33,8 +34,8 @@ class Task:
         self.dim = dim
         self.mask = mask_vector(self._settings["mask"], "mask", dim)
         self._rows = np.flatnonzero(self.mask)
-        #: Selects the kept axes: a plain slice (a view, no copy) when the mask keeps all.
-        self._kept = slice(None) if self.mask.all() else self._rows
+        #: Selects the kept axes: a slice (a view, no copy) when they are contiguous.
+        self._kept = index_selector(self._rows)
         self.weight = self._settings["weight"]
 
     @property

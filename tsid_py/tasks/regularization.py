@@ -45,9 +45,8 @@ class AccelerationTask(Task):
 
     def diagonal(self, context):
         """``(columns, weights, targets)``: the cost ``Σ w_i (x_c_i − t_i)²`` on ``x[columns]``."""
-        kept = self._kept
-        columns = slice(0, self.dim) if isinstance(kept, slice) else self._rows
-        return columns, self.weight[kept], self.acceleration_ref[kept]
+        kept = self._kept          # axis i is the column of q̈_i
+        return kept, self.weight[kept], self.acceleration_ref[kept]
 
 
 class ForceRegularization(Task):
