@@ -80,7 +80,8 @@ def test_kernels_match_the_numpy_reduction(rng):
     Z = reference.reduce_rows(np.eye(n))
     qp = QP(None, None, A, b, np.zeros((0, n)), np.zeros(0), np.zeros(0), cost=cost)
     H_ref, g_ref = Z.T @ qp.H @ Z, Z.T @ (qp.g + qp.H @ reference.particular)
-    H, g = _kernels.reduce_least_squares(cost.R, cost.s, cost.d, cost.e, basis, free, E, x_basis)
+    H, g = np.empty((n - m, n - m)), np.empty(n - m)
+    assert _kernels.reduce_least_squares(cost.R, cost.s, cost.d, cost.e, basis, free, E, x_basis, H, g)
     np.testing.assert_allclose(H, H_ref, atol=1e-9 * np.abs(H_ref).max())
     np.testing.assert_allclose(g, g_ref, atol=1e-9 * np.abs(g_ref).max())
     # Two rows of C held at their bounds: stationarity, the held rows, and the reported checks.
@@ -88,8 +89,9 @@ def test_kernels_match_the_numpy_reduction(rng):
     l, u = np.full(6, -np.inf), np.full(6, np.inf)
     u[1], l[4] = -5.0, 5.0
     active, at_upper = np.array([1, 4]), np.array([True, False])
-    code, x, violated = _kernels.solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper,
-                                                     1e-7, 1e-9)
+    x, violated = np.empty(n), np.ones(6, dtype=bool)
+    code = _kernels.solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper, 1e-7, 1e-9,
+                                        x, violated)
     np.testing.assert_allclose(A @ x, b, atol=1e-9)
     np.testing.assert_allclose(C[active] @ x, [-5.0, 5.0], atol=1e-9)
     K = C[active] @ Z
@@ -155,9 +157,35 @@ def test_a_held_row_whose_bound_became_infinite_is_not_trusted(rng):
     cost = LeastSquaresCost(rng.normal(size=(4, n)), rng.normal(size=4), np.ones(n), np.zeros(n))
     basis, free = BasisElimination.choose_basis(A)
     E, x_basis = np.empty((m, n - m)), np.empty(m)
-    _kernels.eliminate_basis(A, b, basis, free, E, x_basis)
-    H, g = _kernels.reduce_least_squares(cost.R, cost.s, cost.d, cost.e, basis, free, E, x_basis)
+    H, g = np.empty((n - m, n - m)), np.empty(n - m)
     C, l, u = rng.normal(size=(1, n)), np.array([-np.inf]), np.array([np.inf])
-    code, _, _ = _kernels.solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, np.array([0]),
-                                              np.array([True]), 1e-7, 1e-9)
+    code = _kernels.eliminate_and_guess(A, b, cost.R, cost.s, cost.d, cost.e, C, l, u, basis, free, np.array([0]),
+                                        np.array([True]), np.array([1e-6, 1e-7, 1e-9]), E, x_basis, H, g,
+                                        np.empty(n), np.empty(1, dtype=bool))
     assert code == 2
+
+
+def test_compiled_step_refuses_what_it_cannot_do(rng):
+    """A singular basis block is reported (BASIS_REJECTED: the backend chooses another) and a
+    negative diagonal weight is not reduced (code 2: the backend's numpy path decides)."""
+    n, m = 6, 2
+    A, b = rng.normal(size=(m, n)), rng.normal(size=m)
+    A[:, 1] = A[:, 0]                                   # columns 0 and 1 are no basis
+    basis, free = np.array([0, 1]), np.array([2, 3, 4, 5])
+    cost = LeastSquaresCost(rng.normal(size=(4, n)), rng.normal(size=4), np.ones(n), np.zeros(n))
+    buffers = (np.empty((m, n - m)), np.empty(m), np.empty((n - m, n - m)), np.empty(n - m), np.empty(n),
+               np.empty(1, dtype=bool))
+    C, l, u = rng.normal(size=(1, n)), np.array([-1.0]), np.array([1.0])
+    tolerances = np.array([1e-6, 1e-7, 1e-9])
+    no_rows, no_sides = np.zeros(0, dtype=np.intp), np.zeros(0, dtype=bool)
+
+    def step(basis, d):
+        return _kernels.eliminate_and_guess(A, b, cost.R, cost.s, d, cost.e, C, l, u, basis, free, no_rows, no_sides,
+                                            tolerances, *buffers)
+
+    assert step(basis, cost.d) == _kernels.BASIS_REJECTED
+    basis, free = BasisElimination.choose_basis(A)
+    negative = cost.d.copy()
+    negative[free[0]] = -1.0
+    assert step(basis, negative) == 2
+    assert step(basis, cost.d) in (0, 1)

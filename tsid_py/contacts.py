@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
+from . import _kernels
 from ._validation import positive_scalar
 
 #: The inscribed pyramid keeps |f_x| ≤ μ/√2 f_z and |f_y| ≤ μ/√2 f_z, so that
@@ -102,15 +103,23 @@ class Contact:
         ``−J̇v − kd J v − kp e`` of ``J_rows q̈ = rhs`` (local axes)."""
         if jacobian is None:
             jacobian = robot.frame_jacobian(self.frame_id, pin.LOCAL)
-        rows = self.motion_rows
-        drift = robot.frame_drift(self.frame_id, pin.LOCAL)[rows]
-        rhs = -drift
-        if self.kd:
-            rhs = rhs - self.kd * (jacobian[rows] @ robot.v)
-        if self.kp and self.anchor is not None:
-            error = pin.log6(robot.frame_placement(self.frame_id).actInv(self.anchor)).vector[rows]
-            rhs = rhs + self.kp * error
-        return jacobian, jacobian[rows], rhs
+        size = self.motion_rows.stop - self.motion_rows.start
+        rows, rhs = np.empty((size, robot.nv)), np.empty(size)
+        self.write_rows(robot, np.empty((robot.nv, self.size)), rows, rhs, jacobian)
+        return jacobian, rows, rhs
+
+    def write_rows(self, robot, force_block: np.ndarray, matrix: np.ndarray, vector: np.ndarray,
+                   jacobian: np.ndarray | None = None) -> None:
+        """Write the contact's part of the QP into the solver's buffers: its columns of the
+        equation of motion, ``force_block = −J[:size]ᵀ``, and its no-slip rows ``J_rows``
+        into ``matrix`` and their right-hand side into ``vector`` (both empty for a contact
+        without kinematics)."""
+        if jacobian is None:
+            jacobian = pin.getFrameJacobian(robot.model, robot.data, self.frame_id, pin.LOCAL)
+        drift = pin.getFrameClassicalAcceleration(robot.model, robot.data, self.frame_id, pin.LOCAL).vector
+        _kernels.contact_rows(jacobian, drift, robot.v, self.kd, self.motion_rows.start, force_block, matrix, vector)
+        if self.kp and self.anchor is not None and vector.size:
+            vector += self.kp * pin.log6(robot.frame_placement(self.frame_id).actInv(self.anchor)).vector[self.motion_rows]
 
     def local_wrench(self, local_force: np.ndarray) -> np.ndarray:
         """The (6,) wrench in the frame's axes from the contact's variables (zero moment for a

@@ -64,6 +64,11 @@ class QP:
         self._H, self._g, self.cost, self.stacked = H, g, cost, stacked
         self.A, self.b, self.C, self.l, self.u, self.lb, self.ub = A, b, C, l, u, lb, ub
 
+    def cost_changed(self) -> None:
+        """The buffers behind ``cost`` were rewritten (a builder reusing this QP for the next
+        step): drop the H and g formed from them."""
+        self._H = self._g = None
+
     @property
     def H(self) -> np.ndarray:
         if self._H is None:

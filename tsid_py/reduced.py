@@ -207,6 +207,21 @@ def reduced_cost(qp: QP, elimination: Elimination) -> tuple[np.ndarray, np.ndarr
 
 
 # ---------------------------------------------------------------------------- backend
+#: ``(basis, feasibility, dual)`` tolerances, as the compiled step takes them.
+_TOLERANCES = np.array([BASIS_TOLERANCE, FEASIBILITY_TOLERANCE, DUAL_TOLERANCE])
+
+
+class _Workspace:
+    """Buffers :func:`~tsid_py._kernels.eliminate_and_guess` writes into, for ``m``
+    equalities, ``k`` free variables and ``rows`` inequality rows; valid until the next step."""
+
+    def __init__(self, m: int, k: int, rows: int):
+        self.shape = (m, k, rows)
+        self.E, self.x_basis = np.empty((m, k)), np.empty(m)
+        self.H, self.g = np.empty((k, k)), np.empty(k)
+        self.x, self.violated = np.empty(m + k), np.zeros(rows, dtype=bool)
+
+
 class ReducedBackend(Backend):
     """Elimination + active-set guess + screened, hot-started DAQP (see the module
     docstring). Results equal the full QP's to the solver's tolerance."""
@@ -227,6 +242,7 @@ class ReducedBackend(Backend):
         self._rows_signature = None
         self.rounds = 0          # QP solves in the last call (1: the guess was optimal)
         self._stack = None       # (shape key, C buffer, l buffer, u buffer)
+        self._work = None        # the compiled path's output buffers
 
     def reset(self) -> None:
         self._model = None
@@ -259,17 +275,45 @@ class ReducedBackend(Backend):
         m, n = A.shape
         if m == 0:
             return NoElimination(n)
-        if self._basis is not None and self._basis[0].size == m and self._basis[1].size == n - m:
+        if self._basis_fits(m, n):
             elimination = BasisElimination.factorise(A, b, *self._basis)
             if elimination is not None:
                 return elimination
-        self._basis = BasisElimination.choose_basis(A)
-        if self._basis is not None:
+        if self._choose_basis(A):
             elimination = BasisElimination.factorise(A, b, *self._basis)
             if elimination is not None:
                 return elimination
             self._basis = None
         return OrthonormalElimination(A, b)
+
+    def _basis_fits(self, m: int, n: int) -> bool:
+        return self._basis is not None and self._basis[0].size == m and self._basis[1].size == n - m
+
+    def _choose_basis(self, A: np.ndarray) -> bool:
+        self._basis = BasisElimination.choose_basis(A)
+        return self._basis is not None
+
+    def _compiled_step(self, qp: QP, C, l, u) -> int:
+        """:func:`~tsid_py._kernels.eliminate_and_guess` with the kept basis (chosen again
+        once if rejected), writing into ``self._work``; its code, ``BASIS_REJECTED`` when no
+        basis with free columns serves (the caller then eliminates in numpy)."""
+        m, n = qp.A.shape
+        for choose in ((False, True) if self._basis_fits(m, n) else (True,)):
+            if choose and not self._choose_basis(qp.A):
+                return _kernels.BASIS_REJECTED
+            basis, free = self._basis
+            if free.size == 0:
+                return _kernels.BASIS_REJECTED
+            if self._work is None or self._work.shape != (m, free.size, C.shape[0]):
+                self._work = _Workspace(m, free.size, C.shape[0])
+            work, cost = self._work, qp.cost
+            code = _kernels.eliminate_and_guess(
+                qp.A, qp.b, cost.R, cost.s, cost.d, cost.e, C, l, u, basis, free, self._active, self._upper,
+                _TOLERANCES, work.E, work.x_basis, work.H, work.g, work.x, work.violated)
+            if code != _kernels.BASIS_REJECTED:
+                return code
+        self._basis = None
+        return _kernels.BASIS_REJECTED
 
     # ------------------------------------------------------------------ solving
     def solve(self, qp: QP) -> QPResult:
@@ -279,26 +323,29 @@ class ReducedBackend(Backend):
             self._rows_signature = signature
             self.reset()
         self.rounds = 0
-        elimination = self._eliminate(qp.A, qp.b)
-        if not elimination.consistent:
-            self.reset()
-            return QPResult(np.full(qp.n, np.nan), "EQUALITIES_INCONSISTENT", False)
         working = self._active
-        if qp.cost is not None and isinstance(elimination, BasisElimination) and elimination.free.size:
-            # The control loop's case, compiled: the factored cost's reduction, and the
-            # previous step's active set checked against every row.
-            basis, free, E, x_basis = elimination.basis, elimination.free, elimination.E, elimination.x_basis
-            cost = qp.cost
-            H, g = _kernels.reduce_least_squares(cost.R, cost.s, cost.d, cost.e, basis, free, E, x_basis)
+        code = _kernels.BASIS_REJECTED
+        if qp.cost is not None and qp.A.shape[0]:
+            # The control loop's case, compiled and in one call: the elimination, the factored
+            # cost's reduction, and the previous step's active set checked against every row.
+            code = self._compiled_step(qp, C, l, u)
+        if code == 0:
             self.rounds = 1
-            code, x, violated = _kernels.solve_on_active_set(
-                H, g, C, l, u, basis, free, E, x_basis, self._active, self._upper,
-                FEASIBILITY_TOLERANCE, DUAL_TOLERANCE)
-            if code == 0:
-                return QPResult(x, "optimal (active set of the previous step)", True, 0, active=self._active)
-            working = np.union1d(self._active, np.flatnonzero(violated))
-        else:
+            return QPResult(self._work.x.copy(), "optimal (active set of the previous step)", True, 0,
+                            active=self._active)
+        if code == _kernels.BASIS_REJECTED:
+            elimination = self._eliminate(qp.A, qp.b)
+            if not elimination.consistent:
+                self.reset()
+                return QPResult(np.full(qp.n, np.nan), "EQUALITIES_INCONSISTENT", False)
             H, g = reduced_cost(qp, elimination)
+        else:
+            work = self._work
+            elimination = BasisElimination(*self._basis, work.E, work.x_basis)
+            H, g = work.H, work.g
+            if code == 1:           # the guess was wrong: start from it and the rows it violated
+                self.rounds = 1
+                working = np.union1d(self._active, np.flatnonzero(work.violated))
         return self._screened_daqp(C, l, u, H, g, elimination, working)
 
     def _screened_daqp(self, C, l, u, H, g, elimination, working) -> QPResult:

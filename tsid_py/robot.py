@@ -40,6 +40,7 @@ class Robot:
     ):
         self.model = model
         self.data = model.createData()
+        self._bind_data_views()
         self.name = name
         self.urdf_path = urdf_path
         self.package_dirs = list(package_dirs)
@@ -61,6 +62,16 @@ class Robot:
         self.q = self.q_ref.copy()
         self.v = np.zeros(self.nv)
         self.updated = False
+
+    def _bind_data_views(self) -> None:
+        """Numpy views of the data that :meth:`update` refreshes (pinocchio returns views of
+        its own buffers, which are allocated once), so that reading them costs no call."""
+        data = self.data
+        self._mass_matrix, self._bias = data.M, data.nle
+        self._com, self._com_velocity, self._com_drift = data.com[0], data.vcom[0], data.acom[0]
+        self._com_jacobian = data.Jcom
+        self._frame_rotations: dict[int, np.ndarray] = {}
+        self._frame_translations: dict[int, np.ndarray] = {}
 
     # ----------------------------------------------------------------------------- loading
     @classmethod
@@ -163,15 +174,17 @@ class Robot:
         self.updated = True
 
     # ----------------------------------------------------------------------------- dynamics
+    # The arrays below are views of pinocchio's buffers: valid (and changing) after each
+    # update; copy them to keep a value.
     @property
     def mass_matrix(self) -> np.ndarray:
         """M(q), (nv, nv), symmetric."""
-        return self.data.M
+        return self._mass_matrix
 
     @property
     def bias(self) -> np.ndarray:
         """h(q, v) = C(q, v) v + g(q), (nv,)."""
-        return self.data.nle
+        return self._bias
 
     def gravity_torques(self, q) -> np.ndarray:
         """g(q), (nv,)."""
@@ -180,6 +193,20 @@ class Robot:
     # ----------------------------------------------------------------------------- frames
     def frame_placement(self, frame_id: int) -> pin.SE3:
         return self.data.oMf[frame_id]
+
+    def frame_rotation(self, frame_id: int) -> np.ndarray:
+        """(3, 3) world rotation of the frame (a view, refreshed by each update)."""
+        rotation = self._frame_rotations.get(frame_id)
+        if rotation is None:
+            rotation = self._frame_rotations[frame_id] = self.data.oMf[frame_id].rotation
+        return rotation
+
+    def frame_translation(self, frame_id: int) -> np.ndarray:
+        """(3,) world position of the frame origin (a view, refreshed by each update)."""
+        translation = self._frame_translations.get(frame_id)
+        if translation is None:
+            translation = self._frame_translations[frame_id] = self.data.oMf[frame_id].translation
+        return translation
 
     def frame_jacobian(self, frame_id: int, reference=pin.LOCAL_WORLD_ALIGNED) -> np.ndarray:
         """(6, nv) Jacobian, linear rows first, in ``reference`` axes."""
@@ -196,21 +223,21 @@ class Robot:
     # ----------------------------------------------------------------------------- centre of mass
     @property
     def com(self) -> np.ndarray:
-        return self.data.com[0]
+        return self._com
 
     @property
     def com_velocity(self) -> np.ndarray:
-        return self.data.vcom[0]
+        return self._com_velocity
 
     @property
     def com_jacobian(self) -> np.ndarray:
         """(3, nv) Jacobian of the CoM position."""
-        return self.data.Jcom
+        return self._com_jacobian
 
     @property
     def com_drift(self) -> np.ndarray:
         """CoM acceleration at q̈ = 0, ``J̇_com v``."""
-        return self.data.acom[0]
+        return self._com_drift
 
     def __repr__(self) -> str:
         base = "floating" if self.floating_base else "fixed"

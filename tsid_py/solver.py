@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from time import perf_counter
 
 import numpy as np
-import pinocchio as pin
 
 from ._validation import as_vector, positive_scalar
 from .constraints.base import AccelerationBounds, Constraint, LinearConstraint
@@ -111,7 +110,7 @@ class DynamicsSolver:
         self.tasks: list[Task] = []
         self.constraints: list[Constraint] = []
         self._transitions: dict[str, _Transition] = {}
-        self._last_forces: dict[str, np.ndarray] = {}
+        self._last_solution: Solution | None = None
         self._layout = None
         self.last_qp: QP | None = None
         #: Seconds spent in each phase of the last solve (dynamics, assembly, qp, extraction).
@@ -148,12 +147,12 @@ class DynamicsSolver:
         if transition == 0:
             del self.contacts[name]
             self._transitions.pop(name, None)
-            self._last_forces.pop(name, None)
             self._layout = None
             return
         contact = self.contacts[name]
-        last = self._last_forces.get(name)
-        start = float(last[contact.normal_index]) if last is not None else contact.f_max
+        last = self._last_solution
+        carried = last is not None and name in last.local_wrenches
+        start = float(last.local_wrenches[name][contact.normal_index]) if carried else contact.f_max
         self._transitions[name] = _Transition(max(start, contact.f_min), 0.0, transition, removing=True)
 
     def add_task(self, task: Task) -> Task:
@@ -196,9 +195,10 @@ class DynamicsSolver:
         (or :class:`~tsid_py.InfeasibleError`) when the QP has no solution."""
         q = self.robot.check_configuration(q, "q")
         v = as_vector(v, "v", self.robot.nv)
-        self._retire_finished_transitions()
-        for transition in self._transitions.values():
-            transition.elapsed += self.dt       # bounds hold at the end of this control period
+        if self._transitions:
+            self._retire_finished_transitions()
+            for transition in self._transitions.values():
+                transition.elapsed += self.dt       # bounds hold at the end of this control period
         if self._layout is None:
             self._layout = self._build_layout()
         tic = perf_counter()
@@ -218,8 +218,8 @@ class DynamicsSolver:
         solution = self._layout.extract(self, result)
         self.timings = {"dynamics": t_dynamics - tic, "assembly": t_assembly - t_dynamics,
                         "qp": t_qp - t_assembly, "extraction": perf_counter() - t_qp}
-        self._advance_transitions(solution)
-        for task in self.tasks:
+        self._last_solution = solution          # a removal's ramp starts from its forces
+        for task in self._layout.recording_tasks:
             task.record(solution)
         return solution
 
@@ -229,12 +229,7 @@ class DynamicsSolver:
                 del self._transitions[name]
                 if transition.removing:
                     del self.contacts[name]
-                    self._last_forces.pop(name, None)
                     self._layout = None
-
-    def _advance_transitions(self, solution: Solution) -> None:
-        for name, contact in self.contacts.items():
-            self._last_forces[name] = solution.local_wrenches[name][: contact.size]
 
     def normal_force_bounds(self, contact: Contact) -> tuple[float, float]:
         """``(f_min, f_max)`` now, accounting for a running transition."""
@@ -266,17 +261,20 @@ class _Layout:
         self.n = n = start
         self.nv = nv
         self.columns = columns
+        self.contact_columns = [(contact, columns[contact.name]) for contact in self.contacts]
         self.context = StepContext(robot=robot, dt=solver.dt, n=n, nv=nv,
                                    contact_columns=columns, contacts=dict(solver.contacts),
                                    zero_nv=np.zeros(nv))
         self.D = np.zeros((nv, n))
         self.D_ddq = self.D[:, :nv]
         self.D_forces = [self.D[:, columns[contact.name]] for contact in self.contacts]
+        bias = robot.bias                   # a view of pinocchio's buffer: refreshed by each update
         if self.floating:
-            self.context.torque_matrix, self.context.torque_offset = self.D[6:], None
+            self.context.torque_matrix, self.context.torque_offset = self.D[6:], bias[6:]
         else:
-            self.context.torque_matrix, self.context.torque_offset = self.D, None
+            self.context.torque_matrix, self.context.torque_offset = self.D, bias
         tasks = solver.tasks
+        self.recording_tasks = [t for t in tasks if type(t).record is not Task.record]
         self.hard_tasks = [t for t in tasks if t.priority == "hard"]
         self.soft_tasks = [t for t in tasks + solver.regularization_tasks if t.priority == "soft"]
         self.diagonal_tasks = [t for t in self.soft_tasks if hasattr(t, "diagonal")]
@@ -291,6 +289,7 @@ class _Layout:
         self._build_equality_rows()
         self._build_soft_rows()
         self._build_inequality_rows()
+        self._build_contact_views()
 
     # ------------------------------------------------------------------ buffers and labels
     def _build_equality_rows(self) -> None:
@@ -312,7 +311,12 @@ class _Layout:
         self.eq_labels = labels
         self.A = np.zeros((row, self.n))
         self.b = np.zeros(row)
-        self.equality_views = [(owner, *self._row_views(self.A, self.b, rows)) for owner, rows in slices]
+        # A[:6] = D[:6] and b[:6] = −h[:6] (h: a view of pinocchio's buffer, refreshed by each update)
+        self.root_views = ((self.A[:6], self.D[:6], self.b[:6], self.context.robot.bias[:6])
+                           if self.root_equalities else None)
+        views = [(owner, *self._row_views(self.A, self.b, rows, owner)) for owner, rows in slices]
+        self.hard_contact_views = [view for view in views if isinstance(view[0], Contact)]
+        self.hard_task_views = [view for view in views if not isinstance(view[0], Contact)]
 
     def _build_soft_rows(self) -> None:
         """Row slices of the stacked soft costs ``||√W (A x − b)||²``."""
@@ -323,16 +327,18 @@ class _Layout:
             row += size
         self.A_soft = np.zeros((row, self.n))
         self.b_soft = np.zeros(row)
-        self.soft_views = [(owner, *self._row_views(self.A_soft, self.b_soft, rows)) for owner, rows in slices]
+        views = [(owner, *self._row_views(self.A_soft, self.b_soft, rows, owner)) for owner, rows in slices]
+        self.soft_contact_views = [view for view in views if isinstance(view[0], Contact)]
+        self.soft_task_views = [view for view in views if not isinstance(view[0], Contact)]
         self.cost_diagonal = np.zeros(self.n)
         self.cost_diagonal_targets = np.zeros(self.n)
+        self._diagonal_weights = None         # the weight arrays d was built from
         self.cost = LeastSquaresCost(self.A_soft, self.b_soft, self.cost_diagonal, self.cost_diagonal_targets)
 
     def _build_inequality_rows(self) -> None:
         """Constant friction rows first, then the linear constraints' rows (sized once at the
         current state); the box on q̈ and the normal forces; labels for the diagnosis."""
         context = self.context
-        self._fill_dynamics(context.robot)
         friction, labels = [], []
         for contact in self.contacts:
             block = np.zeros((contact.friction_matrix.shape[0], self.n))
@@ -363,75 +369,54 @@ class _Layout:
         self.u_stacked = np.zeros(row + box_columns.size)
         self.stacked = (self.C_stacked, self.l_stacked, self.u_stacked, box_columns)
         self.C, self.l, self.u = self.C_stacked[:row], self.l_stacked[:row], self.u_stacked[:row]
-        self.linear_views = [(constraint, *self._row_views(self.C, self.l, rows), self.u[rows])
-                             for constraint, rows in slices]
+        self.linear_views = [(constraint, self.C[rows], self.l[rows], self.u[rows]) for constraint, rows in slices]
+        #: The QP over these buffers, handed out by every :meth:`assemble`.
+        self.qp = QP(None, None, self.A, self.b, self.C, self.l, self.u, self.lb, self.ub, cost=self.cost,
+                     stacked=self.stacked if self.use_box else None)
         if friction:
             self.C[:friction_rows] = np.vstack(friction)
 
-    def _row_views(self, matrix: np.ndarray, vector: np.ndarray, rows: slice) -> tuple[dict, np.ndarray]:
-        """Views of the rows ``rows`` of a buffer, by the width of the block written there
-        (nv: a q̈-only block, the force columns stay 0; n: the whole row), and of ``vector``."""
-        return {self.nv: matrix[rows, : self.nv], self.n: matrix[rows]}, vector[rows]
+    def _build_contact_views(self) -> None:
+        """Per contact: its columns of D, its no-slip rows (in A if hard, in the soft rows if
+        soft, none if it has no kinematics) and the √weight of soft rows (None if hard)."""
+        rows = {contact: (matrix, vector, None) for contact, matrix, vector in self.hard_contact_views}
+        rows.update({contact: (matrix, vector, np.sqrt(contact.weight))
+                     for contact, matrix, vector in self.soft_contact_views})
+        no_rows = (np.zeros((0, self.nv)), np.zeros(0), None)
+        self.contact_views = [(contact, block, *rows.get(contact, no_rows))
+                              for contact, block in zip(self.contacts, self.D_forces)]
 
-    def _block(self, views: dict, matrix: np.ndarray, owner) -> np.ndarray:
-        """The view that ``owner``'s block ``matrix`` goes to (checking its width)."""
-        width = matrix.shape[1]
-        if width != self.n and (width != self.nv or getattr(owner, "acts_on", "ddq") != "ddq"):
-            raise ValueError(f"{owner!r} returned {width} columns; expected {self.nv} or {self.n}")
-        return views[width]
+    def _row_views(self, matrix: np.ndarray, vector: np.ndarray, rows: slice, owner) -> tuple[np.ndarray, np.ndarray]:
+        """Views of the rows ``rows`` of a buffer and of ``vector``; the matrix view spans the
+        q̈ columns only for an owner acting on q̈ (contacts, most tasks), all columns else."""
+        on_ddq = isinstance(owner, Contact) or owner.acts_on == "ddq"
+        return (matrix[rows, : self.nv] if on_ddq else matrix[rows]), vector[rows]
 
     # ------------------------------------------------------------------ assembly
-    def _fill_dynamics(self, robot: Robot) -> dict:
-        """``D = [M, −J_1ᵀ, …]`` and the torque offset at the robot's current state; returns
-        the contacts' LOCAL Jacobians, for their no-slip rows."""
-        self.D_ddq[:] = robot.mass_matrix
-        jacobians = {}
-        for contact, block in zip(self.contacts, self.D_forces):
-            jacobians[contact] = jacobian = robot.frame_jacobian(contact.frame_id, pin.LOCAL)
-            np.negative(jacobian[: contact.size].T, out=block)
-        h = robot.bias
-        self.context.torque_offset = h[6:] if self.floating else h
-        return jacobians
-
     def assemble(self, solver: DynamicsSolver) -> QP:
         robot, context = solver.robot, self.context
-        jacobians = self._fill_dynamics(robot)
-        if self.root_equalities:
-            self.A[:6] = self.D[:6]
-            np.negative(robot.bias[:6], out=self.b[:6])
-        contact_rows = {}
-        for contact in self.kinematic:
-            _, rows, rhs = contact.motion_constraint(robot, jacobians[contact])
-            contact_rows[contact] = (rows, rhs)
-        for owner, views, vector in self.equality_views:
-            matrix, target = contact_rows[owner] if isinstance(owner, Contact) else owner.compute(context)
-            self._block(views, matrix, owner)[:] = matrix
-            vector[:] = target
+        # D = [M, −J_1ᵀ, …]; the root rows of the equation of motion; the contacts' rows.
+        self.D_ddq[:] = robot.mass_matrix
+        for contact, block, matrix, vector, soft_scale in self.contact_views:
+            contact.write_rows(robot, block, matrix, vector)
+            if soft_scale is not None:
+                matrix *= soft_scale
+                vector *= soft_scale
+        if self.root_equalities:            # after D is complete
+            A_root, D_root, b_root, h_root = self.root_views
+            A_root[:] = D_root
+            np.negative(h_root, out=b_root)
+        for task, matrix, vector in self.hard_task_views:
+            task.write_rows(context, matrix, vector, weighted=False)
 
         # Soft costs in factored form: rows √W A, √W b; costs on single variables as d, e.
-        for owner, views, vector in self.soft_views:
-            if isinstance(owner, Contact):
-                matrix, target = contact_rows[owner]
-                row_scale = column_scale = np.sqrt(owner.weight)
-            else:
-                matrix, target = owner.compute(context)
-                row_scale, column_scale = owner.row_scale, owner.row_scale_column
-            np.multiply(matrix, column_scale, out=self._block(views, matrix, owner))
-            np.multiply(target, row_scale, out=vector)
-        d, e = self.cost_diagonal, self.cost_diagonal_targets
-        d.fill(0.0)
-        e.fill(0.0)
-        for task in self.diagonal_tasks:
-            columns, weights, targets = task.diagonal(context)
-            d[columns] += weights
-            e[columns] += weights * targets
+        for task, matrix, vector in self.soft_task_views:
+            task.write_rows(context, matrix, vector, weighted=True)
+        self._fill_diagonal_costs(context)
 
         # Inequalities: friction rows (constant) and linear constraints; box on q̈ and f_z.
-        for constraint, views, lower, upper in self.linear_views:
-            matrix, lo, hi = constraint.rows(context)
-            self._block(views, matrix, constraint)[:] = matrix
-            lower[:] = lo
-            upper[:] = hi
+        for constraint, matrix, lower, upper in self.linear_views:
+            constraint.write_rows(context, matrix, lower, upper)
         lb, ub = self.lb, self.ub
         if self.bounds:
             lb.fill(-np.inf)
@@ -442,21 +427,36 @@ class _Layout:
                 ub[index] = np.minimum(ub[index], hi)
         for contact, column in self.unilateral_columns:
             lb[column], ub[column] = solver.normal_force_bounds(contact)
-        return QP(None, None, self.A, self.b, self.C, self.l, self.u, lb, ub, cost=self.cost,
-                  stacked=self.stacked if self.use_box else None)
+        self.qp.cost_changed()
+        return self.qp
+
+    def _fill_diagonal_costs(self, context: StepContext) -> None:
+        """``d`` and ``e`` of the cost from the tasks on single variables. ``d`` is rebuilt
+        only when a task hands over other weight arrays (assigning weights makes new ones)."""
+        entries = [task.diagonal(context) for task in self.diagonal_tasks]
+        d, e = self.cost_diagonal, self.cost_diagonal_targets
+        weights = [entry[1] for entry in entries]
+        if self._diagonal_weights is None or any(a is not b for a, b in zip(weights, self._diagonal_weights)):
+            d.fill(0.0)
+            for columns, weight, _ in entries:
+                d[columns] += weight
+            self._diagonal_weights = weights
+        e.fill(0.0)
+        for columns, weight, targets in entries:
+            if targets is not None:
+                e[columns] += weight * targets
 
     # ------------------------------------------------------------------ extraction
     def extract(self, solver: DynamicsSolver, result) -> Solution:
         robot = solver.robot
         x = result.x
-        ddq = x[: self.nv].copy()
         tau = self.D @ x
         tau += robot.bias
         if self.root_equalities:
             tau[:6] = 0.0
-        tau_actuated = tau[6:].copy() if self.floating else tau.copy()
         wrenches, local = {}, {}
-        for contact, columns in zip(self.contacts, self.columns.values()):
+        for contact, columns in self.contact_columns:
             local[contact.name] = wrench = contact.local_wrench(x[columns])
-            wrenches[contact.name] = contact.world_wrench(wrench, robot.frame_placement(contact.frame_id).rotation)
-        return Solution(ddq, tau, tau_actuated, wrenches, local, True, result.status, x, result.iterations)
+            wrenches[contact.name] = contact.world_wrench(wrench, robot.frame_rotation(contact.frame_id))
+        return Solution(x[: self.nv].copy(), tau, tau[6:].copy() if self.floating else tau.copy(), wrenches, local,
+                        True, result.status, x, result.iterations)

@@ -30,8 +30,20 @@ class AccelerationBounds(Constraint):
 
 class LinearConstraint(Constraint):
     def rows(self, context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(C, lower, upper)`` with ``C`` over the whole variable vector."""
+        """``(C, lower, upper)`` with ``C`` over the whole variable vector (or over q̈ only:
+        ``nv`` columns)."""
         raise NotImplementedError
+
+    def write_rows(self, context, matrix: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
+        """Write :meth:`rows` into the solver's buffers (``matrix`` spans the whole variable
+        vector); constraints on the control loop's path override it to skip temporaries."""
+        rows, lo, hi = self.rows(context)
+        if rows.shape not in ((matrix.shape[0], context.nv), matrix.shape):
+            raise ValueError(f"{self!r} returned rows of shape {rows.shape}; expected {matrix.shape} "
+                             f"or ({matrix.shape[0]}, {context.nv})")
+        matrix[:, : rows.shape[1]] = rows
+        lower[:] = lo
+        upper[:] = hi
 
 
 def actuated_limits(robot, urdf_values: np.ndarray, limits, scale: float, name: str) -> np.ndarray:

@@ -27,11 +27,18 @@ class TorqueLimits(LinearConstraint):
         self.index = np.flatnonzero(np.isfinite(effort))
         self._rows = index_selector(self.index)
         self.effort = effort[self.index]
+        self._lowest = -self.effort
 
     def rows(self, context):
         matrix = context.torque_matrix[self._rows]
         offset = context.torque_offset[self._rows]
         return matrix, -self.effort - offset, self.effort - offset
+
+    def write_rows(self, context, matrix, lower, upper):
+        matrix[:] = context.torque_matrix[self._rows]
+        offset = context.torque_offset[self._rows]
+        np.subtract(self._lowest, offset, out=lower)
+        np.subtract(self.effort, offset, out=upper)
 
 
 class AccelerationLimits(AccelerationBounds):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _kernels
 from .._indexing import index_selector
 from .._validation import as_vector, mask_vector, per_axis, priority as check_priority
 
@@ -52,6 +53,9 @@ class Task:
         uniform = root.size > 0 and bool(np.all(root == root[0]))
         self.row_scale = float(root[0]) if uniform else root
         self.row_scale_column = self.row_scale if uniform else root[:, None]
+        self._row_scales = {True: root, False: np.ones(root.size)}     # by ``weighted``
+        #: The weights of the kept axes (a new array whenever the weights are assigned).
+        self.kept_weight = self._weight[self._rows]
 
     @property
     def size(self) -> int:
@@ -66,6 +70,21 @@ class Task:
     def compute(self, context) -> tuple[np.ndarray, np.ndarray]:
         """``(A, b)`` for the masked axes at the robot's current state."""
         raise NotImplementedError
+
+    def write_rows(self, context, matrix: np.ndarray, vector: np.ndarray, weighted: bool) -> None:
+        """Write ``(√W A, √W b)`` (``weighted``, a cost) or ``(A, b)`` (an equality) into the
+        solver's buffers: ``matrix`` is ``nv`` columns wide for a task on q̈ and ``n`` for a
+        task on ``x``. This default goes through :meth:`compute`; tasks on the control
+        loop's path override it to skip the temporaries."""
+        rows, target = self.compute(context)
+        if rows.shape != matrix.shape:
+            raise ValueError(f"{self!r} returned rows of shape {rows.shape}; expected {matrix.shape}")
+        if weighted:
+            np.multiply(rows, self.row_scale_column, out=matrix)
+            np.multiply(target, self.row_scale, out=vector)
+        else:
+            matrix[:] = rows
+            vector[:] = target
 
     def bind(self, robot) -> None:
         """Resolve names against ``robot`` (called once when the task is added)."""
@@ -107,16 +126,45 @@ class PDTask(Task):
         self.acceleration_ref = (np.zeros(self.dim) if acceleration is None
                                  else as_vector(acceleration, "acceleration", self.dim))
 
+    def kinematics(self, robot) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int] | None:
+        """``(e, J, v, J̇v, first)``: the error of the ``dim`` axes, and a Jacobian, velocity
+        and drift whose rows ``first … first + dim − 1`` are the task's (pinocchio's arrays,
+        unsliced); None for a task without that form, which implements :meth:`measure`."""
+        return None
+
     def measure(self, robot) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``(e, ė, J, J̇v)`` at the robot's current state, all ``dim`` rows."""
-        raise NotImplementedError
+        kinematics = self.kinematics(robot)
+        if kinematics is None:
+            raise NotImplementedError(f"{type(self).__name__} implements neither kinematics() nor measure()")
+        error, jacobian, velocity, drift, first = kinematics
+        rows = slice(first, first + self.dim)
+        return error, self.velocity_ref - velocity[rows], jacobian[rows], drift[rows]
 
     def desired_acceleration(self) -> np.ndarray:
         """``a* = a_ref + Kp e + Kd ė`` from the last measured error."""
         return self.acceleration_ref + self.kp * self.error + self.kd * self.error_rate
 
     def compute(self, context) -> tuple[np.ndarray, np.ndarray]:
+        matrix, vector = np.empty((self.size, context.robot.nv)), np.empty(self.size)
+        self.write_rows(context, matrix, vector, weighted=False)
+        return matrix, vector
+
+    def write_rows(self, context, matrix, vector, weighted):
+        """``A = J`` and ``b = a* − J̇v`` on the kept axes (scaled by √W when ``weighted``)."""
+        kinematics = self.kinematics(context.robot)
+        if kinematics is not None:                  # one compiled call from pinocchio's arrays
+            error, jacobian, velocity, drift, first = kinematics
+            self.error, self.error_rate = error, np.empty(self.dim)
+            _kernels.pd_rows(jacobian, velocity, drift, error, first, self._rows, self._row_scales[weighted],
+                             self.acceleration_ref, self.velocity_ref, self.kp, self.kd, matrix, vector,
+                             self.error_rate)
+            return
         error, error_rate, jacobian, drift = self.measure(context.robot)
         self.error, self.error_rate = error, error_rate
-        kept = self._kept
-        return jacobian[kept], self.desired_acceleration()[kept] - drift[kept]
+        if weighted:
+            np.multiply(jacobian[self._kept], self.row_scale_column, out=matrix)
+        else:
+            matrix[:] = jacobian[self._kept]
+        _kernels.pd_target(self.acceleration_ref, self.kp, error, self.kd, error_rate, drift, self._rows,
+                           self._row_scales[weighted], vector)

@@ -25,7 +25,5 @@ class CoMTask(PDTask):
         self.position_ref = as_vector(target, "target", 3).copy()
         self._set_feedforward(velocity, acceleration)
 
-    def measure(self, robot):
-        error = self.position_ref - robot.com
-        error_rate = self.velocity_ref - robot.com_velocity
-        return error, error_rate, robot.com_jacobian, robot.com_drift
+    def kinematics(self, robot):
+        return self.position_ref - robot.com, robot.com_jacobian, robot.com_velocity, robot.com_drift, 0

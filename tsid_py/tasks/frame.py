@@ -65,14 +65,19 @@ class FrameTask(PDTask):
         self.frame_id = robot.frame_id(self.frame)
         if self._placement_ref is None:
             robot.update(robot.q_ref, robot.zero_velocity())
-            self._placement_ref = robot.frame_placement(self.frame_id).copy()
+            self._set_placement_ref(robot.frame_placement(self.frame_id).copy())
 
     # ------------------------------------------------------------------------ targets
     def _target_placement(self, target) -> pin.SE3:
         return as_se3(target)
 
+    def _set_placement_ref(self, placement: pin.SE3) -> None:
+        self._placement_ref = placement
+        self._translation_ref = placement.translation.copy()
+        self._rotation_ref = placement.rotation.copy()
+
     def set_target(self, target, velocity=None, acceleration=None) -> None:
-        self._placement_ref = self._target_placement(target)
+        self._set_placement_ref(self._target_placement(target))
         self._set_feedforward(velocity, acceleration)
 
     @property
@@ -80,19 +85,29 @@ class FrameTask(PDTask):
         return self._placement_ref
 
     # ------------------------------------------------------------------------ measurement
-    def measure(self, robot):
-        placement = robot.frame_placement(self.frame_id)
-        rows = self.components
-        error = np.empty(6)
-        error[_LINEAR] = self._placement_ref.translation - placement.translation
-        error[_ANGULAR] = pin.log3(self._placement_ref.rotation @ placement.rotation.T)
-        error = error[rows]
-        jacobian = robot.frame_jacobian(self.frame_id)[rows]
-        velocity = robot.frame_velocity(self.frame_id)[rows]
-        drift = robot.frame_drift(self.frame_id)[rows]
+    def _error(self, robot) -> np.ndarray:
+        """The error of the task's components, world-aligned: position then rotation vector."""
+        return np.concatenate([self._translation_ref - robot.frame_translation(self.frame_id),
+                               pin.log3(self._rotation_ref @ robot.frame_rotation(self.frame_id).T)])
+
+    def kinematics(self, robot):
+        """World-aligned: pinocchio's LOCAL_WORLD_ALIGNED quantities as they are (None with
+        ``local=True``, whose rows are rotated in :meth:`measure`)."""
         if self.local:
-            error, jacobian, velocity, drift = _rotate_rows(
-                placement.rotation.T, rows, error, jacobian, velocity, drift)
+            return None
+        model, data, frame_id = robot.model, robot.data, self.frame_id
+        return (self._error(robot), pin.getFrameJacobian(model, data, frame_id, pin.LOCAL_WORLD_ALIGNED),
+                pin.getFrameVelocity(model, data, frame_id, pin.LOCAL_WORLD_ALIGNED).vector,
+                pin.getFrameClassicalAcceleration(model, data, frame_id, pin.LOCAL_WORLD_ALIGNED).vector,
+                self.components.start)
+
+    def measure(self, robot):
+        if not self.local:
+            return super().measure(robot)
+        rows, frame_id = self.components, self.frame_id
+        error, jacobian, velocity, drift = _rotate_rows(
+            robot.frame_rotation(frame_id).T, rows, self._error(robot), robot.frame_jacobian(frame_id)[rows],
+            robot.frame_velocity(frame_id)[rows], robot.frame_drift(frame_id)[rows])
         return error, self.velocity_ref - velocity, jacobian, drift
 
 
@@ -105,6 +120,9 @@ class PositionTask(FrameTask):
         rotation = np.eye(3) if self._placement_ref is None else self._placement_ref.rotation
         return pin.SE3(rotation, as_vector(target, "target", 3).copy())
 
+    def _error(self, robot) -> np.ndarray:
+        return self._translation_ref - robot.frame_translation(self.frame_id)
+
 
 class OrientationTask(FrameTask):
     """The orientation half of :class:`FrameTask`; ``target`` is a 3x3 rotation matrix."""
@@ -114,6 +132,9 @@ class OrientationTask(FrameTask):
     def _target_placement(self, target) -> pin.SE3:
         translation = np.zeros(3) if self._placement_ref is None else self._placement_ref.translation
         return pin.SE3(as_rotation(target, "target"), translation)
+
+    def _error(self, robot) -> np.ndarray:
+        return pin.log3(self._rotation_ref @ robot.frame_rotation(self.frame_id).T)
 
 
 class RelativeFrameTask(PDTask):

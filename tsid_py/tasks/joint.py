@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .. import _kernels
 from .._indexing import index_selector
 from .._validation import as_vector
 from .base import PDTask
@@ -42,6 +43,7 @@ class JointTask(PDTask):
         self._q_select, self._v_select = index_selector(self._q_index), index_selector(v_index)
         self._columns = index_selector(v_index[self._rows])     # q̈ columns of the kept axes
         self._zero_drift = np.zeros(self.dim)
+        self._targets = np.empty(self.size)      # a* of the kept axes, rewritten each step
         target = robot.q_ref if self._pending_target is None else self._pending_target
         self.set_target(target)
 
@@ -61,8 +63,9 @@ class JointTask(PDTask):
         """As a soft task the cost ``Σ w_i (q̈_j_i − a*_i)²`` is diagonal in q̈:
         ``(columns, weights, targets)`` (a hard task uses :meth:`compute`)."""
         self.error, self.error_rate, _, _ = self.measure(context.robot)
-        kept = self._kept
-        return self._columns, self.weight[kept], self.desired_acceleration()[kept]
+        _kernels.pd_target(self.acceleration_ref, self.kp, self.error, self.kd, self.error_rate, self._zero_drift,
+                           self._rows, self._row_scales[False], self._targets)
+        return self._columns, self.kept_weight, self._targets
 
     def measure(self, robot):
         error = self.position_ref - robot.q[self._q_select]

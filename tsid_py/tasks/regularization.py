@@ -39,14 +39,17 @@ class AccelerationTask(Task):
             self._pending_target = target
             return
         self.acceleration_ref = as_vector(target, "target", self.dim).copy()
+        self.acceleration_ref.flags.writeable = False      # change it with set_target
+        self._zero_target = not np.any(self.acceleration_ref)
 
     def compute(self, context):
         return self._eye[self._rows], self.acceleration_ref[self._rows]
 
     def diagonal(self, context):
-        """``(columns, weights, targets)``: the cost ``Σ w_i (x_c_i − t_i)²`` on ``x[columns]``."""
+        """``(columns, weights, targets)``: the cost ``Σ w_i (x_c_i − t_i)²`` on ``x[columns]``
+        (targets None: all zero)."""
         kept = self._kept          # axis i is the column of q̈_i
-        return kept, self.weight[kept], self.acceleration_ref[kept]
+        return kept, self.kept_weight, None if self._zero_target else self.acceleration_ref[kept]
 
 
 class ForceRegularization(Task):
@@ -71,5 +74,5 @@ class ForceRegularization(Task):
         if getattr(self, "_diagonal_key", None) != key:       # built once per set of contacts
             count = context.n - context.nv
             self._diagonal_key = key
-            self._diagonal = (slice(context.nv, context.n), np.full(count, self.scalar_weight), np.zeros(count))
+            self._diagonal = (slice(context.nv, context.n), np.full(count, self.scalar_weight), None)
         return self._diagonal
