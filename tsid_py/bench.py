@@ -12,7 +12,9 @@ state update, assembly, QP solve and extraction of the solution.
 
 BLAS is limited to one thread while timing: the matrices of a control step are small
 (50 x 50), and OpenBLAS's threads cost more to wake than they save (about 1.5x slower
-steps with two threads on a 2-core machine). Do the same in a control loop.
+steps with two threads on a 2-core machine). The process is also pinned to one core
+while timing (Linux), so the scheduler does not move it between steps. Do the same in a
+control loop.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import argparse
 import json
 import os
 import time
+from contextlib import contextmanager
 
 import numpy as np
 import pinocchio as pin
@@ -46,8 +49,23 @@ def resident_megabytes() -> float:
 
 def benchmark(robot_name: str, steps: int = 2000, warmup: int = 200, qp_solver: str = "reduced") -> dict:
     """Median/p99/max step time in µs and the share of each phase, BLAS on one thread."""
-    with threadpool_limits(limits=1, user_api="blas"):
+    with threadpool_limits(limits=1, user_api="blas"), _pinned_to_one_core():
         return _benchmark(robot_name, steps, warmup, qp_solver)
+
+
+@contextmanager
+def _pinned_to_one_core():
+    """Run on one core (the last one allowed) and restore the affinity afterwards; a no-op
+    where the OS has no affinity call."""
+    if not hasattr(os, "sched_setaffinity"):
+        yield
+        return
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {max(allowed)})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, allowed)
 
 
 class ReferenceProblem:

@@ -435,12 +435,12 @@ class _Layout:
         only when a task hands over other weight arrays (assigning weights makes new ones)."""
         entries = [task.diagonal(context) for task in self.diagonal_tasks]
         d, e = self.cost_diagonal, self.cost_diagonal_targets
-        weights = [entry[1] for entry in entries]
-        if self._diagonal_weights is None or any(a is not b for a, b in zip(weights, self._diagonal_weights)):
+        previous = self._diagonal_weights
+        if previous is None or any(entry[1] is not weight for entry, weight in zip(entries, previous)):
             d.fill(0.0)
             for columns, weight, _ in entries:
                 d[columns] += weight
-            self._diagonal_weights = weights
+            self._diagonal_weights = [entry[1] for entry in entries]
         e.fill(0.0)
         for columns, weight, targets in entries:
             if targets is not None:

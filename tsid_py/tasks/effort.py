@@ -48,10 +48,21 @@ class TorqueTask(Task):
             self._pending_target = target
             return
         self.torque_ref = as_vector(target, "target", self.dim).copy()
+        self.torque_ref.flags.writeable = False        # change it with set_target
+        self._kept_ref = self.torque_ref[self._kept]
 
     def compute(self, context):
         rows = self._torque_rows
-        return context.torque_matrix[rows], self.torque_ref[self._kept] - context.torque_offset[rows]
+        return context.torque_matrix[rows], self._kept_ref - context.torque_offset[rows]
+
+    def write_rows(self, context, matrix, vector, weighted):
+        rows = self._torque_rows
+        np.subtract(self._kept_ref, context.torque_offset[rows], out=vector)
+        if weighted:
+            np.multiply(context.torque_matrix[rows], self.row_scale_column, out=matrix)
+            vector *= self.row_scale
+        else:
+            matrix[:] = context.torque_matrix[rows]
 
     def record(self, solution) -> None:
         self.error = self.torque_ref - solution.tau_actuated[self._index]
