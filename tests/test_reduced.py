@@ -167,7 +167,7 @@ def test_a_held_row_whose_bound_became_infinite_is_not_trusted(rng):
 
 def test_compiled_step_refuses_what_it_cannot_do(rng):
     """A singular basis block is reported (BASIS_REJECTED: the backend chooses another) and a
-    negative diagonal weight is not reduced (code 2: the backend's numpy path decides)."""
+    negative diagonal weight is not reduced (COST_NOT_REDUCED: the backend's numpy path)."""
     n, m = 6, 2
     A, b = rng.normal(size=(m, n)), rng.normal(size=m)
     A[:, 1] = A[:, 0]                                   # columns 0 and 1 are no basis
@@ -187,5 +187,5 @@ def test_compiled_step_refuses_what_it_cannot_do(rng):
     basis, free = BasisElimination.choose_basis(A)
     negative = cost.d.copy()
     negative[free[0]] = -1.0
-    assert step(basis, negative) == 2
+    assert step(basis, negative) == _kernels.COST_NOT_REDUCED
     assert step(basis, cost.d) in (0, 1)

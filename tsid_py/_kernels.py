@@ -301,6 +301,10 @@ def solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper
 #: :func:`eliminate_and_guess`'s code when the basis is (nearly) singular: choose another.
 BASIS_REJECTED = 3
 
+#: :func:`eliminate_and_guess`'s code when the cost cannot be reduced here (a negative d):
+#: nothing but the elimination was written.
+COST_NOT_REDUCED = 4
+
 
 @njit(cache=True, fastmath=_FAST)
 def eliminate_and_guess(A, b, R, s, d, e, C, l, u, basis, free, active, at_upper, tolerances,
@@ -309,13 +313,13 @@ def eliminate_and_guess(A, b, R, s, d, e, C, l, u, basis, free, active, at_upper
     :func:`reduce_least_squares` and :func:`solve_on_active_set`, writing ``E, x_basis, H,
     g, x, violated``. ``tolerances = (basis, feasibility, dual)``.
 
-    Returns :func:`solve_on_active_set`'s code, 2 when the cost cannot be reduced here, or
-    ``BASIS_REJECTED`` when the LU pivot ratio of ``A_B`` is at most ``tolerances[0]``.
+    Returns :func:`solve_on_active_set`'s code, ``COST_NOT_REDUCED`` or ``BASIS_REJECTED``
+    (the LU pivot ratio of ``A_B`` is at most ``tolerances[0]``).
     """
     if eliminate_basis(A, b, basis, free, E, x_basis) <= tolerances[0]:
         return BASIS_REJECTED
     if not reduce_least_squares(R, s, d, e, basis, free, E, x_basis, H, g):
-        return 2
+        return COST_NOT_REDUCED
     return solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper,
                                tolerances[1], tolerances[2], x, violated)
 

@@ -333,7 +333,7 @@ class ReducedBackend(Backend):
             self.rounds = 1
             return QPResult(self._work.x.copy(), "optimal (active set of the previous step)", True, 0,
                             active=self._active)
-        if code == _kernels.BASIS_REJECTED:
+        if code in (_kernels.BASIS_REJECTED, _kernels.COST_NOT_REDUCED):     # numpy's turn
             elimination = self._eliminate(qp.A, qp.b)
             if not elimination.consistent:
                 self.reset()
