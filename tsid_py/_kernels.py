@@ -52,11 +52,10 @@ def pd_rows(jacobian, velocity, drift, error, first_row, kept, scale, accelerati
     for a in range(error_rate.size):
         error_rate[a] = velocity_ref[a] - velocity[first_row + a]
     for i in range(kept.size):
-        a = kept[i]
-        row = first_row + a
+        row = first_row + kept[i]
         for j in range(matrix.shape[1]):
             matrix[i, j] = scale[i] * jacobian[row, j]
-        vector[i] = scale[i] * (acceleration_ref[a] + kp[a] * error[a] + kd[a] * error_rate[a] - drift[row])
+    pd_target(acceleration_ref, kp, error, kd, error_rate, drift[first_row:], kept, scale, vector)
 
 
 @njit(void(_MATRIX, _VECTOR, _VECTOR, float64, intp, _MATRIX, _MATRIX, _VECTOR), cache=True, fastmath=_FAST)

@@ -96,27 +96,14 @@ class Contact:
     def anchor_at(self, placement: pin.SE3) -> None:
         self.anchor = placement.copy()
 
-    def motion_constraint(self, robot, jacobian: np.ndarray | None = None
-                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(J_local, J_rows, rhs)``: the full (6, nv) LOCAL Jacobian (pass it if already
-        fetched at this state), its constrained rows and the right-hand side
-        ``−J̇v − kd J v − kp e`` of ``J_rows q̈ = rhs`` (local axes)."""
-        if jacobian is None:
-            jacobian = robot.frame_jacobian(self.frame_id, pin.LOCAL)
-        size = self.motion_rows.stop - self.motion_rows.start
-        rows, rhs = np.empty((size, robot.nv)), np.empty(size)
-        self.write_rows(robot, np.empty((robot.nv, self.size)), rows, rhs, jacobian)
-        return jacobian, rows, rhs
-
-    def write_rows(self, robot, force_block: np.ndarray, matrix: np.ndarray, vector: np.ndarray,
-                   jacobian: np.ndarray | None = None) -> None:
-        """Write the contact's part of the QP into the solver's buffers: its columns of the
-        equation of motion, ``force_block = −J[:size]ᵀ``, and its no-slip rows ``J_rows``
-        into ``matrix`` and their right-hand side into ``vector`` (both empty for a contact
-        without kinematics)."""
-        if jacobian is None:
-            jacobian = pin.getFrameJacobian(robot.model, robot.data, self.frame_id, pin.LOCAL)
-        drift = pin.getFrameClassicalAcceleration(robot.model, robot.data, self.frame_id, pin.LOCAL).vector
+    def write_rows(self, robot, force_block: np.ndarray, matrix: np.ndarray, vector: np.ndarray) -> None:
+        """Write the contact's part of the QP into the solver's buffers, from its LOCAL
+        Jacobian ``J`` and drift ``J̇v``: its columns of the equation of motion,
+        ``force_block = −J[:size]ᵀ``, and its no-slip rows ``J_rows q̈ = −J̇v − kd J v − kp e``
+        (local axes) into ``matrix`` and ``vector`` (both empty for a contact without
+        kinematics)."""
+        jacobian = robot.frame_jacobian(self.frame_id, pin.LOCAL)
+        drift = robot.frame_drift(self.frame_id, pin.LOCAL)
         _kernels.contact_rows(jacobian, drift, robot.v, self.kd, self.motion_rows.start, force_block, matrix, vector)
         if self.kp and self.anchor is not None and vector.size:
             vector += self.kp * pin.log6(robot.frame_placement(self.frame_id).actInv(self.anchor)).vector[self.motion_rows]

@@ -270,50 +270,51 @@ class ReducedBackend(Backend):
         return C, l, u
 
     def _eliminate(self, A: np.ndarray, b: np.ndarray) -> Elimination:
-        """The kept basis while it fits and stays well conditioned, a new one otherwise; the
-        orthonormal elimination when the equalities are redundant."""
+        """A basis elimination (see :meth:`_on_a_basis`); the orthonormal elimination when the
+        equalities are redundant."""
         m, n = A.shape
         if m == 0:
             return NoElimination(n)
-        if self._basis_fits(m, n):
-            elimination = BasisElimination.factorise(A, b, *self._basis)
-            if elimination is not None:
-                return elimination
-        if self._choose_basis(A):
-            elimination = BasisElimination.factorise(A, b, *self._basis)
-            if elimination is not None:
-                return elimination
-            self._basis = None
-        return OrthonormalElimination(A, b)
+        elimination = self._on_a_basis(A, lambda basis, free: BasisElimination.factorise(A, b, basis, free))
+        return elimination if elimination is not None else OrthonormalElimination(A, b)
 
-    def _basis_fits(self, m: int, n: int) -> bool:
-        return self._basis is not None and self._basis[0].size == m and self._basis[1].size == n - m
-
-    def _choose_basis(self, A: np.ndarray) -> bool:
+    def _on_a_basis(self, A: np.ndarray, attempt):
+        """``attempt(basis, free)`` with the kept basic columns while they fit, then (if it
+        returns None: the LU of ``A_B`` is nearly singular) with newly chosen ones; its
+        result, or None, the basis forgotten, when no basis serves."""
+        m, n = A.shape
+        if self._basis is not None and self._basis[0].size == m and self._basis[1].size == n - m:
+            result = attempt(*self._basis)
+            if result is not None:
+                return result
         self._basis = BasisElimination.choose_basis(A)
-        return self._basis is not None
+        if self._basis is not None:
+            result = attempt(*self._basis)
+            if result is not None:
+                return result
+        self._basis = None
+        return None
 
     def _compiled_step(self, qp: QP, C, l, u) -> int:
-        """:func:`~tsid_py._kernels.eliminate_and_guess` with the kept basis (chosen again
-        once if rejected), writing into ``self._work``; its code, ``BASIS_REJECTED`` when no
-        basis with free columns serves (the caller then eliminates in numpy)."""
-        m, n = qp.A.shape
-        for choose in ((False, True) if self._basis_fits(m, n) else (True,)):
-            if choose and not self._choose_basis(qp.A):
-                return _kernels.BASIS_REJECTED
-            basis, free = self._basis
+        """:func:`~tsid_py._kernels.eliminate_and_guess` on a basis (:meth:`_on_a_basis`),
+        writing into ``self._work``; its code, ``BASIS_REJECTED`` when no basis with free
+        columns serves (the caller then eliminates in numpy)."""
+        m = qp.A.shape[0]
+        cost = qp.cost
+
+        def attempt(basis, free):
             if free.size == 0:
-                return _kernels.BASIS_REJECTED
+                return None
             if self._work is None or self._work.shape != (m, free.size, C.shape[0]):
                 self._work = _Workspace(m, free.size, C.shape[0])
-            work, cost = self._work, qp.cost
+            work = self._work
             code = _kernels.eliminate_and_guess(
                 qp.A, qp.b, cost.R, cost.s, cost.d, cost.e, C, l, u, basis, free, self._active, self._upper,
                 _TOLERANCES, work.E, work.x_basis, work.H, work.g, work.x, work.violated)
-            if code != _kernels.BASIS_REJECTED:
-                return code
-        self._basis = None
-        return _kernels.BASIS_REJECTED
+            return None if code == _kernels.BASIS_REJECTED else code
+
+        code = self._on_a_basis(qp.A, attempt)
+        return _kernels.BASIS_REJECTED if code is None else code
 
     # ------------------------------------------------------------------ solving
     def solve(self, qp: QP) -> QPResult:

@@ -30,9 +30,10 @@ class TorqueLimits(LinearConstraint):
         self._lowest = -self.effort
 
     def rows(self, context):
-        matrix = context.torque_matrix[self._rows]
-        offset = context.torque_offset[self._rows]
-        return matrix, -self.effort - offset, self.effort - offset
+        size = self.effort.size
+        matrix, lower, upper = np.empty((size, context.n)), np.empty(size), np.empty(size)
+        self.write_rows(context, matrix, lower, upper)
+        return matrix, lower, upper
 
     def write_rows(self, context, matrix, lower, upper):
         matrix[:] = context.torque_matrix[self._rows]

@@ -52,8 +52,9 @@ class TorqueTask(Task):
         self._kept_ref = self.torque_ref[self._kept]
 
     def compute(self, context):
-        rows = self._torque_rows
-        return context.torque_matrix[rows], self._kept_ref - context.torque_offset[rows]
+        matrix, vector = np.empty((self.size, context.n)), np.empty(self.size)
+        self.write_rows(context, matrix, vector, weighted=False)
+        return matrix, vector
 
     def write_rows(self, context, matrix, vector, weighted):
         rows = self._torque_rows

@@ -95,11 +95,9 @@ class FrameTask(PDTask):
         ``local=True``, whose rows are rotated in :meth:`measure`)."""
         if self.local:
             return None
-        model, data, frame_id = robot.model, robot.data, self.frame_id
-        return (self._error(robot), pin.getFrameJacobian(model, data, frame_id, pin.LOCAL_WORLD_ALIGNED),
-                pin.getFrameVelocity(model, data, frame_id, pin.LOCAL_WORLD_ALIGNED).vector,
-                pin.getFrameClassicalAcceleration(model, data, frame_id, pin.LOCAL_WORLD_ALIGNED).vector,
-                self.components.start)
+        frame_id = self.frame_id
+        return (self._error(robot), robot.frame_jacobian(frame_id), robot.frame_velocity(frame_id),
+                robot.frame_drift(frame_id), self.components.start)
 
     def measure(self, robot):
         if not self.local:
