@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import quadprog
 
 import tsid_py as tp
-from tsid_py import _kernels
+from tsid_py import _kernels, reduced
 from tsid_py.qp import QP, LeastSquaresCost
 from tsid_py.reduced import BasisElimination, OrthonormalElimination, reduced_cost
 from tsid_py.sim.controllers import humanoid_balance, quadruped_stance
@@ -90,8 +91,9 @@ def test_kernels_match_the_numpy_reduction(rng):
     u[1], l[4] = -5.0, 5.0
     active, at_upper = np.array([1, 4]), np.array([True, False])
     x, violated = np.empty(n), np.ones(6, dtype=bool)
-    code = _kernels.solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper, 1e-7, 1e-9,
-                                        x, violated)
+    sizes = np.array([2, 0])
+    code = _kernels.solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper, sizes, 0,
+                                        1e-7, 1e-9, x, violated)
     np.testing.assert_allclose(A @ x, b, atol=1e-9)
     np.testing.assert_allclose(C[active] @ x, [-5.0, 5.0], atol=1e-9)
     K = C[active] @ Z
@@ -121,9 +123,12 @@ def test_reduced_matches_the_full_qp(name, rng):
         assert objective(qp, a.x) <= objective(qp, b.x) + 1e-9 * abs(objective(qp, b.x))
 
 
-def test_screening_adds_the_violated_torque_limits(rng):
-    """With tight torque limits some rows are active; screening must find every one of them
-    (the first solve starts from an empty working set)."""
+@pytest.mark.parametrize("changes_allowed", [0, reduced.ACTIVE_SET_CHANGES])
+def test_every_violated_torque_limit_is_found(changes_allowed, rng, monkeypatch):
+    """With tight torque limits some rows are active and the first solve starts from an empty
+    active set: the compiled dual active-set steps must find every one of them, and with no
+    steps allowed, DAQP's screening must."""
+    monkeypatch.setattr(reduced, "ACTIVE_SET_CHANGES", changes_allowed)
     robots = [load_robot("talos") for _ in range(2)]
     solvers = []
     for robot, backend in zip(robots, ("reduced", "quadprog")):
@@ -135,10 +140,58 @@ def test_screening_adds_the_violated_torque_limits(rng):
     fast, full = (solver.solve(q, v) for solver in solvers)
     limits = solvers[1].constraints[0].effort
     active = np.abs(np.abs(full.tau_actuated) - limits) < 1e-6 * limits
-    assert active.sum() >= 1                                  # the case exercises screening
-    assert solvers[0].backend.rounds >= 2
+    assert active.sum() >= 1                                  # the case needs the active set found
+    backend = solvers[0].backend
+    assert (backend.rounds >= 2) if changes_allowed == 0 else (backend.rounds == 1 and backend.changes >= active.sum())
     assert np.all(np.abs(fast.tau_actuated) <= limits * (1 + 1e-7) + 1e-9)
     np.testing.assert_allclose(fast.tau, full.tau, atol=1e-4 * np.abs(full.tau).max())
+
+
+def _random_reduced_qp(rng, n=20, m=4, rows=14):
+    """A strictly convex, feasible QP (``x0`` satisfies everything) with equalities,
+    eliminated on a basis, and two-sided rows; fewer rows than free variables, so that any
+    set of them is independent."""
+    x0 = rng.normal(size=n)
+    A = rng.normal(size=(m, n))
+    b = A @ x0
+    R = rng.normal(size=(n, n))
+    spread = rng.uniform(0.2, 3.0)           # how far the unconstrained optimum lies from x0
+    cost = LeastSquaresCost(R, R @ x0 + spread * rng.normal(size=n), rng.uniform(0.1, 1, n), np.zeros(n))
+    basis, free = BasisElimination.choose_basis(A)
+    E, x_basis = np.empty((m, n - m)), np.empty(m)
+    _kernels.eliminate_basis(A, b, basis, free, E, x_basis)
+    H, g = np.empty((n - m, n - m)), np.empty(n - m)
+    _kernels.reduce_least_squares(cost.R, cost.s, cost.d, cost.e, basis, free, E, x_basis, H, g)
+    C = rng.normal(size=(rows, n))
+    l, u = C @ x0 - rng.uniform(0.0, 1.0, rows), C @ x0 + rng.uniform(0.0, 1.0, rows)
+    qp = QP(None, None, A, b, C, l, u, cost=cost)
+    return qp, (H, g, C, l, u, basis, free, E, x_basis)
+
+
+def test_dual_active_set_steps_reach_the_optimum_from_any_start(rng):
+    """From an empty active set and from a wrong one (rows held at the opposite bound), the
+    kernel's dual active-set steps end at quadprog's optimum with the KKT conditions checked."""
+    for trial in range(10):
+        qp, reduced_problem = _random_reduced_qp(rng)
+        C, l, u = qp.C, qp.l, qp.u
+        # quadprog: min ½xᵀHx − aᵀx s.t. Gᵀx ≥ h, the first meq as equalities.
+        G = np.vstack([qp.A, C, -C]).T
+        h = np.concatenate([qp.b, l, -u])
+        expected = quadprog.solve_qp(qp.H, -qp.g, G, h, qp.A.shape[0])[0]
+        active_rows = np.flatnonzero(np.minimum(np.abs(C @ expected - l), np.abs(C @ expected - u)) < 1e-8)
+        assert active_rows.size >= 1                          # the trial exercises the steps
+        for start in ([], active_rows[::-1]):
+            active, at_upper = np.zeros(C.shape[0], dtype=np.intp), np.zeros(C.shape[0], dtype=bool)
+            active[: len(start)] = start
+            at_upper[: len(start)] = np.abs(C[start] @ expected - u[start]) > 1e-8     # the wrong bound
+            sizes = np.array([len(start), 0])
+            x, violated = np.empty(qp.n), np.empty(C.shape[0], dtype=bool)
+            code = _kernels.solve_on_active_set(*reduced_problem, active, at_upper, sizes, 100, 1e-9, 1e-9, x,
+                                                violated)
+            assert code == 0, (trial, start)
+            np.testing.assert_allclose(x, expected, atol=1e-8)
+            assert sorted(active[: sizes[0]]) == sorted(active_rows)
+            assert sizes[1] >= active_rows.size
 
 
 def test_model_is_hot_started_across_steps(talos):
@@ -160,8 +213,8 @@ def test_a_held_row_whose_bound_became_infinite_is_not_trusted(rng):
     H, g = np.empty((n - m, n - m)), np.empty(n - m)
     C, l, u = rng.normal(size=(1, n)), np.array([-np.inf]), np.array([np.inf])
     code = _kernels.eliminate_and_guess(A, b, cost.R, cost.s, cost.d, cost.e, C, l, u, basis, free, np.array([0]),
-                                        np.array([True]), np.array([1e-6, 1e-7, 1e-9]), E, x_basis, H, g,
-                                        np.empty(n), np.empty(1, dtype=bool))
+                                        np.array([True]), np.array([1, 0]), 8, np.array([1e-6, 1e-7, 1e-9]), E,
+                                        x_basis, H, g, np.empty(n), np.empty(1, dtype=bool))
     assert code == 2
 
 
@@ -177,15 +230,15 @@ def test_compiled_step_refuses_what_it_cannot_do(rng):
                np.empty(1, dtype=bool))
     C, l, u = rng.normal(size=(1, n)), np.array([-1.0]), np.array([1.0])
     tolerances = np.array([1e-6, 1e-7, 1e-9])
-    no_rows, no_sides = np.zeros(0, dtype=np.intp), np.zeros(0, dtype=bool)
+    rows, sides = np.zeros(1, dtype=np.intp), np.zeros(1, dtype=bool)
 
     def step(basis, d):
-        return _kernels.eliminate_and_guess(A, b, cost.R, cost.s, d, cost.e, C, l, u, basis, free, no_rows, no_sides,
-                                            tolerances, *buffers)
+        return _kernels.eliminate_and_guess(A, b, cost.R, cost.s, d, cost.e, C, l, u, basis, free, rows, sides,
+                                            np.zeros(2, dtype=np.intp), 8, tolerances, *buffers)
 
     assert step(basis, cost.d) == _kernels.BASIS_REJECTED
     basis, free = BasisElimination.choose_basis(A)
     negative = cost.d.copy()
     negative[free[0]] = -1.0
     assert step(basis, negative) == _kernels.COST_NOT_REDUCED
-    assert step(basis, cost.d) in (0, 1)
+    assert step(basis, cost.d) == 0

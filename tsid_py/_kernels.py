@@ -10,7 +10,8 @@ kernels do the same arithmetic as :mod:`tsid_py.reduced`'s numpy code in one cal
 * :func:`reduce_least_squares`: ``ZᵀHZ`` and ``Zᵀ(g + H x_p)`` from the factored cost
   ``H = 2(RᵀR + diag d)``, ``g = −2(Rᵀs + e)``, with ``Z = P [−E; I]``;
 * :func:`solve_on_active_set`: the equality-constrained QP on a guessed active set
-  (Cholesky and Schur complement), expanded to ``x`` and checked against every row;
+  (Cholesky and Schur complement), expanded to ``x`` and checked against every row, the
+  active set repaired one row at a time when the check fails;
 * :func:`eliminate_and_guess`: the three in one call, the control loop's path (each call
   from Python costs about a microsecond of dispatch, and results are written into buffers
   the caller keeps, since boxing a new array costs as much again).
@@ -219,22 +220,12 @@ def _backward(L, y):
 
 
 @njit(cache=True, fastmath=_FAST)
-def solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper,
-                        feasibility_tolerance, dual_tolerance, x, violated):
-    """Solve ``min ½zᵀHz + gᵀz`` with the rows ``active`` of ``C x`` held at their upper
-    (``at_upper``) or lower bound, where ``x = x_p + Z z``; write ``x`` and check it.
-
-    Returns a code: 0 — the KKT conditions of the full problem hold (right multiplier signs,
-    every row within tolerance of its bounds): ``x`` is optimal; 1 — a multiplier has the
-    wrong sign or a row is violated (``violated`` flags the rows); 2 — H is not positive
-    definite, the active rows are dependent or the solution is not finite.
-    """
+def _solve_held(L, g, C, l, u, basis, free, E, x_basis, active, at_upper, x, multipliers):
+    """The equality-constrained QP ``min ½zᵀHz + gᵀz`` (``H = L Lᵀ``) with the rows ``active``
+    of ``C x`` held at their upper (``at_upper``) or lower bound, ``x = x_p + Z z``: write
+    ``x`` and the rows' multipliers (Schur complement of the held rows). False when the held
+    rows are dependent or the solution is not finite (a row held at an infinite bound)."""
     k = free.size
-    rows = C.shape[0]
-    violated[:] = False
-    L = _cholesky(H)
-    if L.shape[0] != k:
-        return 2
     count = active.size
     # K = C_active Z and target = bound − C_active x_p; right-hand sides [g, Kᵀ] at once.
     right = np.empty((k, count + 1))
@@ -254,20 +245,21 @@ def solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper
         target[a] = value
     solved = _forward(L, right)               # [w, Y] = L⁻¹ [g, Kᵀ]
     w = solved[:, 0].copy()
-    multipliers = np.zeros(count)
     if count:
         Y = solved[:, 1:].copy()
         S = Y.T @ Y                           # K H⁻¹ Kᵀ
         rhs = -(target + Y.T @ w)
         factor = _cholesky(S)
         if factor.shape[0] != count:
-            return 2
-        multipliers = _backward(factor, _forward(factor, rhs.reshape(count, 1))[:, 0])
-        w += Y @ multipliers
+            return False
+        held = _backward(factor, _forward(factor, rhs.reshape(count, 1))[:, 0])
+        for a in range(count):
+            multipliers[a] = held[a]
+        w += Y @ held
     z = _backward(L, -w)                      # z = −L⁻ᵀ (w + Y λ)
     for j in range(k):
-        if not np.isfinite(z[j]):             # e.g. a held row whose bound is now infinite
-            return 2
+        if not np.isfinite(z[j]):
+            return False
     for j in range(k):
         x[free[j]] = z[j]
     for c in range(basis.size):
@@ -275,26 +267,146 @@ def solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper
         for j in range(k):
             value -= E[c, j] * z[j]
         x[basis[c]] = value
-    code = 0
+    return True
+
+
+@njit(cache=True, fastmath=_FAST)
+def _wrong_sign(multipliers, at_upper, dual_tolerance):
+    """Index of the held row whose multiplier has the most wrong sign (a row held at its upper
+    bound needs λ ≥ 0, at its lower bound λ ≤ 0), beyond ``dual_tolerance (1 + max |λ|)``;
+    −1 when every sign is right."""
     largest = 0.0
-    for a in range(count):
+    for a in range(multipliers.size):
         largest = max(largest, abs(multipliers[a]))
-    for a in range(count):
+    worst, index = -dual_tolerance * (1.0 + largest), -1
+    for a in range(multipliers.size):
         signed = multipliers[a] if at_upper[a] else -multipliers[a]
-        if signed < -dual_tolerance * (1.0 + largest):
-            code = 1
-    for i in range(rows):
+        if signed < worst:
+            worst, index = signed, a
+    return index
+
+
+@njit(cache=True, fastmath=_FAST)
+def _most_violated(C, l, u, x, feasibility_tolerance, violated):
+    """Flag in ``violated`` the rows of ``C x`` beyond their bounds by more than
+    ``feasibility_tolerance (1 + |bound|)``; return the most violated one (relative to that
+    scale) and whether it is above its upper bound, or (−1, False)."""
+    worst, index, above = 1.0, -1, False
+    for i in range(C.shape[0]):
         value = 0.0
         for j in range(x.size):
             value += C[i, j] * x[j]
+        violated[i] = False
         if value > u[i]:
-            if value - u[i] > feasibility_tolerance * (1.0 + abs(u[i])):
-                violated[i] = True
-                code = 1
-        elif l[i] - value > feasibility_tolerance * (1.0 + abs(l[i])):
+            excess = (value - u[i]) / (feasibility_tolerance * (1.0 + abs(u[i])))
+            is_above = True
+        else:
+            excess = (l[i] - value) / (feasibility_tolerance * (1.0 + abs(l[i])))
+            is_above = False
+        if excess > 1.0:
             violated[i] = True
-            code = 1
-    return code
+            if excess > worst:
+                worst, index, above = excess, i, is_above
+    return index, above
+
+
+@njit(cache=True, fastmath=_FAST)
+def _signed(multiplier, at_upper):
+    """A held row's multiplier in the sign that must be ≥ 0 at the optimum (λ at an upper
+    bound, −λ at a lower one)."""
+    return multiplier if at_upper else -multiplier
+
+
+@njit(cache=True, fastmath=_FAST)
+def _release(active, at_upper, signed, position, count):
+    """Remove entry ``position`` of the first ``count`` held rows (order kept)."""
+    for a in range(position, count - 1):
+        active[a], at_upper[a], signed[a] = active[a + 1], at_upper[a + 1], signed[a + 1]
+
+
+@njit(cache=True, fastmath=_FAST)
+def solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper, sizes, changes_allowed,
+                        feasibility_tolerance, dual_tolerance, x, violated):
+    """Solve the reduced QP ``min ½zᵀHz + gᵀz`` s.t. ``l ≤ C x ≤ u`` (``x = x_p + Z z``) from
+    the active set ``active[:sizes[0]]`` of the previous step (rows held at their upper bound
+    where ``at_upper``), by Goldfarb and Idnani's dual active-set method warm-started there.
+
+    1. Release held rows, the most wrong-signed multiplier first, until every multiplier has
+       the sign of its bound: a dual-feasible start.
+    2. While a row is violated, push the most violated one ``p`` toward the bound it crosses.
+       For a fixed held set, the solution and multipliers move linearly from the current
+       point to the equality-constrained solution with ``p`` held; a held row whose
+       multiplier would change sign on the way is released where it reaches zero (a partial
+       step) and ``p`` is pushed again, otherwise ``p`` joins the held set (a full step).
+       The dual objective grows with each step, so the method does not cycle but on
+       degenerate (zero-length) steps; ``changes_allowed`` bounds the work.
+
+    Each step is one equality-constrained solve on the same Cholesky factor of ``H`` (a Schur
+    complement of the held rows). ``active``, ``at_upper`` (capacity: one per row) and
+    ``sizes = [count, changes]`` are updated in place; ``x`` is the last solve's.
+
+    Returns a code: 0 — the KKT conditions of the full problem hold (multipliers of the
+    right sign, every row within tolerance of its bounds): ``x`` is optimal; 1 — not reached
+    within ``changes_allowed`` changes of the held set (``violated`` flags the rows the
+    current point violates); 2 — H is not positive definite, the held rows are dependent or
+    the solution is not finite (a row held at a bound that became infinite).
+    """
+    k = free.size
+    L = _cholesky(H)
+    if L.shape[0] != k:
+        return 2
+    capacity = C.shape[0]
+    multipliers, signed = np.empty(capacity), np.empty(capacity)
+    sizes[1] = 0
+    while True:                                       # 1. a dual-feasible start
+        count = sizes[0]
+        if not _solve_held(L, g, C, l, u, basis, free, E, x_basis, active[:count], at_upper[:count], x,
+                           multipliers):
+            return 2
+        release = _wrong_sign(multipliers[:count], at_upper[:count], dual_tolerance)
+        if release < 0:
+            break
+        if sizes[1] == changes_allowed:
+            _most_violated(C, l, u, x, feasibility_tolerance, violated)
+            return 1
+        _release(active, at_upper, signed, release, count)
+        sizes[0], sizes[1] = count - 1, sizes[1] + 1
+    for a in range(count):
+        signed[a] = _signed(multipliers[a], at_upper[a])
+    while True:                                       # 2. dual steps toward feasibility
+        row, above = _most_violated(C, l, u, x, feasibility_tolerance, violated)
+        if row < 0:
+            return 0 if _wrong_sign(multipliers[:count], at_upper[:count], dual_tolerance) < 0 else 1
+        for a in range(count):
+            if active[a] == row:                      # held, yet violated: numerically degenerate
+                return 1
+        active[count], at_upper[count], signed[count] = row, above, 0.0
+        while True:
+            if sizes[1] == changes_allowed:
+                sizes[0] = count                      # p is not held; ``violated`` is the current point's
+                return 1
+            sizes[1] += 1
+            if not _solve_held(L, g, C, l, u, basis, free, E, x_basis, active[:count + 1], at_upper[:count + 1],
+                               x, multipliers):
+                return 2
+            step, leaving = 1.0, -1                   # the largest step keeping every held sign
+            for a in range(count):
+                target = _signed(multipliers[a], at_upper[a])
+                if target < 0.0:
+                    current = max(signed[a], 0.0)     # ≥ −dual tolerance: clamp to the sign's side
+                    ratio = current / (current - target)
+                    if ratio < step:
+                        step, leaving = ratio, a
+            if leaving < 0:                           # full step: p is held
+                count += 1
+                for a in range(count):
+                    signed[a] = _signed(multipliers[a], at_upper[a])
+                sizes[0] = count
+                break
+            for a in range(count + 1):                # partial step: release the row reaching zero
+                signed[a] += step * (_signed(multipliers[a], at_upper[a]) - signed[a])
+            _release(active, at_upper, signed, leaving, count + 1)
+            count -= 1
 
 
 #: :func:`eliminate_and_guess`'s code when the basis is (nearly) singular: choose another.
@@ -306,11 +418,12 @@ COST_NOT_REDUCED = 4
 
 
 @njit(cache=True, fastmath=_FAST)
-def eliminate_and_guess(A, b, R, s, d, e, C, l, u, basis, free, active, at_upper, tolerances,
-                        E, x_basis, H, g, x, violated):
+def eliminate_and_guess(A, b, R, s, d, e, C, l, u, basis, free, active, at_upper, sizes, changes_allowed,
+                        tolerances, E, x_basis, H, g, x, violated):
     """The control step's fast path in one call: :func:`eliminate_basis`,
     :func:`reduce_least_squares` and :func:`solve_on_active_set`, writing ``E, x_basis, H,
-    g, x, violated``. ``tolerances = (basis, feasibility, dual)``.
+    g, x, violated`` and updating the active set ``active, at_upper, sizes``.
+    ``tolerances = (basis, feasibility, dual)``.
 
     Returns :func:`solve_on_active_set`'s code, ``COST_NOT_REDUCED`` or ``BASIS_REJECTED``
     (the LU pivot ratio of ``A_B`` is at most ``tolerances[0]``).
@@ -319,7 +432,7 @@ def eliminate_and_guess(A, b, R, s, d, e, C, l, u, basis, free, active, at_upper
         return BASIS_REJECTED
     if not reduce_least_squares(R, s, d, e, basis, free, E, x_basis, H, g):
         return COST_NOT_REDUCED
-    return solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper,
+    return solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper, sizes, changes_allowed,
                                tolerances[1], tolerances[2], x, violated)
 
 
@@ -335,6 +448,7 @@ def warm_up() -> None:
     basis, free = np.array([0]), np.array([1])
     E, x_basis, H, g = np.empty((1, 1)), np.empty(1), np.empty((1, 1)), np.empty(1)
     eliminate_and_guess(A, b, np.eye(2), np.zeros(2), np.ones(2), np.zeros(2), np.eye(2), np.full(2, -np.inf),
-                        np.full(2, np.inf), basis, free, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_),
-                        np.array([1e-6, 1e-7, 1e-9]), E, x_basis, H, g, np.empty(2), np.empty(2, dtype=np.bool_))
+                        np.full(2, np.inf), basis, free, np.zeros(2, dtype=np.intp), np.zeros(2, dtype=np.bool_),
+                        np.zeros(2, dtype=np.intp), 1, np.array([1e-6, 1e-7, 1e-9]), E, x_basis, H, g, np.empty(2),
+                        np.empty(2, dtype=np.bool_))
     _warm = True

@@ -21,7 +21,11 @@ cheap:
 3. **Active-set guess.** The rows active at the previous step, held at the same bounds, make
    an equality-constrained QP solved by one Cholesky factorisation and a small Schur
    complement. If its multipliers have the right signs and its solution satisfies *every*
-   row, it satisfies the KKT conditions of the full QP: it is the optimum. The basis
+   row, it satisfies the KKT conditions of the full QP: it is the optimum. If not, the set
+   is repaired one row at a time (release the row with the most wrong-signed multiplier,
+   else hold the most violated row) for up to :data:`ACTIVE_SET_CHANGES` changes, each a
+   new Schur complement on the same factorisation: a row or two joining or leaving the set
+   between steps costs a few microseconds, not a QP solve. The basis
    elimination is a compiled kernel (:mod:`tsid_py._kernels`); so are steps 2–3 when the
    cost is factored — the control loop's case. Otherwise the reduction is numpy's and the
    solve goes straight to step 4.
@@ -211,6 +215,38 @@ def reduced_cost(qp: QP, elimination: Elimination) -> tuple[np.ndarray, np.ndarr
 _TOLERANCES = np.array([BASIS_TOLERANCE, FEASIBILITY_TOLERANCE, DUAL_TOLERANCE])
 
 
+#: Changes of the active set (one row released or held each) the compiled step may make
+#: before DAQP takes over: enough for the few rows a control step's active set gains or loses,
+#: few enough that a cycling repair stays cheap (each costs about a Schur complement).
+ACTIVE_SET_CHANGES = 32
+
+
+_KEPT_ACTIVE_SET = "optimal (active set of the previous step)"
+
+
+class _ActiveSet:
+    """The rows of ``C x`` held at a bound at the last solution, in buffers the compiled step
+    updates in place: ``rows[:count]``, whether each is at its upper bound, and how many
+    changes the last compiled step made (``sizes = [count, changes]``)."""
+
+    def __init__(self, capacity: int):
+        self.rows = np.zeros(capacity, dtype=np.intp)
+        self.at_upper = np.zeros(capacity, dtype=bool)
+        self.sizes = np.zeros(2, dtype=np.intp)
+
+    def held(self) -> np.ndarray:
+        return self.rows[: self.sizes[0]]
+
+    @property
+    def changes(self) -> int:
+        return int(self.sizes[1])
+
+    def store(self, rows: np.ndarray, at_upper: np.ndarray) -> None:
+        count = rows.size
+        self.rows[:count], self.at_upper[:count] = rows, at_upper
+        self.sizes[0] = count
+
+
 class _Workspace:
     """Buffers :func:`~tsid_py._kernels.eliminate_and_guess` writes into, for ``m``
     equalities, ``k`` free variables and ``rows`` inequality rows; valid until the next step."""
@@ -237,18 +273,22 @@ class ReducedBackend(Backend):
         self._model = None
         self._model_shape = None
         self._basis = None                               # (basis, free) columns, kept
-        self._active = np.zeros(0, dtype=int)            # rows active at the last solution
-        self._upper = np.zeros(0, dtype=bool)            # … at their upper bound?
+        self._active = _ActiveSet(0)                     # rows active at the last solution
         self._rows_signature = None
-        self.rounds = 0          # QP solves in the last call (1: the guess was optimal)
+        self.rounds = 0          # QP solves in the last call (1: the compiled step's was optimal)
         self._stack = None       # (shape key, C buffer, l buffer, u buffer)
         self._work = None        # the compiled path's output buffers
 
-    def reset(self) -> None:
+    def reset(self, rows: int | None = None) -> None:
+        """Forget the DAQP model and the active set (sized anew for ``rows`` inequality rows)."""
         self._model = None
         self._model_shape = None
-        self._active = np.zeros(0, dtype=int)
-        self._upper = np.zeros(0, dtype=bool)
+        self._active = _ActiveSet(self._active.rows.size if rows is None else rows)
+
+    @property
+    def changes(self) -> int:
+        """Active-set changes the last compiled step made (0: the previous one was optimal)."""
+        return self._active.changes
 
     def _stacked_rows(self, qp: QP) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`QP.rows_with_box`, built once and then refreshed in place while the bounded
@@ -307,10 +347,11 @@ class ReducedBackend(Backend):
                 return None
             if self._work is None or self._work.shape != (m, free.size, C.shape[0]):
                 self._work = _Workspace(m, free.size, C.shape[0])
-            work = self._work
+            work, active = self._work, self._active
             code = _kernels.eliminate_and_guess(
-                qp.A, qp.b, cost.R, cost.s, cost.d, cost.e, C, l, u, basis, free, self._active, self._upper,
-                _TOLERANCES, work.E, work.x_basis, work.H, work.g, work.x, work.violated)
+                qp.A, qp.b, cost.R, cost.s, cost.d, cost.e, C, l, u, basis, free, active.rows, active.at_upper,
+                active.sizes, ACTIVE_SET_CHANGES, _TOLERANCES, work.E, work.x_basis, work.H, work.g, work.x,
+                work.violated)
             return None if code == _kernels.BASIS_REJECTED else code
 
         code = self._on_a_basis(qp.A, attempt)
@@ -322,9 +363,8 @@ class ReducedBackend(Backend):
         signature = (qp.n, qp.A.shape[0], C.shape[0])
         if signature != self._rows_signature:
             self._rows_signature = signature
-            self.reset()
+            self.reset(C.shape[0])
         self.rounds = 0
-        working = self._active
         code = _kernels.BASIS_REJECTED
         if qp.cost is not None and qp.A.shape[0]:
             # The control loop's case, compiled and in one call: the elimination, the factored
@@ -332,8 +372,10 @@ class ReducedBackend(Backend):
             code = self._compiled_step(qp, C, l, u)
         if code == 0:
             self.rounds = 1
-            return QPResult(self._work.x.copy(), "optimal (active set of the previous step)", True, 0,
-                            active=self._active)
+            changes = self._active.changes
+            status = f"optimal (active set of the previous step, {changes} changes)" if changes else _KEPT_ACTIVE_SET
+            return QPResult(self._work.x.copy(), status, True, changes, active=self._active.held().copy())
+        working = self._active.held().copy()
         if code in (_kernels.BASIS_REJECTED, _kernels.COST_NOT_REDUCED):     # numpy's turn
             elimination = self._eliminate(qp.A, qp.b)
             if not elimination.consistent:
@@ -344,9 +386,9 @@ class ReducedBackend(Backend):
             work = self._work
             elimination = BasisElimination(*self._basis, work.E, work.x_basis)
             H, g = work.H, work.g
-            if code == 1:           # the guess was wrong: start from it and the rows it violated
+            if code == 1:           # not repaired: start from the last active set and the rows it violates
                 self.rounds = 1
-                working = np.union1d(self._active, np.flatnonzero(work.violated))
+                working = np.union1d(working, np.flatnonzero(work.violated))
         return self._screened_daqp(C, l, u, H, g, elimination, working)
 
     def _screened_daqp(self, C, l, u, H, g, elimination, working) -> QPResult:
@@ -370,8 +412,7 @@ class ReducedBackend(Backend):
             violated = _violated_rows(values, l, u)
             if violated.size == 0:
                 active = working[result.active]
-                self._active = active
-                self._upper = np.abs(values[active] - u[active]) < np.abs(values[active] - l[active])
+                self._active.store(active, np.abs(values[active] - u[active]) < np.abs(values[active] - l[active]))
                 return QPResult(x, "DAQP_SOLVED", True, result.iterations, active=active)
             working = np.union1d(working, violated)
         self.reset()
