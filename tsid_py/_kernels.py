@@ -45,18 +45,36 @@ def pd_target(acceleration_ref, kp, error, kd, error_rate, drift, kept, scale, o
 
 @njit(void(_MATRIX, _VECTOR, _VECTOR, _VECTOR, intp, intp[:], _VECTOR, _VECTOR, _VECTOR, _VECTOR, _VECTOR,
            _MATRIX, _VECTOR, _VECTOR), cache=True, fastmath=_FAST)
-def pd_rows(jacobian, velocity, drift, error, first_row, kept, scale, acceleration_ref, velocity_ref, kp, kd,
+def pd_rows(jacobian, v, drift, error, first_row, kept, scale, acceleration_ref, velocity_ref, kp, kd,
             matrix, vector, error_rate):
     """A PD task's rows from its kinematics, whose rows ``first_row + a`` are the task's axes
-    ``a``: ``ė = v_ref − v`` into ``error_rate`` (every axis), and for the kept axes
-    ``matrix[i] = scale[i] J[·]`` and ``vector[i] = scale[i] (a_ref + Kp e + Kd ė − J̇v)``."""
+    ``a``: ``ė = v_ref − J v`` into ``error_rate`` (every axis; ``v`` the robot's velocity),
+    and for the kept axes ``matrix[i] = scale[i] J[·]`` and
+    ``vector[i] = scale[i] (a_ref + Kp e + Kd ė − J̇v)``."""
     for a in range(error_rate.size):
-        error_rate[a] = velocity_ref[a] - velocity[first_row + a]
+        row = first_row + a
+        velocity = 0.0
+        for j in range(v.size):
+            velocity += jacobian[row, j] * v[j]
+        error_rate[a] = velocity_ref[a] - velocity
     for i in range(kept.size):
         row = first_row + kept[i]
         for j in range(matrix.shape[1]):
             matrix[i, j] = scale[i] * jacobian[row, j]
     pd_target(acceleration_ref, kp, error, kd, error_rate, drift[first_row:], kept, scale, vector)
+
+
+@njit(void(_VECTOR, _VECTOR, intp[:], intp[:], _VECTOR, _VECTOR, _VECTOR, _VECTOR, _VECTOR, _VECTOR, intp[:],
+           _VECTOR, _VECTOR, _VECTOR, _VECTOR), cache=True, fastmath=_FAST)
+def joint_targets(q, v, q_index, v_index, position_ref, velocity_ref, acceleration_ref, kp, kd, zero_drift, kept,
+                  weight, error, error_rate, out):
+    """A posture task's PD law from the robot's ``q`` and ``v``: ``e = q_ref − q[q_index]`` and
+    ``ė = v_ref − v[v_index]`` into ``error`` and ``error_rate`` (every axis), and
+    ``out[i] = weight[i] a*[kept[i]]`` with ``a* = a_ref + Kp e + Kd ė``."""
+    for a in range(error.size):
+        error[a] = position_ref[a] - q[q_index[a]]
+        error_rate[a] = velocity_ref[a] - v[v_index[a]]
+    pd_target(acceleration_ref, kp, error, kd, error_rate, zero_drift, kept, weight, out)
 
 
 @njit(void(_MATRIX, _VECTOR, _VECTOR, float64, intp, _MATRIX, _MATRIX, _VECTOR), cache=True, fastmath=_FAST)

@@ -110,9 +110,9 @@ class Contact:
 
     def local_wrench(self, local_force: np.ndarray) -> np.ndarray:
         """The (6,) wrench in the frame's axes from the contact's variables (zero moment for a
-        point contact)."""
+        point contact; for a planar contact, the variables themselves)."""
         if self.size == 6:
-            return local_force.copy()
+            return local_force
         wrench = np.zeros(6)
         wrench[: self.size] = local_force
         return wrench

@@ -15,7 +15,9 @@ class Solution:
     on a floating base; ``tau_actuated`` (na,) the motor torques; ``wrenches[name]`` (6,)
     ``[f; m]`` exerted by the environment on the robot at the contact frame origin in
     world-aligned axes, ``local_wrenches[name]`` the same in the contact frame's axes;
-    ``x`` the raw QP variables ``[q̈; f_1; …]``.
+    ``x`` the raw QP variables ``[q̈; f_1; …]``. ``ddq`` is a view of ``x``, ``tau_actuated``
+    of ``tau``, and a planar contact's local wrench of its variables in ``x``: copy one to
+    change it on its own.
     """
 
     ddq: np.ndarray

@@ -12,6 +12,7 @@ So τ is linear in x, ``τ_a = T x + t``, and torque tasks and limits are rows i
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from time import perf_counter
 
@@ -113,8 +114,7 @@ class DynamicsSolver:
         self._last_solution: Solution | None = None
         self._layout = None
         self.last_qp: QP | None = None
-        #: Seconds spent in each phase of the last solve (dynamics, assembly, qp, extraction).
-        self.timings: dict[str, float] = {}
+        self._stamps: tuple[float, ...] | None = None     # perf_counter at the phases' ends
 
     # ------------------------------------------------------------------------ configuration
     def add_contact(self, contact: Contact, transition: float = 0.0) -> Contact:
@@ -216,12 +216,20 @@ class DynamicsSolver:
             error.qp = qp.copy()   # the failed problem, for offline inspection
             raise error
         solution = self._layout.extract(self, result)
-        self.timings = {"dynamics": t_dynamics - tic, "assembly": t_assembly - t_dynamics,
-                        "qp": t_qp - t_assembly, "extraction": perf_counter() - t_qp}
+        self._stamps = (tic, t_dynamics, t_assembly, t_qp, perf_counter())
         self._last_solution = solution          # a removal's ramp starts from its forces
         for task in self._layout.recording_tasks:
             task.record(solution)
         return solution
+
+    @property
+    def timings(self) -> dict[str, float]:
+        """Seconds spent in each phase of the last solve: dynamics, assembly, qp, extraction."""
+        if self._stamps is None:
+            return {}
+        start, dynamics, assembly, qp, end = self._stamps
+        return {"dynamics": dynamics - start, "assembly": assembly - dynamics, "qp": qp - assembly,
+                "extraction": end - qp}
 
     def _retire_finished_transitions(self) -> None:
         for name, transition in list(self._transitions.items()):
@@ -431,23 +439,27 @@ class _Layout:
         return self.qp
 
     def _fill_diagonal_costs(self, context: StepContext) -> None:
-        """``d`` and ``e`` of the cost from the tasks on single variables. ``d`` is rebuilt
-        only when a task hands over other weight arrays (assigning weights makes new ones)."""
+        """``d`` and ``e`` of the cost from the tasks on single variables, each of which hands
+        over ``(columns, w, w ∘ t)`` for its cost ``Σ wᵢ (x_cᵢ − tᵢ)²``. ``d`` is rebuilt only
+        when a task hands over other weight arrays (assigning weights makes new ones)."""
         entries = [task.diagonal(context) for task in self.diagonal_tasks]
+        weights = [entry[1] for entry in entries]
         d, e = self.cost_diagonal, self.cost_diagonal_targets
         previous = self._diagonal_weights
-        if previous is None or any(entry[1] is not weight for entry, weight in zip(entries, previous)):
+        if previous is None or any(map(operator.is_not, weights, previous)):
             d.fill(0.0)
             for columns, weight, _ in entries:
                 d[columns] += weight
-            self._diagonal_weights = [entry[1] for entry in entries]
+            self._diagonal_weights = weights
         e.fill(0.0)
-        for columns, weight, targets in entries:
-            if targets is not None:
-                e[columns] += weight * targets
+        for columns, _, linear in entries:
+            if linear is not None:
+                e[columns] += linear
 
     # ------------------------------------------------------------------ extraction
     def extract(self, solver: DynamicsSolver, result) -> Solution:
+        """The solution from the QP's ``x`` (the solution's own array: ``ddq``, ``tau_actuated``
+        and planar contacts' local wrenches are views of it and of ``tau``)."""
         robot = solver.robot
         x = result.x
         tau = self.D @ x
@@ -458,5 +470,5 @@ class _Layout:
         for contact, columns in self.contact_columns:
             local[contact.name] = wrench = contact.local_wrench(x[columns])
             wrenches[contact.name] = contact.world_wrench(wrench, robot.frame_rotation(contact.frame_id))
-        return Solution(x[: self.nv].copy(), tau, tau[6:].copy() if self.floating else tau.copy(), wrenches, local,
-                        True, result.status, x, result.iterations)
+        return Solution(x[: self.nv], tau, tau[6:] if self.floating else tau, wrenches, local, True, result.status, x,
+                        result.iterations)

@@ -126,10 +126,11 @@ class PDTask(Task):
         self.acceleration_ref = (np.zeros(self.dim) if acceleration is None
                                  else as_vector(acceleration, "acceleration", self.dim))
 
-    def kinematics(self, robot) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int] | None:
-        """``(e, J, v, J̇v, first)``: the error of the ``dim`` axes, and a Jacobian, velocity
-        and drift whose rows ``first … first + dim − 1`` are the task's (pinocchio's arrays,
-        unsliced); None for a task without that form, which implements :meth:`measure`."""
+    def kinematics(self, robot) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | None:
+        """``(e, J, J̇v, first)``: the error of the ``dim`` axes, and a Jacobian and drift
+        whose rows ``first … first + dim − 1`` are the task's (pinocchio's arrays, unsliced;
+        the task's velocity is ``J v``); None for a task without that form, which implements
+        :meth:`measure`."""
         return None
 
     def measure(self, robot) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -137,9 +138,9 @@ class PDTask(Task):
         kinematics = self.kinematics(robot)
         if kinematics is None:
             raise NotImplementedError(f"{type(self).__name__} implements neither kinematics() nor measure()")
-        error, jacobian, velocity, drift, first = kinematics
+        error, jacobian, drift, first = kinematics
         rows = slice(first, first + self.dim)
-        return error, self.velocity_ref - velocity[rows], jacobian[rows], drift[rows]
+        return error, self.velocity_ref - jacobian[rows] @ robot.v, jacobian[rows], drift[rows]
 
     def desired_acceleration(self) -> np.ndarray:
         """``a* = a_ref + Kp e + Kd ė`` from the last measured error."""
@@ -152,15 +153,16 @@ class PDTask(Task):
 
     def write_rows(self, context, matrix, vector, weighted):
         """``A = J`` and ``b = a* − J̇v`` on the kept axes (scaled by √W when ``weighted``)."""
-        kinematics = self.kinematics(context.robot)
+        robot = context.robot
+        kinematics = self.kinematics(robot)
         if kinematics is not None:                  # one compiled call from pinocchio's arrays
-            error, jacobian, velocity, drift, first = kinematics
+            error, jacobian, drift, first = kinematics
             self.error, self.error_rate = error, np.empty(self.dim)
-            _kernels.pd_rows(jacobian, velocity, drift, error, first, self._rows, self._row_scales[weighted],
+            _kernels.pd_rows(jacobian, robot.v, drift, error, first, self._rows, self._row_scales[weighted],
                              self.acceleration_ref, self.velocity_ref, self.kp, self.kd, matrix, vector,
                              self.error_rate)
             return
-        error, error_rate, jacobian, drift = self.measure(context.robot)
+        error, error_rate, jacobian, drift = self.measure(robot)
         self.error, self.error_rate = error, error_rate
         if weighted:
             np.multiply(jacobian[self._kept], self.row_scale_column, out=matrix)

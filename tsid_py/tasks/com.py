@@ -26,4 +26,4 @@ class CoMTask(PDTask):
         self._set_feedforward(velocity, acceleration)
 
     def kinematics(self, robot):
-        return self.position_ref - robot.com, robot.com_jacobian, robot.com_velocity, robot.com_drift, 0
+        return self.position_ref - robot.com, robot.com_jacobian, robot.com_drift, 0

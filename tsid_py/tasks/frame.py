@@ -96,8 +96,7 @@ class FrameTask(PDTask):
         if self.local:
             return None
         frame_id = self.frame_id
-        return (self._error(robot), robot.frame_jacobian(frame_id), robot.frame_velocity(frame_id),
-                robot.frame_drift(frame_id), self.components.start)
+        return self._error(robot), robot.frame_jacobian(frame_id), robot.frame_drift(frame_id), self.components.start
 
     def measure(self, robot):
         if not self.local:

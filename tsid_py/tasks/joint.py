@@ -43,7 +43,7 @@ class JointTask(PDTask):
         self._q_select, self._v_select = index_selector(self._q_index), index_selector(v_index)
         self._columns = index_selector(v_index[self._rows])     # q̈ columns of the kept axes
         self._zero_drift = np.zeros(self.dim)
-        self._targets = np.empty(self.size)      # a* of the kept axes, rewritten each step
+        self._linear = np.empty(self.size)       # w a* on the kept axes, rewritten each step
         target = robot.q_ref if self._pending_target is None else self._pending_target
         self.set_target(target)
 
@@ -61,11 +61,13 @@ class JointTask(PDTask):
 
     def diagonal(self, context):
         """As a soft task the cost ``Σ w_i (q̈_j_i − a*_i)²`` is diagonal in q̈:
-        ``(columns, weights, targets)`` (a hard task uses :meth:`compute`)."""
-        self.error, self.error_rate, _, _ = self.measure(context.robot)
-        _kernels.pd_target(self.acceleration_ref, self.kp, self.error, self.kd, self.error_rate, self._zero_drift,
-                           self._rows, self._row_scales[False], self._targets)
-        return self._columns, self.kept_weight, self._targets
+        ``(columns, weights, w ∘ a*)`` (a hard task uses :meth:`compute`); one compiled call."""
+        robot = context.robot
+        self.error, self.error_rate = np.empty(self.dim), np.empty(self.dim)
+        _kernels.joint_targets(robot.q, robot.v, self._q_index, self._v_index, self.position_ref, self.velocity_ref,
+                               self.acceleration_ref, self.kp, self.kd, self._zero_drift, self._rows,
+                               self.kept_weight, self.error, self.error_rate, self._linear)
+        return self._columns, self.kept_weight, self._linear
 
     def measure(self, robot):
         error = self.position_ref - robot.q[self._q_select]

@@ -46,10 +46,10 @@ class AccelerationTask(Task):
         return self._eye[self._rows], self.acceleration_ref[self._rows]
 
     def diagonal(self, context):
-        """``(columns, weights, targets)``: the cost ``Σ w_i (x_c_i − t_i)²`` on ``x[columns]``
-        (targets None: all zero)."""
+        """``(columns, weights, w ∘ targets)``: the cost ``Σ w_i (x_c_i − t_i)²`` on
+        ``x[columns]`` (None for the last: every target is zero)."""
         kept = self._kept          # axis i is the column of q̈_i
-        return kept, self.kept_weight, None if self._zero_target else self.acceleration_ref[kept]
+        return kept, self.kept_weight, None if self._zero_target else self.kept_weight * self.acceleration_ref[kept]
 
 
 class ForceRegularization(Task):
