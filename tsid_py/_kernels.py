@@ -77,6 +77,30 @@ def joint_targets(q, v, q_index, v_index, position_ref, velocity_ref, accelerati
     pd_target(acceleration_ref, kp, error, kd, error_rate, zero_drift, kept, weight, out)
 
 
+@njit(void(_MATRIX, _VECTOR, intp[:], _VECTOR, _VECTOR, _MATRIX, _VECTOR), cache=True, fastmath=_FAST)
+def affine_target_rows(T, t, index, scale, reference, matrix, vector):
+    """Rows asking ``T[index] x + t[index] = reference`` (an affine map of ``x``, such as the
+    torques ``τ = T x + t``), scaled: ``matrix[i] = scale[i] T[index[i]]`` and
+    ``vector[i] = scale[i] (reference[i] − t[index[i]])``."""
+    for i in range(index.size):
+        row, factor = index[i], scale[i]
+        for j in range(matrix.shape[1]):
+            matrix[i, j] = factor * T[row, j]
+        vector[i] = factor * (reference[i] - t[row])
+
+
+@njit(void(_MATRIX, _VECTOR, intp[:], _VECTOR, _VECTOR, _MATRIX, _VECTOR, _VECTOR), cache=True, fastmath=_FAST)
+def affine_bound_rows(T, t, index, lowest, highest, matrix, lower, upper):
+    """Rows bounding ``lowest ≤ T[index] x + t[index] ≤ highest``: ``matrix[i] = T[index[i]]``,
+    ``lower[i] = lowest[i] − t[index[i]]`` and ``upper[i] = highest[i] − t[index[i]]``."""
+    for i in range(index.size):
+        row = index[i]
+        for j in range(matrix.shape[1]):
+            matrix[i, j] = T[row, j]
+        lower[i] = lowest[i] - t[row]
+        upper[i] = highest[i] - t[row]
+
+
 @njit(void(_MATRIX, _VECTOR, _VECTOR, float64, intp, _MATRIX, _MATRIX, _VECTOR), cache=True, fastmath=_FAST)
 def contact_rows(jacobian, drift, v, kd, first_row, force_block, matrix, vector):
     """A contact's part of the QP from its LOCAL Jacobian ``J`` (6 × nv) and drift ``J̇v``:

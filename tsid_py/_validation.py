@@ -6,6 +6,8 @@ names the argument and the expected form.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -23,8 +25,9 @@ def _real_array(value, name: str) -> np.ndarray:
 def as_vector(value, name: str, size: int | None = None) -> np.ndarray:
     """A finite 1-D float array, of ``size`` entries when given."""
     if (type(value) is np.ndarray and value.dtype == np.float64 and value.ndim == 1
-            and (size is None or value.shape[0] == size) and np.isfinite(value @ value)):
-        return value        # the common case in a control loop, checked cheaply
+            and (size is None or value.shape[0] == size) and math.isfinite(value.dot(value))):
+        return value        # the common case in a control loop, checked cheaply (an overflow
+                            # of the dot product only sends a finite vector the long way)
     array = _real_array(value, name)
     if array.ndim != 1:
         raise ValueError(f"{name} must be a 1-D array, got shape {array.shape}")

@@ -149,8 +149,7 @@ class Robot:
         """Validate a configuration; a free-flyer quaternion near unit norm is normalised."""
         q = as_vector(q, name, self.nq)
         if self.floating_base:
-            quaternion = q[3:7]
-            norm = math.sqrt(quaternion @ quaternion)
+            norm = math.hypot(q[3], q[4], q[5], q[6])
             if abs(norm - 1.0) > QUATERNION_TOLERANCE:
                 raise ValueError(f"{name}[3:7] must be a unit quaternion (x, y, z, w), got norm {norm:.6g}")
             if norm != 1.0:

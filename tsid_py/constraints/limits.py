@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._indexing import index_selector
+from .. import _kernels
 from .._validation import positive_scalar
 from .base import AccelerationBounds, LinearConstraint, actuated_limits
 
@@ -25,7 +25,6 @@ class TorqueLimits(LinearConstraint):
     def bind(self, robot) -> None:
         effort = actuated_limits(robot, robot.effort_limits, self.limits, self.scale, "limits")
         self.index = np.flatnonzero(np.isfinite(effort))
-        self._rows = index_selector(self.index)
         self.effort = effort[self.index]
         self._lowest = -self.effort
 
@@ -36,10 +35,8 @@ class TorqueLimits(LinearConstraint):
         return matrix, lower, upper
 
     def write_rows(self, context, matrix, lower, upper):
-        matrix[:] = context.torque_matrix[self._rows]
-        offset = context.torque_offset[self._rows]
-        np.subtract(self._lowest, offset, out=lower)
-        np.subtract(self.effort, offset, out=upper)
+        _kernels.affine_bound_rows(context.torque_matrix, context.torque_offset, self.index, self._lowest, self.effort,
+                                   matrix, lower, upper)
 
 
 class AccelerationLimits(AccelerationBounds):

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._indexing import index_selector
+from .. import _kernels
 from .._validation import as_vector
 from .base import Task
 
@@ -37,8 +37,7 @@ class TorqueTask(Task):
                 self._configure(robot.na)
         else:
             self._index = np.array([robot.joint_v_index(name) - offset for name in self.joints], dtype=int)
-        # Rows of τ_a the task reads (a slice when contiguous: views, not copies).
-        self._torque_rows = index_selector(self._index[self._rows])
+        self._torque_rows = self._index[self._rows].astype(np.intp)       # rows of τ_a the task reads
         self.set_target(np.zeros(self.dim) if self._pending_target is None else self._pending_target)
 
     def set_target(self, target, velocity=None, acceleration=None) -> None:
@@ -49,7 +48,7 @@ class TorqueTask(Task):
             return
         self.torque_ref = as_vector(target, "target", self.dim).copy()
         self.torque_ref.flags.writeable = False        # change it with set_target
-        self._kept_ref = self.torque_ref[self._kept]
+        self._kept_ref = np.array(self.torque_ref[self._kept])      # writable, for the compiled call
 
     def compute(self, context):
         matrix, vector = np.empty((self.size, context.n)), np.empty(self.size)
@@ -57,13 +56,9 @@ class TorqueTask(Task):
         return matrix, vector
 
     def write_rows(self, context, matrix, vector, weighted):
-        rows = self._torque_rows
-        np.subtract(self._kept_ref, context.torque_offset[rows], out=vector)
-        if weighted:
-            np.multiply(context.torque_matrix[rows], self.row_scale_column, out=matrix)
-            vector *= self.row_scale
-        else:
-            matrix[:] = context.torque_matrix[rows]
+        """``τ_a[rows] = T[rows] x + t[rows]`` asked to equal the target: one compiled call."""
+        _kernels.affine_target_rows(context.torque_matrix, context.torque_offset, self._torque_rows,
+                                    self._row_scales[weighted], self._kept_ref, matrix, vector)
 
     def record(self, solution) -> None:
         self.error = self.torque_ref - solution.tau_actuated[self._index]
