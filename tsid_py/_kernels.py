@@ -187,24 +187,31 @@ def reduce_least_squares(R, s, d, e, basis, free, E, x_basis, H, g):
             return False
     R_basis = np.empty((rows, m))
     W = np.empty((rows + m, k))
+    residual = np.empty(rows)                 # R x_p − s
     for i in range(rows):
+        value = -s[i]
         for c in range(m):
             R_basis[i, c] = R[i, basis[c]]
+            value += R_basis[i, c] * x_basis[c]
+        residual[i] = value
         for j in range(k):
             W[i, j] = R[i, free[j]]
-    W[:rows] -= R_basis @ E                   # R Z
-    residual = R_basis @ x_basis - s          # R x_p − s
-    shifted = np.empty(m)                     # (d ∘ x_p − e) on the basic columns
-    for c in range(m):
+    W[:rows] -= R_basis @ E                   # R Z (one BLAS product)
+    for j in range(k):                        # (R Z)ᵀ (R x_p − s) − e_N
+        g[j] = -e[free[j]]
+    for i in range(rows):
+        for j in range(k):
+            g[j] += W[i, j] * residual[i]
+    for c in range(m):                        # √d_B E, and − Eᵀ (d ∘ x_p − e) on the basic columns
         weight = d[basis[c]]
         root = np.sqrt(weight)
+        shifted = weight * x_basis[c] - e[basis[c]]
         for j in range(k):
             W[rows + c, j] = root * E[c, j]
-        shifted[c] = weight * x_basis[c] - e[basis[c]]
+            g[j] -= E[c, j] * shifted
     np.dot(W.T, W, H)
-    gradient = W[:rows].T @ residual - E.T @ shifted
     for j in range(k):
-        g[j] = 2.0 * (gradient[j] - e[free[j]])
+        g[j] *= 2.0
         H[j, j] += d[free[j]]
     for i in range(k):
         for j in range(k):
@@ -235,16 +242,16 @@ def _cholesky(H):
 
 @njit(cache=True, fastmath=_FAST)
 def _forward(L, B):
-    """``L⁻¹ B`` for lower-triangular L, column by column (B is n × r)."""
-    n, r = B.shape
+    """``L⁻¹ bᵀ`` for each row ``b`` of ``B`` (r × n), as the rows of the result; L is
+    lower-triangular (row-wise, so that the inner products run over contiguous memory)."""
+    r, n = B.shape
     X = B.copy()
-    for i in range(n):
-        for p in range(i):
-            factor = L[i, p]
-            for j in range(r):
-                X[i, j] -= factor * X[p, j]
-        for j in range(r):
-            X[i, j] /= L[i, i]
+    for j in range(r):
+        for i in range(n):
+            value = X[j, i]
+            for p in range(i):
+                value -= L[i, p] * X[j, p]
+            X[j, i] = value / L[i, i]
     return X
 
 
@@ -269,36 +276,47 @@ def _solve_held(L, g, C, l, u, basis, free, E, x_basis, active, at_upper, x, mul
     rows are dependent or the solution is not finite (a row held at an infinite bound)."""
     k = free.size
     count = active.size
-    # K = C_active Z and target = bound − C_active x_p; right-hand sides [g, Kᵀ] at once.
-    right = np.empty((k, count + 1))
-    right[:, 0] = g
+    # K = C_active Z and target = bound − C_active x_p; right-hand sides [g; K] at once.
+    right = np.empty((count + 1, k))
+    right[0] = g
     target = np.empty(count)
     for a in range(count):
         row = active[a]
         value = u[row] if at_upper[a] else l[row]
         for j in range(k):
-            right[j, a + 1] = C[row, free[j]]
+            right[a + 1, j] = C[row, free[j]]
         for c in range(basis.size):
             coefficient = C[row, basis[c]]
             if coefficient != 0.0:
                 value -= coefficient * x_basis[c]
                 for j in range(k):
-                    right[j, a + 1] -= coefficient * E[c, j]
+                    right[a + 1, j] -= coefficient * E[c, j]
         target[a] = value
-    solved = _forward(L, right)               # [w, Y] = L⁻¹ [g, Kᵀ]
-    w = solved[:, 0].copy()
-    if count:
-        Y = solved[:, 1:].copy()
-        S = Y.T @ Y                           # K H⁻¹ Kᵀ
-        rhs = -(target + Y.T @ w)
+    solved = _forward(L, right)               # [w; Y] = (L⁻¹ [g, Kᵀ])ᵀ
+    w = solved[0].copy()
+    if count:                                 # (small products in loops: cheaper than BLAS calls)
+        Y = solved[1:]
+        S = np.empty((count, count))          # K H⁻¹ Kᵀ = Y Yᵀ
+        rhs = np.empty((1, count))            # −(target + Y w)
+        for a in range(count):
+            for b in range(a + 1):
+                value = 0.0
+                for j in range(k):
+                    value += Y[a, j] * Y[b, j]
+                S[a, b] = S[b, a] = value
+            value = target[a]
+            for j in range(k):
+                value += Y[a, j] * w[j]
+            rhs[0, a] = -value
         factor = _cholesky(S)
         if factor.shape[0] != count:
             return False
-        held = _backward(factor, _forward(factor, rhs.reshape(count, 1))[:, 0])
+        held = _backward(factor, _forward(factor, rhs)[0])
         for a in range(count):
             multipliers[a] = held[a]
-        w += Y @ held
-    z = _backward(L, -w)                      # z = −L⁻ᵀ (w + Y λ)
+            for j in range(k):
+                w[j] += Y[a, j] * held[a]
+    z = _backward(L, -w)                      # z = −L⁻ᵀ (w + Yᵀ λ)
     for j in range(k):
         if not np.isfinite(z[j]):
             return False

@@ -372,9 +372,9 @@ class ReducedBackend(Backend):
             code = self._compiled_step(qp, C, l, u)
         if code == 0:
             self.rounds = 1
-            changes = self._active.changes
+            count, changes = self._active.sizes.tolist()
             status = f"optimal (active set of the previous step, {changes} changes)" if changes else _KEPT_ACTIVE_SET
-            return QPResult(self._work.x.copy(), status, True, changes, active=self._active.held().copy())
+            return QPResult(self._work.x.copy(), status, True, changes, active=self._active.rows[:count].copy())
         working = self._active.held().copy()
         if code in (_kernels.BASIS_REJECTED, _kernels.COST_NOT_REDUCED):     # numpy's turn
             elimination = self._eliminate(qp.A, qp.b)
