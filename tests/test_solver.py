@@ -36,6 +36,18 @@ def test_talos_two_planar_contacts_random_states(talos, rng):
         check_contact_solution(talos, solver, sol, q, v)
 
 
+def test_a_solution_keeps_its_own_step_after_the_next(talos, rng):
+    """The world wrenches are formed on first access, the views ddq and tau_actuated share
+    the solution's own arrays: read after the next solve, they are still the first step's."""
+    solver = standing_solver(talos)
+    q, v = perturbed_state(talos, rng, joint_spread=0.2)
+    first = solver.solve(q, v)
+    ddq = first.ddq.copy()
+    solver.solve(*perturbed_state(talos, rng, joint_spread=0.2))
+    np.testing.assert_array_equal(first.ddq, ddq)
+    check_contact_solution(talos, solver, first, q, v)
+
+
 def test_quadruped_point_contacts_random_states(rng):
     robot = load_robot("go2")
     solver = tp.DynamicsSolver(robot)

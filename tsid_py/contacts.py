@@ -117,11 +117,6 @@ class Contact:
         wrench[: self.size] = local_force
         return wrench
 
-    @staticmethod
-    def world_wrench(local_wrench: np.ndarray, rotation: np.ndarray) -> np.ndarray:
-        """The (6,) world-aligned wrench at the frame origin: ``[R f; R m]`` (one product)."""
-        return np.dot(local_wrench.reshape(2, 3), rotation.T).ravel()
-
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.frame!r}, mu={self.mu})"
 

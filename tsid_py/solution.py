@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -12,9 +13,10 @@ class Solution:
     """What the solver found at one step.
 
     ``ddq`` (nv,) joint accelerations; ``tau`` (nv,) generalised forces with ``tau[:6] == 0``
-    on a floating base; ``tau_actuated`` (na,) the motor torques; ``wrenches[name]`` (6,)
-    ``[f; m]`` exerted by the environment on the robot at the contact frame origin in
-    world-aligned axes, ``local_wrenches[name]`` the same in the contact frame's axes;
+    on a floating base; ``tau_actuated`` (na,) the motor torques; ``local_wrenches[name]``
+    (6,) ``[f; m]`` exerted by the environment on the robot at the contact frame origin in
+    the contact frame's axes, and :attr:`wrenches` the same in world-aligned axes (formed
+    on first access from ``frame_rotations``, the contact frames' rotations at this step);
     ``x`` the raw QP variables ``[q̈; f_1; …]``. ``ddq`` is a view of ``x``, ``tau_actuated``
     of ``tau``, and a planar contact's local wrench of its variables in ``x``: copy one to
     change it on its own.
@@ -23,12 +25,19 @@ class Solution:
     ddq: np.ndarray
     tau: np.ndarray
     tau_actuated: np.ndarray
-    wrenches: dict[str, np.ndarray]
     local_wrenches: dict[str, np.ndarray]
+    frame_rotations: dict[str, np.ndarray] = field(repr=False)
     success: bool
     status: str
     x: np.ndarray = field(repr=False, default=None)
     iterations: int = 0
+
+    @cached_property
+    def wrenches(self) -> dict[str, np.ndarray]:
+        """``wrenches[name]`` (6,): ``[R f; R m]`` with ``R`` the contact frame's rotation,
+        i.e. the wrench at the frame origin in world-aligned axes."""
+        return {name: np.dot(wrench.reshape(2, 3), self.frame_rotations[name].T).ravel()
+                for name, wrench in self.local_wrenches.items()}
 
     @property
     def total_normal_force(self) -> float:

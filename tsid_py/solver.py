@@ -466,9 +466,9 @@ class _Layout:
         tau += robot.bias
         if self.root_equalities:
             tau[:6] = 0.0
-        wrenches, local = {}, {}
+        local, rotations = {}, {}
         for contact, columns in self.contact_columns:
-            local[contact.name] = wrench = contact.local_wrench(x[columns])
-            wrenches[contact.name] = contact.world_wrench(wrench, robot.frame_rotation(contact.frame_id))
-        return Solution(x[: self.nv], tau, tau[6:] if self.floating else tau, wrenches, local, True, result.status, x,
+            local[contact.name] = contact.local_wrench(x[columns])
+            rotations[contact.name] = robot.frame_rotation(contact.frame_id).copy()
+        return Solution(x[: self.nv], tau, tau[6:] if self.floating else tau, local, rotations, True, result.status, x,
                         result.iterations)
