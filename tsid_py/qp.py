@@ -100,8 +100,8 @@ class QP:
         if self.stacked is not None:
             C_all, l_all, u_all, columns = self.stacked
             m = self.C.shape[0]
-            np.take(self.lb, columns, out=l_all[m:])
-            np.take(self.ub, columns, out=u_all[m:])
+            l_all[m:] = self.lb[columns]
+            u_all[m:] = self.ub[columns]
             return C_all, l_all, u_all
         bounded = self.bounded_variables()
         unit = np.zeros((bounded.size, self.n))
