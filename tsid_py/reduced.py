@@ -22,10 +22,11 @@ cheap:
    an equality-constrained QP solved by one Cholesky factorisation and a small Schur
    complement. If its multipliers have the right signs and its solution satisfies *every*
    row, it satisfies the KKT conditions of the full QP: it is the optimum. If not, the set
-   is repaired one row at a time (release the row with the most wrong-signed multiplier,
-   else hold the most violated row) for up to :data:`ACTIVE_SET_CHANGES` changes, each a
-   new Schur complement on the same factorisation: a row or two joining or leaving the set
-   between steps costs a few microseconds, not a QP solve. The basis
+   is repaired by Goldfarb and Idnani's dual active-set steps started there (release
+   wrong-signed multipliers, then push the most violated row to its bound, releasing rows
+   whose multipliers reach zero on the way), for up to :data:`ACTIVE_SET_CHANGES` changes,
+   each a new Schur complement on the same factorisation: a row or two joining or leaving
+   the set between steps costs a few microseconds, not a QP solve. The basis
    elimination is a compiled kernel (:mod:`tsid_py._kernels`); so are steps 2–3 when the
    cost is factored — the control loop's case. Otherwise the reduction is numpy's and the
    solve goes straight to step 4.
@@ -216,8 +217,9 @@ _TOLERANCES = np.array([BASIS_TOLERANCE, FEASIBILITY_TOLERANCE, DUAL_TOLERANCE])
 
 
 #: Changes of the active set (one row released or held each) the compiled step may make
-#: before DAQP takes over: enough for the few rows a control step's active set gains or loses,
-#: few enough that a cycling repair stays cheap (each costs about a Schur complement).
+#: before DAQP takes over: enough for the few rows a control step's active set gains or loses
+#: (and for a cold start of the reference problem, about 30), few enough that a degenerate,
+#: cycling case stays cheap (each change costs about a Schur complement).
 ACTIVE_SET_CHANGES = 32
 
 
