@@ -331,6 +331,13 @@ def _solve_held(L, g, C, l, u, basis, free, E, x_basis, active, at_upper, x, mul
 
 
 @njit(cache=True, fastmath=_FAST)
+def _signed(multiplier, at_upper):
+    """A held row's multiplier in the sign that must be ≥ 0 at the optimum (λ at an upper
+    bound, −λ at a lower one)."""
+    return multiplier if at_upper else -multiplier
+
+
+@njit(cache=True, fastmath=_FAST)
 def _wrong_sign(multipliers, at_upper, dual_tolerance):
     """Index of the held row whose multiplier has the most wrong sign (a row held at its upper
     bound needs λ ≥ 0, at its lower bound λ ≤ 0), beyond ``dual_tolerance (1 + max |λ|)``;
@@ -340,14 +347,14 @@ def _wrong_sign(multipliers, at_upper, dual_tolerance):
         largest = max(largest, abs(multipliers[a]))
     worst, index = -dual_tolerance * (1.0 + largest), -1
     for a in range(multipliers.size):
-        signed = multipliers[a] if at_upper[a] else -multipliers[a]
+        signed = _signed(multipliers[a], at_upper[a])
         if signed < worst:
             worst, index = signed, a
     return index
 
 
 @njit(cache=True, fastmath=_FAST)
-def _most_violated(C, l, u, x, feasibility_tolerance, violated):
+def most_violated(C, l, u, x, feasibility_tolerance, violated):
     """Flag in ``violated`` the rows of ``C x`` beyond their bounds by more than
     ``feasibility_tolerance (1 + |bound|)``; return the most violated one (relative to that
     scale) and whether it is above its upper bound, or (−1, False)."""
@@ -368,13 +375,6 @@ def _most_violated(C, l, u, x, feasibility_tolerance, violated):
             if excess > worst:
                 worst, index, above = excess, i, is_above
     return index, above
-
-
-@njit(cache=True, fastmath=_FAST)
-def _signed(multiplier, at_upper):
-    """A held row's multiplier in the sign that must be ≥ 0 at the optimum (λ at an upper
-    bound, −λ at a lower one)."""
-    return multiplier if at_upper else -multiplier
 
 
 @njit(cache=True, fastmath=_FAST)
@@ -407,9 +407,10 @@ def solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper
 
     Returns a code: 0 — the KKT conditions of the full problem hold (multipliers of the
     right sign, every row within tolerance of its bounds): ``x`` is optimal; 1 — not reached
-    within ``changes_allowed`` changes of the held set (``violated`` flags the rows the
-    current point violates); 2 — H is not positive definite, the held rows are dependent or
-    the solution is not finite (a row held at a bound that became infinite).
+    within ``changes_allowed`` changes of the held set (``violated`` flags the rows violated
+    where the last push began: a hint for the caller's solver); 2 — H is not positive
+    definite, the held rows are dependent or the solution is not finite (a row held at a
+    bound that became infinite).
     """
     k = free.size
     L = _cholesky(H)
@@ -427,14 +428,14 @@ def solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper
         if release < 0:
             break
         if sizes[1] == changes_allowed:
-            _most_violated(C, l, u, x, feasibility_tolerance, violated)
+            most_violated(C, l, u, x, feasibility_tolerance, violated)
             return 1
         _release(active, at_upper, signed, release, count)
         sizes[0], sizes[1] = count - 1, sizes[1] + 1
     for a in range(count):
         signed[a] = _signed(multipliers[a], at_upper[a])
     while True:                                       # 2. dual steps toward feasibility
-        row, above = _most_violated(C, l, u, x, feasibility_tolerance, violated)
+        row, above = most_violated(C, l, u, x, feasibility_tolerance, violated)
         if row < 0:
             return 0 if _wrong_sign(multipliers[:count], at_upper[:count], dual_tolerance) < 0 else 1
         for a in range(count):
@@ -443,7 +444,6 @@ def solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper
         active[count], at_upper[count], signed[count] = row, above, 0.0
         while True:
             if sizes[1] == changes_allowed:
-                sizes[0] = count                      # p is not held; ``violated`` is the current point's
                 return 1
             sizes[1] += 1
             if not _solve_held(L, g, C, l, u, basis, free, E, x_basis, active[:count + 1], at_upper[:count + 1],
@@ -467,6 +467,7 @@ def solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper
                 signed[a] += step * (_signed(multipliers[a], at_upper[a]) - signed[a])
             _release(active, at_upper, signed, leaving, count + 1)
             count -= 1
+            sizes[0] = count                          # p (now at ``active[count]``) is not held yet
 
 
 #: :func:`eliminate_and_guess`'s code when the basis is (nearly) singular: choose another.
@@ -511,4 +512,6 @@ def warm_up() -> None:
                         np.full(2, np.inf), basis, free, np.zeros(2, dtype=np.intp), np.zeros(2, dtype=np.bool_),
                         np.zeros(2, dtype=np.intp), 1, np.array([1e-6, 1e-7, 1e-9]), E, x_basis, H, g, np.empty(2),
                         np.empty(2, dtype=np.bool_))
+    most_violated(np.eye(2), np.full(2, -np.inf), np.full(2, np.inf), np.zeros(2), 1e-7,
+                  np.empty(2, dtype=np.bool_))          # the DAQP path's check, from Python
     _warm = True

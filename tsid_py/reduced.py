@@ -370,7 +370,8 @@ class ReducedBackend(Backend):
         code = _kernels.BASIS_REJECTED
         if qp.cost is not None and qp.A.shape[0]:
             # The control loop's case, compiled and in one call: the elimination, the factored
-            # cost's reduction, and the previous step's active set checked against every row.
+            # cost's reduction, and the previous step's active set, repaired and checked
+            # against every row.
             code = self._compiled_step(qp, C, l, u)
         if code == 0:
             self.rounds = 1
@@ -410,11 +411,13 @@ class ReducedBackend(Backend):
                 self.reset()
                 return QPResult(np.full(n, np.nan), result.status, False, result.iterations)
             x = elimination.expand(result.x)
-            values = C @ x
-            violated = _violated_rows(values, l, u)
+            flags = np.empty(C.shape[0], dtype=bool)
+            _kernels.most_violated(C, l, u, x, FEASIBILITY_TOLERANCE, flags)     # the kernel's own test
+            violated = np.flatnonzero(flags)
             if violated.size == 0:
                 active = working[result.active]
-                self._active.store(active, np.abs(values[active] - u[active]) < np.abs(values[active] - l[active]))
+                values = C[active] @ x
+                self._active.store(active, np.abs(values - u[active]) < np.abs(values - l[active]))
                 return QPResult(x, "DAQP_SOLVED", True, result.iterations, active=active)
             working = np.union1d(working, violated)
         self.reset()
@@ -447,13 +450,6 @@ class ReducedBackend(Backend):
         status = _DAQP_EXIT.get(exitflag, f"DAQP exit {exitflag}")
         return QPResult(np.asarray(z), status, exitflag > 0, int(info["iterations"]),
                         active=np.flatnonzero(info["lam"] != 0.0))
-
-
-def _violated_rows(values: np.ndarray, l: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Rows with ``values`` outside ``[l, u]`` by more than the feasibility tolerance."""
-    scale = 1.0 + np.abs(np.where(values > u, u, l))
-    return np.flatnonzero(((values - u) > FEASIBILITY_TOLERANCE * scale)
-                          | ((l - values) > FEASIBILITY_TOLERANCE * scale))
 
 
 def _solve_unconstrained(H: np.ndarray, g: np.ndarray) -> QPResult:
