@@ -148,7 +148,10 @@ def test_torque_task_hard_and_wrench_task_distribution(talos):
     lambda: tp.tasks.CoMTask(kp=100.0, weight=[1.0, 4.0, 9.0], mask=[1, 0, 1]),
     lambda: tp.tasks.OrientationTask("torso_2_link", kp=50.0, kd=3.0, weight=2.0),
     lambda: tp.tasks.FrameTask("arm_left_7_link", kp=30.0, weight=[1, 1, 1, 4, 4, 4]),
-], ids=["com", "orientation", "frame"])
+    lambda: tp.tasks.FrameTask("arm_right_7_link", local=True, kp=20.0, weight=[1, 2, 3, 4, 5, 6], mask=[1, 1, 0, 1, 0, 1]),
+    lambda: tp.tasks.PositionTask("leg_left_6_link", kp=40.0, weight=3.0),
+    lambda: tp.tasks.OrientationTask("arm_left_4_link", local=True, kp=25.0),
+], ids=["com", "orientation", "frame", "frame-local", "position", "orientation-local"])
 def test_compiled_rows_equal_the_pd_law(make, rng):
     """The rows a PD task writes into the solver's buffers (one compiled call) equal
     √W (J, a_ref + Kp e + Kd ė − J̇v) formed with numpy from the task's own measure()."""
@@ -156,6 +159,7 @@ def test_compiled_rows_equal_the_pd_law(make, rng):
     task = make()
     task.bind(robot)
     target = {tp.tasks.CoMTask: lambda: task.position_ref + 0.01,
+              tp.tasks.PositionTask: lambda: task.target.translation + 0.02,
               tp.tasks.OrientationTask: lambda: task.target.rotation}.get(type(task), lambda: task.target)()
     task.set_target(target, velocity=rng.normal(size=task.dim), acceleration=rng.normal(size=task.dim))
     q = pin.integrate(robot.model, robot.q_ref, rng.normal(0, 0.1, robot.nv))
@@ -173,7 +177,8 @@ def test_compiled_rows_equal_the_pd_law(make, rng):
 
 def test_contact_rows_are_the_frame_kinematics(rng):
     """A contact writes −J[:size]ᵀ into D and J q̈ = −J̇v − kd J v as its no-slip rows,
-    with J and J̇v from pinocchio's LOCAL frame quantities."""
+    with J and J̇v (formed in the kernel from the joint Jacobians) equal to pinocchio's LOCAL
+    frame quantities."""
     robot = load_robot("go2")
     contact = tp.PointContact(robot.feet[0], kp=0.0, kd=7.0)
     contact.bind(robot)
@@ -184,6 +189,23 @@ def test_contact_rows_are_the_frame_kinematics(rng):
     contact.write_rows(robot, block, matrix, vector)
     jacobian = pin.getFrameJacobian(robot.model, robot.data, contact.frame_id, pin.LOCAL)[:3]
     drift = pin.getFrameClassicalAcceleration(robot.model, robot.data, contact.frame_id, pin.LOCAL).linear
-    np.testing.assert_array_equal(block, -jacobian.T)
-    np.testing.assert_array_equal(matrix, jacobian)
+    np.testing.assert_allclose(block, -jacobian.T, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(matrix, jacobian, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(vector, -drift - 7.0 * jacobian @ v, rtol=1e-12, atol=1e-12)
+
+
+def test_compiled_rotation_vector_is_log3(rng):
+    """The kernels' rotation vector equals pinocchio's log3 at any angle, including the
+    series near 0 and the symmetric-part branch near π (where ±θn are both right at π)."""
+    from tsid_py._kernels import rotation_vector
+
+    angles = np.concatenate([rng.uniform(0, np.pi, 200), rng.uniform(0, 1e-4, 50), np.pi - rng.uniform(0, 1e-3, 50),
+                             [0.0, np.pi]])
+    for angle in angles:
+        axis = rng.normal(size=3)
+        rotation = pin.exp3(angle * axis / np.linalg.norm(axis))
+        expected, got = pin.log3(rotation), np.array(rotation_vector(tuple(rotation.ravel())))
+        error = np.abs(got - expected).max()
+        if angle > np.pi - 1e-6:
+            error = min(error, np.abs(got + expected).max())
+        assert error < 1e-9, (angle, got, expected)

@@ -92,6 +92,8 @@ class Contact:
     def bind(self, robot) -> None:
         """Resolve the frame name; remember where the contact is made."""
         self.frame_id = robot.frame_id(self.frame)
+        self._sources = robot.frame_sources(self.frame_id)
+        self._jacobian, self._drift = np.zeros((6, robot.nv)), np.zeros(6)     # the kernel's, refreshed each step
 
     def anchor_at(self, placement: pin.SE3) -> None:
         self.anchor = placement.copy()
@@ -101,10 +103,10 @@ class Contact:
         Jacobian ``J`` and drift ``J̇v``: its columns of the equation of motion,
         ``force_block = −J[:size]ᵀ``, and its no-slip rows ``J_rows q̈ = −J̇v − kd J v − kp e``
         (local axes) into ``matrix`` and ``vector`` (both empty for a contact without
-        kinematics)."""
-        jacobian = robot.frame_jacobian(self.frame_id, pin.LOCAL)
-        drift = robot.frame_drift(self.frame_id, pin.LOCAL)
-        _kernels.contact_rows(jacobian, drift, robot.v, self.kd, self.motion_rows.start, force_block, matrix, vector)
+        kinematics). ``J`` and ``J̇v`` are formed from the frame's sources in the same compiled
+        call (:func:`~tsid_py._kernels.contact_rows`)."""
+        _kernels.contact_rows(*self._sources, robot.v, self.kd, self.motion_rows.start, self._jacobian, self._drift,
+                              force_block, matrix, vector)
         if self.kp and self.anchor is not None and vector.size:
             vector += self.kp * pin.log6(robot.frame_placement(self.frame_id).actInv(self.anchor)).vector[self.motion_rows]
 

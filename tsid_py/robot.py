@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 import pinocchio as pin
@@ -15,14 +16,28 @@ from ._validation import as_vector
 QUATERNION_TOLERANCE = 1e-3
 
 
+class FrameSources(NamedTuple):
+    """What the compiled frame kernels (:func:`tsid_py._kernels.frame_motion`) form a frame's
+    Jacobian and drift from: views of pinocchio's world joint Jacobians ``data.J`` and their
+    time derivatives ``data.dJ`` (6 × nv, refreshed by each update), the frame's supporting
+    columns (the velocity indices of the joints from the root to the frame's joint), and
+    views of the frame's world translation (3,) and rotation (3 × 3)."""
+
+    joint_jacobians: np.ndarray
+    joint_jacobian_rates: np.ndarray
+    columns: np.ndarray
+    translation: np.ndarray
+    rotation: np.ndarray
+
+
 class Robot:
     """A rigid multibody robot and its state-dependent quantities.
 
     ``update(q, v)`` runs ``pinocchio.computeAllTerms`` once, which fills the mass matrix
-    ``M(q)``, the bias forces ``h(q, v) = C(q, v) v + g(q)``, the joint Jacobians, the
-    centre of mass and its Jacobian, and the joint spatial accelerations at ``q̈ = 0``;
-    every later query (frame Jacobians, the drift ``J̇ v``, the CoM drift) reads from that
-    pass. Units are SI: m, rad, kg, N, N·m.
+    ``M(q)``, the bias forces ``h(q, v) = C(q, v) v + g(q)``, the joint Jacobians and their
+    time derivatives, the centre of mass and its Jacobian, and the joint spatial
+    accelerations at ``q̈ = 0``; every later query (frame Jacobians, the drift ``J̇ v``, the
+    CoM drift) reads from that pass. Units are SI: m, rad, kg, N, N·m.
     """
 
     def __init__(
@@ -72,6 +87,7 @@ class Robot:
         self._com_jacobian = data.Jcom
         self._frame_rotations: dict[int, np.ndarray] = {}
         self._frame_translations: dict[int, np.ndarray] = {}
+        self._frame_sources: dict[int, FrameSources] = {}
 
     # ----------------------------------------------------------------------------- loading
     @classmethod
@@ -206,6 +222,19 @@ class Robot:
         if translation is None:
             translation = self._frame_translations[frame_id] = self.data.oMf[frame_id].translation
         return translation
+
+    def frame_sources(self, frame_id: int) -> FrameSources:
+        """The views and columns a compiled kernel forms the frame's Jacobian and drift from
+        (built once per frame; the views are refreshed by each update)."""
+        sources = self._frame_sources.get(frame_id)
+        if sources is None:
+            model = self.model
+            joints = [model.joints[joint] for joint in model.supports[model.frames[frame_id].parentJoint]
+                      if joint > 0]         # not the universe, which has no velocity
+            columns = np.array([joint.idx_v + k for joint in joints for k in range(joint.nv)], dtype=np.intp)
+            sources = self._frame_sources[frame_id] = FrameSources(
+                self.data.J, self.data.dJ, columns, self.frame_translation(frame_id), self.frame_rotation(frame_id))
+        return sources
 
     def frame_jacobian(self, frame_id: int, reference=pin.LOCAL_WORLD_ALIGNED) -> np.ndarray:
         """(6, nv) Jacobian, linear rows first, in ``reference`` axes."""

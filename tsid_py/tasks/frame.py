@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
+from .. import _kernels
 from .._validation import as_matrix, as_rotation, as_vector
 from .base import PDTask
 
@@ -63,6 +64,8 @@ class FrameTask(PDTask):
 
     def bind(self, robot) -> None:
         self.frame_id = robot.frame_id(self.frame)
+        self._sources = robot.frame_sources(self.frame_id)
+        self._jacobian, self._drift = np.zeros((6, robot.nv)), np.zeros(6)     # the kernel's, refreshed each step
         if self._placement_ref is None:
             robot.update(robot.q_ref, robot.zero_velocity())
             self._set_placement_ref(robot.frame_placement(self.frame_id).copy())
@@ -90,22 +93,27 @@ class FrameTask(PDTask):
         return np.concatenate([self._translation_ref - robot.frame_translation(self.frame_id),
                                pin.log3(self._rotation_ref @ robot.frame_rotation(self.frame_id).T)])
 
-    def kinematics(self, robot):
-        """World-aligned: pinocchio's LOCAL_WORLD_ALIGNED quantities as they are (None with
-        ``local=True``, whose rows are rotated in :meth:`measure`)."""
-        if self.local:
-            return None
-        frame_id = self.frame_id
-        return self._error(robot), robot.frame_jacobian(frame_id), robot.frame_drift(frame_id), self.components.start
-
     def measure(self, robot):
-        if not self.local:
-            return super().measure(robot)
+        """``(e, ė, J, J̇v)`` from pinocchio's frame queries and ``log3``, in the task's axes
+        (the control loop forms the same in one compiled call, :meth:`write_rows`)."""
         rows, frame_id = self.components, self.frame_id
-        error, jacobian, velocity, drift = _rotate_rows(
-            robot.frame_rotation(frame_id).T, rows, self._error(robot), robot.frame_jacobian(frame_id)[rows],
-            robot.frame_velocity(frame_id)[rows], robot.frame_drift(frame_id)[rows])
-        return error, self.velocity_ref - velocity, jacobian, drift
+        reference = pin.LOCAL if self.local else pin.LOCAL_WORLD_ALIGNED
+        error = self._error(robot)
+        if self.local:
+            (error,) = _rotate_rows(robot.frame_rotation(frame_id).T, rows, error)
+        velocity = robot.frame_velocity(frame_id, reference)[rows]
+        return (error, self.velocity_ref - velocity, robot.frame_jacobian(frame_id, reference)[rows],
+                robot.frame_drift(frame_id, reference)[rows])
+
+    def write_rows(self, context, matrix, vector, weighted):
+        """The PD rows from the frame's sources in one compiled call
+        (:func:`~tsid_py._kernels.frame_pd_rows`: the frame's Jacobian and drift, the
+        placement error, and :meth:`PDTask.write_rows`'s rows)."""
+        self.error, self.error_rate = np.empty(self.dim), np.empty(self.dim)
+        _kernels.frame_pd_rows(*self._sources, context.robot.v, self._translation_ref, self._rotation_ref, self.local,
+                               self.components.start, self._rows, self._row_scales[weighted], self.acceleration_ref,
+                               self.velocity_ref, self.kp, self.kd, self._jacobian, self._drift, self.error,
+                               self.error_rate, matrix, vector)
 
 
 class PositionTask(FrameTask):
