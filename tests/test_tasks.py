@@ -148,7 +148,8 @@ def test_torque_task_hard_and_wrench_task_distribution(talos):
     lambda: tp.tasks.CoMTask(kp=100.0, weight=[1.0, 4.0, 9.0], mask=[1, 0, 1]),
     lambda: tp.tasks.OrientationTask("torso_2_link", kp=50.0, kd=3.0, weight=2.0),
     lambda: tp.tasks.FrameTask("arm_left_7_link", kp=30.0, weight=[1, 1, 1, 4, 4, 4]),
-    lambda: tp.tasks.FrameTask("arm_right_7_link", local=True, kp=20.0, weight=[1, 2, 3, 4, 5, 6], mask=[1, 1, 0, 1, 0, 1]),
+    lambda: tp.tasks.FrameTask("arm_right_7_link", local=True, kp=20.0, weight=[1, 2, 3, 4, 5, 6],
+                               mask=[1, 1, 0, 1, 0, 1]),
     lambda: tp.tasks.PositionTask("leg_left_6_link", kp=40.0, weight=3.0),
     lambda: tp.tasks.OrientationTask("arm_left_4_link", local=True, kp=25.0),
 ], ids=["com", "orientation", "frame", "frame-local", "position", "orientation-local"])

@@ -105,8 +105,8 @@ class Contact:
         (local axes) into ``matrix`` and ``vector`` (both empty for a contact without
         kinematics). ``J`` and ``J̇v`` are formed from the frame's sources in the same compiled
         call (:func:`~tsid_py._kernels.contact_rows`)."""
-        _kernels.contact_rows(*self._sources, robot.v, self.kd, self.motion_rows.start, self._jacobian, self._drift,
-                              force_block, matrix, vector)
+        _kernels.direct.contact_rows(*self._sources, robot.v, self.kd, self.motion_rows.start, self._jacobian,
+                                     self._drift, force_block, matrix, vector)
         if self.kp and self.anchor is not None and vector.size:
             vector += self.kp * pin.log6(robot.frame_placement(self.frame_id).actInv(self.anchor)).vector[self.motion_rows]
 

@@ -35,8 +35,8 @@ class TorqueLimits(LinearConstraint):
         return matrix, lower, upper
 
     def write_rows(self, context, matrix, lower, upper):
-        _kernels.affine_bound_rows(context.torque_matrix, context.torque_offset, self.index, self._lowest, self.effort,
-                                   matrix, lower, upper)
+        _kernels.direct.affine_bound_rows(context.torque_matrix, context.torque_offset, self.index, self._lowest,
+                                          self.effort, matrix, lower, upper)
 
 
 class AccelerationLimits(AccelerationBounds):

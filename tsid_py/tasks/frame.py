@@ -110,10 +110,10 @@ class FrameTask(PDTask):
         (:func:`~tsid_py._kernels.frame_pd_rows`: the frame's Jacobian and drift, the
         placement error, and :meth:`PDTask.write_rows`'s rows)."""
         self.error, self.error_rate = np.empty(self.dim), np.empty(self.dim)
-        _kernels.frame_pd_rows(*self._sources, context.robot.v, self._translation_ref, self._rotation_ref, self.local,
-                               self.components.start, self._rows, self._row_scales[weighted], self.acceleration_ref,
-                               self.velocity_ref, self.kp, self.kd, self._jacobian, self._drift, self.error,
-                               self.error_rate, matrix, vector)
+        _kernels.direct.frame_pd_rows(*self._sources, context.robot.v, self._translation_ref, self._rotation_ref,
+                                      self.local, self.components.start, self._rows, self._row_scales[weighted],
+                                      self.acceleration_ref, self.velocity_ref, self.kp, self.kd, self._jacobian,
+                                      self._drift, self.error, self.error_rate, matrix, vector)
 
 
 class PositionTask(FrameTask):

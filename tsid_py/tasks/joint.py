@@ -64,9 +64,9 @@ class JointTask(PDTask):
         ``(columns, weights, w ∘ a*)`` (a hard task uses :meth:`compute`); one compiled call."""
         robot = context.robot
         self.error, self.error_rate = np.empty(self.dim), np.empty(self.dim)
-        _kernels.joint_targets(robot.q, robot.v, self._q_index, self._v_index, self.position_ref, self.velocity_ref,
-                               self.acceleration_ref, self.kp, self.kd, self._zero_drift, self._rows,
-                               self.kept_weight, self.error, self.error_rate, self._linear)
+        _kernels.direct.joint_targets(robot.q, robot.v, self._q_index, self._v_index, self.position_ref,
+                                      self.velocity_ref, self.acceleration_ref, self.kp, self.kd, self._zero_drift,
+                                      self._rows, self.kept_weight, self.error, self.error_rate, self._linear)
         return self._columns, self.kept_weight, self._linear
 
     def measure(self, robot):
