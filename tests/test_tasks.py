@@ -82,6 +82,40 @@ def test_hard_task_is_met_and_soft_tasks_trade_by_weight():
     assert a2 < 0.95 * a1 and b2 > 1.05 * b1       # measurably toward task a
 
 
+def test_soft_posture_task_gives_the_weighted_least_squares_optimum(rng):
+    """A soft JointTask on some joints (per-axis weights and gains, a mask), over a soft
+    acceleration target t on every joint, with the solver's regularisation: q̈ minimises
+    Σ wᵢ (q̈_cᵢ − a*ᵢ)² + w_t ||q̈ − t||² + w_a ||q̈||² + w_τ ||M q̈ + h||², the solution of its
+    normal equations, with M and h from pinocchio and a* = Kp e + Kd ė."""
+    robot = load_robot("panda")
+    names = ["panda_joint2", "panda_joint4", "panda_joint5", "panda_joint7"]
+    weights, kp = np.array([1.0, 4.0, 2.0, 9.0]), np.array([30.0, 10.0, 50.0, 20.0])
+    mask = np.array([True, True, False, True])
+    solver = tp.DynamicsSolver(robot)
+    acceleration_target, w_t = rng.normal(0, 1.0, robot.nv), 0.5
+    solver.add_task(tp.tasks.AccelerationTask(acceleration_target, weight=w_t))
+    task = solver.add_task(tp.tasks.JointTask(joints=names, kp=kp, weight=weights, mask=mask))
+    q = pin.randomConfiguration(robot.model)
+    v = rng.normal(0, 0.5, robot.nv)
+    task.set_target(rng.normal(0, 0.3, len(names)), velocity=rng.normal(0, 0.2, len(names)))
+    ddq = solver.solve(q, v).ddq
+
+    data = robot.model.createData()
+    M, h = pin.crba(robot.model, data, q), pin.nonLinearEffects(robot.model, data, q, v)
+    M = np.triu(M) + np.triu(M, 1).T
+    columns = np.array([robot.joint_v_index(name) for name in names])
+    target_q = task.position_ref
+    desired = kp * (target_q - q[[robot.joint_q_index(name) for name in names]]) \
+        + 2 * np.sqrt(kp) * (task.velocity_ref - v[columns])
+    w_a, w_tau = tp.solver.DEFAULT_REGULARIZATION["acceleration"], tp.solver.DEFAULT_REGULARIZATION["torque"]
+    normal = (w_a + w_t) * np.eye(robot.nv) + w_tau * M.T @ M
+    rhs = w_t * acceleration_target - w_tau * M.T @ h
+    for column, weight, value in zip(columns[mask], weights[mask], desired[mask]):
+        normal[column, column] += weight
+        rhs[column] += weight * value
+    np.testing.assert_allclose(ddq, np.linalg.solve(normal, rhs), rtol=1e-7, atol=1e-7)
+
+
 def test_per_axis_gains_and_masks():
     robot = load_robot("ur5")
     solver = tp.DynamicsSolver(robot)

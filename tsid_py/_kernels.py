@@ -66,17 +66,20 @@ def pd_rows(jacobian, v, drift, error, first_row, kept, scale, acceleration_ref,
     pd_target(acceleration_ref, kp, error, kd, error_rate, drift[first_row:], kept, scale, vector)
 
 
-@njit(void(_VECTOR, _VECTOR, intp[:], intp[:], _VECTOR, _VECTOR, _VECTOR, _VECTOR, _VECTOR, _VECTOR, intp[:],
+@njit(void(_VECTOR, _VECTOR, intp[:], intp[:], _VECTOR, _VECTOR, _VECTOR, _VECTOR, _VECTOR, intp[:], intp[:],
            _VECTOR, _VECTOR, _VECTOR, _VECTOR), cache=True, fastmath=_FAST)
-def joint_targets(q, v, q_index, v_index, position_ref, velocity_ref, acceleration_ref, kp, kd, zero_drift, kept,
-                  weight, error, error_rate, out):
+def joint_targets(q, v, q_index, v_index, position_ref, velocity_ref, acceleration_ref, kp, kd, kept, columns, weight,
+                  error, error_rate, targets):
     """A posture task's PD law from the robot's ``q`` and ``v``: ``e = q_ref − q[q_index]`` and
-    ``ė = v_ref − v[v_index]`` into ``error`` and ``error_rate`` (every axis), and
-    ``out[i] = weight[i] a*[kept[i]]`` with ``a* = a_ref + Kp e + Kd ė``."""
+    ``ė = v_ref − v[v_index]`` into ``error`` and ``error_rate`` (every axis), and the weighted
+    targets of the kept axes added into the cost's: ``targets[columns[i]] += weight[i] a*[kept[i]]``
+    with ``a* = a_ref + Kp e + Kd ė``."""
     for a in range(error.size):
         error[a] = position_ref[a] - q[q_index[a]]
         error_rate[a] = velocity_ref[a] - v[v_index[a]]
-    pd_target(acceleration_ref, kp, error, kd, error_rate, zero_drift, kept, weight, out)
+    for i in range(kept.size):
+        a = kept[i]
+        targets[columns[i]] += weight[i] * (acceleration_ref[a] + kp[a] * error[a] + kd[a] * error_rate[a])
 
 
 @njit(void(_MATRIX, _VECTOR, intp[:], _VECTOR, _VECTOR, _MATRIX, _VECTOR), cache=True, fastmath=_FAST)

@@ -439,22 +439,20 @@ class _Layout:
         return self.qp
 
     def _fill_diagonal_costs(self, context: StepContext) -> None:
-        """``d`` and ``e`` of the cost from the tasks on single variables, each of which hands
-        over ``(columns, w, w ∘ t)`` for its cost ``Σ wᵢ (x_cᵢ − tᵢ)²``. ``d`` is rebuilt only
-        when a task hands over other weight arrays (assigning weights makes new ones)."""
-        entries = [task.diagonal(context) for task in self.diagonal_tasks]
-        weights = [entry[1] for entry in entries]
-        d, e = self.cost_diagonal, self.cost_diagonal_targets
-        previous = self._diagonal_weights
-        if previous is None or any(map(operator.is_not, weights, previous)):
-            d.fill(0.0)
-            for columns, weight, _ in entries:
-                d[columns] += weight
-            self._diagonal_weights = weights
+        """``d`` and ``e`` of the cost from the tasks on single variables: each adds ``w ∘ t``
+        of its cost ``Σ wᵢ (x_cᵢ − tᵢ)²`` into ``e`` and hands over ``(columns, w)``. ``d`` is
+        rebuilt only when a task hands over other weight arrays (assigning weights makes new
+        ones)."""
+        e = self.cost_diagonal_targets
         e.fill(0.0)
-        for columns, _, linear in entries:
-            if linear is not None:
-                e[columns] += linear
+        entries = [task.diagonal(context, e) for task in self.diagonal_tasks]
+        previous = self._diagonal_weights
+        if previous is None or any(map(operator.is_not, map(operator.itemgetter(1), entries), previous)):
+            d = self.cost_diagonal
+            d.fill(0.0)
+            for columns, weight in entries:
+                d[columns] += weight
+            self._diagonal_weights = [weight for _, weight in entries]
 
     # ------------------------------------------------------------------ extraction
     def extract(self, solver: DynamicsSolver, result) -> Solution:

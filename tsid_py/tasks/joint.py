@@ -41,9 +41,9 @@ class JointTask(PDTask):
         self._jacobian[np.arange(self.dim), v_index] = 1.0
         self._v_index = v_index
         self._q_select, self._v_select = index_selector(self._q_index), index_selector(v_index)
-        self._columns = index_selector(v_index[self._rows])     # q̈ columns of the kept axes
+        self._kept_columns = v_index[self._rows]                  # q̈ columns of the kept axes
+        self._columns = index_selector(self._kept_columns)
         self._zero_drift = np.zeros(self.dim)
-        self._linear = np.empty(self.size)       # w a* on the kept axes, rewritten each step
         target = robot.q_ref if self._pending_target is None else self._pending_target
         self.set_target(target)
 
@@ -59,15 +59,16 @@ class JointTask(PDTask):
         self.position_ref = target.copy()
         self._set_feedforward(velocity, acceleration)
 
-    def diagonal(self, context):
-        """As a soft task the cost ``Σ w_i (q̈_j_i − a*_i)²`` is diagonal in q̈:
-        ``(columns, weights, w ∘ a*)`` (a hard task uses :meth:`compute`); one compiled call."""
+    def diagonal(self, context, targets):
+        """As a soft task the cost ``Σ w_i (q̈_j_i − a*_i)²`` is diagonal in q̈: returns
+        ``(columns, weights)`` and adds ``w ∘ a*`` into ``targets`` at the columns (a hard task
+        uses :meth:`compute`); one compiled call."""
         robot = context.robot
         self.error, self.error_rate = np.empty(self.dim), np.empty(self.dim)
         _kernels.direct.joint_targets(robot.q, robot.v, self._q_index, self._v_index, self.position_ref,
-                                      self.velocity_ref, self.acceleration_ref, self.kp, self.kd, self._zero_drift,
-                                      self._rows, self.kept_weight, self.error, self.error_rate, self._linear)
-        return self._columns, self.kept_weight, self._linear
+                                      self.velocity_ref, self.acceleration_ref, self.kp, self.kd, self._rows,
+                                      self._kept_columns, self.kept_weight, self.error, self.error_rate, targets)
+        return self._columns, self.kept_weight
 
     def measure(self, robot):
         error = self.position_ref - robot.q[self._q_select]

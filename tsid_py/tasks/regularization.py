@@ -45,11 +45,13 @@ class AccelerationTask(Task):
     def compute(self, context):
         return self._eye[self._rows], self.acceleration_ref[self._rows]
 
-    def diagonal(self, context):
-        """``(columns, weights, w ∘ targets)``: the cost ``Σ w_i (x_c_i − t_i)²`` on
-        ``x[columns]`` (None for the last: every target is zero)."""
+    def diagonal(self, context, targets):
+        """The cost ``Σ w_i (x_c_i − t_i)²`` on ``x[columns]``: returns ``(columns, weights)``
+        and adds ``w ∘ t`` into ``targets`` at the columns (nothing when every ``t`` is 0)."""
         kept = self._kept          # axis i is the column of q̈_i
-        return kept, self.kept_weight, None if self._zero_target else self.kept_weight * self.acceleration_ref[kept]
+        if not self._zero_target:
+            targets[kept] += self.kept_weight * self.acceleration_ref[kept]
+        return kept, self.kept_weight
 
 
 class ForceRegularization(Task):
@@ -69,10 +71,11 @@ class ForceRegularization(Task):
         matrix[:, context.nv:] = np.eye(count)
         return matrix, np.zeros(count)
 
-    def diagonal(self, context):
+    def diagonal(self, context, targets):
+        """``(columns, weights)`` of the cost on the contact variables (its targets are 0)."""
         key = (context.nv, context.n)
         if getattr(self, "_diagonal_key", None) != key:       # built once per set of contacts
             count = context.n - context.nv
             self._diagonal_key = key
-            self._diagonal = (slice(context.nv, context.n), np.full(count, self.scalar_weight), None)
+            self._diagonal = (slice(context.nv, context.n), np.full(count, self.scalar_weight))
         return self._diagonal
