@@ -106,6 +106,19 @@ def affine_bound_rows(T, t, index, lowest, highest, matrix, lower, upper):
         upper[i] = highest[i] - t[row]
 
 
+@njit(void(_MATRIX, _VECTOR, _VECTOR, intp, _VECTOR), cache=True, fastmath=_FAST)
+def affine_map(T, x, t, zero_rows, out):
+    """``out = T x + t``, its first ``zero_rows`` entries set to 0 instead (the generalised
+    forces ``τ = D x + h`` with the unactuated root's rows, which the equalities zero)."""
+    for i in range(zero_rows):
+        out[i] = 0.0
+    for i in range(zero_rows, out.size):
+        value = t[i]
+        for j in range(x.size):
+            value += T[i, j] * x[j]
+        out[i] = value
+
+
 # ---------------------------------------------------------------------------- frames
 #: A frame's sources, as the frame kernels take them (see :class:`tsid_py.robot.FrameSources`):
 #: pinocchio's world joint Jacobians ``data.J`` and their rates ``data.dJ`` (6 × nv), the
@@ -655,7 +668,7 @@ def _compiled_function(kernel):
 #: arrays). Only kernels whose every argument the library builds are here; :func:`pd_rows`
 #: and :func:`pd_target`, which take what a user's task returns, keep the dispatcher's checks.
 direct = SimpleNamespace(**{kernel.__name__: _compiled_function(kernel) for kernel in (
-    joint_targets, affine_target_rows, affine_bound_rows, frame_pd_rows, contact_rows)})
+    joint_targets, affine_target_rows, affine_bound_rows, affine_map, frame_pd_rows, contact_rows)})
 
 
 _warm = False

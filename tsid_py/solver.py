@@ -19,6 +19,7 @@ from time import perf_counter
 import numpy as np
 
 from ._validation import as_vector, positive_scalar
+from . import _kernels
 from .constraints.base import AccelerationBounds, Constraint, LinearConstraint
 from .contacts import Contact
 from .qp import QP, LeastSquaresCost, make_backend
@@ -269,7 +270,9 @@ class _Layout:
         self.n = n = start
         self.nv = nv
         self.columns = columns
-        self.contact_columns = [(contact, columns[contact.name]) for contact in self.contacts]
+        #: Per contact: its name, columns, local-wrench map and (a view of) its frame's rotation.
+        self.wrench_sources = [(contact.name, columns[contact.name], contact.local_wrench,
+                                robot.frame_rotation(contact.frame_id)) for contact in self.contacts]
         self.context = StepContext(robot=robot, dt=solver.dt, n=n, nv=nv,
                                    contact_columns=columns, contacts=dict(solver.contacts),
                                    zero_nv=np.zeros(nv))
@@ -458,15 +461,10 @@ class _Layout:
     def extract(self, solver: DynamicsSolver, result) -> Solution:
         """The solution from the QP's ``x`` (the solution's own array: ``ddq``, ``tau_actuated``
         and planar contacts' local wrenches are views of it and of ``tau``)."""
-        robot = solver.robot
         x = result.x
-        tau = self.D @ x
-        tau += robot.bias
-        if self.root_equalities:
-            tau[:6] = 0.0
-        local, rotations = {}, {}
-        for contact, columns in self.contact_columns:
-            local[contact.name] = contact.local_wrench(x[columns])
-            rotations[contact.name] = robot.frame_rotation(contact.frame_id).copy()
+        tau = np.empty(self.nv)
+        _kernels.direct.affine_map(self.D, x, solver.robot.bias, 6 if self.root_equalities else 0, tau)
+        local = {name: wrench(x[columns]) for name, columns, wrench, _ in self.wrench_sources}
+        rotations = {name: rotation.copy() for name, _, _, rotation in self.wrench_sources}
         return Solution(x[: self.nv], tau, tau[6:] if self.floating else tau, local, rotations, True, result.status, x,
                         result.iterations)
