@@ -665,10 +665,10 @@ def _compiled_function(kernel):
 #: dispatcher, which types every argument before each call (0.5–0.8 µs for these kernels'
 #: 8–22 arguments). A compiled function only unboxes, so it checks less: the caller must
 #: pass what the signature declares (float64 arrays of the declared dimensions, intp index
-#: arrays). Only kernels whose every argument the library builds are here; :func:`pd_rows`
-#: and :func:`pd_target`, which take what a user's task returns, keep the dispatcher's checks.
+#: arrays), so a kernel is called here only with arrays the library builds: :func:`pd_rows`
+#: through the dispatcher for a user's task (:attr:`tsid_py.tasks.PDTask.kinematics_checked`).
 direct = SimpleNamespace(**{kernel.__name__: _compiled_function(kernel) for kernel in (
-    joint_targets, affine_target_rows, affine_bound_rows, affine_map, frame_pd_rows, contact_rows)})
+    pd_rows, joint_targets, affine_target_rows, affine_bound_rows, affine_map, frame_pd_rows, contact_rows)})
 
 
 _warm = False

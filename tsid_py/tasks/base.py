@@ -103,6 +103,11 @@ class PDTask(Task):
     ``2 √kp`` per axis (critically damped). Subclasses implement :meth:`measure`.
     """
 
+    #: True for a task whose :meth:`kinematics` hands over the library's own float64 arrays
+    #: (pinocchio's buffers): its rows are then written without the kernel dispatcher's
+    #: checks (:data:`tsid_py._kernels.direct`), which a user's task keeps.
+    kinematics_checked = False
+
     def __init__(self, dim: int | None, *, kp=10.0, kd=None, **kwargs):
         self._gains = (kp, kd)
         super().__init__(dim, **kwargs)
@@ -158,9 +163,9 @@ class PDTask(Task):
         if kinematics is not None:                  # one compiled call from pinocchio's arrays
             error, jacobian, drift, first = kinematics
             self.error, self.error_rate = error, np.empty(self.dim)
-            _kernels.pd_rows(jacobian, robot.v, drift, error, first, self._rows, self._row_scales[weighted],
-                             self.acceleration_ref, self.velocity_ref, self.kp, self.kd, matrix, vector,
-                             self.error_rate)
+            rows = _kernels.direct.pd_rows if self.kinematics_checked else _kernels.pd_rows
+            rows(jacobian, robot.v, drift, error, first, self._rows, self._row_scales[weighted], self.acceleration_ref,
+                 self.velocity_ref, self.kp, self.kd, matrix, vector, self.error_rate)
             return
         error, error_rate, jacobian, drift = self.measure(robot)
         self.error, self.error_rate = error, error_rate

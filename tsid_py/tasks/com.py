@@ -10,6 +10,8 @@ from .base import PDTask
 class CoMTask(PDTask):
     """``J_com q̈ + J̇_com v = c̈_ref + Kp (c_ref − c) + Kd (ċ_ref − ċ)``, world axes."""
 
+    kinematics_checked = True       # pinocchio's CoM buffers
+
     def __init__(self, target=None, **kwargs):
         super().__init__(3, **kwargs)
         self.position_ref = None
