@@ -636,7 +636,11 @@ BASIS_REJECTED = 3
 COST_NOT_REDUCED = 4
 
 
-@njit(cache=True, fastmath=_FAST)
+_ROWS, _FLAT, _INDICES, _FLAGS = float64[:, ::1], float64[::1], intp[::1], boolean[::1]
+
+
+@njit(intp(_ROWS, _FLAT, _ROWS, _FLAT, _FLAT, _FLAT, _ROWS, _FLAT, _FLAT, _INDICES, _INDICES, _INDICES, _FLAGS,
+           _INDICES, intp, _FLAT, _ROWS, _FLAT, _ROWS, _FLAT, _FLAT, _FLAGS), cache=True, fastmath=_FAST)
 def eliminate_and_guess(A, b, R, s, d, e, C, l, u, basis, free, active, at_upper, sizes, changes_allowed,
                         tolerances, E, x_basis, H, g, x, violated):
     """The control step's fast path in one call: :func:`eliminate_basis`,
@@ -645,7 +649,8 @@ def eliminate_and_guess(A, b, R, s, d, e, C, l, u, basis, free, active, at_upper
     ``tolerances = (basis, feasibility, dual)``.
 
     Returns :func:`solve_on_active_set`'s code, ``COST_NOT_REDUCED`` or ``BASIS_REJECTED``
-    (the LU pivot ratio of ``A_B`` is at most ``tolerances[0]``).
+    (the LU pivot ratio of ``A_B`` is at most ``tolerances[0]``). Every array is C-ordered
+    (compiled for that layout, ahead of the first call).
     """
     if eliminate_basis(A, b, basis, free, E, x_basis) <= tolerances[0]:
         return BASIS_REJECTED
@@ -668,14 +673,16 @@ def _compiled_function(kernel):
 #: arrays), so a kernel is called here only with arrays the library builds: :func:`pd_rows`
 #: through the dispatcher for a user's task (:attr:`tsid_py.tasks.PDTask.kinematics_checked`).
 direct = SimpleNamespace(**{kernel.__name__: _compiled_function(kernel) for kernel in (
-    pd_rows, joint_targets, affine_target_rows, affine_bound_rows, affine_map, frame_pd_rows, contact_rows)})
+    pd_rows, joint_targets, affine_target_rows, affine_bound_rows, affine_map, frame_pd_rows, contact_rows,
+    eliminate_and_guess)})
 
 
 _warm = False
 
 
 def warm_up() -> None:
-    """Compile every kernel (or load it from the cache) on a tiny problem, once per process."""
+    """Compile (or load from the cache) the kernels that have no explicit signature and are
+    called from Python, and run the others once, on a tiny problem; once per process."""
     global _warm
     if _warm:
         return
@@ -686,6 +693,8 @@ def warm_up() -> None:
                         np.full(2, np.inf), basis, free, np.zeros(2, dtype=np.intp), np.zeros(2, dtype=np.bool_),
                         np.zeros(2, dtype=np.intp), 1, np.array([1e-6, 1e-7, 1e-9]), E, x_basis, H, g, np.empty(2),
                         np.empty(2, dtype=np.bool_))
+    # The numpy path's elimination and the DAQP path's check, from Python.
+    eliminate_basis(A, b, basis, free, E, x_basis)
     most_violated(np.eye(2), np.full(2, -np.inf), np.full(2, np.inf), np.zeros(2), 1e-7,
-                  np.empty(2, dtype=np.bool_))          # the DAQP path's check, from Python
+                  np.empty(2, dtype=np.bool_))
     _warm = True

@@ -343,6 +343,9 @@ class ReducedBackend(Backend):
         columns serves (the caller then eliminates in numpy)."""
         m = qp.A.shape[0]
         cost = qp.cost
+        problem = (qp.A, qp.b, cost.R, cost.s, cost.d, cost.e, C, l, u)
+        if qp.stacked is None:      # not a solver's own buffers: the kernel takes C-ordered float64 arrays
+            problem = tuple(np.ascontiguousarray(array, dtype=np.float64) for array in problem)
 
         def attempt(basis, free):
             if free.size == 0:
@@ -350,10 +353,9 @@ class ReducedBackend(Backend):
             if self._work is None or self._work.shape != (m, free.size, C.shape[0]):
                 self._work = _Workspace(m, free.size, C.shape[0])
             work, active = self._work, self._active
-            code = _kernels.eliminate_and_guess(
-                qp.A, qp.b, cost.R, cost.s, cost.d, cost.e, C, l, u, basis, free, active.rows, active.at_upper,
-                active.sizes, ACTIVE_SET_CHANGES, _TOLERANCES, work.E, work.x_basis, work.H, work.g, work.x,
-                work.violated)
+            code = _kernels.direct.eliminate_and_guess(
+                *problem, basis, free, active.rows, active.at_upper, active.sizes, ACTIVE_SET_CHANGES, _TOLERANCES,
+                work.E, work.x_basis, work.H, work.g, work.x, work.violated)
             return None if code == _kernels.BASIS_REJECTED else code
 
         code = self._on_a_basis(qp.A, attempt)
