@@ -35,6 +35,15 @@ _FAST = {"reassoc", "contract", "nsz", "arcp"}
 _VECTOR, _MATRIX = float64[:], float64[:, :]
 
 
+@njit(boolean(_VECTOR), cache=True)
+def all_finite(x):
+    """Whether every entry of ``x`` is finite (no NaN, no inf); strict IEEE arithmetic."""
+    for i in range(x.size):
+        if not np.isfinite(x[i]):
+            return False
+    return True
+
+
 @njit(void(_VECTOR, _VECTOR, _VECTOR, _VECTOR, _VECTOR, _VECTOR, intp[:], _VECTOR, _VECTOR),
       cache=True, fastmath=_FAST)
 def pd_target(acceleration_ref, kp, error, kd, error_rate, drift, kept, scale, out):
@@ -673,7 +682,7 @@ def _compiled_function(kernel):
 #: arrays), so a kernel is called here only with arrays the library builds: :func:`pd_rows`
 #: through the dispatcher for a user's task (:attr:`tsid_py.tasks.PDTask.kinematics_checked`).
 direct = SimpleNamespace(**{kernel.__name__: _compiled_function(kernel) for kernel in (
-    pd_rows, joint_targets, affine_target_rows, affine_bound_rows, affine_map, frame_pd_rows, contact_rows,
+    all_finite, pd_rows, joint_targets, affine_target_rows, affine_bound_rows, affine_map, frame_pd_rows, contact_rows,
     eliminate_and_guess)})
 
 

@@ -6,9 +6,11 @@ names the argument and the expected form.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
+
+from . import _kernels
+
+_FLOAT64 = np.dtype(np.float64)
 
 
 def _real_array(value, name: str) -> np.ndarray:
@@ -24,10 +26,9 @@ def _real_array(value, name: str) -> np.ndarray:
 
 def as_vector(value, name: str, size: int | None = None) -> np.ndarray:
     """A finite 1-D float array, of ``size`` entries when given."""
-    if (type(value) is np.ndarray and value.dtype == np.float64 and value.ndim == 1
-            and (size is None or value.shape[0] == size) and math.isfinite(value.dot(value))):
-        return value        # the common case in a control loop, checked cheaply (an overflow
-                            # of the dot product only sends a finite vector the long way)
+    if (type(value) is np.ndarray and value.dtype is _FLOAT64 and value.ndim == 1
+            and (size is None or value.shape[0] == size) and _kernels.direct.all_finite(value)):
+        return value        # the common case in a control loop, checked in one compiled call
     array = _real_array(value, name)
     if array.ndim != 1:
         raise ValueError(f"{name} must be a 1-D array, got shape {array.shape}")
