@@ -220,11 +220,13 @@ def test_contact_rows_are_the_frame_kinematics(rng):
     q = pin.integrate(robot.model, robot.q_ref, rng.normal(0, 0.1, robot.nv))
     v = rng.normal(0, 0.5, robot.nv)
     robot.update(q, v)
-    block, matrix, vector = np.empty((robot.nv, 3)), np.empty((3, robot.nv)), np.empty(3)
-    contact.write_rows(robot, block, matrix, vector)
+    block, root_block = np.empty((robot.nv, 3)), np.empty((6, 3))
+    matrix, vector = np.empty((3, robot.nv)), np.empty(3)
+    contact.write_rows(robot, block, root_block, matrix, vector)
     jacobian = pin.getFrameJacobian(robot.model, robot.data, contact.frame_id, pin.LOCAL)[:3]
     drift = pin.getFrameClassicalAcceleration(robot.model, robot.data, contact.frame_id, pin.LOCAL).linear
     np.testing.assert_allclose(block, -jacobian.T, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(root_block, block[:6])
     np.testing.assert_allclose(matrix, jacobian, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(vector, -drift - 7.0 * jacobian @ v, rtol=1e-12, atol=1e-12)
 

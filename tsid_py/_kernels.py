@@ -115,6 +115,21 @@ def affine_bound_rows(T, t, index, lowest, highest, matrix, lower, upper):
         upper[i] = highest[i] - t[row]
 
 
+@njit(void(_MATRIX, _VECTOR, _MATRIX, _MATRIX, _VECTOR), cache=True, fastmath=_FAST)
+def dynamics_rows(mass_matrix, bias, ddq_block, root_rows, root_rhs):
+    """The q̈ columns of the equation of motion ``D x + h = Sᵀτ``: ``ddq_block = M``, and, for
+    an unactuated root of ``r`` velocities held as equalities ``D[:r] x = −h[:r]``, their q̈
+    columns ``root_rows = M[:r]`` and ``root_rhs = −h[:r]`` (``r = 0``: no root rows)."""
+    nv = mass_matrix.shape[0]
+    for i in range(nv):
+        for j in range(nv):
+            ddq_block[i, j] = mass_matrix[i, j]
+    for i in range(root_rows.shape[0]):
+        for j in range(nv):
+            root_rows[i, j] = mass_matrix[i, j]
+        root_rhs[i] = -bias[i]
+
+
 @njit(void(_MATRIX, _VECTOR, _VECTOR, intp, _VECTOR), cache=True, fastmath=_FAST)
 def affine_map(T, x, t, zero_rows, out):
     """``out = T x + t``, its first ``zero_rows`` entries set to 0 instead (the generalised
@@ -264,20 +279,24 @@ def frame_pd_rows(joint_jacobians, joint_jacobian_rates, columns, translation, r
             error_rate)
 
 
-@njit(void(*_FRAME, _VECTOR, float64, intp, _MATRIX, _VECTOR, _MATRIX, _MATRIX, _VECTOR), cache=True,
+@njit(void(*_FRAME, _VECTOR, float64, intp, _MATRIX, _VECTOR, _MATRIX, _MATRIX, _MATRIX, _VECTOR), cache=True,
       fastmath=_FAST)
 def contact_rows(joint_jacobians, joint_jacobian_rates, columns, translation, rotation, v, kd, first_row, jacobian,
-                 drift, force_block, matrix, vector):
+                 drift, force_block, root_block, matrix, vector):
     """A contact's part of the QP from its frame's LOCAL Jacobian ``J`` and drift ``J̇v``
     (formed into ``jacobian`` and ``drift`` by :func:`frame_motion`): its columns of ``D``,
-    ``force_block = −J[:s]ᵀ`` (nv × s, s force variables), and its no-slip rows
-    ``matrix = J[r]``, ``vector = −J̇v[r] − kd J[r] v`` for the ``r`` rows from ``first_row``
-    (``matrix`` may have no rows: a contact without kinematics)."""
+    ``force_block = −J[:s]ᵀ`` (nv × s, s force variables), the same columns of the root rows
+    held as equalities, ``root_block = force_block[:r]`` (r × s, ``r = 0``: none), and its
+    no-slip rows ``matrix = J[r]``, ``vector = −J̇v[r] − kd J[r] v`` for the ``r`` rows from
+    ``first_row`` (``matrix`` may have no rows: a contact without kinematics)."""
     frame_motion(joint_jacobians, joint_jacobian_rates, columns, translation, rotation, v, True, jacobian, drift)
     nv, size = force_block.shape
     for i in range(nv):
         for j in range(size):
             force_block[i, j] = -jacobian[j, i]
+    for i in range(root_block.shape[0]):
+        for j in range(size):
+            root_block[i, j] = -jacobian[j, i]
     for r in range(matrix.shape[0]):
         row = first_row + r
         velocity = 0.0
@@ -682,7 +701,8 @@ def _compiled_function(kernel):
 #: arrays), so a kernel is called here only with arrays the library builds: :func:`pd_rows`
 #: through the dispatcher for a user's task (:attr:`tsid_py.tasks.PDTask.kinematics_checked`).
 direct = SimpleNamespace(**{kernel.__name__: _compiled_function(kernel) for kernel in (
-    all_finite, pd_rows, joint_targets, affine_target_rows, affine_bound_rows, affine_map, frame_pd_rows, contact_rows,
+    all_finite, pd_rows, joint_targets, affine_target_rows, affine_bound_rows, dynamics_rows, affine_map, frame_pd_rows,
+    contact_rows,
     eliminate_and_guess)})
 
 

@@ -98,15 +98,18 @@ class Contact:
     def anchor_at(self, placement: pin.SE3) -> None:
         self.anchor = placement.copy()
 
-    def write_rows(self, robot, force_block: np.ndarray, matrix: np.ndarray, vector: np.ndarray) -> None:
+    def write_rows(self, robot, force_block: np.ndarray, root_block: np.ndarray, matrix: np.ndarray,
+                   vector: np.ndarray) -> None:
         """Write the contact's part of the QP into the solver's buffers, from its LOCAL
         Jacobian ``J`` and drift ``J̇v``: its columns of the equation of motion,
-        ``force_block = −J[:size]ᵀ``, and its no-slip rows ``J_rows q̈ = −J̇v − kd J v − kp e``
-        (local axes) into ``matrix`` and ``vector`` (both empty for a contact without
-        kinematics). ``J`` and ``J̇v`` are formed from the frame's sources in the same compiled
-        call (:func:`~tsid_py._kernels.contact_rows`)."""
+        ``force_block = −J[:size]ᵀ``, and of its root rows held as equalities,
+        ``root_block = force_block[:r]`` (no rows for a root that is not held), and its
+        no-slip rows ``J_rows q̈ = −J̇v − kd J v − kp e`` (local axes) into ``matrix`` and
+        ``vector`` (both empty for a contact without kinematics). ``J`` and ``J̇v`` are
+        formed from the frame's sources in the same compiled call
+        (:func:`~tsid_py._kernels.contact_rows`)."""
         _kernels.direct.contact_rows(*self._sources, robot.v, self.kd, self.motion_rows.start, self._jacobian,
-                                     self._drift, force_block, matrix, vector)
+                                     self._drift, force_block, root_block, matrix, vector)
         if self.kp and self.anchor is not None and vector.size:
             vector += self.kp * pin.log6(robot.frame_placement(self.frame_id).actInv(self.anchor)).vector[self.motion_rows]
 

@@ -322,9 +322,11 @@ class _Layout:
         self.eq_labels = labels
         self.A = np.zeros((row, self.n))
         self.b = np.zeros(row)
-        # A[:6] = D[:6] and b[:6] = −h[:6] (h: a view of pinocchio's buffer, refreshed by each update)
-        self.root_views = ((self.A[:6], self.D[:6], self.b[:6], self.context.robot.bias[:6])
-                           if self.root_equalities else None)
+        # A[:r] = D[:r] and b[:r] = −h[:r] for the r = 6 root rows held as equalities (r = 0 else),
+        # written with D: its q̈ columns with M, its force columns by the contacts.
+        root = 6 if self.root_equalities else 0
+        self.root_rows, self.root_rhs = self.A[:root, : self.nv], self.b[:root]
+        self.root_force_blocks = [self.A[:root, self.columns[contact.name]] for contact in self.contacts]
         views = [(owner, *self._row_views(self.A, self.b, rows, owner)) for owner, rows in slices]
         self.hard_contact_views = [view for view in views if isinstance(view[0], Contact)]
         self.hard_task_views = [view for view in views if not isinstance(view[0], Contact)]
@@ -388,14 +390,16 @@ class _Layout:
             self.C[:friction_rows] = np.vstack(friction)
 
     def _build_contact_views(self) -> None:
-        """Per contact: its columns of D, its no-slip rows (in A if hard, in the soft rows if
-        soft, none if it has no kinematics) and the √weight of soft rows (None if hard)."""
+        """Per contact: its columns of D and of the root rows in A, its no-slip rows (in A if
+        hard, in the soft rows if soft, none if it has no kinematics) and the √weight of soft
+        rows (None if hard)."""
         rows = {contact: (matrix, vector, None) for contact, matrix, vector in self.hard_contact_views}
         rows.update({contact: (matrix, vector, np.sqrt(contact.weight))
                      for contact, matrix, vector in self.soft_contact_views})
         no_rows = (np.zeros((0, self.nv)), np.zeros(0), None)
-        self.contact_views = [(contact, block, *rows.get(contact, no_rows))
-                              for contact, block in zip(self.contacts, self.D_forces)]
+        self.contact_views = [(contact, block, root_block, *rows.get(contact, no_rows))
+                              for contact, block, root_block in zip(self.contacts, self.D_forces,
+                                                                    self.root_force_blocks)]
 
     def _row_views(self, matrix: np.ndarray, vector: np.ndarray, rows: slice, owner) -> tuple[np.ndarray, np.ndarray]:
         """Views of the rows ``rows`` of a buffer and of ``vector``; the matrix view spans the
@@ -406,17 +410,13 @@ class _Layout:
     # ------------------------------------------------------------------ assembly
     def assemble(self, solver: DynamicsSolver) -> QP:
         robot, context = solver.robot, self.context
-        # D = [M, −J_1ᵀ, …]; the root rows of the equation of motion; the contacts' rows.
-        self.D_ddq[:] = robot.mass_matrix
-        for contact, block, matrix, vector, soft_scale in self.contact_views:
-            contact.write_rows(robot, block, matrix, vector)
+        # D = [M, −J_1ᵀ, …] and the root rows of the equation of motion; the contacts' rows.
+        _kernels.direct.dynamics_rows(robot.mass_matrix, robot.bias, self.D_ddq, self.root_rows, self.root_rhs)
+        for contact, block, root_block, matrix, vector, soft_scale in self.contact_views:
+            contact.write_rows(robot, block, root_block, matrix, vector)
             if soft_scale is not None:
                 matrix *= soft_scale
                 vector *= soft_scale
-        if self.root_equalities:            # after D is complete
-            A_root, D_root, b_root, h_root = self.root_views
-            A_root[:] = D_root
-            np.negative(h_root, out=b_root)
         for task, matrix, vector in self.hard_task_views:
             task.write_rows(context, matrix, vector, weighted=False)
 
