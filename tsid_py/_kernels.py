@@ -1,9 +1,15 @@
-"""Compiled kernels (numba) for the per-step path: the reduced backend's, and the right-hand
-side of the PD tasks (:func:`pd_target`).
+"""Compiled kernels (numba) for the per-step path: the rows the tasks, contacts and limits
+write into the solver's buffers, and the reduced backend's solve.
 
 A control step's QP is small (50 variables, 18 equalities for Talos on two feet), so in
-numpy its cost is the calls, not the arithmetic: a hundred operations at 1–3 µs each. These
-kernels do the same arithmetic as :mod:`tsid_py.reduced`'s numpy code in one call each:
+numpy its cost is the calls, not the arithmetic: a hundred operations at 1–3 µs each. Each
+item of the QP therefore writes its rows in one call: :func:`frame_pd_rows` and
+:func:`contact_rows` form a frame's Jacobian and drift (:func:`frame_motion`) and its
+placement error (:func:`placement_error`, with a compiled ``log3``) from pinocchio's joint
+Jacobians, then the rows; :func:`pd_rows`, :func:`joint_targets`, :func:`affine_target_rows`,
+:func:`affine_bound_rows` and :func:`dynamics_rows` write the others. The library calls them
+through :data:`direct`, without numba's dispatcher. The backend's kernels do the same
+arithmetic as :mod:`tsid_py.reduced`'s numpy code in one call each:
 
 * :func:`eliminate_basis`: ``E = A_B⁻¹ A_N`` and ``x_B = A_B⁻¹ b`` by Gaussian elimination
   with partial pivoting;
@@ -16,8 +22,8 @@ kernels do the same arithmetic as :mod:`tsid_py.reduced`'s numpy code in one cal
   from Python costs about a microsecond of dispatch, and results are written into buffers
   the caller keeps, since boxing a new array costs as much again).
 
-They are compiled once (about 10 s) and cached on disk (``cache=True``); :func:`warm_up`
-does it ahead of the control loop.
+They are compiled once (about 10 s) and cached on disk (``cache=True``): those with an
+explicit signature at import, the others in :func:`warm_up`, ahead of the control loop.
 """
 
 from __future__ import annotations
