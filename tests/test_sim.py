@@ -106,7 +106,7 @@ def test_cli_bench_reports_timings(tmp_path, capsys):
     assert report["robot"] == "talos" and report["nv"] == 38 and report["median_us"] > 0
     phases = [report["share"][key] for key in ("dynamics", "assembly", "qp", "extraction")]
     assert all(value > 0 for value in phases) and 0 <= report["share"]["other"] < 0.5
-    assert report["computeAllTerms_us"] > 0
+    assert 0 < report["computeAllTerms_us"] <= report["computeAllTerms_p99_us"]
 
 
 def test_short_soak_with_pushes_and_a_contact_switch():
