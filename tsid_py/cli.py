@@ -35,11 +35,13 @@ def _plot(run, path: str) -> None:
         axes[0, 1].set_title("ZMP in the support polygon (x, y, m)")
         axes[0, 1].axis("equal")
         axes[0, 1].legend(fontsize=7)
-    for key, style in (("normal_forces", "-"), ("planned_normal_forces", "--"), ("recovered_normal_forces", ":")):
-        if key in log:
-            axes[1, 0].plot(time[: len(log[key])], log[key], style, label=key.replace("_", " "))
+    forces = [(key, style) for key, style in (("normal_forces", "-"), ("planned_normal_forces", "--"),
+                                              ("recovered_normal_forces", ":")) if key in log]
+    for key, style in forces:
+        axes[1, 0].plot(time[: len(log[key])], log[key], style, label=key.replace("_", " "))
     axes[1, 0].set_title("normal contact forces (N)")
-    axes[1, 0].legend(fontsize=7)
+    if forces:                  # a demo without contacts (the arm) has nothing to label
+        axes[1, 0].legend(fontsize=7)
     if "tau" in log:
         axes[1, 1].plot(time[: len(log["tau"])], log["tau"])
         axes[1, 1].set_title("joint torques (N·m)")
