@@ -18,8 +18,8 @@ from time import perf_counter
 
 import numpy as np
 
-from ._validation import as_vector, positive_scalar
 from . import _kernels
+from ._validation import as_vector, positive_scalar
 from .constraints.base import AccelerationBounds, Constraint, LinearConstraint
 from .contacts import Contact
 from .qp import QP, LeastSquaresCost, make_backend
