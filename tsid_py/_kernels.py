@@ -378,22 +378,24 @@ def reduce_least_squares(R, s, d, e, basis, free, E, x_basis, H, g):
         if not d[c] >= 0.0:
             return False
     R_basis = np.empty((rows, m))
-    W = np.empty((rows + m, k))
     residual = np.empty(rows)                 # R x_p − s
     for i in range(rows):
         value = -s[i]
         for c in range(m):
-            R_basis[i, c] = R[i, basis[c]]
-            value += R_basis[i, c] * x_basis[c]
+            coefficient = R[i, basis[c]]
+            R_basis[i, c] = coefficient
+            value += coefficient * x_basis[c]
         residual[i] = value
-        for j in range(k):
-            W[i, j] = R[i, free[j]]
-    W[:rows] -= R_basis @ E                   # R Z (one BLAS product)
-    for j in range(k):                        # (R Z)ᵀ (R x_p − s) − e_N
+    W = np.empty((rows + m, k))
+    RZ = W[:rows]
+    np.dot(R_basis, E, RZ)                    # R_B E (one BLAS product), then R Z = R_N − R_B E
+    for j in range(k):                        # with (R Z)ᵀ (R x_p − s) − e_N
         g[j] = -e[free[j]]
     for i in range(rows):
         for j in range(k):
-            g[j] += W[i, j] * residual[i]
+            value = R[i, free[j]] - RZ[i, j]
+            RZ[i, j] = value
+            g[j] += value * residual[i]
     for c in range(m):                        # √d_B E, and − Eᵀ (d ∘ x_p − e) on the basic columns
         weight = d[basis[c]]
         root = np.sqrt(weight)
@@ -449,14 +451,15 @@ def _forward(L, B):
 
 @njit(cache=True, fastmath=_FAST)
 def _backward(L, y):
-    """``L⁻ᵀ y``."""
+    """``L⁻ᵀ y``, column by column: each solved entry is removed from the ones above it along
+    a row of L (contiguous memory, where the inner-product form would stride down a column)."""
     n = y.size
     x = y.copy()
     for i in range(n - 1, -1, -1):
-        value = x[i]
-        for p in range(i + 1, n):
-            value -= L[p, i] * x[p]
-        x[i] = value / L[i, i]
+        value = x[i] / L[i, i]
+        x[i] = value
+        for p in range(i):
+            x[p] -= L[i, p] * value
     return x
 
 
