@@ -58,7 +58,7 @@ class TorqueTask(Task):
     def write_rows(self, context, matrix, vector, weighted):
         """``τ_a[rows] = T[rows] x + t[rows]`` asked to equal the target: one compiled call."""
         _kernels.direct.affine_target_rows(context.torque_matrix, context.torque_offset, self._torque_rows,
-                                    self._row_scales[weighted], self._kept_ref, matrix, vector)
+                                           self._row_scales[weighted], self._kept_ref, matrix, vector)
 
     def record(self, solution) -> None:
         self.error = self.torque_ref - solution.tau_actuated[self._index]
