@@ -291,10 +291,11 @@ def contact_rows(joint_jacobians, joint_jacobian_rates, columns, translation, ro
                  drift, force_block, root_block, matrix, vector):
     """A contact's part of the QP from its frame's LOCAL Jacobian ``J`` and drift ``J̇v``
     (formed into ``jacobian`` and ``drift`` by :func:`frame_motion`): its columns of ``D``,
-    ``force_block = −J[:s]ᵀ`` (nv × s, s force variables), the same columns of the root rows
-    held as equalities, ``root_block = force_block[:r]`` (r × s, ``r = 0``: none), and its
-    no-slip rows ``matrix = J[r]``, ``vector = −J̇v[r] − kd J[r] v`` for the ``r`` rows from
-    ``first_row`` (``matrix`` may have no rows: a contact without kinematics)."""
+    ``force_block = −J[:s]ᵀ`` (nv × s, s force variables); the same columns of the root rows
+    held as equalities, ``root_block = force_block[:6]`` (no rows when the root is not held);
+    and its no-slip rows ``matrix[i] = J[first_row + i]``,
+    ``vector[i] = −J̇v[first_row + i] − kd J[first_row + i] v`` (``matrix`` may have no rows:
+    a contact without kinematics)."""
     frame_motion(joint_jacobians, joint_jacobian_rates, columns, translation, rotation, v, True, jacobian, drift)
     nv, size = force_block.shape
     for i in range(nv):
