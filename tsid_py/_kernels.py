@@ -50,14 +50,20 @@ def all_finite(x):
     return True
 
 
+@njit(cache=True, fastmath=_FAST)
+def _desired_acceleration(acceleration_ref, kp, error, kd, error_rate, axis):
+    """The PD law on one axis: ``a* = a_ref + Kp e + Kd ė``."""
+    return acceleration_ref[axis] + kp[axis] * error[axis] + kd[axis] * error_rate[axis]
+
+
 @njit(void(_VECTOR, _VECTOR, _VECTOR, _VECTOR, _VECTOR, _VECTOR, intp[:], _VECTOR, _VECTOR),
       cache=True, fastmath=_FAST)
 def pd_target(acceleration_ref, kp, error, kd, error_rate, drift, kept, scale, out):
-    """``out[i] = scale[i] (a_ref + Kp e + Kd ė − J̇v)[kept[i]]``: the right-hand side of a PD
-    task's kept rows, weighted (compiled for any array layout, ahead of the first call)."""
+    """``out[i] = scale[i] (a* − J̇v)[kept[i]]``: the right-hand side of a PD task's kept
+    rows, weighted (compiled for any array layout, ahead of the first call)."""
     for i in range(kept.size):
         r = kept[i]
-        out[i] = scale[i] * (acceleration_ref[r] + kp[r] * error[r] + kd[r] * error_rate[r] - drift[r])
+        out[i] = scale[i] * (_desired_acceleration(acceleration_ref, kp, error, kd, error_rate, r) - drift[r])
 
 
 @njit(void(_MATRIX, _VECTOR, _VECTOR, _VECTOR, intp, intp[:], _VECTOR, _VECTOR, _VECTOR, _VECTOR, _VECTOR,
@@ -93,8 +99,7 @@ def joint_targets(q, v, q_index, v_index, position_ref, velocity_ref, accelerati
         error[a] = position_ref[a] - q[q_index[a]]
         error_rate[a] = velocity_ref[a] - v[v_index[a]]
     for i in range(kept.size):
-        a = kept[i]
-        targets[columns[i]] += weight[i] * (acceleration_ref[a] + kp[a] * error[a] + kd[a] * error_rate[a])
+        targets[columns[i]] += weight[i] * _desired_acceleration(acceleration_ref, kp, error, kd, error_rate, kept[i])
 
 
 @njit(void(_MATRIX, _VECTOR, intp[:], _VECTOR, _VECTOR, _MATRIX, _VECTOR), cache=True, fastmath=_FAST)

@@ -34,7 +34,7 @@ def as_vector(value, name: str, size: int | None = None) -> np.ndarray:
         raise ValueError(f"{name} must be a 1-D array, got shape {array.shape}")
     if size is not None and array.shape[0] != size:
         raise ValueError(f"{name} must have shape ({size},), got {array.shape}")
-    if not np.all(np.isfinite(array)):
+    if not _kernels.direct.all_finite(array):      # the fast path's test
         raise ValueError(f"{name} must be finite (no NaN or inf)")
     return array
 
