@@ -123,19 +123,27 @@ def test_per_axis_gains_and_masks():
     np.testing.assert_allclose(task.kd, 2 * np.sqrt([10.0, 20.0, 30.0]))
     assert task.size == 2
     solver.solve(robot.q_ref, robot.zero_velocity())
-    matrix, _ = task.compute(solver._layout.context)
+    matrix, _ = task.compute(solver.layout.context)
     assert matrix.shape == (2, robot.nv)
+
+
+def measure(task, robot):
+    """``(e, ė, J, J̇v)`` of a PD task's axes from its :meth:`kinematics` (pinocchio's frame
+    queries for frame tasks): ``ė = v_ref − J v``."""
+    error, jacobian, drift, first = task.kinematics(robot)
+    rows = slice(first, first + task.dim)
+    return error, task.velocity_ref - jacobian[rows] @ robot.v, jacobian[rows], drift[rows]
 
 
 def test_relative_frame_task_kinematics_by_finite_differences(rng):
     robot = load_robot("talos")
     task = tp.tasks.RelativeFrameTask("gripper_left_base_link", "torso_2_link")
-    task.bind(robot)
+    task.prepare(robot)
     q = robot.q_ref.copy()
     q[7:] += rng.uniform(-0.2, 0.2, robot.nq - 7)
     v = rng.normal(0, 0.5, robot.nv)
     robot.update(q, v)
-    _, error_rate, jacobian, drift = task.measure(robot)
+    _, error_rate, jacobian, drift = measure(task, robot)
     eps = 1e-4
 
     def relative_position(t):
@@ -192,17 +200,17 @@ def test_compiled_rows_equal_the_pd_law(make, rng):
     √W (J, a_ref + Kp e + Kd ė − J̇v) formed with numpy from the task's own measure()."""
     robot = load_robot("talos")
     task = make()
-    task.bind(robot)
+    task.prepare(robot)
     target = {tp.tasks.CoMTask: lambda: task.position_ref + 0.01,
               tp.tasks.PositionTask: lambda: task.target.translation + 0.02,
               tp.tasks.OrientationTask: lambda: task.target.rotation}.get(type(task), lambda: task.target)()
     task.set_target(target, velocity=rng.normal(size=task.dim), acceleration=rng.normal(size=task.dim))
     q = pin.integrate(robot.model, robot.q_ref, rng.normal(0, 0.1, robot.nv))
     robot.update(q, rng.normal(0, 0.5, robot.nv))
-    context = tp.solver.StepContext(robot=robot, dt=1e-3, n=robot.nv, nv=robot.nv)
+    context = tp.rows.StepContext(robot=robot, dt=1e-3, n=robot.nv, nv=robot.nv)
     matrix, vector = np.full((task.size, robot.nv), np.nan), np.full(task.size, np.nan)
     task.write_rows(context, matrix, vector, weighted=True)
-    error, error_rate, jacobian, drift = task.measure(robot)
+    error, error_rate, jacobian, drift = measure(task, robot)
     root = np.sqrt(task.weight)[task.mask]
     expected = task.acceleration_ref + task.kp * error + task.kd * error_rate - drift
     np.testing.assert_allclose(matrix, root[:, None] * jacobian[task.mask], rtol=1e-12, atol=1e-12)
@@ -234,7 +242,7 @@ def test_contact_rows_are_the_frame_kinematics(rng):
 def test_compiled_rotation_vector_is_log3(rng):
     """The kernels' rotation vector equals pinocchio's log3 at any angle, including the
     series near 0 and the symmetric-part branch near π (where ±θn are both right at π)."""
-    from tsid_py._kernels import rotation_vector
+    from tsid_py.frames import rotation_vector
 
     angles = np.concatenate([rng.uniform(0, np.pi, 200), rng.uniform(0, 1e-4, 50), np.pi - rng.uniform(0, 1e-3, 50),
                              [0.0, np.pi]])

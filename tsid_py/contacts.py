@@ -1,12 +1,17 @@
 """Contacts: the wrench variables of the QP, their friction constraints and their kinematics.
 
-A contact's force variables are expressed in the contact frame's own axes (``z`` is the
-surface normal pointing into the robot), so the friction pyramid and the centre-of-pressure
-rows are constant matrices built once. The world-aligned wrench at the frame origin is
-``blockdiag(R, R) f_local`` with ``R`` the frame's rotation.
+Each contact owns its force parametrisation (TSID calls it the force-generator matrix): its
+``size`` variables ``f`` make the wrench ``w_local = G f`` at the frame origin in the frame's
+own axes (``z`` is the surface normal pointing into the robot), with ``G`` (6 × size)
+:attr:`Contact.generator`. The friction and centre-of-pressure rows ``F f ≤ 0``
+(:attr:`Contact.friction_matrix`) are constant matrices in those variables, built once. The
+world-aligned wrench at the frame origin is ``blockdiag(R, R) G f`` with ``R`` the frame's
+rotation, and the equation of motion uses ``J_localᵀ G f``.
 
-The equation of motion uses ``J_localᵀ f_local``, which equals ``J_lwaᵀ w_world`` for the
-LOCAL_WORLD_ALIGNED Jacobian ``J_lwa`` and the world-aligned wrench ``w_world``.
+A new contact type is one subclass: set ``size``, ``motion_rows`` and ``normal_index``, and
+override :meth:`Contact.force_generator` and :meth:`Contact.friction_rows` (with
+:meth:`Contact.describe_rows`); the solver, the tasks on wrenches and the inverse dynamics
+read nothing else.
 """
 
 from __future__ import annotations
@@ -14,15 +19,57 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from . import _kernels
-from ._validation import positive_scalar
+from numba import boolean, float64, intp, njit, void
+
+from ._numba import FASTMATH, MATRIX, VECTOR, direct_calls
+from ._validation import positive_scalar, priority as check_priority
+from .frames import FRAME_SOURCES, frame_motion
+from .items import SolverItem
 
 #: The inscribed pyramid keeps |f_x| ≤ μ/√2 f_z and |f_y| ≤ μ/√2 f_z, so that
 #: √(f_x² + f_y²) ≤ μ f_z: no force outside the true Coulomb cone.
 INSCRIBED_PYRAMID = 1.0 / np.sqrt(2.0)
 
 
-class Contact:
+@njit(void(*FRAME_SOURCES, VECTOR, float64, intp, MATRIX, boolean, MATRIX, VECTOR, MATRIX, MATRIX, MATRIX, VECTOR),
+      cache=True, fastmath=FASTMATH)
+def contact_rows(joint_jacobians, joint_jacobian_rates, columns, translation, rotation, v, kd, first_row, generator,
+                 selects, jacobian, drift, force_block, root_block, matrix, vector):
+    """A contact's part of the QP from its frame's LOCAL Jacobian ``J`` and drift ``J̇v``
+    (formed into ``jacobian`` and ``drift`` by :func:`~tsid_py.frames.frame_motion`): its
+    columns of ``D``, ``force_block = −Jᵀ G`` (nv × s, ``G`` the contact's 6 × s force
+    generator; when ``selects``, ``G`` is the first s columns of the identity and the block
+    is ``−J[:s]ᵀ``, copied); the same columns of the root rows held as equalities,
+    ``root_block = force_block[:r]`` (no rows when the root is not held); and its no-slip
+    rows ``matrix[i] = J[first_row + i]``, ``vector[i] = −J̇v[first_row + i] − kd J[first_row + i] v``
+    (``matrix`` may have no rows: a contact without kinematics)."""
+    frame_motion(joint_jacobians, joint_jacobian_rates, columns, translation, rotation, v, True, jacobian, drift)
+    nv, size = force_block.shape
+    for i in range(nv):
+        for j in range(size):
+            if selects:
+                force_block[i, j] = -jacobian[j, i]
+            else:
+                value = 0.0
+                for k in range(6):
+                    value += jacobian[k, i] * generator[k, j]
+                force_block[i, j] = -value
+    for i in range(root_block.shape[0]):
+        for j in range(size):
+            root_block[i, j] = force_block[i, j]
+    for r in range(matrix.shape[0]):
+        row = first_row + r
+        velocity = 0.0
+        for i in range(nv):
+            matrix[r, i] = jacobian[row, i]
+            velocity += jacobian[row, i] * v[i]
+        vector[r] = -drift[row] - kd * velocity
+
+
+_direct = direct_calls(contact_rows)
+
+
+class Contact(SolverItem):
     """Common parts of point and planar contacts.
 
     Parameters
@@ -30,19 +77,27 @@ class Contact:
     frame : name of the contact frame (z axis along the surface normal, into the robot).
     mu : Coulomb friction coefficient (> 0).
     f_min, f_max : bounds on the normal force, N (0 ≤ f_min < f_max).
-    kp : stiffness of the contact-acceleration stabilisation, 1/s²; ``kd`` defaults to 2√kp.
-        The constraint asks ``J q̈ + J̇ v = −kd J v − kp e`` where ``e`` is the drift of the
-        frame from where the contact was made (``kp = 0`` by default: velocity damping only).
-    priority : "hard" (equality, default) or "soft" with ``weight``.
+    kp : stiffness of the contact-acceleration stabilisation, 1/s²; ``kd`` (1/s) defaults
+        to 2√kp. The constraint asks ``J q̈ + J̇ v = −kd J v − kp e`` where ``e`` is the
+        drift of the frame from where the contact was made (``kp = 0`` by default:
+        velocity damping only).
+    priority : "hard" (equality, default) or "soft" with ``weight`` (1/(m/s²)²).
     unilateral : enforce the friction pyramid, the normal-force bounds and (planar) the
         centre-of-pressure and torsion rows. ``False`` leaves the wrench free (e.g. inverse
         dynamics that only asks the root equation to balance).
     kinematic : constrain the frame's acceleration. ``False`` when the motion is prescribed
         otherwise (inverse dynamics of a recorded motion).
+
+    Every parameter is a validated property: changing one after the contact was added
+    takes effect at the next solve.
     """
 
-    size = 0          # number of force variables
-    motion_rows = slice(0, 0)   # which rows of the 6-D frame motion the contact fixes
+    #: Number of force variables.
+    size: int = 0
+    #: Which rows of the 6-D local frame motion (linear, then angular) the contact fixes.
+    motion_rows: slice = slice(0, 0)
+    #: Index of the normal force ``f_z`` among the variables (bounded by ``[f_min, f_max]``).
+    normal_index: int = 2
 
     def __init__(self, frame: str, *, mu: float = 0.7, f_min: float = 0.0, f_max: float = 1e4,
                  kp: float = 0.0, kd: float | None = None, priority: str = "hard", weight: float = 1e3,
@@ -51,76 +106,190 @@ class Contact:
             raise ValueError(f"frame must be a frame name (str), got {frame!r}")
         self.frame = frame
         self.name = frame
-        self.mu = positive_scalar(mu, "mu")
-        self.f_min = positive_scalar(f_min, "f_min", allow_zero=True)
-        self.f_max = positive_scalar(f_max, "f_max")
-        if self.f_min >= self.f_max:
-            raise ValueError(f"f_min must be < f_max, got f_min={f_min}, f_max={f_max}")
-        self.kp = positive_scalar(kp, "kp", allow_zero=True)
-        self.kd = 2.0 * np.sqrt(self.kp) if kd is None else positive_scalar(kd, "kd", allow_zero=True)
-        if priority not in ("hard", "soft"):
-            raise ValueError(f"priority must be 'soft' or 'hard', got {priority!r}")
-        self.priority = priority
-        self.weight = positive_scalar(weight, "weight")
-        self.unilateral = bool(unilateral)
-        self.kinematic = bool(kinematic)
+        self._mu = positive_scalar(mu, "mu")
+        self._f_min, self._f_max = 0.0, np.inf
+        self.set_normal_force_bounds(f_min, f_max)
+        self.set_gains(kp, kd)
+        self._priority = check_priority(priority)
+        self._weight = positive_scalar(weight, "weight")
+        self._unilateral = bool(unilateral)
+        self._kinematic = bool(kinematic)
         self.frame_id = -1
         self.anchor: pin.SE3 | None = None      # placement when the contact was made
-        self.friction_matrix = self._friction_matrix() if self.unilateral else np.zeros((0, self.size))
+        self.generator = self.force_generator()
+        expected = np.eye(6)[:, : self.size]
+        #: Whether ``generator`` is the first ``size`` columns of the identity (the compiled
+        #: rows then copy the Jacobian's rows instead of multiplying).
+        self.generator_selects = self.generator.shape == expected.shape and bool(np.all(self.generator == expected))
+        self._rebuild_friction()
 
-    # --------------------------------------------------------------------------- friction
-    def _friction_matrix(self) -> np.ndarray:
-        """Rows ``C`` with ``C f_local ≤ 0``: the inscribed pyramid (and CoP, torsion)."""
-        k = self.mu * INSCRIBED_PYRAMID
-        rows = np.zeros((4, self.size))
-        rows[0, [0, 2]] = [1.0, -k]
-        rows[1, [0, 2]] = [-1.0, -k]
-        rows[2, [1, 2]] = [1.0, -k]
-        rows[3, [1, 2]] = [-1.0, -k]
-        return rows
+    # --------------------------------------------------------------------------- settings
+    @property
+    def mu(self) -> float:
+        """Coulomb friction coefficient (> 0)."""
+        return self._mu
+
+    @mu.setter
+    def mu(self, value) -> None:
+        self._mu = positive_scalar(value, "mu")
+        self._rebuild_friction()
 
     @property
-    def normal_index(self) -> int:
-        """Index of f_z within the contact's variables."""
-        return 2
+    def f_min(self) -> float:
+        """Smallest normal force, N (≥ 0)."""
+        return self._f_min
+
+    @f_min.setter
+    def f_min(self, value) -> None:
+        self.set_normal_force_bounds(value, self._f_max)
+
+    @property
+    def f_max(self) -> float:
+        """Largest normal force, N (> f_min)."""
+        return self._f_max
+
+    @f_max.setter
+    def f_max(self, value) -> None:
+        self.set_normal_force_bounds(self._f_min, value)
+
+    def set_normal_force_bounds(self, f_min: float, f_max: float) -> None:
+        """Both normal-force bounds at once, N: ``0 ≤ f_min < f_max``."""
+        lower = positive_scalar(f_min, "f_min", allow_zero=True)
+        upper = positive_scalar(f_max, "f_max")
+        if lower >= upper:
+            raise ValueError(f"f_min must be < f_max, got f_min={f_min}, f_max={f_max}")
+        self._f_min, self._f_max = lower, upper
+
+    @property
+    def kp(self) -> float:
+        """Stiffness of the contact-acceleration stabilisation, 1/s² (≥ 0)."""
+        return self._kp
+
+    @kp.setter
+    def kp(self, value) -> None:
+        self._kp = positive_scalar(value, "kp", allow_zero=True)
+
+    @property
+    def kd(self) -> float:
+        """Damping of the contact-acceleration stabilisation, 1/s (≥ 0)."""
+        return self._kd
+
+    @kd.setter
+    def kd(self, value) -> None:
+        self._kd = positive_scalar(value, "kd", allow_zero=True)
+
+    def set_gains(self, kp: float, kd: float | None = None) -> None:
+        """``kp`` (1/s²) and ``kd`` (1/s); ``kd = 2√kp`` when omitted."""
+        self.kp = kp
+        self.kd = 2.0 * np.sqrt(self._kp) if kd is None else kd
+
+    @property
+    def priority(self) -> str:
+        """``"hard"`` (the no-slip rows are equalities) or ``"soft"`` (a cost with :attr:`weight`)."""
+        return self._priority
+
+    @priority.setter
+    def priority(self, value: str) -> None:
+        self._priority = check_priority(value)
+        self.structure_changed()
+
+    @property
+    def weight(self) -> float:
+        """Weight of the no-slip rows when soft, 1/(m/s²)² (> 0)."""
+        return self._weight
+
+    @weight.setter
+    def weight(self, value) -> None:
+        self._weight = positive_scalar(value, "weight")
+        self.structure_changed()
+
+    @property
+    def unilateral(self) -> bool:
+        """Whether friction, normal-force and (planar) centre-of-pressure bounds apply."""
+        return self._unilateral
+
+    @unilateral.setter
+    def unilateral(self, value: bool) -> None:
+        self._unilateral = bool(value)
+        self._rebuild_friction()
+
+    @property
+    def kinematic(self) -> bool:
+        """Whether the frame's acceleration is constrained (no-slip rows)."""
+        return self._kinematic
+
+    @kinematic.setter
+    def kinematic(self, value: bool) -> None:
+        self._kinematic = bool(value)
+        self.structure_changed()
+
+    # --------------------------------------------------------------------------- parametrisation
+    def force_generator(self) -> np.ndarray:
+        """``G`` (6 × size): the local wrench ``[f; m]`` at the frame origin is ``G f``."""
+        return np.eye(6)[:, : self.size]
+
+    def friction_rows(self) -> np.ndarray:
+        """Rows ``F`` (rows × size) with ``F f ≤ 0``: the pyramid inscribed in the Coulomb
+        cone, ``|f_x|, |f_y| ≤ μ/√2 f_z``, so that no force lies outside the true cone."""
+        k = self._mu * INSCRIBED_PYRAMID
+        rows = np.zeros((4, self.size))
+        rows[0, [0, self.normal_index]] = [1.0, -k]
+        rows[1, [0, self.normal_index]] = [-1.0, -k]
+        rows[2, [1, self.normal_index]] = [1.0, -k]
+        rows[3, [1, self.normal_index]] = [-1.0, -k]
+        return rows
 
     def describe_rows(self) -> list[str]:
-        """A label for each row of ``friction_matrix``, for infeasibility reports."""
-        return ["friction cone"] * 4 if self.unilateral else []
+        """A label for each row of :meth:`friction_rows`, for infeasibility reports."""
+        return ["friction cone"] * 4
+
+    def _rebuild_friction(self) -> None:
+        """The constant inequality rows (none when the contact is not unilateral)."""
+        self.friction_matrix = self.friction_rows() if self._unilateral else np.zeros((0, self.size))
+        self.row_labels = self.describe_rows() if self._unilateral else []
+        self.structure_changed()
+
+    def local_wrench(self, variables: np.ndarray) -> np.ndarray:
+        """The (6,) wrench ``G f`` in the frame's axes from the contact's variables (a view
+        of ``variables`` when ``G`` is the identity)."""
+        if self.generator_selects:
+            if self.size == 6:
+                return variables
+            wrench = np.zeros(6)
+            wrench[: self.size] = variables
+            return wrench
+        return self.generator @ variables
+
+    def world_wrench_map(self, rotation: np.ndarray) -> np.ndarray:
+        """(6 × size) ``blockdiag(R, R) G``: world-aligned wrench from the variables."""
+        return np.vstack([rotation @ self.generator[:3], rotation @ self.generator[3:]])
 
     # --------------------------------------------------------------------------- kinematics
     def bind(self, robot) -> None:
-        """Resolve the frame name; remember where the contact is made."""
+        """Resolve the frame name against ``robot`` (called when the contact is added)."""
         self.frame_id = robot.frame_id(self.frame)
         self._sources = robot.frame_sources(self.frame_id)
         self._jacobian, self._drift = np.zeros((6, robot.nv)), np.zeros(6)     # the kernel's, refreshed each step
 
     def anchor_at(self, placement: pin.SE3) -> None:
+        """Remember where the contact was made (the ``kp`` term pulls the frame back there)."""
         self.anchor = placement.copy()
 
     def write_rows(self, robot, force_block: np.ndarray, root_block: np.ndarray, matrix: np.ndarray,
                    vector: np.ndarray) -> None:
         """Write the contact's part of the QP into the solver's buffers, from its LOCAL
         Jacobian ``J`` and drift ``J̇v``: its columns of the equation of motion,
-        ``force_block = −J[:size]ᵀ``, and of its root rows held as equalities,
+        ``force_block = −Jᵀ G``, and of its root rows held as equalities,
         ``root_block = force_block[:r]`` (no rows for a root that is not held), and its
         no-slip rows ``J_rows q̈ = −J̇v − kd J v − kp e`` (local axes) into ``matrix`` and
         ``vector`` (both empty for a contact without kinematics). ``J`` and ``J̇v`` are
-        formed from the frame's sources in the same compiled call
-        (:func:`~tsid_py._kernels.contact_rows`)."""
-        _kernels.direct.contact_rows(*self._sources, robot.v, self.kd, self.motion_rows.start, self._jacobian,
-                                     self._drift, force_block, root_block, matrix, vector)
-        if self.kp and self.anchor is not None and vector.size:
-            vector += self.kp * pin.log6(robot.frame_placement(self.frame_id).actInv(self.anchor)).vector[self.motion_rows]
-
-    def local_wrench(self, local_force: np.ndarray) -> np.ndarray:
-        """The (6,) wrench in the frame's axes from the contact's variables (zero moment for a
-        point contact; for a planar contact, the variables themselves)."""
-        if self.size == 6:
-            return local_force
-        wrench = np.zeros(6)
-        wrench[: self.size] = local_force
-        return wrench
+        formed from the frame's sources in the same compiled call (:func:`contact_rows`)."""
+        _direct.contact_rows(*self._sources, robot.v, self._kd, self.motion_rows.start, self.generator,
+                             self.generator_selects, self._jacobian, self._drift, force_block, root_block, matrix,
+                             vector)
+        if self._kp and self.anchor is not None and vector.size:
+            placement = robot.frame_placement(self.frame_id)
+            vector += self._kp * pin.log6(placement.actInv(self.anchor)).vector[self.motion_rows]
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.frame!r}, mu={self.mu})"
@@ -150,14 +319,35 @@ class PlanarContact(Contact):
     motion_rows = slice(0, 6)
 
     def __init__(self, frame: str, length: float = 0.2, width: float = 0.13, **kwargs):
-        self.length = positive_scalar(length, "length")
-        self.width = positive_scalar(width, "width")
+        self._length = positive_scalar(length, "length")
+        self._width = positive_scalar(width, "width")
         super().__init__(frame, **kwargs)
 
-    def _friction_matrix(self) -> np.ndarray:
-        pyramid = super()._friction_matrix()
-        half_length, half_width = self.length / 2, self.width / 2
-        torsion = self.mu * min(half_length, half_width)
+    @property
+    def length(self) -> float:
+        """Sole length along the frame's x axis, m (> 0)."""
+        return self._length
+
+    @length.setter
+    def length(self, value) -> None:
+        self._length = positive_scalar(value, "length")
+        self._rebuild_friction()
+
+    @property
+    def width(self) -> float:
+        """Sole width along the frame's y axis, m (> 0)."""
+        return self._width
+
+    @width.setter
+    def width(self, value) -> None:
+        self._width = positive_scalar(value, "width")
+        self._rebuild_friction()
+
+    def friction_rows(self) -> np.ndarray:
+        """The pyramid, then the centre of pressure in the sole and the torsion bound."""
+        pyramid = super().friction_rows()
+        half_length, half_width = self._length / 2, self._width / 2
+        torsion = self._mu * min(half_length, half_width)
         rows = np.zeros((6, 6))
         rows[0, [4, 2]] = [1.0, -half_length]    # m_y ≤ (l/2) f_z   (CoP_x ≥ −l/2)
         rows[1, [4, 2]] = [-1.0, -half_length]
@@ -168,8 +358,6 @@ class PlanarContact(Contact):
         return np.vstack([pyramid, rows])
 
     def describe_rows(self) -> list[str]:
-        if not self.unilateral:
-            return []
         return super().describe_rows() + ["centre of pressure"] * 4 + ["torsion"] * 2
 
     def __repr__(self) -> str:

@@ -16,24 +16,30 @@ from collections import OrderedDict
 import numpy as np
 
 from .errors import InfeasibleError, SolverError
-from .qp import QP, ProxsuiteBackend
+from .backends.proxsuite import ProxsuiteBackend
+from .qp import QP
 
 #: Slack (in the rows' own units) above which a group is reported as conflicting.
 SLACK_TOLERANCE = 1e-5
 
 
-def diagnose(solver, qp: QP, status: str) -> SolverError:
-    """Return the exception to raise for a failed solve of ``qp``."""
-    layout = solver._layout
-    equality_labels = list(getattr(layout, "eq_labels", [])) or ["equality"] * qp.A.shape[0]
-    inequality_labels = list(getattr(layout, "in_labels", [])) or ["inequality"] * qp.C.shape[0]
+def failure(solver, layout, qp: QP, status: str) -> SolverError:
+    """The exception to raise for ``solver``'s failed solve of ``qp`` (built by ``layout``),
+    with a copy of the failed problem as its ``qp``."""
+    error = diagnose(solver.backend.name, layout.labels, qp, status)
+    error.qp = qp.copy()   # the failed problem, for offline inspection
+    return error
+
+
+def diagnose(backend_name: str, labels: dict[str, list[str]], qp: QP, status: str) -> SolverError:
+    """Return the exception to raise for a failed solve of ``qp``; ``labels`` as
+    :attr:`tsid_py.assembly.Layout.labels`."""
+    equality_labels = labels["equalities"] or ["equality"] * qp.A.shape[0]
     C, l, u = qp.rows_with_box()
-    box_labels = getattr(layout, "box_labels", {})
-    labels = list(inequality_labels) + [" / ".join(box_labels.get(int(i), ["variable bounds"]))
-                                        for i in qp.bounded_variables()]
+    labels = list(labels["inequalities"]) + list(labels["box"])
     slacks = _elastic_slacks(qp, C, l, u)
     if slacks is None:
-        return SolverError(f"QP backend {solver.backend.name!r} failed ({status}) and the elastic "
+        return SolverError(f"QP backend {backend_name!r} failed ({status}) and the elastic "
                            "re-solve failed too", status)
     eq_slack, in_slack = slacks
     totals: OrderedDict[str, float] = OrderedDict()
@@ -41,7 +47,7 @@ def diagnose(solver, qp: QP, status: str) -> SolverError:
         if value > SLACK_TOLERANCE:
             totals[label] = totals.get(label, 0.0) + float(value)
     if not totals:
-        return SolverError(f"QP backend {solver.backend.name!r} failed ({status}) although the "
+        return SolverError(f"QP backend {backend_name!r} failed ({status}) although the "
                            "constraints are feasible; try another qp_solver", status)
     conflicts = list(totals)
     detail = "; ".join(f"{name} (violated by {value:.3g})" for name, value in totals.items())

@@ -23,8 +23,9 @@ from scipy.sparse import linalg as sparse_linalg
 from ._validation import as_matrix, as_vector, positive_scalar
 from .contacts import PlanarContact
 from .errors import SolverError
-from .qp import QP, solve_kkt
-from .reduced import ReducedBackend
+from .backends import solve_kkt
+from .backends.reduced import ReducedBackend
+from .qp import QP
 from .robot import Robot
 from .solver import DynamicsSolver
 from .tasks.effort import WrenchTask
@@ -224,16 +225,16 @@ def multiple_contact_inverse_dynamics_over_time(
     solver = DynamicsSolver(robot, dt=dt, regularization={
         "acceleration": 0.0, "force": regularization, "torque": min_torque_weight})
     _wrench_contacts(solver, contacts, friction=friction, sole_size=sole_size)
-    layout = solver._build_layout()
+    layout = solver.layout
     nv = robot.nv
     accel_columns = np.arange(nv)
     blocks, rotations, torque_maps = [], [], []
     for q, v, a in zip(frames, velocities, accelerations):
         robot.update_unchecked(q, v)
-        blocks.append(layout.assemble(solver).fix_variables(accel_columns, a))
+        blocks.append(layout.assemble().fix_variables(accel_columns, a))
         rotations.append(_world_rotation(robot, layout))
         # τ_a = T x + t with q̈ fixed: (T_f, T_q̈ a + t)
-        matrix, offset = layout.context.torque_matrix, layout.context.torque_offset
+        matrix, offset = layout.context.torque_map()
         torque_maps.append((matrix[:, nv:].copy(), matrix[:, :nv] @ a + offset))
     relaxed = np.zeros(0, dtype=int)
     if friction is not None and smoothing_weight == 0:
@@ -270,15 +271,14 @@ def _solve_frames(blocks: list[QP]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _world_rotation(robot: Robot, layout) -> np.ndarray:
-    """Block-diagonal map from a frame's local contact variables to world-aligned wrenches."""
+    """Block-diagonal map (6k × variables) from a frame's contact variables to the
+    world-aligned wrenches, each contact's block its ``blockdiag(R, R) G``."""
     size = layout.n - robot.nv
-    rotation = np.zeros((size, size))
-    for contact in layout.contacts:
+    rotation = np.zeros((6 * len(layout.contacts), size))
+    for index, contact in enumerate(layout.contacts):
         columns = layout.columns[contact.name]
-        start = columns.start - robot.nv
-        R = robot.frame_placement(contact.frame_id).rotation
-        for offset in range(0, contact.size, 3):
-            rotation[start + offset:start + offset + 3, start + offset:start + offset + 3] = R
+        rotation[6 * index:6 * index + 6, columns.start - robot.nv:columns.stop - robot.nv] = \
+            contact.world_wrench_map(robot.frame_rotation(contact.frame_id))
     return rotation
 
 

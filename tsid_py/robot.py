@@ -17,7 +17,7 @@ QUATERNION_TOLERANCE = 1e-3
 
 
 class FrameSources(NamedTuple):
-    """What the compiled frame kernels (:func:`tsid_py._kernels.frame_motion`) form a frame's
+    """What the compiled frame kernels (:func:`tsid_py.frames.frame_motion`) form a frame's
     Jacobian and drift from: views of pinocchio's world joint Jacobians ``data.J`` and their
     time derivatives ``data.dJ`` (6 × nv, refreshed by each update), the frame's supporting
     columns (the velocity indices of the joints from the root to the frame's joint), and
@@ -74,6 +74,7 @@ class Robot:
         self.end_effector = end_effector
         self.q_ref = pin.neutral(model) if q_ref is None else self.check_configuration(q_ref, "q_ref")
         self._build_joint_maps()
+        #: The state of the last update: the robot's own arrays (an update copies into them).
         self.q = self.q_ref.copy()
         self.v = np.zeros(self.nv)
         self.updated = False
@@ -88,6 +89,19 @@ class Robot:
         self._frame_rotations: dict[int, np.ndarray] = {}
         self._frame_translations: dict[int, np.ndarray] = {}
         self._frame_sources: dict[int, FrameSources] = {}
+        self._scratch = self.model.createData()     # for queries at other configurations
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        for key in ("_mass_matrix", "_bias", "_com", "_com_velocity", "_com_drift", "_com_jacobian",
+                    "_frame_rotations", "_frame_translations", "_frame_sources", "_scratch"):
+            state.pop(key, None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        """Restore a pickled or copied robot: its views are bound to its own data again."""
+        self.__dict__.update(state)
+        self._bind_data_views()
 
     # ----------------------------------------------------------------------------- loading
     @classmethod
@@ -159,6 +173,7 @@ class Robot:
 
     # ----------------------------------------------------------------------------- state
     def zero_velocity(self) -> np.ndarray:
+        """A new zero velocity (nv,)."""
         return np.zeros(self.nv)
 
     def check_configuration(self, q, name: str = "q") -> np.ndarray:
@@ -185,7 +200,8 @@ class Robot:
         pin.computeAllTerms(model, data, q, v)
         pin.updateFramePlacements(model, data)
         pin.centerOfMass(model, data, pin.KinematicLevel.ACCELERATION, False)
-        self.q, self.v = q, v
+        self.q[:] = q
+        self.v[:] = v
         self.updated = True
 
     # ----------------------------------------------------------------------------- dynamics
@@ -207,7 +223,22 @@ class Robot:
 
     # ----------------------------------------------------------------------------- frames
     def frame_placement(self, frame_id: int) -> pin.SE3:
+        """World placement of the frame at the last update (pinocchio's object: copy to keep)."""
         return self.data.oMf[frame_id]
+
+    def placement_at(self, q, frame_id: int) -> pin.SE3:
+        """World placement of the frame at configuration ``q`` (a new SE3), computed on a
+        scratch copy of the data: the robot's state and its last update are untouched."""
+        q = self.check_configuration(q, "q")
+        return pin.updateFramePlacement(self.model, self._forward_scratch(q), frame_id).copy()
+
+    def com_at(self, q) -> np.ndarray:
+        """Centre of mass (3,) at configuration ``q``, m; the robot's state is untouched."""
+        return pin.centerOfMass(self.model, self._scratch, self.check_configuration(q, "q"), False).copy()
+
+    def _forward_scratch(self, q: np.ndarray):
+        pin.forwardKinematics(self.model, self._scratch, q)
+        return self._scratch
 
     def frame_rotation(self, frame_id: int) -> np.ndarray:
         """(3, 3) world rotation of the frame (a view, refreshed by each update)."""
@@ -251,10 +282,12 @@ class Robot:
     # ----------------------------------------------------------------------------- centre of mass
     @property
     def com(self) -> np.ndarray:
+        """Centre of mass (3,), m, world axes (a view, refreshed by each update)."""
         return self._com
 
     @property
     def com_velocity(self) -> np.ndarray:
+        """Centre-of-mass velocity (3,), m/s (a view, refreshed by each update)."""
         return self._com_velocity
 
     @property

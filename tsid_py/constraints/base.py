@@ -1,18 +1,32 @@
-"""Constraint base classes.
+"""Constraint base classes: the contract every inequality implements.
 
-Two shapes of inequality reach the QP:
+Two shapes of inequality reach the QP, each with one required method:
 
-* :class:`AccelerationBounds`: ``lower ≤ q̈[v_index] ≤ upper`` (joint position, velocity
-  and acceleration limits), merged into one box on q̈;
-* :class:`LinearConstraint`: ``lower ≤ C x ≤ upper`` over ``x = [q̈; f]`` (torque limits).
+* :class:`AccelerationBounds`: :meth:`~AccelerationBounds.acceleration_bounds` returns
+  :class:`~tsid_py.rows.VariableBounds` ``lower ≤ q̈[index] ≤ upper`` (joint position,
+  velocity and acceleration limits), merged into one box on q̈;
+* :class:`LinearConstraint`: :meth:`~LinearConstraint.rows` returns
+  :class:`~tsid_py.rows.Bounds` ``lower ≤ C x ≤ upper`` over ``x = [q̈; f]`` (torque
+  limits), with an optional fast path :meth:`~LinearConstraint.write_rows`.
+
+:meth:`Constraint.bind` resolves names and limits against the robot when the constraint is
+added; a constraint belongs to one solver.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import numpy as np
 
+from ..items import SolverItem
+from ..rows import Bounds, StepContext, VariableBounds
 
-class Constraint:
+
+class Constraint(SolverItem, ABC):
+    """An inequality on the QP's variables; see :class:`AccelerationBounds` and
+    :class:`LinearConstraint`."""
+
     name = "constraint"
 
     def bind(self, robot) -> None:
@@ -23,16 +37,24 @@ class Constraint:
 
 
 class AccelerationBounds(Constraint):
-    def acceleration_bounds(self, context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(v_index, lower, upper)`` on ``q̈[v_index]``, rad/s² (or m/s²)."""
-        raise NotImplementedError
+    """Bounds on single accelerations."""
+
+    @abstractmethod
+    def acceleration_bounds(self, context: StepContext) -> VariableBounds:
+        """``VariableBounds(index, lower, upper)`` on ``q̈[index]``, rad/s² (or m/s²)."""
 
 
 class LinearConstraint(Constraint):
-    def rows(self, context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(C, lower, upper)`` with ``C`` over the whole variable vector (or over q̈ only:
-        ``nv`` columns)."""
-        raise NotImplementedError
+    """Two-sided rows ``lower ≤ C x ≤ upper``."""
+
+    @abstractmethod
+    def rows(self, context: StepContext) -> Bounds:
+        """``Bounds(C, lower, upper)`` with ``C`` over the whole variable vector (or over q̈
+        only: ``nv`` columns)."""
+
+    def row_count(self, context: StepContext) -> int:
+        """How many rows :meth:`rows` gives (asked once, when the layout is built)."""
+        return len(self.rows(context).lower)
 
     def write_rows(self, context, matrix: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
         """Write :meth:`rows` into the solver's buffers (``matrix`` spans the whole variable

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _kernels
 from .._validation import positive_scalar
+from ..row_writers import direct
+from ..rows import Bounds, VariableBounds
 from .base import AccelerationBounds, LinearConstraint, actuated_limits
 
 
@@ -28,15 +29,20 @@ class TorqueLimits(LinearConstraint):
         self.effort = effort[self.index]
         self._lowest = -self.effort
 
-    def rows(self, context):
+    def row_count(self, context) -> int:
+        return self.effort.size
+
+    def rows(self, context) -> Bounds:
         size = self.effort.size
         matrix, lower, upper = np.empty((size, context.n)), np.empty(size), np.empty(size)
         self.write_rows(context, matrix, lower, upper)
-        return matrix, lower, upper
+        return Bounds(matrix, lower, upper)
 
     def write_rows(self, context, matrix, lower, upper):
-        _kernels.direct.affine_bound_rows(context.torque_matrix, context.torque_offset, self.index, self._lowest,
-                                          self.effort, matrix, lower, upper)
+        """The rows ``−τ_max − t ≤ T x ≤ τ_max − t`` in one compiled call."""
+        torque_matrix, torque_offset = context.torque_map()
+        direct.affine_bound_rows(torque_matrix, torque_offset, self.index, self._lowest, self.effort, matrix, lower,
+                                 upper)
 
 
 class AccelerationLimits(AccelerationBounds):
@@ -54,7 +60,7 @@ class AccelerationLimits(AccelerationBounds):
         self.limit = limit
 
     def acceleration_bounds(self, context):
-        return self.v_index, -self.limit, self.limit
+        return VariableBounds(self.v_index, -self.limit, self.limit)
 
 
 class VelocityLimits(AccelerationBounds):
@@ -74,7 +80,7 @@ class VelocityLimits(AccelerationBounds):
 
     def acceleration_bounds(self, context):
         v = context.robot.v[self.v_index]
-        return self.v_index, (-self.limit - v) / context.dt, (self.limit - v) / context.dt
+        return VariableBounds(self.v_index, (-self.limit - v) / context.dt, (self.limit - v) / context.dt)
 
 
 class JointLimits(AccelerationBounds):
@@ -140,4 +146,4 @@ class JointLimits(AccelerationBounds):
         q, v = robot.q[self.q_index], robot.v[self.v_index]
         upper = self._upper_bound(q, v, self.upper, dt, self.a_max)
         lower = -self._upper_bound(-q, -v, -self.lower, dt, self.a_max)
-        return self.v_index, np.minimum(lower, upper), upper
+        return VariableBounds(self.v_index, np.minimum(lower, upper), upper)

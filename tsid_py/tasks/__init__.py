@@ -1,6 +1,6 @@
 """Tasks: each asks for rows ``A x = b`` as a weighted cost (soft) or an equality (hard)."""
 
-from .base import PDTask, Task
+from .base import DiagonalTask, PDTask, Task
 from .com import CoMTask
 from .effort import TorqueTask, WrenchTask
 from .frame import FrameTask, OrientationTask, PositionTask, RelativeFrameTask
@@ -9,7 +9,7 @@ from .momentum import MomentumTask
 from .regularization import AccelerationTask, ForceRegularization
 
 __all__ = [
-    "Task", "PDTask", "JointTask", "CoMTask", "FrameTask", "PositionTask", "OrientationTask",
+    "Task", "PDTask", "DiagonalTask", "JointTask", "CoMTask", "FrameTask", "PositionTask", "OrientationTask",
     "RelativeFrameTask", "MomentumTask", "TorqueTask", "WrenchTask",
     "AccelerationTask", "ForceRegularization",
 ]

@@ -1,52 +1,168 @@
-"""Task base classes.
+"""Task base classes: the contract every task implements.
 
-A task contributes rows ``A x = b`` to the QP, either as a cost ``weight ||A x − b||²``
-(``priority="soft"``) or as an equality (``priority="hard"``). Most tasks act on q̈ only
-(``acts_on = "ddq"``: ``A`` has ``nv`` columns); torque and wrench tasks act on the whole
-variable vector ``x = [q̈; f]`` (``acts_on = "x"``).
+A task contributes rows ``A x = b`` to the QP over ``x = [q̈; f]``: a cost
+``Σ_i weight_i (A_i x − b_i)²`` when ``priority="soft"``, equalities when ``"hard"``.
+
+Writing a task
+--------------
+Subclass :class:`Task` and implement **one** method, :meth:`Task.compute`, returning
+:class:`~tsid_py.rows.Rows` for the kept axes. For the common "drive a quantity with a PD
+law" case subclass :class:`PDTask` instead and implement **one** method,
+:meth:`PDTask.kinematics`, returning :class:`~tsid_py.rows.PDKinematics` (error, Jacobian,
+drift); the gains, weights, masks, feed-forward and targets are handled by the base. A
+complete example is ``examples/joint_coupling_task.py``.
+
+Optional hooks, each with a working default:
+
+* ``acts_on`` (class attribute): ``"ddq"`` (rows over q̈, ``nv`` columns, the default) or
+  ``"x"`` (rows over the whole ``x``: torques, wrenches);
+* :meth:`Task.dimension`: the number of axes, when it depends on the robot (pass
+  ``dim=None`` to the constructor);
+* :meth:`Task.bind`: resolve names against the robot once, when the task is added;
+* :meth:`PDTask.apply_target` and :meth:`PDTask.default_target`: validate and store a
+  position-level target; the target used when none is given (computed at the robot's
+  ``q_ref`` without touching the robot's state);
+* :meth:`Task.record`: update a reported error from each step's solution;
+* :meth:`Task.write_rows`: a fast path writing the same rows into the solver's buffers.
+
+Every setting (``weight``, ``priority``, ``mask``, ``kp``, ``kd``) is a validated property;
+a change takes effect at the next solve.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
 import numpy as np
 
-from .. import _kernels
 from .._indexing import index_selector
 from .._validation import as_vector, mask_vector, per_axis, priority as check_priority
+from ..items import SolverItem
+from ..row_writers import pd_rows
+from ..rows import DiagonalCost, PDKinematics, Rows, StepContext
 
 
-class Task:
-    """Rows ``A x = b`` of dimension ``dim`` with a priority, per-axis weights and a mask."""
+class Task(SolverItem, ABC):
+    """Rows ``A x = b`` of dimension ``dim`` with a priority, per-axis weights and a mask.
 
-    acts_on = "ddq"
+    Parameters
+    ----------
+    dim : number of axes, or None when :meth:`dimension` sizes the task from the robot.
+    weight : per-axis weights of the cost (scalar or (dim,), ≥ 0); unused when hard.
+    priority : ``"soft"`` (a weighted cost) or ``"hard"`` (equalities).
+    mask : booleans (dim,) selecting the axes the task keeps (default: all).
+    name : how reports and errors name the task (default: the class name).
+    """
 
-    def __init__(self, dim: int | None, *, weight=1.0, priority: str = "soft", mask=None,
+    #: ``"ddq"``: the rows span q̈ (nv columns); ``"x"``: the whole variable vector.
+    acts_on: ClassVar[str] = "ddq"
+
+    def __init__(self, dim: int | None = None, *, weight=1.0, priority: str = "soft", mask=None,
                  name: str | None = None):
-        self.priority = check_priority(priority)
+        self._priority = check_priority(priority)
+        if name is not None and not isinstance(name, str):
+            raise ValueError(f"name must be a str, got {type(name).__name__}")
         self.name = name or type(self).__name__
         self._settings = {"weight": weight, "mask": mask}
-        self.dim = None
+        self.dim: int | None = None
+        self.robot = None
         if dim is not None:
             self._configure(dim)
 
+    # ------------------------------------------------------------------ the contract
+    @abstractmethod
+    def compute(self, context: StepContext) -> Rows:
+        """``Rows(A, b)`` for the kept axes (``size`` rows) at the robot's current state."""
+
+    def write_rows(self, context: StepContext, matrix: np.ndarray, vector: np.ndarray, weighted: bool) -> None:
+        """Write ``(√W A, √W b)`` (``weighted``: a cost) or ``(A, b)`` (equalities) into the
+        solver's buffers: ``matrix`` is ``nv`` columns wide for a task on q̈ and ``n`` for a
+        task on ``x``. This default goes through :meth:`compute`; a task on the control
+        loop's path may override it to skip the temporaries, with the same rows."""
+        rows, target = self.compute(context)
+        if rows.shape != matrix.shape or np.shape(target) != vector.shape:
+            raise ValueError(f"{self!r}.compute returned rows of shape {rows.shape} and a target of shape "
+                             f"{np.shape(target)}; expected {matrix.shape} and {vector.shape}")
+        if weighted:
+            np.multiply(rows, self.row_scale_column, out=matrix)
+            np.multiply(target, self.row_scale, out=vector)
+        else:
+            matrix[:] = rows
+            vector[:] = target
+
+    def set_target(self, target, velocity=None, acceleration=None) -> None:
+        """Move the task's reference: ``target`` (the task's own form, e.g. a point, a
+        placement, joint positions), and its ``velocity`` and ``acceleration`` feed-forward
+        where the task has them. Call it freely each step; it takes effect at the next solve."""
+        raise TypeError(f"{type(self).__name__} has no target")
+
+    def dimension(self, robot) -> int:
+        """The number of axes (default: the ``dim`` given to the constructor)."""
+        if self.dim is None:
+            raise NotImplementedError(f"{type(self).__name__} was built with dim=None and must implement dimension()")
+        return self.dim
+
+    def bind(self, robot) -> None:
+        """Resolve names against ``robot`` (called once, when the task is added)."""
+
+    def record(self, solution) -> None:
+        """Called with each solution; tasks whose error depends on the solution update it."""
+
+    # ------------------------------------------------------------------ lifecycle
+    def prepare(self, robot) -> None:
+        """Size the task for ``robot`` and :meth:`bind` it (the solver calls this once)."""
+        dim = self.dimension(robot)
+        if dim != self.dim:
+            self._configure(dim)
+        self.robot = robot
+        self.bind(robot)
+
     def _configure(self, dim: int) -> None:
-        """Validate the per-axis settings once the dimension is known (at construction, or
-        at ``bind`` for tasks sized by the robot)."""
-        self.dim = dim
-        self.mask = mask_vector(self._settings["mask"], "mask", dim)
-        self._rows = np.flatnonzero(self.mask)
+        """Validate the per-axis settings once the dimension is known."""
+        if not isinstance(dim, (int, np.integer)) or dim < 1:
+            raise ValueError(f"dim must be a positive int, got {dim!r}")
+        self.dim = int(dim)
+        self._weight = None
+        self.mask = self._settings["mask"]
+        self.weight = self._settings["weight"]
+
+    # ------------------------------------------------------------------ settings
+    @property
+    def priority(self) -> str:
+        """``"soft"`` (a weighted cost) or ``"hard"`` (equalities)."""
+        return self._priority
+
+    @priority.setter
+    def priority(self, value: str) -> None:
+        self._priority = check_priority(value)
+        self.structure_changed()
+
+    @property
+    def mask(self) -> np.ndarray:
+        """Booleans (dim,) selecting the axes the task keeps."""
+        return self._mask
+
+    @mask.setter
+    def mask(self, value) -> None:
+        self._mask = mask_vector(value, "mask", self.dim)
+        self._settings["mask"] = self._mask
+        self._rows = np.flatnonzero(self._mask)
         #: Selects the kept axes: a slice (a view, no copy) when they are contiguous.
         self._kept = index_selector(self._rows)
-        self.weight = self._settings["weight"]
+        if self._weight is not None:         # re-derive the kept axes' weights
+            self.weight = self._weight
+        self.structure_changed()
 
     @property
     def weight(self) -> np.ndarray:
-        """Per-axis weights (dim,); the cost is ``Σ weight_i (A_i x − b_i)²``."""
+        """Per-axis weights (dim,), ≥ 0; the cost is ``Σ weight_i (A_i x − b_i)²``."""
         return self._weight
 
     @weight.setter
     def weight(self, value) -> None:
         self._weight = per_axis(value, "weight", self.dim)
+        self._settings["weight"] = self._weight
         #: √weight of the kept axes, to scale b (and, as a column, the rows of A); a plain
         #: float when every axis has the same weight (scaling by a scalar is cheaper).
         root = np.sqrt(self._weight)[self._rows]
@@ -62,116 +178,149 @@ class Task:
         """Number of rows the task adds (the axes its mask keeps)."""
         return len(self._rows)
 
-    def weighted_rows(self, context) -> tuple[np.ndarray, np.ndarray]:
-        """``(√W A, √W b)`` for the masked axes, so that the cost is ``||√W (A x − b)||²``."""
+    @property
+    def kept_axes(self) -> np.ndarray:
+        """Indices of the axes the mask keeps."""
+        return self._rows
+
+    def weighted_rows(self, context: StepContext) -> Rows:
+        """``(√W A, √W b)`` for the kept axes, so that the cost is ``||√W (A x − b)||²``."""
         matrix, vector = self.compute(context)
-        return matrix * self.row_scale_column, vector * self.row_scale
-
-    def compute(self, context) -> tuple[np.ndarray, np.ndarray]:
-        """``(A, b)`` for the masked axes at the robot's current state."""
-        raise NotImplementedError
-
-    def write_rows(self, context, matrix: np.ndarray, vector: np.ndarray, weighted: bool) -> None:
-        """Write ``(√W A, √W b)`` (``weighted``, a cost) or ``(A, b)`` (an equality) into the
-        solver's buffers: ``matrix`` is ``nv`` columns wide for a task on q̈ and ``n`` for a
-        task on ``x``. This default goes through :meth:`compute`; tasks on the control
-        loop's path override it to skip the temporaries."""
-        rows, target = self.compute(context)
-        if rows.shape != matrix.shape:
-            raise ValueError(f"{self!r} returned rows of shape {rows.shape}; expected {matrix.shape}")
-        if weighted:
-            np.multiply(rows, self.row_scale_column, out=matrix)
-            np.multiply(target, self.row_scale, out=vector)
-        else:
-            matrix[:] = rows
-            vector[:] = target
-
-    def bind(self, robot) -> None:
-        """Resolve names against ``robot`` (called once when the task is added)."""
-
-    def record(self, solution) -> None:
-        """Called with each solution; tasks whose error depends on the solution update it."""
+        return Rows(matrix * self.row_scale_column, vector * self.row_scale)
 
     def __repr__(self) -> str:
         return f"{self.name}(priority={self.priority!r})"
 
 
-class PDTask(Task):
-    """A task asking ``J q̈ + J̇ v = a* = a_ref + Kp e + Kd ė``.
+class DiagonalTask(Task):
+    """A task whose soft cost acts on single variables, ``Σ_i w_i (x[c_i] − t_i)²``.
 
-    ``e = x_ref − x`` is the error and ``ė = v_ref − v`` its rate; ``kd`` defaults to
-    ``2 √kp`` per axis (critically damped). Subclasses implement :meth:`measure`.
+    As a cost it is handed over by :meth:`diagonal` (cheaper than rows: the Hessian gains a
+    diagonal); as a hard task it still gives :meth:`compute`'s rows.
     """
 
-    #: True for a task whose :meth:`kinematics` hands over the library's own float64 arrays
-    #: (pinocchio's buffers): its rows are then written without the kernel dispatcher's
-    #: checks (:data:`tsid_py._kernels.direct`), which a user's task keeps.
-    kinematics_checked = False
+    @abstractmethod
+    def diagonal(self, context: StepContext, targets: np.ndarray) -> DiagonalCost:
+        """Add ``w ∘ t`` into ``targets`` (n,) at the task's columns and return the
+        :class:`~tsid_py.rows.DiagonalCost` ``(columns, w)`` of the kept axes."""
 
-    def __init__(self, dim: int | None, *, kp=10.0, kd=None, **kwargs):
+
+class PDTask(Task):
+    """A task asking ``J q̈ + J̇ v = a* = a_ref + Kp e + Kd ė`` on its kept axes.
+
+    ``e = x_ref − x`` is the error and ``ė = v_ref − J v`` its rate (both readable after each
+    step as :attr:`error` and :attr:`error_rate`); ``kp`` (1/s²) and ``kd`` (1/s) take a
+    scalar or one value per axis, ``kd`` defaulting to ``2 √kp`` (critically damped).
+    Subclasses implement :meth:`kinematics`, and :meth:`apply_target` /
+    :meth:`default_target` when their target is not a plain (dim,) vector.
+    """
+
+    def __init__(self, dim: int | None = None, *, kp=10.0, kd=None, **kwargs):
         self._gains = (kp, kd)
+        self._pending_target = None
+        self._target_given = False
+        self.velocity_ref = self.acceleration_ref = None
         super().__init__(dim, **kwargs)
+
+    # ------------------------------------------------------------------ the contract
+    @abstractmethod
+    def kinematics(self, robot) -> PDKinematics:
+        """The task's error, Jacobian and drift at the robot's current state."""
+
+    def apply_target(self, target) -> None:
+        """Validate and store the position-level ``target`` (default: a (dim,) vector kept
+        as :attr:`position_ref`)."""
+        self.position_ref = as_vector(target, "target", self.dim).copy()
+
+    def default_target(self, robot):
+        """The target when none was given (default: zeros)."""
+        return np.zeros(self.dim)
+
+    # ------------------------------------------------------------------ targets
+    def set_target(self, target, velocity=None, acceleration=None) -> None:
+        """``target`` (see :meth:`apply_target`), ``velocity`` (dim,) and ``acceleration``
+        (dim,) feed-forward in the task's units (zero when None). A task sized by the robot
+        keeps the three until it is added to a solver, then applies them."""
+        self._target_given = True
+        if self.dim is None:
+            self._pending_target = (target, velocity, acceleration)
+            return
+        self._pending_target = None
+        self.apply_target(target)
+        self._feedforward(velocity, acceleration)
+
+    def _feedforward(self, velocity, acceleration) -> None:
+        self.velocity_ref = np.zeros(self.dim) if velocity is None else as_vector(velocity, "velocity",
+                                                                                  self.dim).copy()
+        self.acceleration_ref = (np.zeros(self.dim) if acceleration is None
+                                 else as_vector(acceleration, "acceleration", self.dim).copy())
+
+    def prepare(self, robot) -> None:
+        super().prepare(robot)
+        if not self._target_given:
+            self.set_target(self.default_target(robot))
+        elif self._pending_target is not None:
+            self.set_target(*self._pending_target)
 
     def _configure(self, dim: int) -> None:
         super()._configure(dim)
         self.set_gains(*self._gains)
-        self.velocity_ref = np.zeros(dim)
-        self.acceleration_ref = np.zeros(dim)
         self.error = np.zeros(dim)
         self.error_rate = np.zeros(dim)
+        if self.velocity_ref is None or self.velocity_ref.size != dim:
+            self._feedforward(None, None)
 
+    # ------------------------------------------------------------------ gains
     def set_gains(self, kp, kd=None) -> None:
         """Set ``kp`` (1/s²) and ``kd`` (1/s), scalars or per axis; ``kd = 2√kp`` if omitted."""
+        kp_value = per_axis(kp, "kp", self.dim)
+        kd_value = 2.0 * np.sqrt(kp_value) if kd is None else per_axis(kd, "kd", self.dim)
         self._gains = (kp, kd)
-        self.kp = per_axis(kp, "kp", self.dim)
-        self.kd = 2.0 * np.sqrt(self.kp) if kd is None else per_axis(kd, "kd", self.dim)
+        self._kp, self._kd = kp_value, kd_value
 
-    def _set_feedforward(self, velocity, acceleration) -> None:
-        self.velocity_ref = np.zeros(self.dim) if velocity is None else as_vector(velocity, "velocity", self.dim)
-        self.acceleration_ref = (np.zeros(self.dim) if acceleration is None
-                                 else as_vector(acceleration, "acceleration", self.dim))
+    @property
+    def kp(self) -> np.ndarray:
+        """Proportional gains (dim,), 1/s²."""
+        return self._kp
 
-    def kinematics(self, robot) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | None:
-        """``(e, J, J̇v, first)``: the error of the ``dim`` axes, and a Jacobian and drift
-        whose rows ``first … first + dim − 1`` are the task's (pinocchio's arrays, unsliced;
-        the task's velocity is ``J v``); None for a task without that form, which implements
-        :meth:`measure`."""
-        return None
+    @kp.setter
+    def kp(self, value) -> None:
+        self._kp = per_axis(value, "kp", self.dim)
 
-    def measure(self, robot) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(e, ė, J, J̇v)`` at the robot's current state, all ``dim`` rows."""
-        kinematics = self.kinematics(robot)
-        if kinematics is None:
-            raise NotImplementedError(f"{type(self).__name__} implements neither kinematics() nor measure()")
-        error, jacobian, drift, first = kinematics
-        rows = slice(first, first + self.dim)
-        return error, self.velocity_ref - jacobian[rows] @ robot.v, jacobian[rows], drift[rows]
+    @property
+    def kd(self) -> np.ndarray:
+        """Derivative gains (dim,), 1/s."""
+        return self._kd
+
+    @kd.setter
+    def kd(self, value) -> None:
+        self._kd = per_axis(value, "kd", self.dim)
 
     def desired_acceleration(self) -> np.ndarray:
         """``a* = a_ref + Kp e + Kd ė`` from the last measured error."""
-        return self.acceleration_ref + self.kp * self.error + self.kd * self.error_rate
+        return self.acceleration_ref + self._kp * self.error + self._kd * self.error_rate
 
-    def compute(self, context) -> tuple[np.ndarray, np.ndarray]:
-        matrix, vector = np.empty((self.size, context.robot.nv)), np.empty(self.size)
+    # ------------------------------------------------------------------ rows
+    def compute(self, context: StepContext) -> Rows:
+        """``A = J`` and ``b = a* − J̇v`` on the kept axes, from :meth:`kinematics`."""
+        matrix, vector = np.empty((self.size, context.nv)), np.empty(self.size)
         self.write_rows(context, matrix, vector, weighted=False)
-        return matrix, vector
+        return Rows(matrix, vector)
 
     def write_rows(self, context, matrix, vector, weighted):
-        """``A = J`` and ``b = a* − J̇v`` on the kept axes (scaled by √W when ``weighted``)."""
-        robot = context.robot
-        kinematics = self.kinematics(robot)
-        if kinematics is not None:                  # one compiled call from pinocchio's arrays
-            error, jacobian, drift, first = kinematics
-            self.error, self.error_rate = error, np.empty(self.dim)
-            rows = _kernels.direct.pd_rows if self.kinematics_checked else _kernels.pd_rows
-            rows(jacobian, robot.v, drift, error, first, self._rows, self._row_scales[weighted], self.acceleration_ref,
-                 self.velocity_ref, self.kp, self.kd, matrix, vector, self.error_rate)
-            return
-        error, error_rate, jacobian, drift = self.measure(robot)
-        self.error, self.error_rate = error, error_rate
-        if weighted:
-            np.multiply(jacobian[self._kept], self.row_scale_column, out=matrix)
-        else:
-            matrix[:] = jacobian[self._kept]
-        _kernels.pd_target(self.acceleration_ref, self.kp, error, self.kd, error_rate, drift, self._rows,
-                           self._row_scales[weighted], vector)
+        """:meth:`compute`'s rows (scaled by √W when ``weighted``) in one compiled call from
+        :meth:`kinematics` (through numba's dispatcher, which checks the arrays' types)."""
+        self.write_pd_rows(pd_rows, context.robot.v, self.kinematics(context.robot), matrix, vector, weighted)
+
+    def write_pd_rows(self, writer, v: np.ndarray, kinematics: PDKinematics, matrix, vector, weighted) -> None:
+        """The PD rows through ``writer`` (:func:`~tsid_py.row_writers.pd_rows`, or its
+        compiled function for a task whose kinematics are the library's own buffers)."""
+        error, jacobian, drift, first = kinematics
+        if error.shape != (self.dim,) or jacobian.shape[1] != v.size or jacobian.shape[0] < first + self.dim:
+            raise ValueError(f"{self!r}.kinematics returned error {np.shape(error)} and Jacobian "
+                             f"{np.shape(jacobian)}; expected ({self.dim},) and rows {first}..{first + self.dim - 1} "
+                             f"of {v.size} columns")
+        self.error, self.error_rate = error, np.empty(self.dim)
+        writer(jacobian, v, drift, error, first, self._rows, self._row_scales[weighted], self.acceleration_ref,
+               self.velocity_ref, self._kp, self._kd, matrix, vector, self.error_rate)
+

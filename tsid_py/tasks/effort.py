@@ -11,13 +11,18 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import _kernels
 from .._validation import as_vector
+from ..row_writers import direct
+from ..rows import Rows
 from .base import Task
 
 
 class TorqueTask(Task):
-    """Ask the actuated torques (or those of ``joints``) to equal ``target``, N·m."""
+    """Ask the actuated torques (or those of ``joints``) to equal ``target``, N·m.
+
+    ``target`` has one entry per selected joint (default: zeros, the solver's torque
+    regularisation).
+    """
 
     acts_on = "x"
 
@@ -25,40 +30,51 @@ class TorqueTask(Task):
         if joints is not None and (isinstance(joints, str) or len(joints) == 0):
             raise ValueError("joints must be a non-empty list of joint names (or None for all)")
         self.joints = None if joints is None else list(joints)
-        self._pending_target = target
         self._index = None
+        self._pending_target = target
         super().__init__(None if self.joints is None else len(self.joints), **kwargs)
+        if target is not None and self.dim is not None:
+            as_vector(target, "target", self.dim)
+
+    def dimension(self, robot) -> int:
+        return robot.na if self.joints is None else len(self.joints)
 
     def bind(self, robot) -> None:
         offset = 6 if robot.floating_base else 0
         if self.joints is None:
             self._index = np.arange(robot.na)
-            if self.dim is None:
-                self._configure(robot.na)
         else:
             self._index = np.array([robot.joint_v_index(name) - offset for name in self.joints], dtype=int)
-        self._torque_rows = self._index[self._rows].astype(np.intp)       # rows of τ_a the task reads
+        self._rows_for = None
         self.set_target(np.zeros(self.dim) if self._pending_target is None else self._pending_target)
 
     def set_target(self, target, velocity=None, acceleration=None) -> None:
+        """``target``: one torque per selected joint, N·m (no velocity or acceleration)."""
         if velocity is not None or acceleration is not None:
             raise ValueError("TorqueTask takes a torque target only: velocity and acceleration must be None")
         if self._index is None:
+            if self.dim is not None:
+                as_vector(target, "target", self.dim)
             self._pending_target = target
             return
         self.torque_ref = as_vector(target, "target", self.dim).copy()
         self.torque_ref.flags.writeable = False        # change it with set_target
-        self._kept_ref = np.array(self.torque_ref[self._kept])      # writable, for the compiled call
+        self._rows_for = None
 
-    def compute(self, context):
+    def compute(self, context) -> Rows:
         matrix, vector = np.empty((self.size, context.n)), np.empty(self.size)
         self.write_rows(context, matrix, vector, weighted=False)
-        return matrix, vector
+        return Rows(matrix, vector)
 
     def write_rows(self, context, matrix, vector, weighted):
         """``τ_a[rows] = T[rows] x + t[rows]`` asked to equal the target: one compiled call."""
-        _kernels.direct.affine_target_rows(context.torque_matrix, context.torque_offset, self._torque_rows,
-                                           self._row_scales[weighted], self._kept_ref, matrix, vector)
+        if self._rows_for is not self._rows:       # the mask or the target changed
+            self._rows_for = self._rows
+            self._torque_rows = self._index[self._rows].astype(np.intp)       # rows of τ_a the task reads
+            self._kept_ref = np.array(self.torque_ref[self._rows])            # writable, for the compiled call
+        torque_matrix, torque_offset = context.torque_map()
+        direct.affine_target_rows(torque_matrix, torque_offset, self._torque_rows, self._row_scales[weighted],
+                                  self._kept_ref, matrix, vector)
 
     def record(self, solution) -> None:
         self.error = self.torque_ref - solution.tau_actuated[self._index]
@@ -82,6 +98,7 @@ class WrenchTask(Task):
         self.set_target(np.zeros(6) if target is None else target)
 
     def set_target(self, target, velocity=None, acceleration=None) -> None:
+        """``target``: the world-aligned wrench ``[f; m]`` (6,), N and N·m."""
         if velocity is not None or acceleration is not None:
             raise ValueError("WrenchTask takes a wrench target only: velocity and acceleration must be None")
         self.wrench_ref = as_vector(target, "target", 6).copy()
@@ -91,15 +108,13 @@ class WrenchTask(Task):
             raise KeyError(f"WrenchTask: contact {self.contact!r} is not active; "
                            f"active contacts: {list(context.contact_columns)}")
         columns = context.contact_columns[self.contact]
-        rotation = context.robot.frame_placement(context.contacts[self.contact].frame_id).rotation
+        contact = context.contacts[self.contact]
         matrix = np.zeros((6, context.n))
+        matrix[:, columns] = contact.world_wrench_map(context.robot.frame_rotation(contact.frame_id))
         target = self.wrench_ref.copy()
-        matrix[0:3, columns.start:columns.start + 3] = rotation
-        if columns.stop - columns.start == 6:
-            matrix[3:6, columns.start + 3:columns.stop] = rotation
-        else:
-            target[3:] = 0.0          # a point contact exerts no moment: nothing to ask for
-        return matrix[self._rows], target[self._rows]
+        unreachable = ~np.any(matrix, axis=1)
+        target[unreachable] = 0.0      # e.g. a point contact exerts no moment: nothing to ask for
+        return Rows(matrix[self._rows], target[self._rows])
 
     def record(self, solution) -> None:
         if self.contact in solution.wrenches:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from .. import _kernels
 from .._validation import as_matrix, as_rotation, as_vector
+from ..frames import direct
+from ..rows import PDKinematics
 from .base import PDTask
 
 _LINEAR, _ANGULAR, _BOTH = slice(0, 3), slice(3, 6), slice(0, 6)
@@ -66,25 +67,28 @@ class FrameTask(PDTask):
         self.frame_id = robot.frame_id(self.frame)
         self._sources = robot.frame_sources(self.frame_id)
         self._jacobian, self._drift = np.zeros((6, robot.nv)), np.zeros(6)     # the kernel's, refreshed each step
-        if self._placement_ref is None:
-            robot.update(robot.q_ref, robot.zero_velocity())
-            self._set_placement_ref(robot.frame_placement(self.frame_id).copy())
 
     # ------------------------------------------------------------------------ targets
+    def default_target(self, robot):
+        """The frame's placement at the robot's ``q_ref``."""
+        return robot.placement_at(robot.q_ref, self.frame_id)
+
+    def apply_target(self, target) -> None:
+        self._set_placement_ref(self._target_placement(target))
+
     def _target_placement(self, target) -> pin.SE3:
         return as_se3(target)
 
     def _set_placement_ref(self, placement: pin.SE3) -> None:
+        translation, rotation = placement.translation.copy(), placement.rotation.copy()
+        if not (np.all(np.isfinite(translation)) and np.all(np.isfinite(rotation))):
+            raise ValueError(f"target of {self.name} must be finite (no NaN or inf)")
         self._placement_ref = placement
-        self._translation_ref = placement.translation.copy()
-        self._rotation_ref = placement.rotation.copy()
-
-    def set_target(self, target, velocity=None, acceleration=None) -> None:
-        self._set_placement_ref(self._target_placement(target))
-        self._set_feedforward(velocity, acceleration)
+        self._translation_ref, self._rotation_ref = translation, rotation
 
     @property
-    def target(self) -> pin.SE3:
+    def target(self) -> pin.SE3 | None:
+        """The target placement (None until set or until the task is added)."""
         return self._placement_ref
 
     # ------------------------------------------------------------------------ measurement
@@ -93,33 +97,37 @@ class FrameTask(PDTask):
         return np.concatenate([self._translation_ref - robot.frame_translation(self.frame_id),
                                pin.log3(self._rotation_ref @ robot.frame_rotation(self.frame_id).T)])
 
-    def measure(self, robot):
-        """``(e, ė, J, J̇v)`` from pinocchio's frame queries and ``log3``, in the task's axes
-        (the control loop forms the same in one compiled call, :meth:`write_rows`)."""
+    def kinematics(self, robot) -> PDKinematics:
+        """The error, Jacobian and drift from pinocchio's frame queries and ``log3``, in the
+        task's axes: the readable definition of the rows, which :meth:`write_rows` forms
+        in one compiled call."""
         rows, frame_id = self.components, self.frame_id
         reference = pin.LOCAL if self.local else pin.LOCAL_WORLD_ALIGNED
         error = self._error(robot)
         if self.local:
             (error,) = _rotate_rows(robot.frame_rotation(frame_id).T, rows, error)
-        velocity = robot.frame_velocity(frame_id, reference)[rows]
-        return (error, self.velocity_ref - velocity, robot.frame_jacobian(frame_id, reference)[rows],
-                robot.frame_drift(frame_id, reference)[rows])
+        return PDKinematics(error, robot.frame_jacobian(frame_id, reference), robot.frame_drift(frame_id, reference),
+                            rows.start)
 
     def write_rows(self, context, matrix, vector, weighted):
         """The PD rows from the frame's sources in one compiled call
-        (:func:`~tsid_py._kernels.frame_pd_rows`: the frame's Jacobian and drift, the
+        (:func:`~tsid_py.frames.frame_pd_rows`: the frame's Jacobian and drift, the
         placement error, and :meth:`PDTask.write_rows`'s rows)."""
         self.error, self.error_rate = np.empty(self.dim), np.empty(self.dim)
-        _kernels.direct.frame_pd_rows(*self._sources, context.robot.v, self._translation_ref, self._rotation_ref,
-                                      self.local, self.components.start, self._rows, self._row_scales[weighted],
-                                      self.acceleration_ref, self.velocity_ref, self.kp, self.kd, self._jacobian,
-                                      self._drift, self.error, self.error_rate, matrix, vector)
+        direct.frame_pd_rows(*self._sources, context.robot.v, self._translation_ref, self._rotation_ref,
+                             self.local, self.components.start, self._rows, self._row_scales[weighted],
+                             self.acceleration_ref, self.velocity_ref, self._kp, self._kd, self._jacobian,
+                             self._drift, self.error, self.error_rate, matrix, vector)
 
 
 class PositionTask(FrameTask):
     """The position half of :class:`FrameTask`; ``target`` is a point (3,), m."""
 
     components = _LINEAR
+
+    def default_target(self, robot):
+        """The frame's position at the robot's ``q_ref``."""
+        return robot.placement_at(robot.q_ref, self.frame_id).translation
 
     def _target_placement(self, target) -> pin.SE3:
         rotation = np.eye(3) if self._placement_ref is None else self._placement_ref.rotation
@@ -133,6 +141,10 @@ class OrientationTask(FrameTask):
     """The orientation half of :class:`FrameTask`; ``target`` is a 3x3 rotation matrix."""
 
     components = _ANGULAR
+
+    def default_target(self, robot):
+        """The frame's orientation at the robot's ``q_ref``."""
+        return robot.placement_at(robot.q_ref, self.frame_id).rotation
 
     def _target_placement(self, target) -> pin.SE3:
         translation = np.zeros(3) if self._placement_ref is None else self._placement_ref.translation
@@ -160,25 +172,32 @@ class RelativeFrameTask(PDTask):
             if not isinstance(value, str):
                 raise ValueError(f"{label} must be a frame name (str), got {value!r}")
         self.frame, self.reference_frame = frame, reference_frame
-        self._placement_ref = None if target is None else as_se3(target)
+        self._placement_ref = None
         kwargs.setdefault("name", f"RelativeFrameTask({frame} in {reference_frame})")
         super().__init__(6, **kwargs)
+        if target is not None:
+            self.set_target(target)
 
     def bind(self, robot) -> None:
         self.frame_id = robot.frame_id(self.frame)
         self.reference_id = robot.frame_id(self.reference_frame)
-        if self._placement_ref is None:
-            robot.update(robot.q_ref, robot.zero_velocity())
-            self._placement_ref = self.relative_placement(robot)
 
-    def set_target(self, target, velocity=None, acceleration=None) -> None:
+    def default_target(self, robot):
+        """The relative placement at the robot's ``q_ref``."""
+        return robot.placement_at(robot.q_ref, self.reference_id).actInv(robot.placement_at(robot.q_ref, self.frame_id))
+
+    def apply_target(self, target) -> None:
         self._placement_ref = as_se3(target)
-        self._set_feedforward(velocity, acceleration)
+
+    @property
+    def target(self) -> pin.SE3 | None:
+        """The target relative placement ``ᵇT_a``."""
+        return self._placement_ref
 
     def relative_placement(self, robot) -> pin.SE3:
         return robot.frame_placement(self.reference_id).actInv(robot.frame_placement(self.frame_id))
 
-    def measure(self, robot):
+    def kinematics(self, robot) -> PDKinematics:
         placement_a = robot.frame_placement(self.frame_id)
         placement_b = robot.frame_placement(self.reference_id)
         rotation_bt = placement_b.rotation.T
@@ -196,10 +215,7 @@ class RelativeFrameTask(PDTask):
         drift[:3] = rotation_bt @ (acc_a[:3] - acc_b[:3] + np.cross(r, acc_b[3:])
                                    - 2.0 * np.cross(omega_b, r_dot) + np.cross(omega_b, np.cross(omega_b, r)))
         drift[3:] = rotation_bt @ (acc_a[3:] - acc_b[3:] - np.cross(omega_b, vel_a[3:] - vel_b[3:]))
-        velocity = np.empty(6)
-        velocity[:3] = rotation_bt @ (r_dot - np.cross(omega_b, r))
-        velocity[3:] = rotation_bt @ (vel_a[3:] - omega_b)
         error = np.empty(6)
         error[:3] = self._placement_ref.translation - relative.translation
         error[3:] = pin.log3(self._placement_ref.rotation @ relative.rotation.T)
-        return error, self.velocity_ref - velocity, jacobian, drift
+        return PDKinematics(error, jacobian, drift, 0)

@@ -5,14 +5,36 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numba import intp, njit, void
 
-from .. import _kernels
 from .._indexing import index_selector
+from .._numba import FASTMATH, VECTOR, direct_calls
 from .._validation import as_vector
-from .base import PDTask
+from ..row_writers import desired_acceleration
+from ..rows import DiagonalCost, PDKinematics
+from .base import DiagonalTask, PDTask
 
 
-class JointTask(PDTask):
+@njit(void(VECTOR, VECTOR, intp[:], intp[:], VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, intp[:], intp[:],
+           VECTOR, VECTOR, VECTOR, VECTOR), cache=True, fastmath=FASTMATH)
+def joint_targets(q, v, q_index, v_index, position_ref, velocity_ref, acceleration_ref, kp, kd, kept, columns, weight,
+                  error, error_rate, targets):
+    """A posture task's PD law from the robot's ``q`` and ``v``: ``e = q_ref − q[q_index]`` and
+    ``ė = v_ref − v[v_index]`` into ``error`` and ``error_rate`` (every axis), and the weighted
+    targets of the kept axes added into the cost's: ``targets[columns[i]] += weight[i] a*[kept[i]]``
+    with ``a* = a_ref + Kp e + Kd ė``."""
+    for a in range(error.size):
+        error[a] = position_ref[a] - q[q_index[a]]
+        error_rate[a] = velocity_ref[a] - v[v_index[a]]
+    for i in range(kept.size):
+        targets[columns[i]] += weight[i] * desired_acceleration(acceleration_ref, kp, error, kd, error_rate, kept[i])
+
+
+
+_direct = direct_calls(joint_targets)
+
+
+class JointTask(PDTask, DiagonalTask):
     """Drive joint positions toward ``target``: ``q̈_j = q̈_ref + Kp (q_ref − q) + Kd (v_ref − v)``.
 
     ``joints`` names the 1-dof joints to control (default: every actuated 1-dof joint).
@@ -25,52 +47,68 @@ class JointTask(PDTask):
         if joints is not None and (isinstance(joints, str) or len(joints) == 0):
             raise ValueError("joints must be a non-empty list of joint names (or None for all)")
         self.joints = None if joints is None else list(joints)
-        self._pending_target = target
-        self._q_index = None
+        self._deferred_target = None
         super().__init__(None if self.joints is None else len(self.joints), **kwargs)
+        if target is not None:
+            self.set_target(target)
+
+    def _names(self, robot) -> list[str]:
+        if self.joints is not None:
+            return self.joints
+        return [name for name in robot.joint_names if robot.has_1dof_joint(name)]
+
+    def dimension(self, robot) -> int:
+        return len(self._names(robot))
 
     def bind(self, robot) -> None:
-        names = self.joints if self.joints is not None else [
-            name for name in robot.joint_names if robot.has_1dof_joint(name)]
-        self._q_index = np.array([robot.joint_q_index(name) for name in names], dtype=int)
-        v_index = np.array([robot.joint_v_index(name) for name in names], dtype=int)
-        if self.dim is None:
-            self._configure(len(names))
+        names = self._names(robot)
+        self._q_index = np.array([robot.joint_q_index(name) for name in names], dtype=np.intp)
+        v_index = np.array([robot.joint_v_index(name) for name in names], dtype=np.intp)
         self._nq = robot.nq
         self._jacobian = np.zeros((self.dim, robot.nv))
         self._jacobian[np.arange(self.dim), v_index] = 1.0
         self._v_index = v_index
-        self._q_select, self._v_select = index_selector(self._q_index), index_selector(v_index)
-        self._kept_columns = v_index[self._rows]                  # q̈ columns of the kept axes
-        self._columns = index_selector(self._kept_columns)
+        self._q_select = index_selector(self._q_index)
         self._zero_drift = np.zeros(self.dim)
-        target = robot.q_ref if self._pending_target is None else self._pending_target
-        self.set_target(target)
+        self._columns_for = None          # the kept axes the cached columns were built for
+        if self._deferred_target is not None:
+            target, self._deferred_target = self._deferred_target, None
+            self.apply_target(target)
 
-    def set_target(self, target, velocity=None, acceleration=None) -> None:
-        if self._q_index is None:       # not bound to a robot yet: apply at bind()
-            self._pending_target = target
+    def default_target(self, robot):
+        """The robot's ``q_ref``."""
+        return robot.q_ref
+
+    def apply_target(self, target) -> None:
+        """``target``: a full configuration (nq,) or one position per selected joint (rad); a
+        full configuration given before the task is added is applied when it is."""
+        array = np.asarray(target, dtype=float) if not isinstance(target, np.ndarray) else target
+        if self.robot is None and not (array.ndim == 1 and array.shape[0] == self.dim):
+            self._deferred_target = target          # a configuration: mapped to the joints at bind
             return
-        target = np.asarray(target, dtype=float)
-        if target.ndim == 1 and target.shape[0] == self._nq and self._nq != self.dim:
-            target = as_vector(target, "target", self._nq)[self._q_index]
+        if array.ndim == 1 and array.shape[0] == self._nq and self._nq != self.dim:
+            self.position_ref = as_vector(array, "target", self._nq)[self._q_index].copy()
         else:
-            target = as_vector(target, "target", self.dim)
-        self.position_ref = target.copy()
-        self._set_feedforward(velocity, acceleration)
+            self.position_ref = as_vector(target, "target", self.dim).copy()
 
-    def diagonal(self, context, targets):
-        """As a soft task the cost ``Σ w_i (q̈_j_i − a*_i)²`` is diagonal in q̈: returns
-        ``(columns, weights)`` and adds ``w ∘ a*`` into ``targets`` at the columns (a hard task
-        uses :meth:`compute`); one compiled call."""
+    def diagonal(self, context, targets) -> DiagonalCost:
+        """As a soft task the cost ``Σ w_i (q̈_j_i − a*_i)²`` is diagonal in q̈: adds
+        ``w ∘ a*`` into ``targets`` at the joints' columns and returns ``(columns, w)``;
+        one compiled call (:func:`joint_targets`)."""
         robot = context.robot
+        if self._columns_for is not self._rows:            # the mask changed: its columns anew
+            self._columns_for = self._rows
+            self._kept_columns = self._v_index[self._rows]
+            self._columns = index_selector(self._kept_columns)
+            self._cost = None
         self.error, self.error_rate = np.empty(self.dim), np.empty(self.dim)
-        _kernels.direct.joint_targets(robot.q, robot.v, self._q_index, self._v_index, self.position_ref,
-                                      self.velocity_ref, self.acceleration_ref, self.kp, self.kd, self._rows,
-                                      self._kept_columns, self.kept_weight, self.error, self.error_rate, targets)
-        return self._columns, self.kept_weight
+        _direct.joint_targets(robot.q, robot.v, self._q_index, self._v_index, self.position_ref, self.velocity_ref,
+                              self.acceleration_ref, self._kp, self._kd, self._rows, self._kept_columns, self.kept_weight,
+                              self.error, self.error_rate, targets)
+        if self._cost is None or self._cost.weights is not self.kept_weight:       # new weights or mask
+            self._cost = DiagonalCost(self._columns, self.kept_weight)
+        return self._cost
 
-    def measure(self, robot):
-        error = self.position_ref - robot.q[self._q_select]
-        error_rate = self.velocity_ref - robot.v[self._v_select]
-        return error, error_rate, self._jacobian, self._zero_drift
+    def kinematics(self, robot) -> PDKinematics:
+        """``e = q_ref − q_j``, ``J`` the selection of the joints' velocities, no drift."""
+        return PDKinematics(self.position_ref - robot.q[self._q_select], self._jacobian, self._zero_drift, 0)

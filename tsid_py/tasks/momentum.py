@@ -6,6 +6,7 @@ import numpy as np
 import pinocchio as pin
 
 from .._validation import as_vector, per_axis
+from ..rows import Rows
 from .base import Task
 
 
@@ -35,6 +36,7 @@ class MomentumTask(Task):
         self.error_rate = np.zeros(dim)
 
     def set_target(self, target, velocity=None, acceleration=None) -> None:
+        """``target``: the momentum (3 or 6,); ``velocity``: its rate feed-forward ḣ_ref."""
         if acceleration is not None:
             raise ValueError("acceleration is not used by MomentumTask (a first-order task): pass None")
         self.momentum_ref = as_vector(target, "target", self.dim).copy()
@@ -50,4 +52,4 @@ class MomentumTask(Task):
         desired_rate = self.rate_ref + self.kp * self.error
         self.error_rate = desired_rate - drift      # the rate the task still has to produce
         keep = self._rows
-        return robot.data.Ag[rows][keep], (desired_rate - drift)[keep]
+        return Rows(robot.data.Ag[rows][keep], (desired_rate - drift)[keep])

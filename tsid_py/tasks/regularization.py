@@ -12,10 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import as_vector, positive_scalar
-from .base import Task
+from ..rows import DiagonalCost, Rows
+from .base import DiagonalTask
 
 
-class AccelerationTask(Task):
+class AccelerationTask(DiagonalTask):
     """``q̈ = q̈_ref`` on every degree of freedom (nv rows), rad/s² (m/s² for the base).
 
     As a hard task it prescribes the whole motion (inverse dynamics); as a soft task with a
@@ -26,35 +27,42 @@ class AccelerationTask(Task):
         self._pending_target = target
         super().__init__(None, weight=weight, **kwargs)
 
+    def dimension(self, robot) -> int:
+        return robot.nv
+
     def bind(self, robot) -> None:
-        self._configure(robot.nv)
-        self.set_target(np.zeros(robot.nv) if self._pending_target is None else self._pending_target)
         self._eye = np.eye(robot.nv)
+        self._cost = None
+        self.set_target(np.zeros(robot.nv) if self._pending_target is None else self._pending_target)
 
     def set_target(self, target, velocity=None, acceleration=None) -> None:
+        """``target``: the accelerations asked for (nv,), rad/s² (m/s² for the base)."""
         if velocity is not None or acceleration is not None:
             raise ValueError("AccelerationTask takes an acceleration target only: velocity and "
                              "acceleration must be None")
-        if self.dim is None:
+        if self.robot is None:
             self._pending_target = target
             return
         self.acceleration_ref = as_vector(target, "target", self.dim).copy()
         self.acceleration_ref.flags.writeable = False      # change it with set_target
         self._zero_target = not np.any(self.acceleration_ref)
 
-    def compute(self, context):
-        return self._eye[self._rows], self.acceleration_ref[self._rows]
+    def compute(self, context) -> Rows:
+        return Rows(self._eye[self._rows], self.acceleration_ref[self._rows])
 
-    def diagonal(self, context, targets):
+    def diagonal(self, context, targets) -> DiagonalCost:
         """The cost ``Σ w_i (x_c_i − t_i)²`` on ``x[columns]``: returns ``(columns, weights)``
         and adds ``w ∘ t`` into ``targets`` at the columns (nothing when every ``t`` is 0)."""
         kept = self._kept          # axis i is the column of q̈_i
         if not self._zero_target:
             targets[kept] += self.kept_weight * self.acceleration_ref[kept]
-        return kept, self.kept_weight
+        cost = self._cost
+        if cost is None or cost.weights is not self.kept_weight or cost.columns is not kept:
+            cost = self._cost = DiagonalCost(kept, self.kept_weight)       # the weights or mask changed
+        return cost
 
 
-class ForceRegularization(Task):
+class ForceRegularization(DiagonalTask):
     """``weight Σ_i ||f_i||²`` over every active contact's variables (N², local axes; the
     norm does not depend on the axes)."""
 
@@ -65,17 +73,17 @@ class ForceRegularization(Task):
         self.scalar_weight = positive_scalar(weight, "weight", allow_zero=True)
         super().__init__(1, weight=weight, **kwargs)
 
-    def compute(self, context):
+    def compute(self, context) -> Rows:
         count = context.n - context.nv
         matrix = np.zeros((count, context.n))
         matrix[:, context.nv:] = np.eye(count)
-        return matrix, np.zeros(count)
+        return Rows(matrix, np.zeros(count))
 
-    def diagonal(self, context, targets):
+    def diagonal(self, context, targets) -> DiagonalCost:
         """``(columns, weights)`` of the cost on the contact variables (its targets are 0)."""
         key = (context.nv, context.n)
         if getattr(self, "_diagonal_key", None) != key:       # built once per set of contacts
             count = context.n - context.nv
             self._diagonal_key = key
-            self._diagonal = (slice(context.nv, context.n), np.full(count, self.scalar_weight))
+            self._diagonal = DiagonalCost(slice(context.nv, context.n), np.full(count, self.scalar_weight))
         return self._diagonal

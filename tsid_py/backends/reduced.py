@@ -27,7 +27,7 @@ cheap:
    whose multipliers reach zero on the way), for up to :data:`ACTIVE_SET_CHANGES` changes,
    each a new Schur complement on the same factorisation: a row or two joining or leaving
    the set between steps costs a few microseconds, not a QP solve. The basis
-   elimination is a compiled kernel (:mod:`tsid_py._kernels`); so are steps 2–3 when the
+   elimination is a compiled kernel (:mod:`tsid_py.backends.active_set`); so are steps 2–3 when the
    cost is factored — the control loop's case. Otherwise the reduction is numpy's and the
    solve goes straight to step 4.
 4. **Screened DAQP.** Otherwise a kept :class:`daqp.Model` solves the reduced QP over a
@@ -47,8 +47,9 @@ import numpy as np
 import scipy.linalg
 from scipy.linalg import lapack
 
-from . import _kernels
-from .qp import QP, Backend, QPResult
+from . import active_set
+from ..qp import QP
+from .base import Backend, QPResult
 
 #: Stand-in for an infinite bound (DAQP treats ±1e30 as unbounded).
 INFINITE = 1e30
@@ -133,7 +134,7 @@ class BasisElimination(Elimination):
         """The elimination for these columns (one compiled LU of ``A_B``), or None when that
         LU is singular or nearly so (``min |U_ii| ≤ BASIS_TOLERANCE · max |U_ii|``)."""
         E, x_basis = np.empty((basis.size, free.size)), np.empty(basis.size)
-        if _kernels.eliminate_basis(A, b, basis, free, E, x_basis) <= BASIS_TOLERANCE:
+        if active_set.eliminate_basis(A, b, basis, free, E, x_basis) <= BASIS_TOLERANCE:
             return None
         return cls(basis, free, E, x_basis)
 
@@ -250,7 +251,7 @@ class _ActiveSet:
 
 
 class _Workspace:
-    """Buffers :func:`~tsid_py._kernels.eliminate_and_guess` writes into, for ``m``
+    """Buffers :func:`~tsid_py.backends.active_set.eliminate_and_guess` writes into, for ``m``
     equalities, ``k`` free variables and ``rows`` inequality rows; valid until the next step."""
 
     def __init__(self, m: int, k: int, rows: int):
@@ -269,7 +270,7 @@ class ReducedBackend(Backend):
     def __init__(self, max_rounds: int = 10):
         import daqp
 
-        _kernels.warm_up()     # compile (or load from the disk cache) now, not at the first step
+        active_set.warm_up()     # compile (or load from the disk cache) now, not at the first step
         self._daqp = daqp
         self.max_rounds = max_rounds
         self._model = None
@@ -338,7 +339,7 @@ class ReducedBackend(Backend):
         return None
 
     def _compiled_step(self, qp: QP, C, l, u) -> int:
-        """:func:`~tsid_py._kernels.eliminate_and_guess` on a basis (:meth:`_on_a_basis`),
+        """:func:`~tsid_py.backends.active_set.eliminate_and_guess` on a basis (:meth:`_on_a_basis`),
         writing into ``self._work``; its code, ``BASIS_REJECTED`` when no basis with free
         columns serves (the caller then eliminates in numpy)."""
         m = qp.A.shape[0]
@@ -353,13 +354,13 @@ class ReducedBackend(Backend):
             if self._work is None or self._work.shape != (m, free.size, C.shape[0]):
                 self._work = _Workspace(m, free.size, C.shape[0])
             work, active = self._work, self._active
-            code = _kernels.direct.eliminate_and_guess(
+            code = active_set.direct.eliminate_and_guess(
                 *problem, basis, free, active.rows, active.at_upper, active.sizes, ACTIVE_SET_CHANGES, _TOLERANCES,
                 work.E, work.x_basis, work.H, work.g, work.x, work.violated)
-            return None if code == _kernels.BASIS_REJECTED else code
+            return None if code == active_set.BASIS_REJECTED else code
 
         code = self._on_a_basis(qp.A, attempt)
-        return _kernels.BASIS_REJECTED if code is None else code
+        return active_set.BASIS_REJECTED if code is None else code
 
     # ------------------------------------------------------------------ solving
     def solve(self, qp: QP) -> QPResult:
@@ -369,7 +370,7 @@ class ReducedBackend(Backend):
             self._rows_signature = signature
             self.reset(C.shape[0])
         self.rounds = 0
-        code = _kernels.BASIS_REJECTED
+        code = active_set.BASIS_REJECTED
         if qp.cost is not None and qp.A.shape[0]:
             # The control loop's case, compiled and in one call: the elimination, the factored
             # cost's reduction, and the previous step's active set, repaired and checked
@@ -381,7 +382,7 @@ class ReducedBackend(Backend):
             status = f"optimal (active set of the previous step, {changes} changes)" if changes else _KEPT_ACTIVE_SET
             return QPResult(self._work.x.copy(), status, True, changes, active=self._active.rows[:count].copy())
         working = self._active.held().copy()
-        if code in (_kernels.BASIS_REJECTED, _kernels.COST_NOT_REDUCED):     # numpy's turn
+        if code in (active_set.BASIS_REJECTED, active_set.COST_NOT_REDUCED):     # numpy's turn
             elimination = self._eliminate(qp.A, qp.b)
             if not elimination.consistent:
                 self.reset()
@@ -414,7 +415,7 @@ class ReducedBackend(Backend):
                 return QPResult(np.full(n, np.nan), result.status, False, result.iterations)
             x = elimination.expand(result.x)
             flags = np.empty(C.shape[0], dtype=bool)
-            _kernels.most_violated(C, l, u, x, FEASIBILITY_TOLERANCE, flags)     # the kernel's own test
+            active_set.most_violated(C, l, u, x, FEASIBILITY_TOLERANCE, flags)     # the kernel's own test
             violated = np.flatnonzero(flags)
             if violated.size == 0:
                 active = working[result.active]

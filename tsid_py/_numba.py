@@ -1,0 +1,43 @@
+"""Shared numba settings for the compiled kernels, and their direct calls.
+
+A control step's QP is small (50 variables, 18 equalities for Talos on two feet), so in
+numpy its cost is the calls, not the arithmetic: a hundred operations at 1–3 µs each. Each
+item of the QP therefore writes its rows in one compiled call. The kernels live next to
+the concept they implement (frame kinematics in :mod:`tsid_py.frames`, row writers in
+:mod:`tsid_py.row_writers`, a contact's rows in :mod:`tsid_py.contacts`, the posture
+task's law in :mod:`tsid_py.tasks.joint`, the active-set solver in
+:mod:`tsid_py.backends.active_set`); this module holds what they share.
+
+They are compiled once (about 10 s) and cached on disk (``cache=True``): those with an
+explicit signature at import, the others in :func:`tsid_py.backends.active_set.warm_up`,
+ahead of the control loop.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from numba import float64
+
+#: Let the compiler reorder sums and fuse multiply-adds (vectorised loops), but keep IEEE
+#: semantics for inf and NaN: infinite bounds are data here.
+FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
+
+#: Float arrays of any layout (views of pinocchio's buffers, slices).
+VECTOR, MATRIX = float64[:], float64[:, :]
+
+
+def compiled_function(kernel):
+    """The compiled function behind a kernel with one explicit signature."""
+    (signature,) = kernel.signatures
+    return kernel.overloads[signature].entry_point
+
+
+def direct_calls(*kernels) -> SimpleNamespace:
+    """Kernels as the control loop calls them: their compiled functions, without numba's
+    dispatcher, which types every argument before each call (0.5–0.8 µs for 8–22
+    arguments). A compiled function only unboxes, so it checks less: the caller must pass
+    what the signature declares (float64 arrays of the declared dimensions, intp index
+    arrays), so a kernel is called this way only with arrays the library builds; a user's
+    arrays go through the dispatcher."""
+    return SimpleNamespace(**{kernel.__name__: compiled_function(kernel) for kernel in kernels})

@@ -1,0 +1,282 @@
+"""The QP of one control step: its layout (sizes, buffers, row labels), assembly and extraction.
+
+Variables ``x = [q̈ (nv); f_1; …; f_k]`` with each contact's variables in its own frame's
+axes. With ``D = [M, −J_1ᵀG_1, …, −J_kᵀG_k]`` (LOCAL contact Jacobians and force
+generators) the equation of motion reads ``D x + h = Sᵀτ``:
+
+* floating base: ``D[:6] x = −h[:6]`` (equalities), and ``τ_a = D[6:] x + h[6:]``;
+* fixed base: ``τ = D x + h``.
+
+So τ is linear in x, ``τ_a = T x + t``, and torque tasks and limits are rows in x. The
+order of a step's assembly is fixed here: the equation of motion's rows (``D`` and the root
+equalities) and the contacts' columns first, then the tasks and constraints, which may read
+``T`` and ``t`` (:meth:`~tsid_py.rows.StepContext.torque_map` refuses before).
+
+A :class:`Layout` is built from the robot, the control period, the contacts, tasks,
+constraints and regularisation tasks and the root mode; it never calls back into a solver.
+:meth:`Layout.assemble` writes one step's :class:`~tsid_py.qp.QP` into buffers it reuses and
+:meth:`Layout.extract` turns a backend's answer into a :class:`~tsid_py.Solution`.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from .constraints.base import AccelerationBounds, Constraint, LinearConstraint
+from .contacts import Contact
+from .qp import QP, LeastSquaresCost
+from .robot import Robot
+from .row_writers import direct
+from .rows import StepContext
+from .solution import Solution
+from .tasks.base import DiagonalTask, Task
+
+
+class Layout:
+    """Sizes, column slices, constant blocks, preallocated buffers and row labels of the QP
+    for one set of contacts, tasks and constraints; rebuilt when that set changes.
+
+    Parameters
+    ----------
+    robot : the robot whose state each :meth:`assemble` reads (update it first).
+    dt : control period, s (read by velocity and position limits).
+    contacts, tasks, constraints : the items, already bound to ``robot``.
+    regularization : soft tasks added to the cost (the solver's small regularisation).
+    root_equalities : on a floating base, hold the 6 root rows of the equation of motion
+        as equalities (``tau[:6] == 0``); False leaves them free (the "crane" wrench).
+
+    :meth:`assemble` writes into the same buffers every step, so the returned :class:`QP`
+    is valid until the next call.
+    """
+
+    def __init__(self, robot: Robot, dt: float, contacts: Sequence[Contact] = (), tasks: Sequence[Task] = (),
+                 constraints: Sequence[Constraint] = (), regularization: Sequence[Task] = (),
+                 root_equalities: bool = True):
+        self.robot = robot
+        nv = robot.nv
+        self.floating = robot.floating_base
+        self.root_equalities = robot.floating_base and bool(root_equalities)
+        self.contacts = list(contacts)
+        columns, start = {}, nv
+        for contact in self.contacts:
+            columns[contact.name] = slice(start, start + contact.size)
+            start += contact.size
+        self.n = n = start
+        self.nv = nv
+        self.columns = columns
+        #: Per contact: its name, columns, local-wrench map and (a view of) its frame's rotation.
+        self.wrench_sources = [(contact.name, columns[contact.name], contact.local_wrench,
+                                robot.frame_rotation(contact.frame_id)) for contact in self.contacts]
+        self.context = StepContext(robot=robot, dt=dt, n=n, nv=nv, contact_columns=columns,
+                                   contacts={contact.name: contact for contact in self.contacts},
+                                   zero_nv=np.zeros(nv))
+        self.D = np.zeros((nv, n))
+        self.D_ddq = self.D[:, :nv]
+        self.D_forces = [self.D[:, columns[contact.name]] for contact in self.contacts]
+        bias = robot.bias                   # a view of pinocchio's buffer: refreshed by each update
+        if self.floating:
+            self.context.torque_matrix, self.context.torque_offset = self.D[6:], bias[6:]
+        else:
+            self.context.torque_matrix, self.context.torque_offset = self.D, bias
+        tasks = list(tasks)
+        self.recording_tasks = [t for t in tasks if type(t).record is not Task.record]
+        self.hard_tasks = [t for t in tasks if t.priority == "hard"]
+        self.soft_tasks = [t for t in tasks + list(regularization) if t.priority == "soft"]
+        self.diagonal_tasks = [t for t in self.soft_tasks if isinstance(t, DiagonalTask)]
+        self.row_tasks = [t for t in self.soft_tasks if not isinstance(t, DiagonalTask)]
+        self.bounds = [c for c in constraints if isinstance(c, AccelerationBounds)]
+        self.linear = [c for c in constraints if isinstance(c, LinearConstraint)]
+        self.kinematic = [c for c in self.contacts if c.kinematic]
+        self.normal_columns = np.array([columns[c.name].start + c.normal_index for c in self.contacts], dtype=int)
+        self.unilateral_columns = [(contact, int(column)) for contact, column in zip(self.contacts, self.normal_columns)
+                                   if contact.unilateral]
+        self.use_box = bool(self.contacts or self.bounds)
+        self._build_equality_rows()
+        self._build_soft_rows()
+        self._build_inequality_rows()
+        self._build_contact_views()
+
+    @property
+    def labels(self) -> dict[str, list[str]]:
+        """What each row belongs to, for reports and the diagnosis: ``"equalities"`` (rows of
+        ``A``), ``"inequalities"`` (rows of ``C``) and ``"box"`` (the box rows, in the order
+        of :meth:`QP.bounded_variables`)."""
+        box = [" / ".join(self.box_labels.get(int(i), ["variable bounds"])) for i in self.stacked[3]]
+        return {"equalities": list(self.eq_labels), "inequalities": list(self.in_labels), "box": box}
+
+    # ------------------------------------------------------------------ buffers and labels
+    def _build_equality_rows(self) -> None:
+        """Row slices of ``A x = b``: root rows, hard no-slip rows, hard task rows."""
+        slices, labels, row = [], [], 0
+        if self.root_equalities:
+            row = 6
+            labels += ["equation of motion (floating base)"] * 6
+        for contact in self.kinematic:
+            if contact.priority == "hard":
+                size = contact.motion_rows.stop - contact.motion_rows.start
+                slices.append((contact, slice(row, row + size)))
+                labels += [f"contact {contact.name}: no-slip acceleration"] * size
+                row += size
+        for task in self.hard_tasks:
+            slices.append((task, slice(row, row + task.size)))
+            labels += [f"task {task.name}"] * task.size
+            row += task.size
+        self.eq_labels = labels
+        self.A = np.zeros((row, self.n))
+        self.b = np.zeros(row)
+        # A[:r] = D[:r] and b[:r] = −h[:r] for the r = 6 root rows held as equalities (r = 0 else),
+        # written with D: its q̈ columns with M, its force columns by the contacts.
+        root = 6 if self.root_equalities else 0
+        self.root_rows, self.root_rhs = self.A[:root, : self.nv], self.b[:root]
+        self.root_force_blocks = [self.A[:root, self.columns[contact.name]] for contact in self.contacts]
+        views = [(owner, *self._row_views(self.A, self.b, rows, owner)) for owner, rows in slices]
+        self.hard_contact_views = [view for view in views if isinstance(view[0], Contact)]
+        self.hard_task_views = [view for view in views if not isinstance(view[0], Contact)]
+
+    def _build_soft_rows(self) -> None:
+        """Row slices of the stacked soft costs ``||√W (A x − b)||²``."""
+        slices, row = [], 0
+        for owner in self.row_tasks + [c for c in self.kinematic if c.priority == "soft"]:
+            size = owner.size if isinstance(owner, Task) else owner.motion_rows.stop - owner.motion_rows.start
+            slices.append((owner, slice(row, row + size)))
+            row += size
+        self.A_soft = np.zeros((row, self.n))
+        self.b_soft = np.zeros(row)
+        views = [(owner, *self._row_views(self.A_soft, self.b_soft, rows, owner)) for owner, rows in slices]
+        self.soft_contact_views = [view for view in views if isinstance(view[0], Contact)]
+        self.soft_task_views = [view for view in views if not isinstance(view[0], Contact)]
+        self.cost_diagonal = np.zeros(self.n)
+        self.cost_diagonal_targets = np.zeros(self.n)
+        self._diagonal_weights = None         # the weight arrays d was built from
+        self.cost = LeastSquaresCost(self.A_soft, self.b_soft, self.cost_diagonal, self.cost_diagonal_targets)
+
+    def _build_inequality_rows(self) -> None:
+        """Constant friction rows first, then the linear constraints' rows (sized once at the
+        current state); the box on q̈ and the normal forces; labels for the diagnosis."""
+        context = self.context
+        friction, labels = [], []
+        for contact in self.contacts:
+            block = np.zeros((contact.friction_matrix.shape[0], self.n))
+            block[:, self.columns[contact.name]] = contact.friction_matrix
+            friction.append(block)
+            labels += [f"contact {contact.name}: {label}" for label in contact.row_labels]
+        friction_rows = sum(len(block) for block in friction)
+        slices, row = [], friction_rows
+        for constraint in self.linear:
+            size = constraint.row_count(context)
+            slices.append((constraint, slice(row, row + size)))
+            labels += [constraint.name] * size
+            row += size
+        self.in_labels = labels
+        self.lb = np.full(self.n, -np.inf) if self.use_box else None
+        self.ub = np.full(self.n, np.inf) if self.use_box else None
+        self.box_labels = {}
+        for constraint in self.bounds:
+            for i in constraint.acceleration_bounds(context)[0]:
+                self.box_labels.setdefault(int(i), []).append(constraint.name)
+        for contact, column in self.unilateral_columns:
+            self.box_labels[column] = [f"contact {contact.name}: normal force bounds"]
+        # The rows and, after them, the box as unit rows: the stacked form backends use.
+        box_columns = np.array(sorted(self.box_labels), dtype=int)
+        self.C_stacked = np.zeros((row + box_columns.size, self.n))
+        self.C_stacked[np.arange(row, row + box_columns.size), box_columns] = 1.0
+        self.l_stacked = np.full(row + box_columns.size, -np.inf)
+        self.u_stacked = np.zeros(row + box_columns.size)
+        self.stacked = (self.C_stacked, self.l_stacked, self.u_stacked, box_columns)
+        self.C, self.l, self.u = self.C_stacked[:row], self.l_stacked[:row], self.u_stacked[:row]
+        self.linear_views = [(constraint, self.C[rows], self.l[rows], self.u[rows]) for constraint, rows in slices]
+        #: The QP over these buffers, handed out by every :meth:`assemble`.
+        self.qp = QP(None, None, self.A, self.b, self.C, self.l, self.u, self.lb, self.ub, cost=self.cost,
+                     stacked=self.stacked if self.use_box else None)
+        if friction:
+            self.C[:friction_rows] = np.vstack(friction)
+
+    def _build_contact_views(self) -> None:
+        """Per contact: its columns of D and of the root rows in A, its no-slip rows (in A if
+        hard, in the soft rows if soft, none if it has no kinematics) and the √weight of soft
+        rows (None if hard)."""
+        rows = {contact: (matrix, vector, None) for contact, matrix, vector in self.hard_contact_views}
+        rows.update({contact: (matrix, vector, np.sqrt(contact.weight))
+                     for contact, matrix, vector in self.soft_contact_views})
+        no_rows = (np.zeros((0, self.nv)), np.zeros(0), None)
+        self.contact_views = [(contact, block, root_block, *rows.get(contact, no_rows))
+                              for contact, block, root_block in zip(self.contacts, self.D_forces,
+                                                                    self.root_force_blocks)]
+
+    def _row_views(self, matrix: np.ndarray, vector: np.ndarray, rows: slice, owner) -> tuple[np.ndarray, np.ndarray]:
+        """Views of the rows ``rows`` of a buffer and of ``vector``; the matrix view spans the
+        q̈ columns only for an owner acting on q̈ (contacts, most tasks), all columns else."""
+        on_ddq = isinstance(owner, Contact) or owner.acts_on == "ddq"
+        return (matrix[rows, : self.nv] if on_ddq else matrix[rows]), vector[rows]
+
+    # ------------------------------------------------------------------ assembly
+    def assemble(self, normal_force_limits: Mapping[str, tuple[float, float]] | None = None) -> QP:
+        """The QP at the robot's current state (update the robot first).
+
+        ``normal_force_limits`` overrides ``(f_min, f_max)`` of the contacts it names (a
+        ramping contact); the others use their own."""
+        robot, context = self.robot, self.context
+        # D = [M, −J_1ᵀG_1, …] and the root rows of the equation of motion; the contacts' rows.
+        context.dynamics_written = False
+        direct.dynamics_rows(robot.mass_matrix, robot.bias, self.D_ddq, self.root_rows, self.root_rhs)
+        for contact, block, root_block, matrix, vector, soft_scale in self.contact_views:
+            contact.write_rows(robot, block, root_block, matrix, vector)
+            if soft_scale is not None:
+                matrix *= soft_scale
+                vector *= soft_scale
+        context.dynamics_written = True         # T and t hold this step's equation of motion
+        for task, matrix, vector in self.hard_task_views:
+            task.write_rows(context, matrix, vector, weighted=False)
+
+        # Soft costs in factored form: rows √W A, √W b; costs on single variables as d, e.
+        for task, matrix, vector in self.soft_task_views:
+            task.write_rows(context, matrix, vector, weighted=True)
+        self._fill_diagonal_costs(context)
+
+        # Inequalities: friction rows (constant) and linear constraints; box on q̈ and f_z.
+        for constraint, matrix, lower, upper in self.linear_views:
+            constraint.write_rows(context, matrix, lower, upper)
+        lb, ub = self.lb, self.ub
+        if self.bounds:
+            lb.fill(-np.inf)
+            ub.fill(np.inf)
+            for constraint in self.bounds:
+                index, lo, hi = constraint.acceleration_bounds(context)
+                lb[index] = np.maximum(lb[index], lo)
+                ub[index] = np.minimum(ub[index], hi)
+        for contact, column in self.unilateral_columns:
+            limits = normal_force_limits.get(contact.name) if normal_force_limits else None
+            lb[column], ub[column] = (contact.f_min, contact.f_max) if limits is None else limits
+        self.qp.cost_changed()
+        return self.qp
+
+    def _fill_diagonal_costs(self, context: StepContext) -> None:
+        """``d`` and ``e`` of the cost from the tasks on single variables: each adds ``w ∘ t``
+        of its cost ``Σ wᵢ (x_cᵢ − tᵢ)²`` into ``e`` and hands over ``(columns, w)``. ``d`` is
+        rebuilt only when a task hands over other weight arrays (assigning weights makes new
+        ones)."""
+        e = self.cost_diagonal_targets
+        e.fill(0.0)
+        entries = [task.diagonal(context, e) for task in self.diagonal_tasks]
+        previous = self._diagonal_weights
+        if previous is None or any(map(operator.is_not, map(operator.itemgetter(1), entries), previous)):
+            d = self.cost_diagonal
+            d.fill(0.0)
+            for columns, weight in entries:
+                d[columns] += weight
+            self._diagonal_weights = [weight for _, weight in entries]
+
+    # ------------------------------------------------------------------ extraction
+    def extract(self, result) -> Solution:
+        """The solution from the QP's ``x`` (the solution's own array: ``ddq``, ``tau_actuated``
+        and planar contacts' local wrenches are views of it and of ``tau``)."""
+        x = result.x
+        tau = np.empty(self.nv)
+        direct.affine_map(self.D, x, self.robot.bias, 6 if self.root_equalities else 0, tau)
+        local = {name: wrench(x[columns]) for name, columns, wrench, _ in self.wrench_sources}
+        rotations = {name: rotation.copy() for name, _, _, rotation in self.wrench_sources}
+        return Solution(x[: self.nv], tau, tau[6:] if self.floating else tau, local, rotations, True, result.status, x,
+                        result.iterations)

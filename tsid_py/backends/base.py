@@ -1,0 +1,72 @@
+"""What every QP backend implements, and what it returns.
+
+A backend solves a :class:`~tsid_py.qp.QP`
+
+    minimise    ½ xᵀ H x + gᵀ x
+    subject to  A x = b,   l ≤ C x ≤ u,   lb ≤ x ≤ ub
+
+and returns a :class:`QPResult`; it never raises for a failed solve (``success=False`` with
+its own status). To plug in another solver, subclass :class:`Backend`, implement
+:meth:`Backend.solve`, and pass an instance as ``DynamicsSolver(qp_solver=...)``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..qp import QP
+
+
+@dataclass
+class QPResult:
+    """A backend's answer: ``x`` (n,), its ``status`` string, whether it is a ``success``,
+    the ``iterations`` it took, and the indices of the active inequality rows (``active``,
+    into :meth:`QP.rows_with_box`'s rows) when the backend tells."""
+
+    x: np.ndarray
+    status: str
+    success: bool
+    iterations: int = 0
+    active: np.ndarray | None = None
+
+
+class Backend(ABC):
+    """Solves a :class:`~tsid_py.qp.QP`; one required method, :meth:`solve`.
+
+    A solver keeps its backend for its lifetime and calls :meth:`solve` once a step with a
+    QP whose buffers it reuses (copy what you keep), and :meth:`reset` after a failure or
+    when the problem's structure changes, so that a warm start is dropped.
+    """
+
+    #: The name reports and errors use.
+    name: str = "backend"
+
+    @abstractmethod
+    def solve(self, qp: QP) -> QPResult:
+        """Solve ``qp``; a failure is ``QPResult(success=False)``, never an exception."""
+
+    def reset(self) -> None:
+        """Forget any warm start (e.g. after a failure)."""
+
+
+def solve_kkt(qp: QP) -> QPResult:
+    """A QP with equalities only: solve ``[H Aᵀ; A 0] [x; λ] = [−g; b]`` directly (exact, and
+    cheaper than an iterative solver). A rank-deficient system gets its least-squares answer,
+    which is checked against the equalities."""
+    n, m = qp.n, qp.A.shape[0]
+    kkt = np.zeros((n + m, n + m))
+    kkt[:n, :n] = qp.H
+    kkt[:n, n:] = qp.A.T
+    kkt[n:, :n] = qp.A
+    rhs = np.concatenate([-qp.g, qp.b])
+    try:
+        x = np.linalg.solve(kkt, rhs)[:n]
+    except np.linalg.LinAlgError:
+        x = np.linalg.lstsq(kkt, rhs, rcond=None)[0][:n]
+    residual = np.abs(qp.A @ x - qp.b).max(initial=0.0)
+    if not np.all(np.isfinite(x)) or residual > 1e-6 * max(1.0, np.abs(qp.b).max(initial=0.0)):
+        return QPResult(np.full(n, np.nan), "KKT_INFEASIBLE", False)
+    return QPResult(x, "KKT_SOLVED", True)
