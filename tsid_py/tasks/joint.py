@@ -48,6 +48,7 @@ class JointTask(PDTask, DiagonalTask):
             raise ValueError("joints must be a non-empty list of joint names (or None for all)")
         self.joints = None if joints is None else list(joints)
         self._deferred_target = None
+        self._nq = None
         super().__init__(None if self.joints is None else len(self.joints), **kwargs)
         if target is not None:
             self.set_target(target)
