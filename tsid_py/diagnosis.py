@@ -57,15 +57,14 @@ def failure(solver, layout, qp: QP, status: str) -> SolverError:
     :class:`InfeasibleError` if the hard constraints are infeasible (one exact test; the
     conflicts are searched for when first read), a plain :class:`SolverError` if they are
     feasible (the backend failed) or hold non-finite values. ``error.qp`` is a copy of ``qp``."""
-    copy = qp.copy()
-    error = diagnose(solver.backend.name, layout.labels, copy, status)
-    error.qp = copy   # the failed problem, for offline inspection
+    error = diagnose(solver.backend.name, layout.labels, qp, status)
+    error.qp = qp.copy()   # the failed problem, for offline inspection
     return error
 
 
 def diagnose(backend_name: str, labels: dict[str, list[str]], qp: QP, status: str) -> SolverError:
-    """The exception for a failed solve of ``qp`` (not copied: it must not change later);
-    ``labels`` as :attr:`tsid_py.assembly.Layout.labels`."""
+    """The exception for a failed solve of ``qp`` (its rows are copied, scaled, for the
+    search); ``labels`` as :attr:`tsid_py.assembly.Layout.labels`."""
     failed = f"QP backend {backend_name!r} failed ({status})"
     non_finite = non_finite_groups(qp, labels)
     if non_finite:
