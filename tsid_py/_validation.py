@@ -23,8 +23,8 @@ def all_finite(x):
     return True
 
 
-#: :func:`all_finite`'s compiled function (for float64 vectors), without the dispatcher.
-_all_finite = compiled_function(all_finite)
+#: :func:`all_finite`'s compiled function, without the dispatcher: for 1-D float64 arrays only.
+finite_vector = compiled_function(all_finite)
 
 
 def _real_array(value, name: str) -> np.ndarray:
@@ -41,14 +41,14 @@ def _real_array(value, name: str) -> np.ndarray:
 def as_vector(value, name: str, size: int | None = None) -> np.ndarray:
     """A finite 1-D float array, of ``size`` entries when given."""
     if (type(value) is np.ndarray and value.dtype is _FLOAT64 and value.ndim == 1
-            and (size is None or value.shape[0] == size) and _all_finite(value)):
+            and (size is None or value.shape[0] == size) and finite_vector(value)):
         return value        # the common case in a control loop, checked in one compiled call
     array = _real_array(value, name)
     if array.ndim != 1:
         raise ValueError(f"{name} must be a 1-D array, got shape {array.shape}")
     if size is not None and array.shape[0] != size:
         raise ValueError(f"{name} must have shape ({size},), got {array.shape}")
-    if not _all_finite(array):      # the fast path's test
+    if not finite_vector(array):      # the fast path's test
         raise ValueError(f"{name} must be finite (no NaN or inf)")
     return array
 

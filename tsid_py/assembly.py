@@ -107,6 +107,28 @@ class Layout:
         box = [" / ".join(self.box_labels.get(int(i), ["variable bounds"])) for i in self.stacked[3]]
         return {"equalities": list(self.eq_labels), "inequalities": list(self.in_labels), "box": box}
 
+    def non_finite_sources(self) -> list[str]:
+        """The items whose rows of the last :meth:`assemble` hold NaN or inf (bounds may be
+        infinite, never NaN), for the error that names them; empty when all are finite."""
+        sources = []
+        if not (np.all(np.isfinite(self.robot.mass_matrix)) and np.all(np.isfinite(self.robot.bias))):
+            sources.append("equation of motion (the robot's dynamics at this state)")
+        blocks = [(self.A, self.b, self.eq_labels), (self.A_soft, self.b_soft, self.soft_labels),
+                  (self.C, None, self.in_labels)]
+        for matrix, vector, labels in blocks:
+            bad = ~np.all(np.isfinite(matrix), axis=1)
+            if vector is not None:
+                bad |= ~np.isfinite(vector)
+            sources += [labels[row] for row in np.flatnonzero(bad)]
+        bounds = np.isnan(self.l) | np.isnan(self.u)
+        sources += [self.in_labels[row] for row in np.flatnonzero(bounds)]
+        if self.lb is not None:
+            sources += [" / ".join(self.box_labels.get(int(i), ["variable bounds"]))
+                        for i in np.flatnonzero(np.isnan(self.lb) | np.isnan(self.ub))]
+        if not (np.all(np.isfinite(self.cost_diagonal)) and np.all(np.isfinite(self.cost_diagonal_targets))):
+            sources += [f"task {task.name}" for task in self.diagonal_tasks]
+        return list(dict.fromkeys(sources))
+
     # ------------------------------------------------------------------ buffers and labels
     def _build_equality_rows(self) -> None:
         """Row slices of ``A x = b``: root rows, hard no-slip rows, hard task rows."""
@@ -118,11 +140,11 @@ class Layout:
             if contact.priority == "hard":
                 size = contact.motion_rows.stop - contact.motion_rows.start
                 slices.append((contact, slice(row, row + size)))
-                labels += [f"contact {contact.name}: no-slip acceleration"] * size
+                labels += [_describe(contact)] * size
                 row += size
         for task in self.hard_tasks:
             slices.append((task, slice(row, row + task.size)))
-            labels += [f"task {task.name}"] * task.size
+            labels += [_describe(task)] * task.size
             row += task.size
         self.eq_labels = labels
         self.A = np.zeros((row, self.n))
@@ -145,6 +167,8 @@ class Layout:
             row += size
         self.A_soft = np.zeros((row, self.n))
         self.b_soft = np.zeros(row)
+        self.soft_labels = [label for owner, rows in slices
+                            for label in [_describe(owner)] * (rows.stop - rows.start)]
         views = [(owner, *self._row_views(self.A_soft, self.b_soft, rows, owner)) for owner, rows in slices]
         self.soft_contact_views = [view for view in views if isinstance(view[0], Contact)]
         self.soft_task_views = [view for view in views if not isinstance(view[0], Contact)]
@@ -247,9 +271,12 @@ class Layout:
                 index, lo, hi = constraint.acceleration_bounds(context)
                 lb[index] = np.maximum(lb[index], lo)
                 ub[index] = np.minimum(ub[index], hi)
-        for contact, column in self.unilateral_columns:
-            limits = normal_force_limits.get(contact.name) if normal_force_limits else None
-            lb[column], ub[column] = (contact.f_min, contact.f_max) if limits is None else limits
+        if normal_force_limits:
+            for contact, column in self.unilateral_columns:
+                lb[column], ub[column] = normal_force_limits.get(contact.name, contact.normal_force_bounds)
+        else:
+            for contact, column in self.unilateral_columns:
+                lb[column], ub[column] = contact.normal_force_bounds
         self.qp.cost_changed()
         return self.qp
 
@@ -280,3 +307,10 @@ class Layout:
         rotations = {name: rotation.copy() for name, _, _, rotation in self.wrench_sources}
         return Solution(x[: self.nv], tau, tau[6:] if self.floating else tau, local, rotations, True, result.status, x,
                         result.iterations)
+
+
+def _describe(owner) -> str:
+    """How reports name an item's rows: ``task NAME`` or ``contact NAME: no-slip acceleration``."""
+    if isinstance(owner, Contact):
+        return f"contact {owner.name}: no-slip acceleration"
+    return f"task {owner.name}"

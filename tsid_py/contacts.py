@@ -159,6 +159,8 @@ class Contact(SolverItem):
         if lower >= upper:
             raise ValueError(f"f_min must be < f_max, got f_min={f_min}, f_max={f_max}")
         self._f_min, self._f_max = lower, upper
+        #: ``(f_min, f_max)`` as one value, read each step by the assembly.
+        self.normal_force_bounds = (lower, upper)
 
     @property
     def kp(self) -> float:

@@ -13,11 +13,13 @@ import threading
 from dataclasses import dataclass
 from time import perf_counter
 
-from ._validation import as_vector, positive_scalar
+from ._validation import as_vector, finite_vector, positive_scalar
 from .assembly import Layout
-from .backends import Backend, make_backend
+from .backends import Backend, QPResult, make_backend
+from .backends.base import FEASIBILITY_TOLERANCE, constraint_violation
 from .constraints.base import Constraint
 from .contacts import Contact
+from .errors import SolverError
 from .qp import QP
 from .robot import Robot
 from .solution import Solution
@@ -207,7 +209,7 @@ class DynamicsSolver:
             raise ValueError(f"constraint must be a tsid_py.constraints.Constraint, got {type(constraint).__name__}")
         constraint.attach(self)
         try:
-            constraint.bind(self.robot)
+            constraint.prepare(self.robot)
         except BaseException:
             constraint.detach()
             raise
@@ -264,10 +266,9 @@ class DynamicsSolver:
             t_assembly = perf_counter()
             result = self.backend.solve(qp)
             t_qp = perf_counter()
-            if not result.success:
-                from .diagnosis import failure
-
-                raise failure(self, layout, qp, result.status)
+            if not (result.success and (finite_vector(result.x) if self.backend.checks_constraints
+                                        else constraint_violation(qp, result.x) <= FEASIBILITY_TOLERANCE)):
+                raise self._failure(layout, qp, result)
             solution = layout.extract(result)
             self._stamps = (tic, t_dynamics, t_assembly, t_qp, perf_counter())
             self._last_solution = solution          # a removal's ramp starts from its forces
@@ -276,6 +277,21 @@ class DynamicsSolver:
             return solution
         finally:
             self._busy.release()
+
+    def _failure(self, layout: Layout, qp: QP, result: QPResult) -> SolverError:
+        """The error for a step without a usable answer: non-finite data named by its items,
+        else the diagnosis's (infeasible or not)."""
+        sources = layout.non_finite_sources()
+        if sources:
+            return SolverError(f"NaN or inf in the QP's rows from: {', '.join(sources)} (check the targets, "
+                               f"gains and state; status {result.status!r})", "non-finite data")
+        status = result.status
+        if result.success:
+            violation = constraint_violation(qp, result.x)
+            status = f"{status}, but the answer misses the hard constraints by {violation:.3g} (scaled)"
+        from .diagnosis import failure
+
+        return failure(self, layout, qp, status)
 
     @property
     def timings(self) -> dict[str, float]:
@@ -303,5 +319,9 @@ class DynamicsSolver:
         return state
 
     def __setstate__(self, state: dict) -> None:
+        """Restore a pickled or copied solver: its items are bound to its own robot again
+        (they hold views of the robot's buffers, which a copy does not share)."""
         self.__dict__.update(state)
         self._busy = threading.Lock()
+        for item in [*self.contacts.values(), *self.tasks, *self.regularization_tasks, *self.constraints]:
+            item.bind(self.robot)

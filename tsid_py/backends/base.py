@@ -43,6 +43,11 @@ class Backend(ABC):
 
     #: The name reports and errors use.
     name: str = "backend"
+    #: True for a backend that checks its answer against every constraint itself (the
+    #: solver then trusts ``success`` and only checks that ``x``, a float64 vector, is
+    #: finite); otherwise the solver checks it
+    #: (:func:`constraint_violation`) before calling it a success.
+    checks_constraints: bool = False
 
     @abstractmethod
     def solve(self, qp: QP) -> QPResult:
@@ -50,6 +55,37 @@ class Backend(ABC):
 
     def reset(self) -> None:
         """Forget any warm start (e.g. after a failure)."""
+
+    def __getstate__(self) -> dict:
+        """Copies and pickles start cold: a solver library's warm-start objects are dropped."""
+        state = self.__dict__.copy()
+        copy = type(self).__new__(type(self))
+        copy.__dict__.update(state)
+        copy.reset()
+        return copy.__dict__
+
+
+#: Tolerance of :func:`constraint_violation`: a row may miss its bound by this much times
+#: ``1 + |bound|`` (the rows' own units: N, N·m, m/s², rad/s²).
+FEASIBILITY_TOLERANCE = 1e-6
+
+
+def constraint_violation(qp: QP, x: np.ndarray) -> float:
+    """The largest violation of ``qp``'s constraints at ``x``, each row's scaled by
+    ``1 + |bound|`` (0 when every row holds); inf when ``x`` is not finite."""
+    if not np.all(np.isfinite(x)):
+        return np.inf
+    worst = 0.0
+    if qp.A.shape[0]:
+        worst = float(np.max(np.abs(qp.A @ x - qp.b) / (1.0 + np.abs(qp.b))))
+    C, lower, upper = qp.rows_with_box()
+    if C.shape[0]:
+        values = C @ x
+        with np.errstate(invalid="ignore"):
+            below = np.where(np.isfinite(lower), (lower - values) / (1.0 + np.abs(lower)), 0.0)
+            above = np.where(np.isfinite(upper), (values - upper) / (1.0 + np.abs(upper)), 0.0)
+        worst = max(worst, float(below.max(initial=0.0)), float(above.max(initial=0.0)))
+    return worst
 
 
 def solve_kkt(qp: QP) -> QPResult:

@@ -17,9 +17,8 @@ class ProxsuiteBackend(Backend):
     name = "proxsuite"
 
     def __init__(self, eps_abs: float = 1e-9, max_iter: int = 1000):
-        import proxsuite
+        import proxsuite  # noqa: F401  (fail here, at construction, if it is missing)
 
-        self._proxqp = proxsuite.proxqp
         self.eps_abs = eps_abs
         self.max_iter = max_iter
         self._solver = None
@@ -29,14 +28,20 @@ class ProxsuiteBackend(Backend):
         self._solver = None
         self._dims = None
 
-    def _new_solver(self, dims):
+    def _new_solver(self, dims, warm: bool):
+        """A dense ProxQP; ``warm``: later solves start from the previous result, else from
+        the equality-constrained initial guess (a cold start that does not inherit the
+        warm start's misleading iterate)."""
+        from proxsuite import proxqp
+
         n, neq, nin, box = dims
-        solver = self._proxqp.dense.QP(n, neq, nin, box)
+        solver = proxqp.dense.QP(n, neq, nin, box)
         settings = solver.settings
         settings.eps_abs = self.eps_abs
         settings.eps_rel = 0.0
         settings.max_iter = self.max_iter
-        settings.initial_guess = self._proxqp.InitialGuess.WARM_START_WITH_PREVIOUS_RESULT
+        settings.initial_guess = (proxqp.InitialGuess.WARM_START_WITH_PREVIOUS_RESULT if warm
+                                  else proxqp.InitialGuess.EQUALITY_CONSTRAINED_INITIAL_GUESS)
         return solver
 
     def solve(self, qp: QP) -> QPResult:
@@ -47,21 +52,23 @@ class ProxsuiteBackend(Backend):
         args = [qp.H, qp.g, qp.A, qp.b, qp.C, _finite(qp.l), _finite(qp.u)]
         if box:
             args += [_finite(qp.lb), _finite(qp.ub)]
-        warm = dims == self._dims
-        result = self._solve(args, dims, warm)
-        if not result.success and warm:
-            # A warm start far from the new solution can make ProxQP report infeasibility
-            # wrongly; a cold start settles it.
-            result = self._solve(args, dims, warm=False)
+        result = self._solve(args, dims, "warm" if dims == self._dims else "new")
+        if not result.success:
+            # A warm start far from the new solution (or a first iterate far from it) can
+            # make ProxQP report infeasibility wrongly; a cold start from the
+            # equality-constrained guess settles it.
+            result = self._solve(args, dims, "cold")
         if not result.success:
             self.reset()
         return result
 
-    def _solve(self, args, dims, warm: bool) -> QPResult:
-        if warm:
+    def _solve(self, args, dims, start: str) -> QPResult:
+        """``start``: "warm" (update the kept solver), "new" (a new solver that will warm
+        start later solves) or "cold" (a new solver from the equality-constrained guess)."""
+        if start == "warm":
             self._solver.update(*args)
         else:
-            self._solver = self._new_solver(dims)
+            self._solver = self._new_solver(dims, warm=start == "new")
             self._dims = dims
             self._solver.init(*args)
         self._solver.solve()

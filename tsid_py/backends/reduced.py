@@ -266,12 +266,14 @@ class ReducedBackend(Backend):
     docstring). Results equal the full QP's to the solver's tolerance."""
 
     name = "reduced"
+    #: Every answer is checked against every row (the compiled step and the screened DAQP
+    #: rounds both test all rows before returning a success).
+    checks_constraints = True
 
     def __init__(self, max_rounds: int = 10):
-        import daqp
+        import daqp  # noqa: F401  (fail here, at construction, if it is missing)
 
         active_set.warm_up()     # compile (or load from the disk cache) now, not at the first step
-        self._daqp = daqp
         self.max_rounds = max_rounds
         self._model = None
         self._model_shape = None
@@ -441,7 +443,9 @@ class ReducedBackend(Backend):
         lower = np.maximum(lower, -INFINITE)
         shape = (H.shape[0], tuple(working))
         if self._model is None or shape != self._model_shape:
-            self._model = self._daqp.Model()
+            import daqp
+
+            self._model = daqp.Model()
             sense = np.zeros(m, dtype=np.int32)
             exitflag, _ = self._model.setup(H, g, rows, upper, lower, sense)
             self._model_shape = shape

@@ -23,14 +23,45 @@ from ..items import SolverItem
 from ..rows import Bounds, StepContext, VariableBounds
 
 
+class Setting:
+    """A constraint's parameter: validated by ``check(value, name)`` on every assignment
+    (the constructor's too); a change re-binds the constraint to its robot and takes effect
+    at the next solve."""
+
+    def __init__(self, check):
+        self.check = check
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.public, self.stored = name, f"_{name}"
+
+    def __get__(self, instance, owner=None):
+        return self if instance is None else getattr(instance, self.stored)
+
+    def __set__(self, instance, value) -> None:
+        setattr(instance, self.stored, self.check(value, self.public))
+        instance.reconfigure()
+
+
 class Constraint(SolverItem, ABC):
     """An inequality on the QP's variables; see :class:`AccelerationBounds` and
-    :class:`LinearConstraint`."""
+    :class:`LinearConstraint`. Parameters are :class:`Setting` attributes."""
 
     name = "constraint"
+    robot = None
+
+    def prepare(self, robot) -> None:
+        """Bind to ``robot`` (the solver calls this when the constraint is added)."""
+        self.robot = robot
+        self.bind(robot)
 
     def bind(self, robot) -> None:
         """Resolve names and limits against ``robot`` (called when the constraint is added)."""
+
+    def reconfigure(self) -> None:
+        """Apply changed settings: bind again (once added) and rebuild the owner's layout."""
+        if self.robot is not None:
+            self.bind(self.robot)
+        self.structure_changed()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -68,22 +99,40 @@ class LinearConstraint(Constraint):
         upper[:] = hi
 
 
+def limit_values(value, name: str):
+    """A limits argument as given: None, a ``{joint: value}`` dict, a scalar or an array;
+    every value > 0 (``inf``: unlimited), never NaN."""
+    if value is None:
+        return None
+    items = value.items() if isinstance(value, dict) else [(None, value)]
+    for joint, entry in items:
+        label = name if joint is None else f"{name}[{joint!r}]"
+        try:
+            array = np.asarray(entry, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{label} must be a number or an array of numbers > 0, got {entry!r}") from None
+        if array.ndim > 1 or np.any(np.isnan(array)) or np.any(array <= 0):
+            raise ValueError(f"{label} must be > 0 (inf for unlimited), scalar or one per joint; got {entry!r}")
+    return dict(value) if isinstance(value, dict) else value
+
+
 def actuated_limits(robot, urdf_values: np.ndarray, limits, scale: float, name: str) -> np.ndarray:
     """Per-actuated-joint limits: the URDF's values, or ``limits`` (a scalar, an (na,) array
-    or a ``{joint: value}`` dict overriding some joints), times ``scale``. Non-positive or
-    non-finite entries mean "unlimited" (inf)."""
-    from .._validation import as_vector, positive_scalar
+    or a ``{joint: value}`` dict overriding some joints), times ``scale``. URDF entries that
+    are non-positive or non-finite mean "unlimited" (inf), and so does an ``inf`` given."""
+    from .._validation import positive_scalar
 
     values = np.array(urdf_values, dtype=float)
+    limits = limit_values(limits, name)
     if isinstance(limits, dict):
         offset = 6 if robot.floating_base else 0
         for joint, value in limits.items():
-            values[robot.joint_v_index(joint) - offset] = positive_scalar(value, f"{name}[{joint!r}]")
+            values[robot.joint_v_index(joint) - offset] = float(value)
     elif limits is not None:
         array = np.asarray(limits, dtype=float)
-        values = np.full(robot.na, float(array)) if array.ndim == 0 else as_vector(array, name, robot.na).copy()
-        if np.any(values <= 0):
-            raise ValueError(f"{name} must be > 0 for every joint, got {values}")
+        if array.ndim == 1 and array.shape != (robot.na,):
+            raise ValueError(f"{name} must be a scalar or have shape ({robot.na},), got {array.shape}")
+        values = np.broadcast_to(array, (robot.na,)).copy()
     values = values * positive_scalar(scale, "scale")
     values[~np.isfinite(values) | (values <= 0) | (values > 1e300)] = np.inf
     return values

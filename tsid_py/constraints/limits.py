@@ -7,7 +7,7 @@ import numpy as np
 from .._validation import positive_scalar
 from ..row_writers import direct
 from ..rows import Bounds, VariableBounds
-from .base import AccelerationBounds, LinearConstraint, actuated_limits
+from .base import AccelerationBounds, LinearConstraint, Setting, actuated_limits, limit_values
 
 
 class TorqueLimits(LinearConstraint):
@@ -18,10 +18,11 @@ class TorqueLimits(LinearConstraint):
     """
 
     name = "torque limits"
+    limits = Setting(limit_values)
+    scale = Setting(positive_scalar)
 
     def __init__(self, limits=None, *, scale: float = 1.0):
         self.limits, self.scale = limits, scale
-        positive_scalar(scale, "scale")
 
     def bind(self, robot) -> None:
         effort = actuated_limits(robot, robot.effort_limits, self.limits, self.scale, "limits")
@@ -49,6 +50,7 @@ class AccelerationLimits(AccelerationBounds):
     """``|q̈_j| ≤ a_max`` on the actuated joints (scalar, (na,) array or dict), rad/s²."""
 
     name = "acceleration limits"
+    limits = Setting(limit_values)
 
     def __init__(self, limits=10.0):
         self.limits = limits
@@ -68,10 +70,11 @@ class VelocityLimits(AccelerationBounds):
     i.e. ``(−v_max − v)/dt ≤ q̈ ≤ (v_max − v)/dt``."""
 
     name = "velocity limits"
+    limits = Setting(limit_values)
+    scale = Setting(positive_scalar)
 
     def __init__(self, limits=None, *, scale: float = 1.0):
         self.limits, self.scale = limits, scale
-        positive_scalar(scale, "scale")
 
     def bind(self, robot) -> None:
         offset = 6 if robot.floating_base else 0
@@ -100,10 +103,12 @@ class JointLimits(AccelerationBounds):
     """
 
     name = "joint position limits"
+    acceleration_limit = Setting(limit_values)
+    margin = Setting(lambda value, name: positive_scalar(value, name, allow_zero=True))
 
     def __init__(self, acceleration_limit=10.0, *, margin: float = 0.0):
         self.acceleration_limit = acceleration_limit
-        self.margin = positive_scalar(margin, "margin", allow_zero=True)
+        self.margin = margin
 
     def bind(self, robot) -> None:
         offset_v = 6 if robot.floating_base else 0
