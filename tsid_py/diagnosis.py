@@ -34,6 +34,7 @@ and the search can be resumed where it stopped.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from time import perf_counter
 
 import numpy as np
@@ -71,11 +72,26 @@ def diagnose(backend_name: str, labels: dict[str, list[str]], qp: QP, status: st
         return SolverError(f"{failed}: the QP holds NaN or inf in {', '.join(non_finite)}; check the "
                            "targets, gains and limits these come from, and the state (q, v)", status)
     rows = HardRows.from_qp(qp, labels)
-    if rows.feasible(np.ones(len(rows.groups), dtype=bool)):
+    with one_blas_thread():
+        feasible = rows.feasible(np.ones(len(rows.groups), dtype=bool))
+    if feasible:
         return SolverError(f"{failed} although the hard constraints are feasible (checked by an exact "
                            "active-set solve); try another qp_solver", status)
     return InfeasibleError(f"{failed}: the hard constraints are infeasible", status=status,
                            search=ConflictSearch(rows))
+
+
+def one_blas_thread():
+    """A context running BLAS on one thread: the tests factor small matrices, and a BLAS
+    spinning up threads on a loaded machine made a 15 ms search take a second."""
+    return _threadpools().limit(limits=1, user_api="blas")
+
+
+@cache
+def _threadpools():
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 def row_labels(qp: QP, labels: dict[str, list[str]]) -> tuple[list[str], list[str]]:
@@ -217,21 +233,19 @@ class ConflictSearch:
     def run(self, time_limit: float | None) -> tuple[list[str], bool]:
         """Test the remaining groups for ``time_limit`` seconds at most (None: no limit);
         return the kept groups and whether the search is complete (the set is irreducible)."""
-        start, first = perf_counter(), True
-        try:
+        start = perf_counter()
+        with one_blas_thread():
             while self.tested < len(self.rows.groups):
-                if time_limit is not None and not first and perf_counter() - start > time_limit:
-                    return self.conflicts, False
-                group = self.tested
-                self.kept[group] = False
+                if time_limit is not None and perf_counter() - start > time_limit:
+                    break
+                trial = self.kept.copy()
+                trial[self.tested] = False
                 self.tests += 1
-                if self.rows.feasible(self.kept):
-                    self.kept[group] = True     # needed: without it the rest are feasible
+                if not self.rows.feasible(trial):
+                    self.kept = trial           # not needed: the rest are still infeasible
                 self.tested += 1
-                first = False
-            return self.conflicts, True
-        finally:
-            self.seconds += perf_counter() - start
+        self.seconds += perf_counter() - start
+        return self.conflicts, self.tested == len(self.rows.groups)
 
     @property
     def conflicts(self) -> list[str]:
