@@ -26,9 +26,12 @@ own error, naming the groups whose rows hold them.
 **Deletion filter.** Start from every group present (an infeasible set) and try to drop
 each group in turn: if the rest stays infeasible, drop it for good; otherwise it is needed.
 What is left is infeasible, and dropping any one member makes it feasible — an
-irreducible infeasible subsystem at the level of groups. Its cost is one feasibility test
-per group (a few hundred microseconds each on Talos); a time limit is checked between tests
-and the search can be resumed where it stopped.
+irreducible infeasible subsystem at the level of groups. Groups are tried in row order
+(equation of motion, no-slip rows, hard tasks, then contact rows, limits and the box), so
+when several irreducible sets exist the one named keeps the later groups. A box row bounded
+by several constraints (``"joint position limits / velocity limits"``) is one group. The cost
+is one feasibility test per group (0.1–1 ms each on Talos; ``benchmarks/diagnosis_time.py``);
+a time limit is checked between tests and the search can be resumed where it stopped.
 """
 
 from __future__ import annotations
