@@ -1,89 +1,255 @@
-"""Why a QP failed: find the hard constraints that conflict.
+"""Why a QP failed: decide exactly whether its hard constraints are feasible, and if not,
+find an irreducible set of conflicting groups.
 
-When the backend reports failure, the same constraints are re-solved in an elastic form:
-every equality row ``a x = b`` becomes ``a x − b = s⁺ − s⁻`` and every inequality row
-``l ≤ c x ≤ u`` becomes ``l − s ≤ c x ≤ u + s`` (``s ≥ 0``), minimising ``Σ s`` (an L1
-penalty, which leaves most slacks at exactly zero). The groups whose slacks are positive
-are the ones that had to give way: they are named in the :class:`InfeasibleError`. If the
-elastic problem needs no slack, the original problem was feasible and the failure is the
-backend's: a plain :class:`SolverError` is raised.
+The hard constraints of a :class:`~tsid_py.qp.QP` are ``A x = b`` and ``l ≤ C x ≤ u``
+(the box appended as unit rows); every row carries the label of the group it belongs to
+(:attr:`tsid_py.assembly.Layout.labels`: ``"torque limits"``, ``"task CoMTask"``, …).
+
+**Scaling.** Each row is divided by its Euclidean norm (``aᵢ x = bᵢ`` becomes
+``(aᵢ/‖aᵢ‖) x = bᵢ/‖aᵢ‖``), and all right-hand sides by ``σ = max(1, max|rhs| / 10⁶)``
+(i.e. ``x`` is measured in units of σ), which changes no answer to "is it feasible?" but
+keeps the numbers a solver sees bounded, even at v = 1e150. Non-finite coefficients or
+bounds (NaN, ±inf outside the "unbounded" sides) are not scaled: they are reported as their
+own error, naming the groups whose rows hold them.
+
+**Feasibility test** of a subset S of the groups (exact, finite):
+
+1. Equalities by SVD: ``A_S = U Σ Vᵀ`` with rank r (σᵢ > 10⁻⁹); the least-norm solution
+   ``x₀ = V_r Σ_r⁻¹ U_rᵀ b_S`` must satisfy ``A_S x₀ = b_S`` (else infeasible), and every
+   solution is ``x = x₀ + N z`` with ``N = V_{r:}`` spanning the null space.
+2. Inequalities in z: ``l_S − C_S x₀ ≤ (C_S N) z ≤ u_S − C_S x₀``, rows rescaled to unit
+   norm (rows whose norm vanishes are constants, checked directly), decided by one DAQP
+   solve of ``min ½‖z‖²`` — a strictly convex QP, so DAQP's dual active-set method ends in
+   finitely many steps with "optimal" or "primal infeasible". An undecided answer (iteration
+   limit, cycling) is settled by a HiGHS linear program over the same rows.
+
+**Deletion filter.** Start from every group present (an infeasible set) and try to drop
+each group in turn: if the rest stays infeasible, drop it for good; otherwise it is needed.
+What is left is infeasible, and dropping any one member makes it feasible — an
+irreducible infeasible subsystem at the level of groups. Groups are tried in row order
+(equation of motion, no-slip rows, hard tasks, then contact rows, limits and the box), so
+when several irreducible sets exist the one named keeps the later groups. A box row bounded
+by several constraints (``"joint position limits / velocity limits"``) is one group. The cost
+is one feasibility test per group (0.1–1 ms each on Talos; ``benchmarks/diagnosis_time.py``);
+a time limit is checked between tests and the search can be resumed where it stopped.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from dataclasses import dataclass
+from functools import cache
+from time import perf_counter
 
 import numpy as np
 
 from .errors import InfeasibleError, SolverError
-from .backends.proxsuite import ProxsuiteBackend
 from .qp import QP
 
-#: Slack (in the rows' own units) above which a group is reported as conflicting.
-SLACK_TOLERANCE = 1e-5
+#: Right-hand sides are scaled down to at most this magnitude (x measured in larger units).
+LARGEST_RHS = 1e6
+#: Singular values (of unit rows) below this mark dependent equality rows.
+RANK_TOLERANCE = 1e-9
+#: Residual (of unit rows, relative to max(1, |rhs|)) under which a row counts as satisfied.
+FEASIBILITY_TOLERANCE = 1e-7
+#: DAQP stand-in for an infinite bound.
+_INFINITE = 1e30
+_DAQP_ITERATIONS = 5000
 
 
 def failure(solver, layout, qp: QP, status: str) -> SolverError:
-    """The exception to raise for ``solver``'s failed solve of ``qp`` (built by ``layout``),
-    with a copy of the failed problem as its ``qp``."""
+    """The exception to raise for ``solver``'s failed solve of ``qp`` (built by ``layout``):
+    :class:`InfeasibleError` if the hard constraints are infeasible (one exact test; the
+    conflicts are searched for when first read), a plain :class:`SolverError` if they are
+    feasible (the backend failed) or hold non-finite values. ``error.qp`` is a copy of ``qp``."""
     error = diagnose(solver.backend.name, layout.labels, qp, status)
     error.qp = qp.copy()   # the failed problem, for offline inspection
     return error
 
 
 def diagnose(backend_name: str, labels: dict[str, list[str]], qp: QP, status: str) -> SolverError:
-    """Return the exception to raise for a failed solve of ``qp``; ``labels`` as
-    :attr:`tsid_py.assembly.Layout.labels`."""
-    equality_labels = labels["equalities"] or ["equality"] * qp.A.shape[0]
+    """The exception for a failed solve of ``qp`` (its rows are copied, scaled, for the
+    search); ``labels`` as :attr:`tsid_py.assembly.Layout.labels`."""
+    failed = f"QP backend {backend_name!r} failed ({status})"
+    non_finite = non_finite_groups(qp, labels)
+    if non_finite:
+        return SolverError(f"{failed}: the QP holds NaN or inf in {', '.join(non_finite)}; check the "
+                           "targets, gains and limits these come from, and the state (q, v)", status)
+    rows = HardRows.from_qp(qp, labels)
+    with one_blas_thread():
+        feasible = rows.feasible(np.ones(len(rows.groups), dtype=bool))
+    if feasible:
+        return SolverError(f"{failed} although the hard constraints are feasible (checked by an exact "
+                           "active-set solve); try another qp_solver", status)
+    return InfeasibleError(f"{failed}: the hard constraints are infeasible", status=status,
+                           search=ConflictSearch(rows))
+
+
+def one_blas_thread():
+    """A context running BLAS on one thread: the tests factor small matrices, and a BLAS
+    spinning up threads on a loaded machine made a 15 ms search take a second."""
+    return _threadpools().limit(limits=1, user_api="blas")
+
+
+@cache
+def _threadpools():
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def row_labels(qp: QP, labels: dict[str, list[str]]) -> tuple[list[str], list[str]]:
+    """The label of each equality row and of each row of :meth:`QP.rows_with_box`."""
+    equalities = list(labels["equalities"]) or ["equalities"] * qp.A.shape[0]
+    inequalities = list(labels["inequalities"]) + list(labels["box"])
+    if len(equalities) != qp.A.shape[0] or len(inequalities) != qp.rows_with_box()[0].shape[0]:
+        raise ValueError("the labels do not match the QP's rows")
+    return equalities, inequalities
+
+
+def non_finite_groups(qp: QP, labels: dict[str, list[str]]) -> list[str]:
+    """The groups whose rows hold NaN or inf (an infinite bound is fine on its "unbounded"
+    side: ``l = −inf`` or ``u = +inf``), plus ``"cost"`` if the cost does."""
+    equality_labels, inequality_labels = row_labels(qp, labels)
     C, l, u = qp.rows_with_box()
-    labels = list(labels["inequalities"]) + list(labels["box"])
-    slacks = _elastic_slacks(qp, C, l, u)
-    if slacks is None:
-        return SolverError(f"QP backend {backend_name!r} failed ({status}) and the elastic "
-                           "re-solve failed too", status)
-    eq_slack, in_slack = slacks
-    totals: OrderedDict[str, float] = OrderedDict()
-    for label, value in zip(equality_labels + labels, np.concatenate([eq_slack, in_slack])):
-        if value > SLACK_TOLERANCE:
-            totals[label] = totals.get(label, 0.0) + float(value)
-    if not totals:
-        return SolverError(f"QP backend {backend_name!r} failed ({status}) although the "
-                           "constraints are feasible; try another qp_solver", status)
-    conflicts = list(totals)
-    detail = "; ".join(f"{name} (violated by {value:.3g})" for name, value in totals.items())
-    return InfeasibleError(f"the hard constraints conflict: {detail}", conflicts, status)
+    bad_equalities = ~(np.isfinite(qp.A).all(axis=1) & np.isfinite(qp.b))
+    bad_inequalities = ~(np.isfinite(C).all(axis=1) & ~np.isnan(l) & ~np.isnan(u) & (l < np.inf) & (u > -np.inf))
+    names = [equality_labels[i] for i in np.flatnonzero(bad_equalities)]
+    names += [inequality_labels[i] for i in np.flatnonzero(bad_inequalities)]
+    if not (np.isfinite(qp.H).all() and np.isfinite(qp.g).all()):
+        names.append("cost (a soft task or the regularisation)")
+    return list(dict.fromkeys(names))
 
 
-def _elastic_slacks(qp: QP, C: np.ndarray, l: np.ndarray, u: np.ndarray):
-    """Minimal L1 slacks making the constraints feasible; None if that solve fails."""
-    n, m_eq, m_in = qp.n, qp.A.shape[0], C.shape[0]
-    # Variables [x; s⁺ (m_eq); s⁻ (m_eq); s (m_in)], all slacks ≥ 0.
-    size = n + 2 * m_eq + m_in
-    H = np.zeros((size, size))
-    H[:n, :n] = 1e-6 * (qp.H / max(1.0, np.abs(qp.H).max()) + np.eye(n))   # keeps x bounded
-    H[n:, n:] = 1e-6 * np.eye(size - n)
-    g = np.zeros(size)
-    g[n:] = 1.0
-    A = np.zeros((m_eq, size))
-    A[:, :n] = qp.A
-    A[:, n:n + m_eq] = -np.eye(m_eq)
-    A[:, n + m_eq:n + 2 * m_eq] = np.eye(m_eq)
-    upper_rows = np.zeros((m_in, size))
-    upper_rows[:, :n] = C
-    upper_rows[:, n + 2 * m_eq:] = -np.eye(m_in)     # C x − s ≤ u
-    lower_rows = np.zeros((m_in, size))
-    lower_rows[:, :n] = C
-    lower_rows[:, n + 2 * m_eq:] = np.eye(m_in)      # C x + s ≥ l
-    G = np.vstack([upper_rows, lower_rows])
-    g_low = np.concatenate([np.full(m_in, -np.inf), l])
-    g_up = np.concatenate([u, np.full(m_in, np.inf)])
-    lb = np.concatenate([np.full(n, -np.inf), np.zeros(size - n)])
-    ub = np.full(size, np.inf)
-    elastic = QP(H, g, A, qp.b, G, g_low, g_up, lb, ub)
-    result = ProxsuiteBackend(eps_abs=1e-7, max_iter=20000).solve(elastic)
-    if not result.success:
-        return None
-    x = result.x
-    eq_slack = x[n:n + m_eq] + x[n + m_eq:n + 2 * m_eq]
-    in_slack = x[n + 2 * m_eq:]
-    return eq_slack, in_slack
+@dataclass
+class HardRows:
+    """The hard constraints as scaled, labelled rows: ``A x = b`` and ``l ≤ C x ≤ u``, all
+    rows of unit norm; ``eq_group[i]`` / ``in_group[i]`` index ``groups``."""
+
+    A: np.ndarray
+    b: np.ndarray
+    C: np.ndarray
+    l: np.ndarray
+    u: np.ndarray
+    eq_group: np.ndarray
+    in_group: np.ndarray
+    groups: list[str]
+
+    @classmethod
+    def from_qp(cls, qp: QP, labels: dict[str, list[str]]) -> "HardRows":
+        """Scaled rows of ``qp`` (whose data must be finite, see :func:`non_finite_groups`);
+        rows bounded on neither side are left out."""
+        equality_labels, inequality_labels = row_labels(qp, labels)
+        C, l, u = qp.rows_with_box()
+        bounded = (l > -np.inf) | (u < np.inf)
+        C, l, u = C[bounded], l[bounded], u[bounded]
+        inequality_labels = [name for name, keep in zip(inequality_labels, bounded) if keep]
+        groups = list(dict.fromkeys(equality_labels + inequality_labels))
+        index = {name: i for i, name in enumerate(groups)}
+        A, b = _unit_rows(qp.A, qp.b)
+        C, l, u = _unit_rows(C, l, u)
+        finite = np.concatenate([b, l[np.isfinite(l)], u[np.isfinite(u)]])
+        scale = max(1.0, np.abs(finite).max(initial=0.0) / LARGEST_RHS)
+        return cls(A, b / scale, C, l / scale, u / scale,
+                   np.array([index[name] for name in equality_labels], dtype=int),
+                   np.array([index[name] for name in inequality_labels], dtype=int), groups)
+
+    def feasible(self, chosen: np.ndarray) -> bool:
+        """Whether the rows of the groups with ``chosen[group]`` True can all be met."""
+        eq, ineq = chosen[self.eq_group], chosen[self.in_group]
+        A, b = self.A[eq], self.b[eq]
+        n = self.A.shape[1]
+        if A.shape[0]:
+            U, singular, Vt = np.linalg.svd(A)
+            rank = int(np.sum(singular > RANK_TOLERANCE))
+            x0 = Vt[:rank].T @ ((U[:, :rank].T @ b) / singular[:rank])
+            if np.any(np.abs(A @ x0 - b) > FEASIBILITY_TOLERANCE * np.maximum(1.0, np.abs(b))):
+                return False
+            null = Vt[rank:].T
+        else:
+            x0, null = np.zeros(n), np.eye(n)
+        C = self.C[ineq]
+        offset = C @ x0
+        return _box_feasible(C @ null, self.l[ineq] - offset, self.u[ineq] - offset)
+
+
+def _unit_rows(matrix: np.ndarray, *sides: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``matrix`` and its right-hand sides divided row by row by the rows' norms (zero rows
+    kept as they are)."""
+    norms = np.linalg.norm(matrix, axis=1)
+    norms[norms == 0.0] = 1.0
+    return (matrix / norms[:, None], *(side / norms for side in sides))
+
+
+def _box_feasible(D: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> bool:
+    """Whether ``lower ≤ D z ≤ upper`` has a solution (see the module docstring)."""
+    norms = np.linalg.norm(D, axis=1)
+    constant = norms <= RANK_TOLERANCE
+    tolerance = FEASIBILITY_TOLERANCE * np.maximum(1.0, np.maximum(_finite_magnitude(lower), _finite_magnitude(upper)))
+    if np.any(constant & ((lower > tolerance) | (upper < -tolerance))):
+        return False
+    keep = ~constant
+    D, norms, tolerance = D[keep], norms[keep], tolerance[keep]
+    lower, upper = lower[keep] / norms, upper[keep] / norms
+    if np.any(lower > upper + tolerance):
+        return False
+    if D.shape[0] == 0 or D.shape[1] == 0:
+        return True
+    import daqp
+
+    k = D.shape[1]
+    _, _, exitflag, _ = daqp.solve(np.eye(k), np.zeros(k), np.ascontiguousarray(D), np.minimum(upper, _INFINITE),
+                                   np.maximum(lower, -_INFINITE), np.zeros(D.shape[0], dtype=np.int32),
+                                   iter_limit=_DAQP_ITERATIONS)
+    if exitflag in (1, 2):
+        return True
+    if exitflag == -1:
+        return False
+    return _linear_program_feasible(D, lower, upper)
+
+
+def _finite_magnitude(bound: np.ndarray) -> np.ndarray:
+    """``|bound|``, with 0 for the infinite (absent) sides."""
+    return np.where(np.isfinite(bound), np.abs(bound), 0.0)
+
+
+def _linear_program_feasible(D: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> bool:
+    """The fallback test: HiGHS on ``find z, lower ≤ D z ≤ upper`` (a zero objective)."""
+    from scipy.optimize import linprog
+
+    rows = np.vstack([D[np.isfinite(upper)], -D[np.isfinite(lower)]])
+    limits = np.concatenate([upper[np.isfinite(upper)], -lower[np.isfinite(lower)]])
+    result = linprog(np.zeros(D.shape[1]), A_ub=rows, b_ub=limits, bounds=(None, None), method="highs")
+    return result.status == 0
+
+
+class ConflictSearch:
+    """The deletion filter over the groups of :class:`HardRows` (see the module docstring);
+    :meth:`run` can be called again to resume after a time limit."""
+
+    def __init__(self, rows: HardRows):
+        self.rows = rows
+        self.kept = np.ones(len(rows.groups), dtype=bool)    # an infeasible set throughout
+        self.tested = 0                                       # groups decided so far, in order
+        self.tests = 0                                        # feasibility tests run
+        self.seconds = 0.0                                    # time spent searching
+
+    def run(self, time_limit: float | None) -> tuple[list[str], bool]:
+        """Test the remaining groups for ``time_limit`` seconds at most (None: no limit);
+        return the kept groups and whether the search is complete (the set is irreducible)."""
+        start = perf_counter()
+        with one_blas_thread():
+            while self.tested < len(self.rows.groups):
+                if time_limit is not None and perf_counter() - start > time_limit:
+                    break
+                trial = self.kept.copy()
+                trial[self.tested] = False
+                self.tests += 1
+                if not self.rows.feasible(trial):
+                    self.kept = trial           # not needed: the rest are still infeasible
+                self.tested += 1
+        self.seconds += perf_counter() - start
+        return self.conflicts, self.tested == len(self.rows.groups)
+
+    @property
+    def conflicts(self) -> list[str]:
+        return [name for name, kept in zip(self.rows.groups, self.kept) if kept]
