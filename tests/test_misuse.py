@@ -299,8 +299,9 @@ def test_nan_rows_raise_a_solver_error_naming_their_task(talos, qp_solver, task)
 def test_an_absurd_velocity_fails_quickly_and_clearly(talos):
     solver = standing_solver(talos)
     v = np.full(talos.nv, 1e150)
-    with pytest.raises(tp.SolverError, match="NaN or inf"):
+    with pytest.raises(tp.SolverError) as caught:
         solver.solve(talos.q_ref, v)
+    assert "infeasible" in str(caught.value) or "NaN or inf" in str(caught.value)
     assert solver.solve(talos.q_ref, talos.zero_velocity()).success      # still usable
 
 
