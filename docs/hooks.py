@@ -52,6 +52,8 @@ def on_pre_build(config, **kwargs) -> None:
 def _format(value) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
+    if isinstance(value, list) and all(isinstance(item, (int, float)) for item in value):
+        return "(" + ", ".join(_format(item) for item in value) + ")"
     if isinstance(value, list):
         return "; ".join(_format(item) for item in value) or "none"
     if isinstance(value, dict):
