@@ -16,13 +16,23 @@ Pushes are shaded on every time axis; time axes are in seconds of simulated time
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from .demos import DemoRun
+
+Log = dict[str, np.ndarray]
 
 #: Joints named in a torque panel's legend: the ones that come closest to their limits.
 NAMED_JOINTS = 4
 
 
-def plot_run(run):
+def plot_run(run: DemoRun) -> Figure:
     """A :class:`matplotlib.figure.Figure` of ``run`` (a :class:`~tsid_py.sim.demos.DemoRun`)
     with four panels; see the module's description for which."""
     import matplotlib
@@ -55,14 +65,14 @@ def plot_run(run):
     return figure
 
 
-def save_plot(run, path: str, dpi: int = 90) -> None:
+def save_plot(run: DemoRun, path: str, dpi: int = 90) -> None:
     """Write :func:`plot_run`'s figure of ``run`` to ``path`` (PNG, or any format matplotlib
     knows from the extension)."""
     plot_run(run).savefig(path, dpi=dpi)
 
 
 # ------------------------------------------------------------------------------ shared
-def _time_axis(axis, info) -> None:
+def _time_axis(axis: Axes, info: dict) -> None:
     axis.set_xlabel("time (s)")
     for index, push in enumerate(info.get("pushes", ())):
         newtons = float(np.linalg.norm(push["force"]))
@@ -72,7 +82,7 @@ def _time_axis(axis, info) -> None:
                       xytext=(2, -10), textcoords="offset points", fontsize=7, color="tab:red")
 
 
-def _foot_colours(feet) -> dict:
+def _foot_colours(feet: list[str]) -> dict:
     import matplotlib
 
     cycle = matplotlib.colormaps["tab10"]
@@ -80,7 +90,7 @@ def _foot_colours(feet) -> dict:
 
 
 # ------------------------------------------------------------------------------ feet and CoM
-def _com(axis, log, info) -> None:
+def _com(axis: Axes, log: Log, info: dict) -> None:
     time, start = log["time"], log["com_ref"][0]
     for index, (label, colour) in enumerate(zip("xyz", ("tab:blue", "tab:orange", "tab:green"))):
         axis.plot(time, log["com"][:, index] - start[index], color=colour, label=f"CoM {label}")
@@ -91,7 +101,7 @@ def _com(axis, log, info) -> None:
     axis.legend(fontsize=7, ncol=2)
 
 
-def _support(axis, log, info) -> None:
+def _support(axis: Axes, log: Log, info: dict) -> None:
     """Each foot's outline, their convex hull (the support polygon at the start), the ZMP
     measured from MuJoCo's contact forces and the CoM's ground projection."""
     from matplotlib.patches import Polygon
@@ -135,7 +145,7 @@ def _convex_hull(points: np.ndarray) -> np.ndarray:
     return np.array(lower[:-1] + upper[:-1])
 
 
-def _forces(axis, log, info, solid: tuple[str, str], dashed: tuple[str, str]) -> None:
+def _forces(axis: Axes, log: Log, info: dict, solid: tuple[str, str], dashed: tuple[str, str]) -> None:
     """Normal force of each foot: ``solid = (key, what)`` drawn solid, ``dashed`` dashed."""
     time, colours = log["time"], _foot_colours(info["feet"])
     for index, foot in enumerate(info["feet"]):
@@ -148,7 +158,7 @@ def _forces(axis, log, info, solid: tuple[str, str], dashed: tuple[str, str]) ->
     axis.legend(fontsize=7, ncol=2)
 
 
-def _total_force(axis, log, info) -> None:
+def _total_force(axis: Axes, log: Log, info: dict) -> None:
     time = log["time"]
     axis.plot(time, log["normal_forces"].sum(axis=1), label="simulator")
     axis.plot(time, log["recovered_normal_forces"].sum(axis=1), "--", label="recovered")
@@ -161,7 +171,8 @@ def _total_force(axis, log, info) -> None:
 
 
 # ------------------------------------------------------------------------------ torques
-def _torques(axis, time, tau, info, reference=None) -> None:
+def _torques(axis: Axes, time: np.ndarray, tau: np.ndarray, info: dict,
+             reference: np.ndarray | None = None) -> None:
     """Torques as a share of each joint's limit (%), ±100 % drawn; the joints that come
     closest to their limits are named. With ``reference`` (the applied torques), those
     joints' reference is drawn dashed."""
@@ -192,7 +203,7 @@ def _torques(axis, time, tau, info, reference=None) -> None:
     axis.legend(fontsize=7, loc="lower left", ncol=2)
 
 
-def _torque_agreement(axis, log) -> None:
+def _torque_agreement(axis: Axes, log: Log) -> None:
     """Recovered against applied torque, every joint and step, with the line y = x."""
     applied, recovered = log["tau_applied"].ravel(), log["tau"][: len(log["tau_applied"])].ravel()
     axis.plot(applied, recovered, ".", markersize=1, alpha=0.4, label="one joint at one step")
@@ -206,7 +217,7 @@ def _torque_agreement(axis, log) -> None:
 
 
 # ------------------------------------------------------------------------------ arm
-def _effector_axes(axis, log) -> None:
+def _effector_axes(axis: Axes, log: Log) -> None:
     time, actual, target = log["time"], log["effector"], log["effector_ref"]
     start = target[0]
     for index, (label, colour) in enumerate(zip("xyz", ("tab:blue", "tab:orange", "tab:green"))):
@@ -218,7 +229,7 @@ def _effector_axes(axis, log) -> None:
     axis.legend(fontsize=7, ncol=2)
 
 
-def _effector_path(axis, log) -> None:
+def _effector_path(axis: Axes, log: Log) -> None:
     actual, target = log["effector"], log["effector_ref"]
     axis.plot(target[:, 1], target[:, 2], "--", color="k", label="target")
     axis.plot(actual[:, 1], actual[:, 2], color="tab:blue", label="actual")
@@ -229,7 +240,7 @@ def _effector_path(axis, log) -> None:
     axis.legend(fontsize=7)
 
 
-def _effector_error(axis, log) -> None:
+def _effector_error(axis: Axes, log: Log) -> None:
     error = 1e3 * np.linalg.norm(log["effector"] - log["effector_ref"], axis=1)
     axis.plot(log["time"], error, color="tab:red", label="|target − actual|")
     axis.set_title("end-effector tracking error")
