@@ -9,6 +9,7 @@ does not either).
 """
 
 import inspect
+from functools import cached_property
 from types import FunctionType, ModuleType
 
 import tsid_py
@@ -36,7 +37,7 @@ def _members(cls) -> dict[str, object]:
             if name.startswith("_"):
                 continue
             function = value.__func__ if isinstance(value, (staticmethod, classmethod)) else value
-            if isinstance(function, (FunctionType, property)):
+            if isinstance(function, (FunctionType, property, cached_property)):
                 found.setdefault(f"{klass.__module__}.{klass.__qualname__}.{name}", function)
     return found
 
