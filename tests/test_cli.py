@@ -49,6 +49,7 @@ def test_a_short_balance_run_reports_no_push_that_did_not_happen(tmp_path):
     assert cli_main(["demo", "balance", "--duration", "0.2", "--json", str(out)]) == 0
     summary = json.loads(out.read_text())
     assert summary["pushes"] == [] and summary["simulated_time"] == pytest.approx(0.2)
+    assert summary["fell"] is False and "fell_at" not in summary and "controller_failure" not in summary
 
 
 def test_pushes_in_the_summary_are_the_ones_applied():

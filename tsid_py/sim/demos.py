@@ -136,14 +136,16 @@ def _run(sim: Simulation, controller: Controller, duration: float, update_target
         camera.close()
     log = recorder.arrays()
     steps_us = np.array(step_times) * 1e6
-    summary = {
-        "fell": fell_at is not None,
-        "fell_at": fell_at,
-        "controller_failure": failure,
+    summary = {"fell": fell_at is not None}
+    if fell_at is not None:                     # only what happened: when, and why if the solver gave up
+        summary["fell_at"] = fell_at
+    if failure is not None:
+        summary["controller_failure"] = failure
+    summary.update({
         "simulated_time": float(len(steps_us) * dt),
         "median_step_us": float(np.median(steps_us)),
         "p99_step_us": float(np.percentile(steps_us, 99)),
-    }
+    })
     if "com" in log:
         summary["max_com_error"] = float(np.linalg.norm(log["com"] - log["com_ref"], axis=1).max())
     return summary, log
