@@ -37,3 +37,15 @@ def test_recorder_rejects_a_path_that_is_not_mp4(tmp_path):
     with pytest.raises(ValueError, match="fps"):
         VideoRecorder(sim, str(tmp_path / "run.mp4"), fps=0)
 
+
+
+@pytest.mark.parametrize("name", ["go2", "panda"])
+def test_robots_with_collada_visuals_get_a_visual_model(name):
+    """MuJoCo cannot read .dae meshes: those links show their (STL) collision meshes instead."""
+    from tsid_py.sim.model import build_model, prepared_urdf
+
+    robot = load_robot(name)
+    assert ".dae" not in prepared_urdf(robot, visual=True)
+    model = build_model(robot, visual=True)
+    visuals = [i for i in range(model.ngeom) if model.geom_group[i] == 1]
+    assert model.nmesh > 0 and len(visuals) >= model.nmesh

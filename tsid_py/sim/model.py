@@ -38,7 +38,9 @@ def prepared_urdf(robot, visual: bool = False) -> str:
         raise ValueError("robot has no URDF path: build it with Robot.from_urdf or tsid_py.robots.load")
     with open(robot.urdf_path) as handle:
         text = handle.read()
-    text = re.sub(r"<collision>.*?</collision>", "", text, flags=re.S)
+    if visual:
+        text = re.sub(r"<link\b[^>]*?(?:/>|>.*?</link>)", _decodable_visuals, text, flags=re.S)
+    text = re.sub(r"<collision\b.*?</collision>", "", text, flags=re.S)
     if visual:
         for package_dir in robot.package_dirs:
             text = text.replace("package://", package_dir.rstrip("/") + "/")
@@ -47,6 +49,22 @@ def prepared_urdf(robot, visual: bool = False) -> str:
     compiler = '<mujoco><compiler discardvisual="{}" fusestatic="true" balanceinertia="false" ' \
                'strippath="false" angle="radian"/></mujoco>'.format("false" if visual else "true")
     return re.sub(r"(<robot[^>]*>)", r"\1" + compiler, text, count=1)
+
+
+#: Mesh formats MuJoCo reads; others (Collada .dae, as in Go2's and Panda's visuals) it refuses.
+MUJOCO_MESH_FORMATS = (".stl", ".obj", ".msh")
+
+
+def _decodable_visuals(link: re.Match) -> str:
+    """A URDF ``<link>`` whose visual meshes MuJoCo cannot read shows its collision geometry
+    instead (collision meshes are usually STL); the physics is not affected (the URDF's
+    collisions never collide here, see :func:`build_model`)."""
+    text = link.group(0)
+    meshes = re.findall(r'<visual\b.*?filename="([^"]+)"', text, flags=re.S)
+    if all(mesh.lower().endswith(MUJOCO_MESH_FORMATS) for mesh in meshes):
+        return text
+    text = re.sub(r"<visual\b.*?</visual>", "", text, flags=re.S)
+    return re.sub(r"<collision\b(.*?)</collision>", r"<visual\1</visual>", text, flags=re.S)
 
 
 def build_model(robot, *, timestep: float = 1e-3, friction: float = 1.0, visual: bool = False):

@@ -91,7 +91,7 @@ class VideoRecorder:
         else:
             camera.type = mujoco.mjtCamera.mjCAMERA_FREE
             camera.lookat[:] = model.stat.center
-        camera.distance = 2.5 * float(model.stat.extent) if not sim.robot.floating_base else 3.0
+        camera.distance = 1.5 * float(model.stat.extent)        # the robot about half the frame's height
         camera.azimuth, camera.elevation = 135.0, -15.0
         return camera
 
