@@ -1,86 +1,73 @@
 """``tsid-py``: run the demos and the step benchmark.
 
-    tsid-py demo NAME [--robot R] [--duration S] [--push N] [--json FILE] [--plot FILE] [--viewer]
+    tsid-py demo NAME [--robot R] [--duration S] [--push N] [--json FILE] [--plot FILE] [--video FILE] [--viewer]
     tsid-py bench [--robot talos g1 go2] [--steps 2000] [--json FILE]
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import sys
 
 
-def _plot(run, path: str) -> None:
-    """CoM vs reference, ZMP, contact forces and torques over time, as a PNG."""
-    import matplotlib
+def _demo_epilog(demos, robots) -> str:
+    """One paragraph a demo for ``tsid-py demo --help``: its docstring's summary line and
+    the robots it runs (its default first)."""
+    lines = ["demos:"]
+    for name, function in sorted(demos.items()):
+        default = inspect.signature(function).parameters["robot"].default
+        others = [robot for robot in robots[name] if robot != default]
+        lines.append(f"  {name:12s} {inspect.getdoc(function).splitlines()[0]}")
+        lines.append(f"  {'':12s} robots: {', '.join([default + ' (default)', *others])}")
+    return "\n".join(lines)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    log = run.log
-    figure, axes = plt.subplots(2, 2, figsize=(12, 8))
-    time = log.get("time")
-    if "com" in log:
-        for axis, label in ((0, "x"), (1, "y"), (2, "z")):
-            axes[0, 0].plot(time, log["com"][:, axis] - log["com_ref"][0, axis], label=f"CoM {label}")
-            axes[0, 0].plot(time, log["com_ref"][:, axis] - log["com_ref"][0, axis], "--", label=f"ref {label}")
-        axes[0, 0].set_title("CoM − initial (m)")
-        axes[0, 0].legend(fontsize=7)
-    if "zmp" in log:
-        axes[0, 1].plot(log["zmp"][:, 0], log["zmp"][:, 1], ".", markersize=1, label="ZMP (MuJoCo)")
-        if "com" in log:
-            axes[0, 1].plot(log["com"][:, 0], log["com"][:, 1], label="CoM ground projection")
-        axes[0, 1].set_title("ZMP in the support polygon (x, y, m)")
-        axes[0, 1].axis("equal")
-        axes[0, 1].legend(fontsize=7)
-    forces = [(key, style) for key, style in (("normal_forces", "-"), ("planned_normal_forces", "--"),
-                                              ("recovered_normal_forces", ":")) if key in log]
-    for key, style in forces:
-        axes[1, 0].plot(time[: len(log[key])], log[key], style, label=key.replace("_", " "))
-    axes[1, 0].set_title("normal contact forces (N)")
-    if forces:                  # a demo without contacts (the arm) has nothing to label
-        axes[1, 0].legend(fontsize=7)
-    if "tau" in log:
-        axes[1, 1].plot(time[: len(log["tau"])], log["tau"])
-        axes[1, 1].set_title("joint torques (N·m)")
-    for axis in axes.flat:
-        axis.grid(alpha=0.3)
-    figure.suptitle(f"tsid-py demo {run.name} ({run.robot})")
-    figure.tight_layout()
-    figure.savefig(path, dpi=90)
-    plt.close(figure)
+def _usage_error(message: str) -> int:
+    """A one-line error on stderr; 2 is the exit status argparse gives a usage error."""
+    print(f"tsid-py demo: error: {message}", file=sys.stderr)
+    return 2
 
 
 def _demo(args) -> int:
     from .bench import write_json
     from .sim import demos
 
+    if args.robot and args.robot not in demos.ROBOTS[args.name]:
+        return _usage_error(f"the {args.name} demo runs {', '.join(demos.ROBOTS[args.name])}, not {args.robot!r}")
     kwargs = {"robot": args.robot} if args.robot else {}
     if args.duration is not None:
         kwargs["duration"] = args.duration
     if args.push is not None:
         if args.name != "balance":
-            raise SystemExit("--push applies to the balance demo only")
+            return _usage_error("--push applies to the balance demo only")
         kwargs["push"] = args.push
     if args.viewer:
         if not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
             print("--viewer: no display here (DISPLAY is unset); running headless", file=sys.stderr)
         else:
             kwargs["viewer"] = True
+    if args.video:
+        from .sim.video import select_offscreen_gl
+
+        select_offscreen_gl()           # before MuJoCo is imported: it fixes its OpenGL then
+        kwargs["video"] = args.video
     function = demos.DEMOS[args.name]
     run = function(**kwargs)
     summary = {"demo": run.name, "robot": run.robot, **run.summary}
     print(json.dumps(summary, indent=2))
     write_json(args.json, summary)
     if args.plot:
-        _plot(run, args.plot)
+        from .sim.plots import save_plot
+
+        save_plot(run, args.plot)
     return 1 if summary.get("fell") else 0
 
 
 def main(argv=None) -> int:
-    from .sim.demos import DEMOS
+    from .sim.demos import DEMOS, ROBOTS
 
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["bench"]:            # bench has its own parser (tsid_py.bench)
@@ -91,13 +78,19 @@ def main(argv=None) -> int:
 
     parser = argparse.ArgumentParser(prog="tsid-py", description="tsid_py demos and benchmarks")
     commands = parser.add_subparsers(dest="command", required=True)
-    demo = commands.add_parser("demo", help="run a demo against MuJoCo")
-    demo.add_argument("name", choices=sorted(DEMOS))
-    demo.add_argument("--robot", help="robot name (talos, g1, go2, solo12, panda, ur5)")
-    demo.add_argument("--duration", type=float, help="simulated seconds")
-    demo.add_argument("--push", type=float, help="balance: push force in N, applied for 0.1 s")
-    demo.add_argument("--json", help="write the summary to this file")
-    demo.add_argument("--plot", help="write a PNG of CoM, ZMP, forces and torques")
+    demo = commands.add_parser(
+        "demo", help="run a demo against MuJoCo", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Run a controller against MuJoCo (headless unless --viewer) and print a summary.\n"
+                    "The exit status is 1 if the robot fell, 2 for a usage error.", epilog=_demo_epilog(DEMOS, ROBOTS))
+    demo.add_argument("name", choices=sorted(DEMOS), metavar="NAME", help="which demo (listed below)")
+    demo.add_argument("--robot", metavar="R", help="robot to run (see below which demo runs which)")
+    demo.add_argument("--duration", type=float, metavar="S", help="simulated seconds (default: the demo's own)")
+    demo.add_argument("--push", type=float, metavar="N", help="balance: push force in N, applied for 0.1 s")
+    demo.add_argument("--json", metavar="FILE", help="write the summary to this file")
+    demo.add_argument("--plot", metavar="FILE", help="write a figure of the run (PNG): four panels of its signals")
+    demo.add_argument("--video", metavar="FILE",
+                      help="render the run off-screen into an MP4 (30 frames per simulated second; "
+                           "uses EGL or OSMesa without a display)")
     demo.add_argument("--viewer", action="store_true", help="open MuJoCo's viewer (needs a display)")
     commands.add_parser("bench", help="time the control step of the reference problem (see tsid-py bench -h)")
     return _demo(parser.parse_args(argv))

@@ -8,9 +8,11 @@ JSON-ready ``summary`` and the time series behind the plot.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+import pinocchio as pin
 
 from .. import robots
 from ..contacts import PlanarContact
@@ -24,12 +26,42 @@ from .simulation import Simulation
 FALL_HEIGHT_RATIO = 0.7
 
 
+class UnsupportedRobot(ValueError):
+    """A demo was asked to run a robot it is not written for (e.g. ``arm`` on Talos)."""
+
+
 @dataclass
 class DemoRun:
+    """One demo's result: ``summary`` (JSON-ready), ``log`` (time series, one row a control
+    step, keyed by signal) and ``info`` (what the plots need besides the series: the feet
+    and their outlines, the actuated joints' names and torque limits, the pushes applied)."""
+
     name: str
     robot: str
     summary: dict
     log: dict = field(default_factory=dict, repr=False)
+    info: dict = field(default_factory=dict, repr=False)
+
+
+def robot_info(robot, **extra) -> dict:
+    """:attr:`DemoRun.info` for ``robot``: actuated joint names and torque limits (N·m), and
+    each foot's outline on the ground at the reference posture ``q_ref`` (x, y corners of its
+    sole rectangle, or its contact point), m."""
+    first = 2 if robot.floating_base else 1
+    data = robot.model.createData()
+    pin.framesForwardKinematics(robot.model, data, robot.q_ref)
+    outlines = {}
+    for foot in robot.feet:
+        placement = data.oMf[robot.frame_id(foot)]
+        if robot.sole_size is None:
+            outlines[foot] = placement.translation[None, :2].copy()
+        else:
+            half = np.array(robot.sole_size) / 2
+            corners = np.array([[1, 1, 0], [-1, 1, 0], [-1, -1, 0], [1, -1, 0]]) * [half[0], half[1], 0]
+            outlines[foot] = (placement.translation + corners @ placement.rotation.T)[:, :2]
+    return {"feet": list(robot.feet), "foot_outlines": outlines,
+            "joint_names": list(robot.model.names[first:]), "torque_limits": robot.effort_limits.copy(),
+            "weight": float(robot.weight) if robot.floating_base else None, **extra}
 
 
 class Recorder:
@@ -47,14 +79,21 @@ class Recorder:
 
 
 def _run(sim: Simulation, controller: Controller, duration: float, update_targets, *,
-         viewer: bool = False, record_wrenches: bool = True) -> tuple[dict, dict]:
-    """The control loop; ``update_targets(t, q, v)`` moves targets (and may push).
-    With ``viewer`` MuJoCo's passive viewer shows the simulation as it runs."""
+         viewer: bool = False, video: str | None = None, record_wrenches: bool = True,
+         record: Callable[[], dict] | None = None) -> tuple[dict, dict]:
+    """The control loop; ``update_targets(t, q, v)`` moves targets (and may push); ``record()``
+    returns extra signals to log after each solve. With ``viewer`` MuJoCo's passive viewer
+    shows the simulation as it runs; with ``video`` an MP4 of it is written off-screen."""
     handle = None
     if viewer:
         import mujoco.viewer
 
         handle = mujoco.viewer.launch_passive(sim.model, sim.data)
+    camera = None
+    if video:
+        from .video import VideoRecorder
+
+        camera = VideoRecorder(sim, video)
     robot = sim.robot
     dt = sim.timestep
     recorder, step_times = Recorder(), []
@@ -63,6 +102,8 @@ def _run(sim: Simulation, controller: Controller, duration: float, update_target
     for k in range(int(round(duration / dt))):
         t = k * dt
         q, v = sim.state()
+        if camera is not None:
+            camera.capture()
         update_targets(t, q, v)
         tic = time.perf_counter()
         try:
@@ -81,6 +122,8 @@ def _run(sim: Simulation, controller: Controller, duration: float, update_target
                          planned_normal_forces=[solution.wrenches[f][2] if f in solution.wrenches else 0.0
                                                 for f in robot.feet],
                          zmp=zmp_from_frames(robot, measured))
+        if record is not None:
+            entry.update(record())
         recorder.add(**entry)
         if handle is not None:
             handle.sync()
@@ -89,53 +132,77 @@ def _run(sim: Simulation, controller: Controller, duration: float, update_target
             break
     if handle is not None:
         handle.close()
+    if camera is not None:
+        camera.close()
     log = recorder.arrays()
     steps_us = np.array(step_times) * 1e6
-    summary = {
-        "fell": fell_at is not None,
-        "fell_at": fell_at,
-        "controller_failure": failure,
+    summary = {"fell": fell_at is not None}
+    if fell_at is not None:                     # only what happened: when, and why if the solver gave up
+        summary["fell_at"] = fell_at
+    if failure is not None:
+        summary["controller_failure"] = failure
+    summary.update({
         "simulated_time": float(len(steps_us) * dt),
         "median_step_us": float(np.median(steps_us)),
         "p99_step_us": float(np.percentile(steps_us, 99)),
-    }
+    })
     if "com" in log:
         summary["max_com_error"] = float(np.linalg.norm(log["com"] - log["com_ref"], axis=1).max())
     return summary, log
 
 
+def _robots_where(condition: Callable[[robots.RobotSpec], bool]) -> tuple[str, ...]:
+    return tuple(sorted(name for name, spec in robots.SPECS.items() if condition(spec)))
+
+
+HUMANOIDS = _robots_where(lambda spec: spec.sole_size is not None)
+QUADRUPEDS = _robots_where(lambda spec: spec.floating_base and len(spec.feet) == 4)
+ARMS = _robots_where(lambda spec: not spec.floating_base)
+
+
+def _load(robot_name: str, supported: tuple[str, ...], kind: str):
+    """The robot, or :class:`UnsupportedRobot` naming the ones the demo is written for."""
+    if robot_name not in supported:
+        raise UnsupportedRobot(f"robot must be {kind} ({', '.join(supported)}), got {robot_name!r}")
+    return robots.load(robot_name)
+
+
 def _humanoid(robot_name: str, *, visual=False):
-    robot = robots.load(robot_name)
-    if robot.sole_size is None:
-        raise ValueError(f"robot must be a humanoid with soles (talos, g1), got {robot_name!r}")
+    robot = _load(robot_name, HUMANOIDS, "a humanoid with soles")
     return robot, Simulation(robot, visual=visual)
 
 
 # ------------------------------------------------------------------------------ demos
 def balance(robot: str = "talos", duration: float = 10.0, push: float = 150.0, viewer: bool = False,
-            push_times: tuple[float, float] = (3.0, 6.0)) -> DemoRun:
-    """Stand still; a lateral push then a forward push (at ``push_times``, s), each ``push`` N
-    for 0.1 s on the base."""
-    model, sim = _humanoid(robot, visual=viewer)
+            push_times: tuple[float, float] = (3.0, 6.0), video: str | None = None) -> DemoRun:
+    """Talos (or G1) stands on both feet and is pushed on the base: sideways, then forwards.
+
+    Each push is ``push`` N for 0.1 s, at ``push_times`` (s); the summary lists the pushes
+    that happened within ``duration``."""
+    model, sim = _humanoid(robot, visual=viewer or bool(video))
     controller = humanoid_balance(model, sim.timestep)
-    pushes = [(push_times[0], np.array([0.0, push, 0.0])), (push_times[1], np.array([push, 0.0, 0.0]))]
+    schedule = [(push_times[0], "lateral", np.array([0.0, push, 0.0])),
+                (push_times[1], "forward", np.array([push, 0.0, 0.0]))]
+    applied = []
 
     def update(t, q, v):
-        for at, force in pushes:
+        for at, direction, force in schedule:
             if abs(t - at) < sim.timestep / 2:
                 sim.push(force, 0.1)
+                applied.append({"at": at, "direction": direction, "force": force.tolist(), "duration": 0.1})
 
-    summary, log = _run(sim, controller, duration, update, viewer=viewer)
-    summary.update(push_newtons=push, push_duration=0.1,
-                   pushes=[f"lateral at {push_times[0]} s", f"forward at {push_times[1]} s"])
-    return DemoRun("balance", robot, summary, log)
+    info = robot_info(model)
+    summary, log = _run(sim, controller, duration, update, viewer=viewer, video=video)
+    summary.update(pushes=applied)
+    return DemoRun("balance", robot, summary, log, dict(info, pushes=applied))
 
 
 def com_sway(robot: str = "talos", duration: float = 6.0, amplitude: float = 0.04, frequency: float = 0.5,
-             viewer: bool = False, **_) -> DemoRun:
-    """Sway the CoM sideways, ``amplitude`` m at ``frequency`` Hz, with velocity and
-    acceleration feed-forward."""
-    model, sim = _humanoid(robot, visual=viewer)
+             viewer: bool = False, video: str | None = None, **_) -> DemoRun:
+    """A humanoid sways its centre of mass sideways over its two feet.
+
+    ``amplitude`` m at ``frequency`` Hz, with velocity and acceleration feed-forward."""
+    model, sim = _humanoid(robot, visual=viewer or bool(video))
     controller = humanoid_balance(model, sim.timestep)
     model.update(model.q_ref, model.zero_velocity())
     centre = model.com.copy()
@@ -146,9 +213,10 @@ def com_sway(robot: str = "talos", duration: float = 6.0, amplitude: float = 0.0
         controller.com.set_target(centre + [0, amplitude * s, 0], velocity=[0, amplitude * omega * c, 0],
                                   acceleration=[0, -amplitude * omega**2 * s, 0])
 
-    summary, log = _run(sim, controller, duration, update, viewer=viewer)
+    info = robot_info(model)
+    summary, log = _run(sim, controller, duration, update, viewer=viewer, video=video)
     summary.update(amplitude=amplitude, frequency=frequency)
-    return DemoRun("com-sway", robot, summary, log)
+    return DemoRun("com-sway", robot, summary, log, info)
 
 
 def _smooth(ratio: float) -> float:
@@ -158,10 +226,12 @@ def _smooth(ratio: float) -> float:
 
 
 def single_leg(robot: str = "talos", duration: float = 7.5, hold: float = 3.0, viewer: bool = False,
-               **_) -> DemoRun:
-    """Shift the CoM over the left foot, unload and lift the right foot 5 cm (0.1 s contact
-    transition), hold ``hold`` s on one leg, put it back and shift the CoM back."""
-    model, sim = _humanoid(robot, visual=viewer)
+               video: str | None = None, **_) -> DemoRun:
+    """A humanoid stands on one leg: CoM over the left foot, right foot lifted, then back.
+
+    The right foot is unloaded (0.1 s contact transition) and lifted 5 cm, held ``hold`` s,
+    put back, and the CoM shifts back."""
+    model, sim = _humanoid(robot, visual=viewer or bool(video))
     controller = humanoid_balance(model, sim.timestep)
     solver = controller.solver
     support, swing = model.feet
@@ -205,17 +275,17 @@ def single_leg(robot: str = "talos", duration: float = 7.5, hold: float = 3.0, v
             ratio = _smooth((t - state["back_start"]) / t_shift)
             controller.com.set_target(over_support + ratio * (start_com - over_support))
 
-    summary, log = _run(sim, controller, duration, update, viewer=viewer)
+    info = robot_info(model)
+    summary, log = _run(sim, controller, duration, update, viewer=viewer, video=video)
     summary.update(single_support_seconds=float(state["single_support"]), lift_height=lift)
-    return DemoRun("single-leg", robot, summary, log)
+    return DemoRun("single-leg", robot, summary, log, info)
 
 
-def quadruped(robot: str = "go2", duration: float = 5.0, viewer: bool = False, **_) -> DemoRun:
-    """Four point contacts; the base sways sideways and bobs up and down."""
-    model = robots.load(robot)
-    if len(model.feet) != 4:
-        raise ValueError(f"robot must be a quadruped (go2, solo12), got {robot!r}")
-    sim = Simulation(model, visual=viewer)
+def quadruped(robot: str = "go2", duration: float = 5.0, viewer: bool = False, video: str | None = None,
+              **_) -> DemoRun:
+    """A quadruped on four point feet sways its body sideways and bobs it up and down."""
+    model = _load(robot, QUADRUPEDS, "a quadruped")
+    sim = Simulation(model, visual=viewer or bool(video))
     controller = quadruped_stance(model, sim.timestep)
     model.update(model.q_ref, model.zero_velocity())
     centre = model.com.copy()
@@ -227,48 +297,57 @@ def quadruped(robot: str = "go2", duration: float = 5.0, viewer: bool = False, *
                                   velocity=amplitude * omega * np.cos(omega * t),
                                   acceleration=-amplitude * omega**2 * np.sin(omega * t))
 
-    summary, log = _run(sim, controller, duration, update, viewer=viewer)
-    return DemoRun("quadruped", robot, summary, log)
+    info = robot_info(model)
+    summary, log = _run(sim, controller, duration, update, viewer=viewer, video=video)
+    return DemoRun("quadruped", robot, summary, log, info)
 
 
-def arm(robot: str = "panda", duration: float = 4.0, viewer: bool = False, **_) -> DemoRun:
-    """Track a 5 cm circle at 0.5 Hz with the end effector under torque control."""
-    model = robots.load(robot)
-    if model.floating_base:
-        raise ValueError(f"robot must be a fixed-base arm (panda, ur5), got {robot!r}")
-    sim = Simulation(model, visual=viewer)
+def arm(robot: str = "panda", duration: float = 4.0, viewer: bool = False, video: str | None = None,
+        **_) -> DemoRun:
+    """A fixed-base arm's end effector follows a 5 cm circle at 0.5 Hz under torque control."""
+    model = _load(robot, ARMS, "a fixed-base arm")
+    sim = Simulation(model, visual=viewer or bool(video))
     controller = arm_tracking(model, sim.timestep)
     effector = controller.frames["effector"]
     model.update(model.q_ref, model.zero_velocity())
-    centre = model.frame_placement(model.frame_id(model.end_effector)).translation.copy()
+    frame = model.frame_id(model.end_effector)
+    centre = model.frame_placement(frame).translation.copy()
     radius, omega = 0.05, 2 * np.pi * 0.5
-    errors = []
+    errors, target = [], {"position": centre}
 
     def update(t, q, v):
         s, c = np.sin(omega * t), np.cos(omega * t)
-        effector.set_target(centre + radius * np.array([0, c - 1, s]),
-                            velocity=radius * omega * np.array([0, -s, c]),
+        target["position"] = centre + radius * np.array([0, c - 1, s])
+        effector.set_target(target["position"], velocity=radius * omega * np.array([0, -s, c]),
                             acceleration=-radius * omega**2 * np.array([0, c, s]))
         if t > 0:
             errors.append(np.linalg.norm(effector.error))
 
-    summary, log = _run(sim, controller, duration, update, viewer=viewer, record_wrenches=False)
+    def positions():        # after the solve: the robot's kinematics are at this step's state
+        return {"effector": model.frame_translation(frame).copy(), "effector_ref": target["position"]}
+
+    info = robot_info(model, effector=model.end_effector)
+    summary, log = _run(sim, controller, duration, update, viewer=viewer, video=video, record_wrenches=False,
+                        record=positions)
     errors = np.array(errors)
     summary.update(max_tracking_error=float(errors.max()), rms_tracking_error=float(np.sqrt(np.mean(errors**2))))
-    return DemoRun("arm", robot, summary, log)
+    return DemoRun("arm", robot, summary, log, info)
 
 
 def reconstruct(robot: str = "talos", duration: float = 3.0, viewer: bool = False, settle: float = 0.2,
-                **_) -> DemoRun:
-    """Simulate the CoM sway, keep only the base and joint positions, recover torques and
+                video: str | None = None, **_) -> DemoRun:
+    """Recover torques and ground-reaction forces of a simulated CoM sway from positions alone.
+
+    Simulate the CoM sway, keep only the base and joint positions, recover torques and
     ground-reaction forces with the over-time inverse dynamics, compare with MuJoCo's.
 
     Recording starts after ``settle`` s: the simulation starts with the soles just touching
     the floor, and the first ~20 ms of MuJoCo's contact settling are impacts, not the motion
     (their finite-difference accelerations put the CoP outside the soles)."""
-    model, sim = _humanoid(robot, visual=viewer)
+    model, sim = _humanoid(robot, visual=viewer or bool(video))
     controller = humanoid_balance(model, sim.timestep)
     model.update(model.q_ref, model.zero_velocity())
+    info = robot_info(model)
     centre = model.com.copy()
     omega = 2 * np.pi * 0.5
     positions, measured, applied = [], [], []
@@ -291,7 +370,7 @@ def reconstruct(robot: str = "talos", duration: float = 3.0, viewer: bool = Fals
             measured.append([wrenches[f] for f in model.feet])
 
     sim.step = step_and_record
-    summary, _ = _run(sim, controller, settle + duration, update, viewer=viewer, record_wrenches=False)
+    summary, _ = _run(sim, controller, settle + duration, update, viewer=viewer, video=video, record_wrenches=False)
     positions.append(sim.state()[0])
     positions = np.array(positions)
     tic = time.perf_counter()
@@ -318,10 +397,15 @@ def reconstruct(robot: str = "talos", duration: float = 3.0, viewer: bool = Fals
         torque_rms_error=float(np.sqrt(np.mean((result.tau[:, 6:] - np.array(applied)[1:len(result.tau) + 1])**2))),
         torque_rms=float(np.sqrt(np.mean(np.array(applied) ** 2))),
     )
-    log = {"time": np.arange(len(truth)) * sim.timestep, "normal_forces": truth[..., 2],
-           "recovered_normal_forces": result.wrenches[..., 2], "tau": result.tau[:, 6:]}
-    return DemoRun("reconstruct", robot, summary, log)
+    log = {"time": settle + np.arange(1, len(truth) + 1) * sim.timestep, "normal_forces": truth[..., 2],
+           "recovered_normal_forces": result.wrenches[..., 2], "tau": result.tau[:, 6:],
+           "tau_applied": np.array(applied)[1:len(result.tau) + 1]}
+    return DemoRun("reconstruct", robot, summary, log, info)
 
 
 DEMOS = {"balance": balance, "com-sway": com_sway, "single-leg": single_leg, "quadruped": quadruped,
          "arm": arm, "reconstruct": reconstruct}
+
+#: The robots each demo is written for.
+ROBOTS = {"balance": HUMANOIDS, "com-sway": HUMANOIDS, "single-leg": HUMANOIDS, "quadruped": QUADRUPEDS,
+          "arm": ARMS, "reconstruct": HUMANOIDS}

@@ -38,7 +38,9 @@ def prepared_urdf(robot, visual: bool = False) -> str:
         raise ValueError("robot has no URDF path: build it with Robot.from_urdf or tsid_py.robots.load")
     with open(robot.urdf_path) as handle:
         text = handle.read()
-    text = re.sub(r"<collision>.*?</collision>", "", text, flags=re.S)
+    if visual:
+        text = re.sub(r"<link\b[^>]*?(?:/>|>.*?</link>)", _decodable_visuals, text, flags=re.S)
+    text = re.sub(r"<collision\b.*?</collision>", "", text, flags=re.S)
     if visual:
         for package_dir in robot.package_dirs:
             text = text.replace("package://", package_dir.rstrip("/") + "/")
@@ -47,6 +49,22 @@ def prepared_urdf(robot, visual: bool = False) -> str:
     compiler = '<mujoco><compiler discardvisual="{}" fusestatic="true" balanceinertia="false" ' \
                'strippath="false" angle="radian"/></mujoco>'.format("false" if visual else "true")
     return re.sub(r"(<robot[^>]*>)", r"\1" + compiler, text, count=1)
+
+
+#: Mesh formats MuJoCo reads; others (Collada .dae, as in Go2's and Panda's visuals) it refuses.
+MUJOCO_MESH_FORMATS = (".stl", ".obj", ".msh")
+
+
+def _decodable_visuals(link: re.Match) -> str:
+    """A URDF ``<link>`` whose visual meshes MuJoCo cannot read shows its collision geometry
+    instead (collision meshes are usually STL); the physics is not affected (the URDF's
+    collisions never collide here, see :func:`build_model`)."""
+    text = link.group(0)
+    meshes = re.findall(r'<visual\b.*?filename="([^"]+)"', text, flags=re.S)
+    if all(mesh.lower().endswith(MUJOCO_MESH_FORMATS) for mesh in meshes):
+        return text
+    text = re.sub(r"<visual\b.*?</visual>", "", text, flags=re.S)
+    return re.sub(r"<collision\b(.*?)</collision>", r"<visual\1</visual>", text, flags=re.S)
 
 
 def build_model(robot, *, timestep: float = 1e-3, friction: float = 1.0, visual: bool = False):
@@ -65,10 +83,20 @@ def build_model(robot, *, timestep: float = 1e-3, friction: float = 1.0, visual:
         geom.contype = geom.conaffinity = 0
         geom.group = 1
     floor = spec.worldbody.add_geom(name="floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 0.05])
+    _checker_floor(spec, floor, mujoco)
     floor.friction = [friction, 0.005, 0.0001]
     _add_feet(spec, robot, mujoco, friction)
     spec.visual.global_.offwidth, spec.visual.global_.offheight = 640, 480
     return spec.compile()
+
+
+def _checker_floor(spec, floor, mujoco) -> None:
+    """A grey checker texture on the floor, 0.5 m squares (visual only: it shows motion on video)."""
+    spec.add_texture(name="checker", type=mujoco.mjtTexture.mjTEXTURE_2D, builtin=mujoco.mjtBuiltin.mjBUILTIN_CHECKER,
+                     rgb1=[0.72, 0.74, 0.77], rgb2=[0.58, 0.60, 0.64], width=64, height=64)
+    material = spec.add_material(name="checker", texrepeat=[2, 2], texuniform=True)
+    material.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = "checker"
+    floor.material = "checker"
 
 
 def _add_feet(spec, robot, mujoco, friction: float) -> None:

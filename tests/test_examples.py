@@ -1,0 +1,29 @@
+"""The examples the documentation includes run as written and do what their pages say."""
+
+import re
+import runpy
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def run_example(name: str, capsys) -> str:
+    runpy.run_path(str(EXAMPLES / name), run_name="__main__")
+    return capsys.readouterr().out
+
+
+def test_first_loop_moves_the_com_three_centimetres_left(capsys):
+    out = run_example("first_loop.py", capsys)
+    moved = [float(value) for value in re.search(r"CoM moved \(m\): \[([^\]]*)\]", out).group(1).split()]
+    assert moved[1] == pytest.approx(0.03, abs=2e-3)
+    assert abs(moved[0]) < 2e-3 and abs(moved[2]) < 2e-3
+    assert float(re.search(r"CoM error \(m\): (\S+)", out).group(1)) < 2e-3
+
+
+def test_extending_example_enforces_its_constraint_through_its_backend(capsys):
+    out = run_example("extending.py", capsys)
+    acceleration = float(re.search(r"vertical CoM acceleration (\S+) m/s²", out).group(1))
+    assert abs(acceleration) == pytest.approx(0.1, abs=1e-6)       # the bound is active
+    assert "backend calls: 1" in out

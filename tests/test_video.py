@@ -1,0 +1,51 @@
+"""``tsid-py demo NAME --video FILE.mp4`` renders the run off-screen, one frame per 1/30 s."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tsid_py.sim import Simulation
+from tsid_py.sim.video import VideoRecorder
+
+from .conftest import load_robot
+
+
+def test_a_one_second_balance_run_gives_thirty_frames(tmp_path):
+    """In a fresh process (MuJoCo picks its OpenGL at import): the CLI selects an off-screen one."""
+    import imageio.v3 as iio
+
+    video, summary = tmp_path / "balance.mp4", tmp_path / "balance.json"
+    env = {key: value for key, value in os.environ.items() if key not in ("MUJOCO_GL", "PYOPENGL_PLATFORM", "DISPLAY")}
+    result = subprocess.run([sys.executable, "-m", "tsid_py.cli", "demo", "balance", "--duration", "1",
+                             "--video", str(video), "--json", str(summary)],
+                            env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(summary.read_text())["simulated_time"] == pytest.approx(1.0)
+    frames = iio.imread(video)
+    assert frames.shape == (30, 240, 320, 3)
+    assert frames.std() > 10                  # a picture (robot, floor), not a blank frame
+    assert video.stat().st_size < 200_000
+
+
+def test_recorder_rejects_a_path_that_is_not_mp4(tmp_path):
+    sim = Simulation(load_robot("panda"))
+    with pytest.raises(ValueError, match="path"):
+        VideoRecorder(sim, str(tmp_path / "run.gif"))
+    with pytest.raises(ValueError, match="fps"):
+        VideoRecorder(sim, str(tmp_path / "run.mp4"), fps=0)
+
+
+
+@pytest.mark.parametrize("name", ["go2", "panda"])
+def test_robots_with_collada_visuals_get_a_visual_model(name):
+    """MuJoCo cannot read .dae meshes: those links show their (STL) collision meshes instead."""
+    from tsid_py.sim.model import build_model, prepared_urdf
+
+    robot = load_robot(name)
+    assert ".dae" not in prepared_urdf(robot, visual=True)
+    model = build_model(robot, visual=True)
+    visuals = [i for i in range(model.ngeom) if model.geom_group[i] == 1]
+    assert model.nmesh > 0 and len(visuals) >= model.nmesh
