@@ -7,16 +7,17 @@ acceleration and a backend that counts its calls.
 import numpy as np
 
 import tsid_py as tp
-from tsid_py.qp import Backend
-from tsid_py.tasks import Task
+from tsid_py.backends import Backend, make_backend
 from tsid_py.constraints import LinearConstraint
+from tsid_py.rows import Bounds, Rows
+from tsid_py.tasks import Task
 
 
 class CoMDamping(Task):
     """Soft or hard rows ``J_com q̈ + J̇_com v = −kd ċ``: brake the centre of mass (m/s²).
 
-    ``kd`` in 1/s. A task gives its dimension to ``Task.__init__`` and returns ``(A, b)`` from
-    ``compute``; ``A`` has nv columns because the task acts on q̈ (``acts_on = "ddq"``)."""
+    ``kd`` in 1/s. A task gives its dimension to ``Task.__init__`` and returns ``Rows(A, b)``
+    from ``compute``; ``A`` has nv columns because the task acts on q̈ (``acts_on = "ddq"``)."""
 
     def __init__(self, kd: float = 10.0, **kwargs):
         super().__init__(3, **kwargs)               # weight, priority, mask, name
@@ -25,7 +26,7 @@ class CoMDamping(Task):
     def compute(self, context):
         robot = context.robot                       # kinematics are at this step's state
         self.error = -robot.com_velocity            # for logs and reports
-        return robot.com_jacobian[self.mask], (-self.kd * robot.com_velocity - robot.com_drift)[self.mask]
+        return Rows(robot.com_jacobian[self.mask], (-self.kd * robot.com_velocity - robot.com_drift)[self.mask])
 
 
 class VerticalCoMAcceleration(LinearConstraint):
@@ -40,7 +41,7 @@ class VerticalCoMAcceleration(LinearConstraint):
         robot = context.robot
         row = robot.com_jacobian[2:3]               # (1, nv): over q̈ only
         drift = robot.com_drift[2]
-        return row, np.array([-self.limit - drift]), np.array([self.limit - drift])
+        return Bounds(row, np.array([-self.limit - drift]), np.array([self.limit - drift]))
 
 
 class Counting(Backend):
@@ -60,8 +61,7 @@ class Counting(Backend):
 
 
 robot = tp.robots.load("talos")
-solver = tp.DynamicsSolver(robot, dt=1e-3)
-solver.backend = Counting(solver.backend)           # wrap the default "reduced" backend
+solver = tp.DynamicsSolver(robot, dt=1e-3, qp_solver=Counting(make_backend("reduced")))
 for foot in robot.feet:
     solver.add_contact(tp.PlanarContact(foot, length=0.20, width=0.13, mu=0.8))
 solver.add_task(CoMDamping(kd=20.0, weight=1.0))

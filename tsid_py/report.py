@@ -157,7 +157,7 @@ def _active_limits(solver, solution, tolerance: float) -> list[dict]:
 def _active_acceleration_bounds(solver, constraint, solution, names, tolerance) -> list[dict]:
     """Joints whose q̈ sits on the constraint's lower or upper acceleration bound (within
     ``tolerance × max(1, |bound|)``, rad/s²)."""
-    from .solver import StepContext
+    from .rows import StepContext
 
     context = StepContext(robot=solver.robot, dt=solver.dt, n=len(solution.x), nv=solver.robot.nv)
     index, lower, upper = constraint.acceleration_bounds(context)
