@@ -290,17 +290,19 @@ def frame_pd_rows(joint_jacobians, joint_jacobian_rates, columns, translation, r
             error_rate)
 
 
-@njit(void(*_FRAME, _VECTOR, float64, intp, _MATRIX, _VECTOR, _MATRIX, _MATRIX, _MATRIX, _VECTOR), cache=True,
-      fastmath=_FAST)
-def contact_rows(joint_jacobians, joint_jacobian_rates, columns, translation, rotation, v, kd, first_row, jacobian,
-                 drift, force_block, root_block, matrix, vector):
+@njit(void(*_FRAME, _VECTOR, float64, float64, _VECTOR, _MATRIX, intp, _MATRIX, _VECTOR, _MATRIX, _MATRIX, _MATRIX,
+           _VECTOR), cache=True, fastmath=_FAST)
+def contact_rows(joint_jacobians, joint_jacobian_rates, columns, translation, rotation, v, kp, kd, anchor_translation,
+                 anchor_rotation, first_row, jacobian, drift, force_block, root_block, matrix, vector):
     """A contact's part of the QP from its frame's LOCAL Jacobian ``J`` and drift ``J̇v``
     (formed into ``jacobian`` and ``drift`` by :func:`frame_motion`): its columns of ``D``,
     ``force_block = −J[:s]ᵀ`` (nv × s, s force variables); the same columns of the root rows
     held as equalities, ``root_block = force_block[:6]`` (no rows when the root is not held);
     and its no-slip rows ``matrix[i] = J[first_row + i]``,
-    ``vector[i] = −J̇v[first_row + i] − kd J[first_row + i] v`` (``matrix`` may have no rows:
-    a contact without kinematics)."""
+    ``vector[i] = −J̇v[first_row + i] − kd J[first_row + i] v + kp e[first_row + i]`` with
+    ``e`` the frame's drift from its anchor in its own axes (:func:`placement_error`,
+    ``local``; no position term when ``kp == 0``) (``matrix`` may have no rows: a contact
+    without kinematics)."""
     frame_motion(joint_jacobians, joint_jacobian_rates, columns, translation, rotation, v, True, jacobian, drift)
     nv, size = force_block.shape
     for i in range(nv):
@@ -309,13 +311,16 @@ def contact_rows(joint_jacobians, joint_jacobian_rates, columns, translation, ro
     for i in range(root_block.shape[0]):
         for j in range(size):
             root_block[i, j] = -jacobian[j, i]
+    error = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    if kp != 0.0 and matrix.shape[0] > 0:
+        error = placement_error(translation, rotation, anchor_translation, anchor_rotation, True)
     for r in range(matrix.shape[0]):
         row = first_row + r
         velocity = 0.0
         for i in range(nv):
             matrix[r, i] = jacobian[row, i]
             velocity += jacobian[row, i] * v[i]
-        vector[r] = -drift[row] - kd * velocity
+        vector[r] = -drift[row] - kd * velocity + kp * error[row]
 
 
 @njit(cache=True, fastmath=_FAST)

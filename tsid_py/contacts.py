@@ -21,6 +21,12 @@ from ._validation import positive_scalar
 #: √(f_x² + f_y²) ≤ μ f_z: no force outside the true Coulomb cone.
 INSCRIBED_PYRAMID = 1.0 / np.sqrt(2.0)
 
+#: Default stiffness of a contact's stabilisation, 1/s² (``kd`` = 2√kp = 20 1/s): a sole that
+#: starts to rock or slide (the simulator's contacts are compliant) is brought back within
+#: about 0.1–0.2 s instead of keeping its velocity. Measured on Talos under 0.1 s pushes, it
+#: is what lets the soles stay flat up to the capture-point bounds (see issue 17).
+DEFAULT_KP = 100.0
+
 
 class Contact:
     """Common parts of point and planar contacts.
@@ -30,9 +36,12 @@ class Contact:
     frame : name of the contact frame (z axis along the surface normal, into the robot).
     mu : Coulomb friction coefficient (> 0).
     f_min, f_max : bounds on the normal force, N (0 ≤ f_min < f_max).
-    kp : stiffness of the contact-acceleration stabilisation, 1/s²; ``kd`` defaults to 2√kp.
-        The constraint asks ``J q̈ + J̇ v = −kd J v − kp e`` where ``e`` is the drift of the
-        frame from where the contact was made (``kp = 0`` by default: velocity damping only).
+    kp : stiffness of the contact-acceleration stabilisation, 1/s² (:data:`DEFAULT_KP`);
+        ``kd`` (1/s) defaults to 2√kp (critically damped: 20 1/s for the default). The
+        constraint asks ``J q̈ + J̇ v = −kd J v + kp e`` where ``e`` is the frame's drift from
+        where the contact was made, in its own axes (m, then rad). With ``kp = kd = 0`` a
+        sole that has started to rock or slide keeps its velocity; with the defaults that
+        velocity decays with a time constant of 0.1 s and the drift is pulled back.
     priority : "hard" (equality, default) or "soft" with ``weight``.
     unilateral : enforce the friction pyramid, the normal-force bounds and (planar) the
         centre-of-pressure and torsion rows. ``False`` leaves the wrench free (e.g. inverse
@@ -45,7 +54,7 @@ class Contact:
     motion_rows = slice(0, 0)   # which rows of the 6-D frame motion the contact fixes
 
     def __init__(self, frame: str, *, mu: float = 0.7, f_min: float = 0.0, f_max: float = 1e4,
-                 kp: float = 0.0, kd: float | None = None, priority: str = "hard", weight: float = 1e3,
+                 kp: float = DEFAULT_KP, kd: float | None = None, priority: str = "hard", weight: float = 1e3,
                  unilateral: bool = True, kinematic: bool = True):
         if not isinstance(frame, str):
             raise ValueError(f"frame must be a frame name (str), got {frame!r}")
@@ -94,9 +103,13 @@ class Contact:
         self.frame_id = robot.frame_id(self.frame)
         self._sources = robot.frame_sources(self.frame_id)
         self._jacobian, self._drift = np.zeros((6, robot.nv)), np.zeros(6)     # the kernel's, refreshed each step
+        self._anchor_translation, self._anchor_rotation = np.zeros(3), np.eye(3)
 
     def anchor_at(self, placement: pin.SE3) -> None:
+        """Remember ``placement`` as where the contact was made (the ``kp`` term's reference)."""
         self.anchor = placement.copy()
+        self._anchor_translation = np.array(placement.translation, dtype=float)
+        self._anchor_rotation = np.array(placement.rotation, dtype=float)
 
     def write_rows(self, robot, force_block: np.ndarray, root_block: np.ndarray, matrix: np.ndarray,
                    vector: np.ndarray) -> None:
@@ -108,10 +121,10 @@ class Contact:
         ``vector`` (both empty for a contact without kinematics). ``J`` and ``J̇v`` are
         formed from the frame's sources in the same compiled call
         (:func:`~tsid_py._kernels.contact_rows`)."""
-        _kernels.direct.contact_rows(*self._sources, robot.v, self.kd, self.motion_rows.start, self._jacobian,
-                                     self._drift, force_block, root_block, matrix, vector)
-        if self.kp and self.anchor is not None and vector.size:
-            vector += self.kp * pin.log6(robot.frame_placement(self.frame_id).actInv(self.anchor)).vector[self.motion_rows]
+        kp = self.kp if self.anchor is not None else 0.0
+        _kernels.direct.contact_rows(*self._sources, robot.v, kp, self.kd, self._anchor_translation,
+                                     self._anchor_rotation, self.motion_rows.start, self._jacobian, self._drift,
+                                     force_block, root_block, matrix, vector)
 
     def local_wrench(self, local_force: np.ndarray) -> np.ndarray:
         """The (6,) wrench in the frame's axes from the contact's variables (zero moment for a
