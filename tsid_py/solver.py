@@ -22,6 +22,7 @@ from . import _kernels
 from ._validation import as_vector, positive_scalar
 from .constraints.base import AccelerationBounds, Constraint, LinearConstraint
 from .contacts import Contact
+from .errors import SolverError
 from .qp import QP, LeastSquaresCost, make_backend
 from .robot import Robot
 from .solution import Solution
@@ -83,15 +84,20 @@ class DynamicsSolver:
     actuated_root : on a floating base, leave the 6 root rows of the equation of motion free
         and report the wrench an imaginary "crane" would apply in ``tau[:6]`` (plain inverse
         dynamics); by default those rows are equalities and ``tau[:6] == 0``.
+    diagnose : when a solve fails, search which hard constraints conflict and raise
+        :class:`~tsid_py.InfeasibleError` naming them (an elastic re-solve, milliseconds);
+        ``False`` raises a plain :class:`~tsid_py.SolverError` at once (a control loop's
+        choice, see :class:`tsid_py.control.FailurePolicy`).
     """
 
     def __init__(self, robot: Robot, dt: float = 1e-3, qp_solver: str = "reduced",
-                 regularization: dict | None = None, actuated_root: bool = False):
+                 regularization: dict | None = None, actuated_root: bool = False, diagnose: bool = True):
         if not isinstance(robot, Robot):
             raise ValueError(f"robot must be a tsid_py.Robot, got {type(robot).__name__}")
         self.robot = robot
         self.dt = positive_scalar(dt, "dt")
         self.actuated_root = bool(actuated_root) and robot.floating_base
+        self.diagnose = bool(diagnose)
         self.backend = make_backend(qp_solver)
         weights = dict(DEFAULT_REGULARIZATION)
         for key, value in (regularization or {}).items():
@@ -211,6 +217,8 @@ class DynamicsSolver:
         result = self.backend.solve(qp)
         t_qp = perf_counter()
         if not result.success:
+            if not self.diagnose:
+                raise SolverError(f"QP backend {self.backend.name!r} failed ({result.status})", result.status)
             from .diagnosis import diagnose
 
             error = diagnose(self, qp, result.status)

@@ -1,0 +1,66 @@
+"""Regularise the parts of the contact wrenches a balance controller should not use freely.
+
+Two soles in contact leave the QP a family of wrench distributions with the same net effect
+on the robot: internal forces (the feet squeezing or spreading, ``±f_y``), opposite
+torsional moments ``±m_z``, and so on. The solver's default force regularisation is tiny
+(it only makes the QP strictly convex), so from one step to the next the QP can hop between
+such distributions. On a compliant floor (MuJoCo's, a real one) a hop is a jolt: the soles
+creep and twist. :class:`WrenchRegularization` costs ``Σ_contacts Σ_axes w_a f_a²`` on the
+contact variables in their local axes, with per-axis weights: by default the tangential
+forces and the torsional moment only — the normal force and the centre-of-pressure moments,
+which the balance controller needs to shift weight and move the CoP, stay free.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import as_vector
+from ..tasks import Task
+
+#: Default weights on ``[f_x, f_y, f_z, m_x, m_y, m_z]`` (local axes): 1/N² and 1/(N·m)².
+DEFAULT_WEIGHTS = (1e-5, 1e-5, 0.0, 0.0, 0.0, 1e-3)
+
+
+class WrenchRegularization(Task):
+    """``Σ_i Σ_a w_a f_{i,a}²`` over every active contact's variables (local axes).
+
+    ``weights`` (6,) for ``[f_x, f_y, f_z, m_x, m_y, m_z]`` (≥ 0); a point contact uses the
+    first three.
+    """
+
+    acts_on = "x"
+
+    def __init__(self, weights=DEFAULT_WEIGHTS, *, name: str = "wrench regularisation"):
+        axis_weights = as_vector(weights, "weights", 6).copy()
+        if np.any(axis_weights < 0):
+            raise ValueError(f"weights must be ≥ 0 for each of the 6 wrench axes, got {axis_weights}")
+        self.axis_weights = axis_weights
+        super().__init__(1, priority="soft", name=name)
+        self._diagonal_key = None
+
+    def _columns_and_weights(self, context) -> tuple[np.ndarray, np.ndarray]:
+        columns, weights = [], []
+        for name, span in context.contact_columns.items():
+            size = span.stop - span.start
+            columns.append(np.arange(span.start, span.stop))
+            weights.append(self.axis_weights[:size])
+        if not columns:
+            return np.zeros(0, dtype=np.intp), np.zeros(0)
+        return np.concatenate(columns), np.concatenate(weights)
+
+    def diagonal(self, context, targets):
+        """``(columns, weights)`` of the cost on the contact variables (targets 0); rebuilt
+        when the contacts change."""
+        key = tuple((name, span.start, span.stop) for name, span in context.contact_columns.items())
+        if key != self._diagonal_key:
+            self._diagonal_key = key
+            self._diagonal = self._columns_and_weights(context)
+        return self._diagonal
+
+    def compute(self, context):
+        """The same cost as rows ``√w_a e_a`` (for a solver that asks for rows)."""
+        columns, weights = self._columns_and_weights(context)
+        matrix = np.zeros((columns.size, context.n))
+        matrix[np.arange(columns.size), columns] = np.sqrt(weights)
+        return matrix, np.zeros(columns.size)

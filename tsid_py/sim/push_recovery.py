@@ -1,0 +1,125 @@
+"""One push against a balancing humanoid in MuJoCo, judged physically.
+
+:func:`push_trial` stands the robot on its soles under a
+:class:`~tsid_py.control.BalanceController`, pushes its base once (``force`` N for
+``push_duration`` s in a horizontal direction, at ``push_at`` s) and watches it.
+
+**Fell** (judged from the simulator, not from the controller): the base drops below
+:data:`FALL_HEIGHT_RATIO` of its start height, or a sole slides more than
+:data:`FALL_SLIP` m (horizontally, from where it stood at the start) or tips more than
+:data:`FALL_TILT` rad from the horizontal: past those the stance is lost even if the base
+has not come down yet. **Recovered cleanly**: not fallen, every sole stayed within
+:data:`CLEAN_TILT` and :data:`CLEAN_SLIP`.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..control import BalanceController
+from ..control.capture_point import DIRECTIONS
+from ..control.failure import DAMPING, SLACKENED, SOFTENED
+from .simulation import Simulation
+
+#: A floating-base robot has fallen when its base drops below this fraction of its start height.
+FALL_HEIGHT_RATIO = 0.7
+#: A sole tipped past this angle (rad, 15°) or slid this far (m) means a fall.
+FALL_TILT, FALL_SLIP = np.radians(15.0), 0.05
+#: Clean recovery: every sole within this tilt (rad, 2°) and slip (m, 1 cm).
+CLEAN_TILT, CLEAN_SLIP = np.radians(2.0), 0.01
+#: The default push, N per kg of the robot's mass (Talos: 144 N; G1: 53 N).
+DEFAULT_PUSH_PER_KG = 1.6
+#: Bodies whose mass the ``mass_scale`` option scales, by robot (torso and base).
+TRUNK_BODIES = {"talos": ("base_link", "torso_1_link", "torso_2_link"), "g1": ("pelvis", "torso_link")}
+
+
+def default_push(robot) -> float:
+    """The balance demo's default push, N: :data:`DEFAULT_PUSH_PER_KG` × the robot's mass."""
+    return DEFAULT_PUSH_PER_KG * robot.mass
+
+
+def push_force(force: float, direction: str) -> np.ndarray:
+    """The world force (3,) of ``force`` N toward ``direction`` (``+x``, ``-x``, ``+y``, ``-y``)."""
+    if direction not in DIRECTIONS:
+        raise ValueError(f"push direction must be one of {list(DIRECTIONS)}, got {direction!r}")
+    return np.r_[float(force) * DIRECTIONS[direction], 0.0]
+
+
+def trunk_mass_scale(robot, factor: float) -> dict[str, float]:
+    """``mass_scale`` for :class:`~tsid_py.sim.Simulation` scaling the torso and base by ``factor``."""
+    bodies = TRUNK_BODIES.get(robot.name)
+    if bodies is None:
+        raise ValueError(f"robot must be one of {list(TRUNK_BODIES)} to scale its trunk, got {robot.name!r}")
+    return {body: factor for body in bodies}
+
+
+def push_trial(robot, force: float, direction: str = "+y", *, push_at: float = 1.0, push_duration: float = 0.1,
+               duration: float = 3.0, actuation_delay: float = 0.0, trunk_mass: float = 1.0,
+               controller_options: dict | None = None, stop_at_fall: bool = True, on_step=None) -> dict:
+    """Simulate one push; return the JSON-ready summary (see the module for the criteria).
+
+    ``trunk_mass`` scales the simulated torso and base mass (a model error the controller
+    does not know of), ``actuation_delay`` (s) delays the torques. ``on_step(t, controller,
+    sim)`` is called before each control step (to move targets, lift a foot, …).
+    """
+    mass_scale = trunk_mass_scale(robot, trunk_mass) if trunk_mass != 1.0 else None
+    sim = Simulation(robot, actuation_delay=actuation_delay, mass_scale=mass_scale)
+    controller = BalanceController(robot, sim.timestep, **(controller_options or {}))
+    dt = sim.timestep
+    start_height = sim.state()[0][2]
+    start_soles = {foot: sim.sole_pose(foot)[1][:2] for foot in robot.feet}
+    max_tilt, max_slip = 0.0, 0.0
+    relaxed_steps: dict[str, list[float]] = {SOFTENED: [], SLACKENED: [], DAMPING: []}
+    step_times, fell_at, reason = [], None, None
+    push = push_force(force, direction)
+    steps = int(round(duration / dt))
+    push_step = int(round(push_at / dt))
+    for k in range(steps):
+        t = k * dt
+        if k == push_step and force > 0:
+            sim.push(push, push_duration)
+        if on_step is not None:
+            on_step(t, controller, sim)
+        q, v = sim.state()
+        tic = time.perf_counter()
+        solution = controller.step(q, v)
+        step_times.append(time.perf_counter() - tic)
+        for rung in solution.relaxed[-1:]:
+            relaxed_steps[rung].append(round(t, 4))
+        sim.step(solution.tau_actuated)
+        for foot in robot.feet:
+            tilt, position = sim.sole_pose(foot)
+            max_tilt = max(max_tilt, tilt)
+            max_slip = max(max_slip, float(np.linalg.norm(position[:2] - start_soles[foot])))
+        if fell_at is None:
+            if sim.state()[0][2] < FALL_HEIGHT_RATIO * start_height:
+                fell_at, reason = t, "base below 70 % of its start height"
+            elif max_tilt > FALL_TILT:
+                fell_at, reason = t, f"a sole tipped past {np.degrees(FALL_TILT):.0f}°"
+            elif max_slip > FALL_SLIP:
+                fell_at, reason = t, f"a sole slid more than {FALL_SLIP * 100:.0f} cm"
+            if fell_at is not None and stop_at_fall:
+                break
+    steps_us = np.array(step_times) * 1e6
+    fell = fell_at is not None
+    return {
+        "fell": fell,
+        "fell_at": fell_at,
+        "fall_reason": reason,
+        "recovered_cleanly": bool(not fell and max_tilt < CLEAN_TILT and max_slip < CLEAN_SLIP),
+        "push_newtons": float(force),
+        "push_direction": direction,
+        "push_at": push_at,
+        "push_duration": push_duration,
+        "max_sole_tilt_deg": float(np.degrees(max_tilt)),
+        "max_sole_slip_m": max_slip,
+        "failure_policy_steps": {rung: times for rung, times in relaxed_steps.items()},
+        "failure_policy_step_count": int(sum(len(times) for times in relaxed_steps.values())),
+        "simulated_time": float(len(steps_us) * dt),
+        "median_step_us": float(np.median(steps_us)),
+        "p99_step_us": float(np.percentile(steps_us, 99)),
+        "actuation_delay": actuation_delay,
+        "trunk_mass_scale": trunk_mass,
+    }
