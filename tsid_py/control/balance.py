@@ -90,6 +90,9 @@ class BalanceController:
         self.mu = positive_scalar(mu, "mu")
         self.contact_kp = positive_scalar(contact_kp, "contact_kp", allow_zero=True)
         self.robot = robot
+        regularization = dict(regularization or {})
+        if wrench_regularization is not None:          # it stands in for the uniform force term
+            regularization.setdefault("force", 0.0)
         self.solver = solver = DynamicsSolver(robot, dt=dt, qp_solver=qp_solver, diagnose=False,
                                               regularization=regularization)
         robot.update(robot.q_ref, robot.zero_velocity())
@@ -111,6 +114,8 @@ class BalanceController:
             solver.add_constraint(constraints.TorqueLimits())
         self.policy = FailurePolicy(solver) if failure_policy else None
         self.contact_state = ContactStateMonitor(solver) if contact_state else None
+        self._watch_window = int(round(0.1 / solver.dt))
+        self._watch_steps = self._watch_window
         self.update_support()
 
     def _sole(self, foot: str) -> PlanarContact:
@@ -154,5 +159,12 @@ class BalanceController:
         wrenches by name, world-aligned at the contact frames, for the contact state."""
         solution = self.policy.solve(q, v) if self.policy is not None else self.solver.solve(q, v)
         if self.contact_state is not None:
-            self.contact_state.update(solution, wrenches)
+            # A sole rocks once the centre of pressure reaches its edge: the soles' rotation is
+            # watched while the commanded CoP is saturated, for 0.1 s after, and after a
+            # relaxed step.
+            if self.com.saturated or not solution.success:
+                self._watch_steps = self._watch_window
+            else:
+                self._watch_steps -= 1
+            self.contact_state.update(solution, wrenches, check_rotation=self._watch_steps > 0)
         return solution

@@ -152,9 +152,18 @@ class SupportPolygon:
         normals = np.column_stack([edges[:, 1], -edges[:, 0]])
         self.normals = normals / np.linalg.norm(normals, axis=1)[:, None]
         self.offsets = np.einsum("ij,ij->i", self.normals, self.vertices)
+        self._edges = [(float(n[0]), float(n[1]), float(o)) for n, o in zip(self.normals, self.offsets)]
 
     def contains(self, point) -> bool:
         return bool(np.all(self.normals @ point <= self.offsets + 1e-12))
+
+    def clamp_xy(self, x: float, y: float) -> tuple[float, float]:
+        """:meth:`clamp` on plain floats (the control loop's path: inside, no numpy call)."""
+        for nx, ny, offset in self._edges:
+            if nx * x + ny * y > offset + 1e-12:
+                clamped = self.clamp(np.array([x, y]))
+                return float(clamped[0]), float(clamped[1])
+        return x, y
 
     def clamp(self, point) -> np.ndarray:
         """``point`` (2,) if it is inside, else the nearest point of the polygon's boundary."""

@@ -57,37 +57,54 @@ class ContactStateMonitor:
         self._limit_squared = self.max_angular_velocity ** 2
         self._cos_tilt = np.cos(self.max_tilt)
 
-    def update(self, solution, wrenches: dict | None = None) -> bool:
+    def update(self, solution, wrenches: dict | None = None, check_rotation: bool = True) -> bool:
         """Look at each contact after the step that produced ``solution`` (the robot's
         kinematics are that step's); ``wrenches`` (name -> (6,) world-aligned, optional)
-        are measured ones. Returns whether a contact changed state."""
+        are measured ones. ``check_rotation=False`` skips the soles' angular velocities
+        (hard contacts only: a loop that knows no sole can have started to rock, e.g. while
+        its commanded centre of pressure is well inside the soles, saves their cost).
+        Returns whether a contact changed state."""
         solver, robot = self.solver, self.solver.robot
         changed = False
-        for name, contact in list(solver.contacts.items()):
-            omega = robot.frame_velocity(contact.frame_id)[3:]
-            speed = float(omega @ omega)
-            force = self._normal_force(name, solution, wrenches)
+        limit = self._limit_squared
+        for name, contact in solver.contacts.items():
             state = self.softened.get(name)
+            speed = 0.0
+            if check_rotation or state is not None:
+                omega = robot.frame_velocity(contact.frame_id)
+                speed = float(omega[3]) ** 2 + float(omega[4]) ** 2 + float(omega[5]) ** 2
+            force = self._normal_force(name, solution, wrenches)
             if state is None:
-                if contact.priority != "hard" or solver.normal_force_bounds(contact)[1] < contact.f_max:
-                    continue
-                if speed > self._limit_squared or force < self.min_normal_force:
+                if (speed > limit or force < self.min_normal_force) and contact.priority == "hard" \
+                        and solver.normal_force_bounds(contact)[1] >= contact.f_max:
                     self.softened[name] = [contact.weight, 0]
-                    self._set(contact, "soft", self.soft_weight)
                     changed = True
                 continue
             flat = robot.frame_rotation(contact.frame_id)[2, 2] >= self._cos_tilt
-            if 4.0 * speed < self._limit_squared and flat and force >= self.min_normal_force:
+            if 4.0 * speed < limit and flat and force >= self.min_normal_force:
                 state[1] += 1
                 if state[1] >= self.settle_steps:
-                    self._set(contact, "hard", state[0])
-                    del self.softened[name]
+                    state[1] = -1           # to harden
                     changed = True
             else:
                 state[1] = 0
-        for name in [n for n in self.softened if n not in solver.contacts]:     # removed meanwhile
-            del self.softened[name]
+        if changed:
+            self._apply()
         return changed
+
+    def _apply(self) -> None:
+        """Soften the contacts just flagged, harden those that settled (outside the loop over
+        the solver's contacts, which this changes)."""
+        contacts = self.solver.contacts
+        for name, state in list(self.softened.items()):
+            contact = contacts.get(name)
+            if contact is None:                           # removed meanwhile
+                del self.softened[name]
+            elif state[1] == -1:
+                self._set(contact, "hard", state[0])
+                del self.softened[name]
+            elif contact.priority == "hard":
+                self._set(contact, "soft", self.soft_weight)
 
     @staticmethod
     def _normal_force(name: str, solution, wrenches) -> float:

@@ -49,13 +49,25 @@ class CapturePointTask(CoMTask):
         super().__init__(kp=[0.0, 0.0, positive_scalar(height_kp, "height_kp", allow_zero=True)], weight=weight,
                          name=name or "CapturePointTask")
         self.omega = lipm_frequency(com_height, gravity)
-        self.gain = positive_scalar(gain, "gain", allow_zero=True)
+        self._gain = positive_scalar(gain, "gain", allow_zero=True)
+        self._cop_offset = [0.0, 0.0]
         self.hip_ratio = float(hip_ratio)
         if not 0.0 <= self.hip_ratio <= 1.0:
             raise ValueError(f"hip_ratio must be in [0, 1], got {hip_ratio!r}")
         self.support: SupportPolygon | None = None
-        self.cop, self.dcm, self.saturated = np.zeros(2), np.zeros(2), False
+        self.dcm_xy, self.cop_xy, self.saturated = (0.0, 0.0), (0.0, 0.0), False
         self._target_acceleration = np.zeros(3)
+
+    @property
+    def gain(self) -> float:
+        """Decay rate of the capture point error, 1/s."""
+        return self._gain
+
+    @gain.setter
+    def gain(self, value: float) -> None:
+        self._gain = positive_scalar(value, "gain", allow_zero=True)
+        if self.position_ref is not None:
+            self._update_offset()
 
     def set_support(self, support: SupportPolygon) -> None:
         """The polygon the commanded centre of pressure is kept in (world x, y, m)."""
@@ -68,23 +80,42 @@ class CapturePointTask(CoMTask):
         super().set_target(target, velocity, None)
         self._target_acceleration = np.zeros(3) if acceleration is None else as_vector(acceleration, "acceleration", 3)
         self.acceleration_ref = self._target_acceleration.copy()
+        self._update_offset()
+
+    def _update_offset(self) -> None:
+        """p* = ξ + (gain (ξ − ξ_ref) − ξ̇_ref) / ω = (1 + gain/ω) ξ − offset, with ξ_ref = c_ref + ċ_ref/ω
+        and ξ̇_ref = ċ_ref + c̈_ref/ω: the offset only changes with the target and the gain."""
+        omega, gain = self.omega, self._gain
+        xi_ref = self.position_ref[:2] + self.velocity_ref[:2] / omega
+        xi_rate_ref = self.velocity_ref[:2] + self._target_acceleration[:2] / omega
+        self._cop_offset = ((gain * xi_ref + xi_rate_ref) / omega).tolist()
 
     def kinematics(self, robot):
-        """Write this step's horizontal ``c̈`` into the feed-forward, then the CoM rows."""
-        omega, gain = self.omega, self.gain
-        com, velocity, ref, velocity_ref, acc_ref = (robot.com, robot.com_velocity, self.position_ref,
-                                                      self.velocity_ref, self._target_acceleration)
-        xi = com[:2] + velocity[:2] / omega
-        self.dcm = xi
-        xi_error = xi - ref[:2] - velocity_ref[:2] / omega
-        desired = xi + (gain * xi_error - velocity_ref[:2] - acc_ref[:2] / omega) / omega
-        cop = desired
-        if self.support is not None:
-            cop = self.support.clamp(desired)
-        self.saturated = cop is not desired
-        self.cop = cop
-        acceleration = omega * omega * (com[:2] - cop)
-        if self.saturated:
-            acceleration += self.hip_ratio * omega * omega * (cop - desired)
-        self.acceleration_ref[:2] = acceleration
+        """Write this step's horizontal ``c̈`` into the feed-forward, then the CoM rows.
+        (Scalar arithmetic: on 2-vectors, numpy's per-call cost would be the whole cost.)"""
+        omega = self.omega
+        cx, cy, _ = robot.com.tolist()
+        vx, vy, _ = robot.com_velocity.tolist()
+        xi_x, xi_y = cx + vx / omega, cy + vy / omega
+        scale = 1.0 + self._gain / omega
+        offset_x, offset_y = self._cop_offset
+        px, py = scale * xi_x - offset_x, scale * xi_y - offset_y
+        qx, qy = (px, py) if self.support is None else self.support.clamp_xy(px, py)
+        self.saturated = qx != px or qy != py
+        self.dcm_xy, self.cop_xy = (xi_x, xi_y), (qx, qy)
+        square = omega * omega
+        hip = self.hip_ratio * square if self.saturated else 0.0
+        acceleration = self.acceleration_ref
+        acceleration[0] = square * (cx - qx) + hip * (qx - px)
+        acceleration[1] = square * (cy - qy) + hip * (qy - py)
         return super().kinematics(robot)
+
+    @property
+    def dcm(self) -> np.ndarray:
+        """The capture point (x, y) at the last step, m."""
+        return np.array(self.dcm_xy)
+
+    @property
+    def cop(self) -> np.ndarray:
+        """The commanded centre of pressure (x, y) at the last step, m."""
+        return np.array(self.cop_xy)

@@ -68,7 +68,7 @@ class FailurePolicy:
             solution = self.solver.solve(q, v)
         except SolverError:
             solution = self._relaxed(q, v)
-        self.last_tau_actuated = solution.tau_actuated.copy()
+        self.last_tau_actuated = solution.tau_actuated     # each solution owns its arrays
         return solution
 
     # ------------------------------------------------------------------ the ladder

@@ -18,8 +18,10 @@ import numpy as np
 from .._validation import as_vector
 from ..tasks import Task
 
-#: Default weights on ``[f_x, f_y, f_z, m_x, m_y, m_z]`` (local axes): 1/N² and 1/(N·m)².
-DEFAULT_WEIGHTS = (1e-5, 1e-5, 0.0, 0.0, 0.0, 1e-3)
+#: Default weights on ``[f_x, f_y, f_z, m_x, m_y, m_z]`` (local axes): 1/N² and 1/(N·m)². The
+#: normal force and CoP moments keep the solver's default force regularisation (1e-8), so
+#: that this task can stand in for it (one diagonal cost instead of two).
+DEFAULT_WEIGHTS = (1e-5, 1e-5, 1e-8, 1e-8, 1e-8, 1e-3)
 
 
 class WrenchRegularization(Task):

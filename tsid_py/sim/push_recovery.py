@@ -21,6 +21,7 @@ import numpy as np
 from ..control import BalanceController
 from ..control.capture_point import DIRECTIONS
 from ..control.failure import DAMPING, SLACKENED, SOFTENED
+from ..tasks import FrameTask
 from .simulation import Simulation
 
 #: A floating-base robot has fallen when its base drops below this fraction of its start height.
@@ -55,21 +56,63 @@ def trunk_mass_scale(robot, factor: float) -> dict[str, float]:
     return {body: factor for body in bodies}
 
 
+class SingleLegStance:
+    """``on_step`` for :func:`push_trial`: shift the CoM over the first foot in
+    :data:`SHIFT_TIME` s (minimum jerk), then lift the other foot :data:`LIFT_HEIGHT` m (its
+    force ramps to 0 in 0.1 s; its frame task lifts it in 0.3 s) and hold it there."""
+
+    SHIFT_TIME, LIFT_HEIGHT = 1.0, 0.03
+
+    def __init__(self, robot):
+        self.support, self.swing = robot.feet[0], robot.feet[1]
+        robot.update(robot.q_ref, robot.zero_velocity())
+        self.start = robot.com.copy()
+        self.over_support = self.start.copy()
+        self.over_support[:2] = robot.frame_placement(robot.frame_id(self.support)).translation[:2]
+        self.swing_home = robot.frame_placement(robot.frame_id(self.swing)).copy()
+        self.foot_task = None
+
+    def __call__(self, t: float, controller, sim) -> None:
+        if t <= self.SHIFT_TIME:
+            r = t / self.SHIFT_TIME
+            s, ds, dds = r**3 * (10 - 15 * r + 6 * r**2), 30 * r**2 * (1 - r) ** 2, 60 * r * (1 - r) * (1 - 2 * r)
+            delta = self.over_support - self.start
+            controller.com.set_target(self.start + s * delta, velocity=ds / self.SHIFT_TIME * delta,
+                                      acceleration=dds / self.SHIFT_TIME**2 * delta)
+            return
+        if self.foot_task is None:
+            controller.remove_contact(self.swing, transition=0.1)
+            self.foot_task = controller.solver.add_task(FrameTask(self.swing, self.swing_home, kp=300.0, weight=10.0))
+        target = self.swing_home.copy()
+        target.translation[2] += self.LIFT_HEIGHT * min((t - self.SHIFT_TIME) / 0.3, 1.0)
+        self.foot_task.set_target(target)
+
+    def bounds_geometry(self) -> tuple[list[str], np.ndarray]:
+        """``(feet, com)`` for :func:`~tsid_py.control.push_bounds` in this stance."""
+        return [self.support], self.over_support
+
+
 def push_trial(robot, force: float, direction: str = "+y", *, push_at: float = 1.0, push_duration: float = 0.1,
-               duration: float = 3.0, actuation_delay: float = 0.0, trunk_mass: float = 1.0,
+               duration: float = 3.0, actuation_delay: float = 0.0, trunk_mass: float = 1.0, stance: str = "double",
                controller_options: dict | None = None, stop_at_fall: bool = True, on_step=None) -> dict:
     """Simulate one push; return the JSON-ready summary (see the module for the criteria).
 
     ``trunk_mass`` scales the simulated torso and base mass (a model error the controller
-    does not know of), ``actuation_delay`` (s) delays the torques. ``on_step(t, controller,
-    sim)`` is called before each control step (to move targets, lift a foot, …).
+    does not know of), ``actuation_delay`` (s) delays the torques. ``stance``: ``"double"``
+    or ``"single"`` (:class:`SingleLegStance`: push it after ``SHIFT_TIME + 0.5`` s).
+    ``on_step(t, controller, sim)`` is called before each control step (to move targets, …).
     """
+    if stance == "single":
+        on_step = SingleLegStance(robot)
+    elif stance != "double":
+        raise ValueError(f"stance must be 'double' or 'single', got {stance!r}")
     mass_scale = trunk_mass_scale(robot, trunk_mass) if trunk_mass != 1.0 else None
     sim = Simulation(robot, actuation_delay=actuation_delay, mass_scale=mass_scale)
     controller = BalanceController(robot, sim.timestep, **(controller_options or {}))
     dt = sim.timestep
     start_height = sim.state()[0][2]
-    start_soles = {foot: sim.sole_pose(foot)[1][:2] for foot in robot.feet}
+    watched = [on_step.support] if stance == "single" else list(robot.feet)      # the soles meant to stay
+    start_soles = {foot: sim.sole_pose(foot)[1][:2] for foot in watched}
     max_tilt, max_slip = 0.0, 0.0
     relaxed_steps: dict[str, list[float]] = {SOFTENED: [], SLACKENED: [], DAMPING: []}
     step_times, fell_at, reason = [], None, None
@@ -89,7 +132,7 @@ def push_trial(robot, force: float, direction: str = "+y", *, push_at: float = 1
         for rung in solution.relaxed[-1:]:
             relaxed_steps[rung].append(round(t, 4))
         sim.step(solution.tau_actuated)
-        for foot in robot.feet:
+        for foot in watched:
             tilt, position = sim.sole_pose(foot)
             max_tilt = max(max_tilt, tilt)
             max_slip = max(max_slip, float(np.linalg.norm(position[:2] - start_soles[foot])))
@@ -109,6 +152,7 @@ def push_trial(robot, force: float, direction: str = "+y", *, push_at: float = 1
         "fell_at": fell_at,
         "fall_reason": reason,
         "recovered_cleanly": bool(not fell and max_tilt < CLEAN_TILT and max_slip < CLEAN_SLIP),
+        "stance": stance,
         "push_newtons": float(force),
         "push_direction": direction,
         "push_at": push_at,
