@@ -1,6 +1,8 @@
 """``tsid-py``: run the demos and the step benchmark.
 
-    tsid-py demo NAME [--robot R] [--duration S] [--push N] [--json FILE] [--plot FILE] [--viewer]
+    tsid-py demo NAME [--robot R] [--duration S] [--json FILE] [--plot FILE] [--viewer]
+    tsid-py demo balance [--push N] [--push-direction {+x,-x,+y,-y}] [--push-at S] [--single-leg]
+                         [--actuation-delay S] [--trunk-mass F]
     tsid-py bench [--robot talos g1 go2] [--steps 2000] [--json FILE]
 """
 
@@ -60,10 +62,14 @@ def _demo(args) -> int:
     kwargs = {"robot": args.robot} if args.robot else {}
     if args.duration is not None:
         kwargs["duration"] = args.duration
-    if args.push is not None:
-        if args.name != "balance":
-            raise SystemExit("--push applies to the balance demo only")
-        kwargs["push"] = args.push
+    balance_options = {"push": args.push, "push_direction": args.push_direction, "push_at": args.push_at,
+                       "actuation_delay": args.actuation_delay, "trunk_mass": args.trunk_mass,
+                       "stance": "single" if args.single_leg else None}
+    for key, value in balance_options.items():
+        if value is not None:
+            if args.name != "balance":
+                raise SystemExit(f"--{key.replace('_', '-')} applies to the balance demo only")
+            kwargs[key] = value
     if args.viewer:
         if not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
             print("--viewer: no display here (DISPLAY is unset); running headless", file=sys.stderr)
@@ -95,7 +101,15 @@ def main(argv=None) -> int:
     demo.add_argument("name", choices=sorted(DEMOS))
     demo.add_argument("--robot", help="robot name (talos, g1, go2, solo12, panda, ur5)")
     demo.add_argument("--duration", type=float, help="simulated seconds")
-    demo.add_argument("--push", type=float, help="balance: push force in N, applied for 0.1 s")
+    demo.add_argument("--push", type=float,
+                      help="balance: push force in N, applied for 0.1 s (default 1.6 N per kg of the robot)")
+    demo.add_argument("--push-direction", choices=["+x", "-x", "+y", "-y"],
+                      help="balance: one push this way (default: the two-push schedule, +y then +x)")
+    demo.add_argument("--push-at", type=float, help="balance: time of the single push, s (default 1)")
+    demo.add_argument("--actuation-delay", type=float, help="balance: simulated actuation delay, s")
+    demo.add_argument("--trunk-mass", type=float, help="balance: factor on the simulated torso and base mass")
+    demo.add_argument("--single-leg", action="store_true", default=None,
+                      help="balance: stand on the first foot (the other lifted 3 cm) before the push (at 2 s)")
     demo.add_argument("--json", help="write the summary to this file")
     demo.add_argument("--plot", help="write a PNG of CoM, ZMP, forces and torques")
     demo.add_argument("--viewer", action="store_true", help="open MuJoCo's viewer (needs a display)")

@@ -72,9 +72,9 @@ class BalanceController:
     qp_solver : the solver's backend.
     """
 
-    def __init__(self, robot: Robot, dt: float = 1e-3, *, feet=None, sole_scale: float = 0.9, mu: float = 0.5,
+    def __init__(self, robot: Robot, dt: float = 1e-3, *, feet=None, sole_scale: float = 0.95, mu: float = 0.5,
                  contact_kp: float = DEFAULT_KP,
-                 dcm_gain: float = 8.0, hip_ratio: float = 0.5, height_kp: float = 100.0,
+                 dcm_gain: float = 8.0, hip_ratio: float = 1.0, height_kp: float = 100.0,
                  torso_frame: str | None = None, torso_kp: float = 100.0, torso_weight: float = 0.1,
                  posture_kp: float = 30.0, posture_weight: float = 1e-2, momentum_kp: float = 10.0,
                  momentum_weight: float = 0.0, torque_limits: bool = True, failure_policy: bool = True,

@@ -7,7 +7,8 @@ if the one before failed too:
 
 1. **contacts softened**: every hard contact's no-slip rows become a cost (weight
    ``soft_contact_weight``) for this step, so a rocking or sliding sole no longer makes the
-   equalities contradict the friction and centre-of-pressure rows;
+   equalities contradict the friction and centre-of-pressure rows (skipped when no contact
+   is hard);
 2. **torque limits slackened**: as 1, with every :class:`~tsid_py.constraints.TorqueLimits`
    scaled by ``torque_slack``; the torques sent are then clipped to the true limits;
 3. **damping command**: no QP; the last torques that were sent, minus joint damping
@@ -74,11 +75,13 @@ class FailurePolicy:
     # ------------------------------------------------------------------ the ladder
     def _relaxed(self, q, v) -> Solution:
         softened = self._soften_contacts()
+        done = (SOFTENED,) if softened else ()
         try:
-            try:
-                return self._failed(self.solver.solve(q, v), (SOFTENED,))
-            except SolverError:
-                pass
+            if softened:
+                try:
+                    return self._failed(self.solver.solve(q, v), done)
+                except SolverError:
+                    pass
             limits = [c for c in self.solver.constraints if isinstance(c, TorqueLimits)]
             slack = [TorqueLimits(c.limits, scale=c.scale * self.torque_slack) for c in limits]
             self._swap(limits, slack)
@@ -89,12 +92,12 @@ class FailurePolicy:
             finally:
                 self._swap(slack, limits)
             if solution is not None:
-                solution = self._failed(solution, (SOFTENED, SLACKENED))
+                solution = self._failed(solution, done + (SLACKENED,))
                 solution.tau_actuated[:] = self._clip(solution.tau_actuated)
                 return solution
         finally:
             self._harden(softened)
-        return self._damping_command(v)
+        return self._damping_command(v, done)
 
     def _soften_contacts(self) -> list:
         """Turn the hard contacts that are not in a force ramp soft; return them."""
@@ -141,13 +144,13 @@ class FailurePolicy:
         return replace(solution, success=False, status=f"relaxed ({', '.join(relaxed)}): {solution.status}",
                        relaxed=relaxed)
 
-    def _damping_command(self, v) -> Solution:
+    def _damping_command(self, v, done: tuple[str, ...]) -> Solution:
         robot = self.solver.robot
         offset = robot.nv - robot.na
         tau_actuated = self._clip(self.last_tau_actuated - self.damping * np.asarray(v, dtype=float)[offset:])
         tau = np.zeros(robot.nv)
         tau[offset:] = tau_actuated
         self.counts[DAMPING] += 1
+        relaxed = done + (SLACKENED, DAMPING)
         return Solution(np.zeros(robot.nv), tau, tau[offset:], {}, {}, False,
-                        f"relaxed ({SOFTENED}, {SLACKENED}, {DAMPING}): no QP solved", None, 0,
-                        (SOFTENED, SLACKENED, DAMPING))
+                        f"relaxed ({', '.join(relaxed)}): no QP solved", None, 0, relaxed)

@@ -22,6 +22,7 @@ from ..control import BalanceController
 from ..control.capture_point import DIRECTIONS
 from ..control.failure import DAMPING, SLACKENED, SOFTENED
 from ..tasks import FrameTask
+from .controllers import zmp_from_frames
 from .simulation import Simulation
 
 #: A floating-base robot has fallen when its base drops below this fraction of its start height.
@@ -92,23 +93,37 @@ class SingleLegStance:
         return [self.support], self.over_support
 
 
-def push_trial(robot, force: float, direction: str = "+y", *, push_at: float = 1.0, push_duration: float = 0.1,
-               duration: float = 3.0, actuation_delay: float = 0.0, trunk_mass: float = 1.0, stance: str = "double",
-               controller_options: dict | None = None, stop_at_fall: bool = True, on_step=None) -> dict:
-    """Simulate one push; return the JSON-ready summary (see the module for the criteria).
+def push_trial(robot, force: float, direction: str = "+y", *, push_at: float = 1.0, **options) -> dict:
+    """Simulate one push of ``force`` N toward ``direction`` at ``push_at`` s; return the
+    JSON-ready summary (see the module for the criteria; ``options`` as :func:`run_pushes`)."""
+    summary, _ = run_pushes(robot, [(push_at, direction, force)], **options)
+    summary.update(push_newtons=float(force), push_direction=direction, push_at=push_at)
+    return summary
+
+
+def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3.0, actuation_delay: float = 0.0,
+               trunk_mass: float = 1.0, stance: str = "double", controller_options: dict | None = None,
+               stop_at_fall: bool = True, on_step=None, record: bool = False,
+               viewer: bool = False) -> tuple[dict, dict]:
+    """Simulate the balance controller under ``pushes`` (``(time s, direction, force N)``
+    each, ``push_duration`` s long); return ``(summary, log)``.
 
     ``trunk_mass`` scales the simulated torso and base mass (a model error the controller
     does not know of), ``actuation_delay`` (s) delays the torques. ``stance``: ``"double"``
-    or ``"single"`` (:class:`SingleLegStance`: push it after ``SHIFT_TIME + 0.5`` s).
+    or ``"single"`` (:class:`SingleLegStance`; push it after ``SHIFT_TIME + 0.5`` s).
     ``on_step(t, controller, sim)`` is called before each control step (to move targets, …).
+    ``record`` fills ``log`` (time, CoM and its reference, torques, measured and planned
+    normal forces, ZMP) for a plot; ``viewer`` shows MuJoCo's passive viewer.
     """
     if stance == "single":
         on_step = SingleLegStance(robot)
     elif stance != "double":
         raise ValueError(f"stance must be 'double' or 'single', got {stance!r}")
+    schedule = {int(round(at / 1e-3)): push_force(force, direction) for at, direction, force in pushes if force > 0}
     mass_scale = trunk_mass_scale(robot, trunk_mass) if trunk_mass != 1.0 else None
-    sim = Simulation(robot, actuation_delay=actuation_delay, mass_scale=mass_scale)
+    sim = Simulation(robot, actuation_delay=actuation_delay, mass_scale=mass_scale, visual=viewer)
     controller = BalanceController(robot, sim.timestep, **(controller_options or {}))
+    handle = _viewer(sim) if viewer else None
     dt = sim.timestep
     start_height = sim.state()[0][2]
     watched = [on_step.support] if stance == "single" else list(robot.feet)      # the soles meant to stay
@@ -116,13 +131,11 @@ def push_trial(robot, force: float, direction: str = "+y", *, push_at: float = 1
     max_tilt, max_slip = 0.0, 0.0
     relaxed_steps: dict[str, list[float]] = {SOFTENED: [], SLACKENED: [], DAMPING: []}
     step_times, fell_at, reason = [], None, None
-    push = push_force(force, direction)
-    steps = int(round(duration / dt))
-    push_step = int(round(push_at / dt))
-    for k in range(steps):
+    log: dict[str, list] = {}
+    for k in range(int(round(duration / dt))):
         t = k * dt
-        if k == push_step and force > 0:
-            sim.push(push, push_duration)
+        if k in schedule:
+            sim.push(schedule[k], push_duration)
         if on_step is not None:
             on_step(t, controller, sim)
         q, v = sim.state()
@@ -132,6 +145,10 @@ def push_trial(robot, force: float, direction: str = "+y", *, push_at: float = 1
         for rung in solution.relaxed[-1:]:
             relaxed_steps[rung].append(round(t, 4))
         sim.step(solution.tau_actuated)
+        if record:
+            _record(log, t, robot, controller, solution, sim)
+        if handle is not None:
+            handle.sync()
         for foot in watched:
             tilt, position = sim.sole_pose(foot)
             max_tilt = max(max_tilt, tilt)
@@ -145,21 +162,21 @@ def push_trial(robot, force: float, direction: str = "+y", *, push_at: float = 1
                 fell_at, reason = t, f"a sole slid more than {FALL_SLIP * 100:.0f} cm"
             if fell_at is not None and stop_at_fall:
                 break
+    if handle is not None:
+        handle.close()
     steps_us = np.array(step_times) * 1e6
     fell = fell_at is not None
-    return {
+    summary = {
         "fell": fell,
         "fell_at": fell_at,
         "fall_reason": reason,
         "recovered_cleanly": bool(not fell and max_tilt < CLEAN_TILT and max_slip < CLEAN_SLIP),
         "stance": stance,
-        "push_newtons": float(force),
-        "push_direction": direction,
-        "push_at": push_at,
+        "pushes": [{"at": at, "direction": direction, "newtons": float(force)} for at, direction, force in pushes],
         "push_duration": push_duration,
         "max_sole_tilt_deg": float(np.degrees(max_tilt)),
         "max_sole_slip_m": max_slip,
-        "failure_policy_steps": {rung: times for rung, times in relaxed_steps.items()},
+        "failure_policy_steps": relaxed_steps,
         "failure_policy_step_count": int(sum(len(times) for times in relaxed_steps.values())),
         "simulated_time": float(len(steps_us) * dt),
         "median_step_us": float(np.median(steps_us)),
@@ -167,3 +184,24 @@ def push_trial(robot, force: float, direction: str = "+y", *, push_at: float = 1
         "actuation_delay": actuation_delay,
         "trunk_mass_scale": trunk_mass,
     }
+    log = {key: np.array(values) for key, values in log.items()}
+    if "com" in log:
+        summary["max_com_error"] = float(np.linalg.norm(log["com"] - log["com_ref"], axis=1).max())
+    return summary, log
+
+
+def _record(log: dict, t: float, robot, controller, solution, sim) -> None:
+    measured = sim.contact_wrenches()
+    entry = {"time": t, "tau": solution.tau_actuated, "com": robot.com.copy(),
+             "com_ref": controller.com.position_ref.copy(),
+             "normal_forces": [measured[f][2] for f in robot.feet],
+             "planned_normal_forces": [solution.wrenches[f][2] if f in solution.wrenches else 0.0 for f in robot.feet],
+             "zmp": zmp_from_frames(robot, measured)}
+    for key, value in entry.items():
+        log.setdefault(key, []).append(np.array(value, dtype=float))
+
+
+def _viewer(sim):
+    import mujoco.viewer
+
+    return mujoco.viewer.launch_passive(sim.model, sim.data)
