@@ -54,7 +54,9 @@ class BalanceController:
     robot : a humanoid :class:`~tsid_py.Robot` with ``sole_size``.
     dt : control period, s.
     feet : contact frames in support (default ``robot.feet``).
-    sole_scale : contact rectangles are this fraction of the robot's soles (0 < s ≤ 1).
+    sole_scale : contact rectangles are this fraction of the robot's soles (0 < s ≤ 1), or
+        ``(length, width)`` fractions: the margin kept between the planned centre of
+        pressure and the sole's edge, where a compliant contact starts to tip the sole.
     mu : friction coefficient of the soles.
     contact_kp : stiffness of the soles' stabilisation, 1/s² (default
         :data:`tsid_py.contacts.DEFAULT_KP`; kd = 2√kp).
@@ -72,7 +74,7 @@ class BalanceController:
     qp_solver : the solver's backend.
     """
 
-    def __init__(self, robot: Robot, dt: float = 1e-3, *, feet=None, sole_scale: float = 0.95, mu: float = 0.5,
+    def __init__(self, robot: Robot, dt: float = 1e-3, *, feet=None, sole_scale=(0.95, 0.9), mu: float = 0.5,
                  contact_kp: float = DEFAULT_KP,
                  dcm_gain: float = 8.0, hip_ratio: float = 1.0, height_kp: float = 100.0,
                  torso_frame: str | None = None, torso_kp: float = 100.0, torso_weight: float = 0.1,
@@ -84,9 +86,11 @@ class BalanceController:
             raise ValueError(f"robot must be a tsid_py.Robot, got {type(robot).__name__}")
         if robot.sole_size is None:
             raise ValueError(f"robot must be a humanoid with soles (robot.sole_size), got {robot.name!r}")
-        self.sole_scale = positive_scalar(sole_scale, "sole_scale")
-        if self.sole_scale > 1.0:
-            raise ValueError(f"sole_scale must be in (0, 1], got {sole_scale}")
+        scales = np.atleast_1d(np.asarray(sole_scale, dtype=float))
+        scales = np.repeat(scales, 2) if scales.shape == (1,) else scales
+        if scales.shape != (2,) or not np.all((scales > 0) & (scales <= 1)):
+            raise ValueError(f"sole_scale must be in (0, 1], or (length, width) factors each in (0, 1], got {sole_scale!r}")
+        self.sole_scale = (float(scales[0]), float(scales[1]))
         self.mu = positive_scalar(mu, "mu")
         self.contact_kp = positive_scalar(contact_kp, "contact_kp", allow_zero=True)
         self.robot = robot
@@ -120,7 +124,7 @@ class BalanceController:
 
     def _sole(self, foot: str) -> PlanarContact:
         length, width = self.robot.sole_size
-        return PlanarContact(foot, length=self.sole_scale * length, width=self.sole_scale * width, mu=self.mu,
+        return PlanarContact(foot, length=self.sole_scale[0] * length, width=self.sole_scale[1] * width, mu=self.mu,
                              kp=self.contact_kp)
 
     # ------------------------------------------------------------------ support
