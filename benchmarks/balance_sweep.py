@@ -35,8 +35,8 @@ def main(argv=None) -> list[dict]:
     robot = tp.robots.load(args.robot)
     survive_ratio = 0.8 if args.stance == "single" else 0.9
     reports = []
-    print(f"{args.robot} ({args.stance} stance, delay {args.actuation_delay * 1e3:.1f} ms, trunk mass ×{args.trunk_mass}),"
-          f" {args.step:.0f} N grid")
+    print(f"{args.robot} ({args.stance} stance, delay {args.actuation_delay * 1e3:.1f} ms,"
+          f" trunk mass ×{args.trunk_mass}), {args.step:.0f} N grid")
     print(f"{'dir':4s} {'survived':>9s} {'target':>7s} {'clean':>7s} {'target':>7s} {'edge':>7s} {'impulse':>8s}"
           f" {'1st fall':>9s} {'monotonic':>9s} {'policy':>6s} {'errors':>6s} {'time':>6s}")
     for direction in args.directions:
@@ -50,7 +50,7 @@ def main(argv=None) -> list[dict]:
         print(f"{direction:4s} {report['survived_up_to']:9.0f} {report['survive_target']:7.0f}"
               f" {report['clean_up_to']:7.0f} {report['clean_target']:7.0f} {report['bound_cop_at_edge']:7.0f}"
               f" {report['bound_impulse']:8.0f} {report['first_fall'] or float('nan'):9.0f}"
-              f" {str(report['monotonic']):>9s} {report['policy_steps']:6d} {len(report['errors']):6d}"
+              f" {report['monotonic']!s:>9s} {report['policy_steps']:6d} {len(report['errors']):6d}"
               f" {report['seconds']:5.0f}s", flush=True)
     if args.json:
         with open(args.json, "w") as handle:

@@ -8,8 +8,14 @@ import pytest
 from scipy.integrate import solve_ivp
 
 import tsid_py as tp
-from tsid_py.control import (BalanceController, CapturePointTask, ContactStateMonitor, FailurePolicy,
-                             SupportPolygon, push_bounds)
+from tsid_py.control import (
+    BalanceController,
+    CapturePointTask,
+    ContactStateMonitor,
+    FailurePolicy,
+    SupportPolygon,
+    push_bounds,
+)
 from tsid_py.control.failure import DAMPING, SLACKENED, SOFTENED
 
 from .conftest import load_robot, standing_solver

@@ -89,7 +89,8 @@ class BalanceController:
         scales = np.atleast_1d(np.asarray(sole_scale, dtype=float))
         scales = np.repeat(scales, 2) if scales.shape == (1,) else scales
         if scales.shape != (2,) or not np.all((scales > 0) & (scales <= 1)):
-            raise ValueError(f"sole_scale must be in (0, 1], or (length, width) factors each in (0, 1], got {sole_scale!r}")
+            raise ValueError("sole_scale must be in (0, 1], or (length, width) factors each in (0, 1], "
+                             f"got {sole_scale!r}")
         self.sole_scale = (float(scales[0]), float(scales[1]))
         self.mu = positive_scalar(mu, "mu")
         self.contact_kp = positive_scalar(contact_kp, "contact_kp", allow_zero=True)

@@ -4,10 +4,9 @@ Horizontally the task does not ask for a PD on the CoM position: it chooses wher
 centre of pressure should be, keeps that point inside the support polygon, and asks for the
 CoM acceleration the linear inverted pendulum (:mod:`tsid_py.control.capture_point`) gets
 from it. With ``ξ = c + ċ/ω`` the capture point and ``ξ_ref = c_ref + ċ_ref/ω`` its
-reference, the law that makes the capture point error decay at ``gain`` (1/s),
-``ξ̇ − ξ̇_ref = −gain (ξ − ξ_ref)``, puts the centre of pressure at
+reference, the centre of pressure that makes the capture point error decay at ``gain`` (1/s),
+``ξ̇ − ξ̇_ref = −gain (ξ − ξ_ref)``, follows from ``ξ̇ = ω (ξ − p)``:
 
-    p* = ξ − (ξ̇_ref + gain (ξ − ξ_ref)) / ω ... with the sign convention ξ̇ = ω (ξ − p):
     p* = ξ + (gain (ξ − ξ_ref) − ξ̇_ref) / ω,    ξ̇_ref = ċ_ref + c̈_ref / ω.
 
 ``p = clamp(p*)`` is the nearest point of the support polygon (so the commanded CoP never
@@ -78,13 +77,14 @@ class CapturePointTask(CoMTask):
     def set_target(self, target, velocity=None, acceleration=None) -> None:
         """CoM reference position (m), velocity (m/s) and acceleration (m/s²), world axes."""
         super().set_target(target, velocity, None)
-        self._target_acceleration = np.zeros(3) if acceleration is None else as_vector(acceleration, "acceleration", 3)
+        self._target_acceleration = (np.zeros(3) if acceleration is None
+                                     else as_vector(acceleration, "acceleration", 3))
         self.acceleration_ref = self._target_acceleration.copy()
         self._update_offset()
 
     def _update_offset(self) -> None:
-        """p* = ξ + (gain (ξ − ξ_ref) − ξ̇_ref) / ω = (1 + gain/ω) ξ − offset, with ξ_ref = c_ref + ċ_ref/ω
-        and ξ̇_ref = ċ_ref + c̈_ref/ω: the offset only changes with the target and the gain."""
+        """``p* = (1 + gain/ω) ξ − offset`` with ``offset = (gain ξ_ref + ξ̇_ref) / ω``, which
+        only changes with the target and the gain."""
         omega, gain = self.omega, self._gain
         xi_ref = self.position_ref[:2] + self.velocity_ref[:2] / omega
         xi_rate_ref = self.velocity_ref[:2] + self._target_acceleration[:2] / omega

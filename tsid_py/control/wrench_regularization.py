@@ -43,7 +43,7 @@ class WrenchRegularization(Task):
 
     def _columns_and_weights(self, context) -> tuple[np.ndarray, np.ndarray]:
         columns, weights = [], []
-        for name, span in context.contact_columns.items():
+        for span in context.contact_columns.values():
             size = span.stop - span.start
             columns.append(np.arange(span.start, span.stop))
             weights.append(self.axis_weights[:size])

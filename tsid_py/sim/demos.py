@@ -13,11 +13,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import robots
-from ..contacts import PlanarContact
+from ..control import BalanceController
 from ..errors import SolverError
 from ..inverse_dynamics import multiple_contact_inverse_dynamics_over_time
 from ..tasks import FrameTask
-from ..control import BalanceController
 from .controllers import Controller, arm_tracking, quadruped_stance, zmp_from_frames
 from .push_recovery import default_push, run_pushes
 from .simulation import Simulation
