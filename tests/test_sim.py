@@ -169,3 +169,15 @@ def test_a_fall_is_judged_from_the_simulator():
     bound = push_bounds(robot)["+x"].cop_at_edge
     summary = push_trial(robot, 2.5 * bound, "+x", push_at=0.2, duration=1.5)
     assert summary["fell"] and summary["fall_reason"]
+
+
+def test_the_loop_never_stops_when_the_qp_fails():
+    """Without the contact-state monitor, a robot knocked to the ground makes its hard
+    contacts infeasible; the failure policy relaxes those steps and the loop runs on."""
+    from tsid_py.sim.push_recovery import push_trial
+
+    robot = load_robot("talos")
+    summary = push_trial(robot, 900.0, "+x", push_at=0.2, duration=1.5, stop_at_fall=False,
+                         controller_options={"contact_state": False})
+    assert summary["fell"] and summary["simulated_time"] == pytest.approx(1.5)
+    assert summary["failure_policy_step_count"] > 0
