@@ -18,11 +18,9 @@ from ..errors import SolverError
 from ..inverse_dynamics import multiple_contact_inverse_dynamics_over_time
 from ..tasks import FrameTask
 from .controllers import Controller, arm_tracking, quadruped_stance, zmp_from_frames
-from .push_recovery import default_push, run_pushes
+from .push_recovery import FALL_HEIGHT_RATIO, default_push, run_pushes
 from .simulation import Simulation
 
-#: A floating-base robot has fallen when its base drops below this fraction of its start height.
-FALL_HEIGHT_RATIO = 0.7
 
 
 @dataclass

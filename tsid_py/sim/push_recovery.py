@@ -2,7 +2,8 @@
 
 :func:`push_trial` stands the robot on its soles under a
 :class:`~tsid_py.control.BalanceController`, pushes its base once (``force`` N for
-``push_duration`` s in a horizontal direction, at ``push_at`` s) and watches it.
+``push_duration`` s in a horizontal direction, at ``push_at`` s) and watches it;
+:func:`run_pushes` does the same for a schedule of pushes (the balance demo).
 
 **Fell** (judged from the simulator, not from the controller): the base drops below
 :data:`FALL_HEIGHT_RATIO` of its start height, or a sole slides more than
