@@ -54,9 +54,9 @@ class WrenchRegularization(Task):
     def diagonal(self, context, targets):
         """``(columns, weights)`` of the cost on the contact variables (targets 0); rebuilt
         when the contacts change."""
-        key = tuple((name, span.start, span.stop) for name, span in context.contact_columns.items())
-        if key != self._diagonal_key:
-            self._diagonal_key = key
+        columns = context.contact_columns          # one dict per layout: rebuilt with the contacts
+        if columns is not self._diagonal_key:
+            self._diagonal_key = columns
             self._diagonal = self._columns_and_weights(context)
         return self._diagonal
 
