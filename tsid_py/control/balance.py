@@ -21,7 +21,8 @@ Inside, a :class:`~tsid_py.DynamicsSolver` (built with ``diagnose=False``) with
   centroidal angular momentum, back to rest;
 * optionally (``momentum_weight`` > 0) a :class:`~tsid_py.tasks.MomentumTask` regulating the
   angular momentum to zero. Off by default: measured on Talos it resists the hip strategy
-  (+x boundary 300 → 290 N, +y 470 → 460 N with weight 0.01) and costs about 30 µs a step;
+  (with weight 0.01, 300 N +x and 470 N +y pushes, survived without it, fell) and costs
+  about 30 µs a step;
 
 and around it a :class:`~tsid_py.control.contact_state.ContactStateMonitor` (a rocking or
 unloaded sole is softened) and a :class:`~tsid_py.control.failure.FailurePolicy` (an
