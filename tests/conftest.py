@@ -83,9 +83,16 @@ def check_contact_solution(robot, solver, sol, q, v):
             # centre of pressure (-m_y, m_x)/f_z in the sole, multiplied through by f_z ≥ 0
             assert abs(moment[1]) <= contact.length / 2 * force[2] + tol
             assert abs(moment[0]) <= contact.width / 2 * force[2] + tol
-    # contact frames do not accelerate (classical acceleration, kd = kp = 0)
+    # contact frames follow the stabilisation law: classical acceleration (local axes)
+    # a = −kd v + kp e, e = [Rᵀ (p_anchor − p); log3(Rᵀ R_anchor)] the drift from the anchor
     pin.forwardKinematics(model, data, q, v, sol.ddq)
     pin.updateFramePlacements(model, data)
     for name, contact in solver.contacts.items():
-        acc = pin.getFrameClassicalAcceleration(model, data, model.getFrameId(name), pin.LOCAL).vector
-        np.testing.assert_allclose(acc[contact.motion_rows], 0.0, atol=1e-7)
+        frame = model.getFrameId(name)
+        acc = pin.getFrameClassicalAcceleration(model, data, frame, pin.LOCAL).vector
+        velocity = pin.getFrameVelocity(model, data, frame, pin.LOCAL).vector
+        placement, anchor = data.oMf[frame], contact.anchor
+        drift = np.r_[placement.rotation.T @ (anchor.translation - placement.translation),
+                      pin.log3(placement.rotation.T @ anchor.rotation)]
+        expected = -contact.kd * velocity + contact.kp * drift
+        np.testing.assert_allclose(acc[contact.motion_rows], expected[contact.motion_rows], atol=1e-7)

@@ -54,5 +54,6 @@ def test_a_short_balance_run_reports_no_push_that_did_not_happen(tmp_path):
 
 def test_pushes_in_the_summary_are_the_ones_applied():
     run = demos.balance(duration=0.4, push=50.0, push_times=(0.1, 0.3))
-    assert [(push["at"], push["direction"], push["force"]) for push in run.summary["pushes"]] == [
-        (0.1, "lateral", [0.0, 50.0, 0.0]), (0.3, "forward", [50.0, 0.0, 0.0])]
+    assert [(push["at"], push["direction"], push["newtons"]) for push in run.summary["pushes"]] == [
+        (0.1, "+y", 50.0), (0.3, "+x", 50.0)]
+    assert [push["force"] for push in run.info["pushes"]] == [[0.0, 50.0, 0.0], [50.0, 0.0, 0.0]]

@@ -119,3 +119,65 @@ def test_short_soak_with_pushes_and_a_contact_switch():
     assert report["solver_failures"] == 0 and report["nan_outputs"] == 0
     assert report["pushes"] >= 1 and report["contact_switches"] >= 1
     assert report["rss_mb_last"] - report["rss_mb_first"] < 5.0
+
+
+def test_harness_delays_torques_and_scales_trunk_mass():
+    robot = load_robot("talos")
+    plain = Simulation(robot)
+    sim = Simulation(robot, actuation_delay=0.002, mass_scale={"base_link": 1.1})
+    body = sim.mujoco.mj_name2id(sim.model, sim.mujoco.mjtObj.mjOBJ_BODY, "base_link")
+    assert sim.model.body_mass[body] == pytest.approx(1.1 * plain.model.body_mass[body])
+    np.testing.assert_allclose(sim.model.body_inertia[body], 1.1 * plain.model.body_inertia[body])
+    commands = [np.full(robot.na, value) for value in (1.0, 2.0, 3.0)]
+    applied = []
+    for tau in commands:
+        sim.step(tau)
+        applied.append(sim.data.qfrc_applied[sim.joint_dofs].copy())
+    np.testing.assert_array_equal(applied[0], 0.0)          # nothing sent yet 2 ms ago
+    np.testing.assert_array_equal(applied[2], commands[0])  # the first command, two steps late
+    with pytest.raises(KeyError, match="mass_scale"):
+        Simulation(robot, mass_scale={"no_such_body": 1.1})
+
+
+def test_balance_demo_one_push_recovers_cleanly_and_reports(tmp_path):
+    """The CLI's single-push interface: a push well inside the bounds is recovered with the
+    soles flat and in place, as MuJoCo measures them."""
+    out = tmp_path / "balance.json"
+    code = cli_main(["demo", "balance", "--push", "150", "--push-direction", "+y", "--push-at", "0.3",
+                     "--duration", "1.5", "--json", str(out)])
+    summary = json.loads(out.read_text())
+    assert code == 0 and summary["fell"] is False and summary["recovered_cleanly"] is True
+    assert summary["pushes"] == [{"at": 0.3, "direction": "+y", "newtons": 150.0}]
+    assert summary["max_sole_tilt_deg"] < 2.0 and summary["max_sole_slip_m"] < 0.01
+    assert summary["failure_policy_step_count"] == 0
+    assert set(summary["failure_policy_steps"]) == {"contacts softened", "torque limits slackened", "damping command"}
+
+
+def test_g1_survives_its_default_push_short():
+    """The default push scales with the robot's mass (G1 fell under Talos's 150 N)."""
+    run = demos.balance(robot="g1", push_direction="+x", push_at=0.3, duration=1.5)
+    assert run.summary["push_newtons"] == pytest.approx(1.6 * load_robot("g1").mass)
+    assert not run.summary["fell"]
+
+
+def test_a_fall_is_judged_from_the_simulator():
+    """Far beyond the capture-point bound the robot falls, and the run says so."""
+    from tsid_py.control import push_bounds
+    from tsid_py.sim.push_recovery import push_trial
+
+    robot = load_robot("talos")
+    bound = push_bounds(robot)["+x"].cop_at_edge
+    summary = push_trial(robot, 2.5 * bound, "+x", push_at=0.2, duration=1.5)
+    assert summary["fell"] and summary["fall_reason"]
+
+
+def test_the_loop_never_stops_when_the_qp_fails():
+    """Without the contact-state monitor, a robot knocked to the ground makes its hard
+    contacts infeasible; the failure policy relaxes those steps and the loop runs on."""
+    from tsid_py.sim.push_recovery import push_trial
+
+    robot = load_robot("talos")
+    summary = push_trial(robot, 900.0, "+x", push_at=0.2, duration=1.5, stop_at_fall=False,
+                         controller_options={"contact_state": False})
+    assert summary["fell"] and summary["simulated_time"] == pytest.approx(1.5)
+    assert summary["failure_policy_step_count"] > 0

@@ -1,6 +1,8 @@
 """``tsid-py``: run the demos and the step benchmark.
 
-    tsid-py demo NAME [--robot R] [--duration S] [--push N] [--json FILE] [--plot FILE] [--video FILE] [--viewer]
+    tsid-py demo NAME [--robot R] [--duration S] [--json FILE] [--plot FILE] [--video FILE] [--viewer]
+    tsid-py demo balance [--push N] [--push-direction {+x,-x,+y,-y}] [--push-at S] [--single-leg]
+                         [--actuation-delay S] [--trunk-mass F]
     tsid-py bench [--robot talos g1 go2] [--steps 2000] [--json FILE]
 """
 
@@ -40,10 +42,15 @@ def _demo(args) -> int:
     kwargs = {"robot": args.robot} if args.robot else {}
     if args.duration is not None:
         kwargs["duration"] = args.duration
-    if args.push is not None:
-        if args.name != "balance":
-            return _usage_error("--push applies to the balance demo only")
-        kwargs["push"] = args.push
+    balance_options = {"push": args.push, "push_direction": args.push_direction, "push_at": args.push_at,
+                       "actuation_delay": args.actuation_delay, "trunk_mass": args.trunk_mass,
+                       "stance": "single" if args.single_leg else None}
+    for key, value in balance_options.items():
+        if value is not None:
+            if args.name != "balance":
+                option = "--single-leg" if key == "stance" else f"--{key.replace('_', '-')}"
+                return _usage_error(f"{option} applies to the balance demo only")
+            kwargs[key] = value
     if args.viewer:
         if not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
             print("--viewer: no display here (DISPLAY is unset); running headless", file=sys.stderr)
@@ -85,7 +92,16 @@ def main(argv=None) -> int:
     demo.add_argument("name", choices=sorted(DEMOS), metavar="NAME", help="which demo (listed below)")
     demo.add_argument("--robot", metavar="R", help="robot to run (see below which demo runs which)")
     demo.add_argument("--duration", type=float, metavar="S", help="simulated seconds (default: the demo's own)")
-    demo.add_argument("--push", type=float, metavar="N", help="balance: push force in N, applied for 0.1 s")
+    demo.add_argument("--push", type=float, metavar="N",
+                      help="balance: push force in N, applied for 0.1 s (default 1.6 N per kg of the robot)")
+    demo.add_argument("--push-direction", choices=["+x", "-x", "+y", "-y"],
+                      help="balance: one push this way (default: the two-push schedule, +y then +x)")
+    demo.add_argument("--push-at", type=float, metavar="S", help="balance: time of the single push, s (default 1)")
+    demo.add_argument("--actuation-delay", type=float, metavar="S", help="balance: simulated actuation delay, s")
+    demo.add_argument("--trunk-mass", type=float, metavar="F",
+                      help="balance: factor on the simulated torso and base mass")
+    demo.add_argument("--single-leg", action="store_true", default=None,
+                      help="balance: stand on the first foot (the other lifted 3 cm) before the push (at 2 s)")
     demo.add_argument("--json", metavar="FILE", help="write the summary to this file")
     demo.add_argument("--plot", metavar="FILE", help="write a figure of the run (PNG): four panels of its signals")
     demo.add_argument("--video", metavar="FILE",

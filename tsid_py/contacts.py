@@ -23,26 +23,36 @@ from numba import boolean, float64, intp, njit, void
 
 from ._numba import FASTMATH, MATRIX, VECTOR, direct_calls
 from ._validation import positive_scalar, priority as check_priority
-from .frames import FRAME_SOURCES, frame_motion
+from .frames import FRAME_SOURCES, frame_motion, placement_error
 from .items import SolverItem
 
 #: The inscribed pyramid keeps |f_x| ≤ μ/√2 f_z and |f_y| ≤ μ/√2 f_z, so that
 #: √(f_x² + f_y²) ≤ μ f_z: no force outside the true Coulomb cone.
 INSCRIBED_PYRAMID = 1.0 / np.sqrt(2.0)
 
+#: Default stiffness of a contact's stabilisation, 1/s² (``kd`` = 2√kp = 20 1/s): a sole that
+#: starts to rock or slide (the simulator's contacts are compliant) is brought back within
+#: about 0.1–0.2 s instead of keeping its velocity. Measured on Talos under 0.1 s pushes, it
+#: is what lets the soles stay flat up to the capture-point bounds (benchmarks/balance_sweep.py).
+DEFAULT_KP = 100.0
 
-@njit(void(*FRAME_SOURCES, VECTOR, float64, intp, MATRIX, boolean, MATRIX, VECTOR, MATRIX, MATRIX, MATRIX, VECTOR),
-      cache=True, fastmath=FASTMATH)
-def contact_rows(joint_jacobians, joint_jacobian_rates, columns, translation, rotation, v, kd, first_row, generator,
-                 selects, jacobian, drift, force_block, root_block, matrix, vector):
+
+@njit(void(*FRAME_SOURCES, VECTOR, float64, float64, VECTOR, MATRIX, intp, MATRIX, boolean, MATRIX, VECTOR, MATRIX,
+           MATRIX, MATRIX, VECTOR), cache=True, fastmath=FASTMATH)
+def contact_rows(joint_jacobians, joint_jacobian_rates, columns, translation, rotation, v, kp, kd, anchor_translation,
+                 anchor_rotation, first_row, generator, selects, jacobian, drift, force_block, root_block, matrix,
+                 vector):
     """A contact's part of the QP from its frame's LOCAL Jacobian ``J`` and drift ``J̇v``
     (formed into ``jacobian`` and ``drift`` by :func:`~tsid_py.frames.frame_motion`): its
     columns of ``D``, ``force_block = −Jᵀ G`` (nv × s, ``G`` the contact's 6 × s force
     generator; when ``selects``, ``G`` is the first s columns of the identity and the block
     is ``−J[:s]ᵀ``, copied); the same columns of the root rows held as equalities,
     ``root_block = force_block[:r]`` (no rows when the root is not held); and its no-slip
-    rows ``matrix[i] = J[first_row + i]``, ``vector[i] = −J̇v[first_row + i] − kd J[first_row + i] v``
-    (``matrix`` may have no rows: a contact without kinematics)."""
+    rows ``matrix[i] = J[first_row + i]``,
+    ``vector[i] = −J̇v[first_row + i] − kd J[first_row + i] v + kp e[first_row + i]`` with ``e``
+    the frame's drift from its anchor in its own axes (:func:`~tsid_py.frames.placement_error`,
+    local; no position term when ``kp == 0``); ``matrix`` may have no rows (a contact without
+    kinematics)."""
     frame_motion(joint_jacobians, joint_jacobian_rates, columns, translation, rotation, v, True, jacobian, drift)
     nv, size = force_block.shape
     for i in range(nv):
@@ -57,13 +67,16 @@ def contact_rows(joint_jacobians, joint_jacobian_rates, columns, translation, ro
     for i in range(root_block.shape[0]):
         for j in range(size):
             root_block[i, j] = force_block[i, j]
+    error = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    if kp != 0.0 and matrix.shape[0] > 0:
+        error = placement_error(translation, rotation, anchor_translation, anchor_rotation, True)
     for r in range(matrix.shape[0]):
         row = first_row + r
         velocity = 0.0
         for i in range(nv):
             matrix[r, i] = jacobian[row, i]
             velocity += jacobian[row, i] * v[i]
-        vector[r] = -drift[row] - kd * velocity
+        vector[r] = -drift[row] - kd * velocity + kp * error[row]
 
 
 _direct = direct_calls(contact_rows)
@@ -77,10 +90,12 @@ class Contact(SolverItem):
     frame : name of the contact frame (z axis along the surface normal, into the robot).
     mu : Coulomb friction coefficient (> 0).
     f_min, f_max : bounds on the normal force, N (0 ≤ f_min < f_max).
-    kp : stiffness of the contact-acceleration stabilisation, 1/s²; ``kd`` (1/s) defaults
-        to 2√kp. The constraint asks ``J q̈ + J̇ v = −kd J v − kp e`` where ``e`` is the
-        drift of the frame from where the contact was made (``kp = 0`` by default:
-        velocity damping only).
+    kp : stiffness of the contact-acceleration stabilisation, 1/s² (:data:`DEFAULT_KP`);
+        ``kd`` (1/s) defaults to 2√kp (critically damped: 20 1/s for the default). The
+        constraint asks ``J q̈ + J̇ v = −kd J v + kp e`` where ``e`` is the frame's drift from
+        where the contact was made, in its own axes (m, then rad). With ``kp = kd = 0`` a sole
+        that has started to rock or slide keeps its velocity; with the defaults that velocity
+        decays with a time constant of 0.1 s and the drift is pulled back.
     priority : "hard" (equality, default) or "soft" with ``weight`` (1/(m/s²)²).
     unilateral : enforce the friction pyramid, the normal-force bounds and (planar) the
         centre-of-pressure and torsion rows. ``False`` leaves the wrench free (e.g. inverse
@@ -100,7 +115,7 @@ class Contact(SolverItem):
     normal_index: int = 2
 
     def __init__(self, frame: str, *, mu: float = 0.7, f_min: float = 0.0, f_max: float = 1e4,
-                 kp: float = 0.0, kd: float | None = None, priority: str = "hard", weight: float = 1e3,
+                 kp: float = DEFAULT_KP, kd: float | None = None, priority: str = "hard", weight: float = 1e3,
                  unilateral: bool = True, kinematic: bool = True):
         if not isinstance(frame, str):
             raise ValueError(f"frame must be a frame name (str), got {frame!r}")
@@ -272,10 +287,14 @@ class Contact(SolverItem):
         self.frame_id = robot.frame_id(self.frame)
         self._sources = robot.frame_sources(self.frame_id)
         self._jacobian, self._drift = np.zeros((6, robot.nv)), np.zeros(6)     # the kernel's, refreshed each step
+        if self.anchor is None:
+            self._anchor_translation, self._anchor_rotation = np.zeros(3), np.eye(3)
 
     def anchor_at(self, placement: pin.SE3) -> None:
         """Remember where the contact was made (the ``kp`` term pulls the frame back there)."""
         self.anchor = placement.copy()
+        self._anchor_translation = np.array(placement.translation, dtype=float)
+        self._anchor_rotation = np.array(placement.rotation, dtype=float)
 
     def write_rows(self, robot, force_block: np.ndarray, root_block: np.ndarray, matrix: np.ndarray,
                    vector: np.ndarray) -> None:
@@ -283,15 +302,13 @@ class Contact(SolverItem):
         Jacobian ``J`` and drift ``J̇v``: its columns of the equation of motion,
         ``force_block = −Jᵀ G``, and of its root rows held as equalities,
         ``root_block = force_block[:r]`` (no rows for a root that is not held), and its
-        no-slip rows ``J_rows q̈ = −J̇v − kd J v − kp e`` (local axes) into ``matrix`` and
+        no-slip rows ``J_rows q̈ = −J̇v − kd J v + kp e`` (local axes) into ``matrix`` and
         ``vector`` (both empty for a contact without kinematics). ``J`` and ``J̇v`` are
         formed from the frame's sources in the same compiled call (:func:`contact_rows`)."""
-        _direct.contact_rows(*self._sources, robot.v, self._kd, self.motion_rows.start, self.generator,
-                             self.generator_selects, self._jacobian, self._drift, force_block, root_block, matrix,
-                             vector)
-        if self._kp and self.anchor is not None and vector.size:
-            placement = robot.frame_placement(self.frame_id)
-            vector += self._kp * pin.log6(placement.actInv(self.anchor)).vector[self.motion_rows]
+        kp = self._kp if self.anchor is not None else 0.0
+        _direct.contact_rows(*self._sources, robot.v, kp, self._kd, self._anchor_translation, self._anchor_rotation,
+                             self.motion_rows.start, self.generator, self.generator_selects, self._jacobian,
+                             self._drift, force_block, root_block, matrix, vector)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.frame!r}, mu={self.mu})"

@@ -112,15 +112,16 @@ def _task_entry(robot, task, solution) -> dict:
 
 def _pd_residual(robot, task: PDTask, solution) -> np.ndarray:
     """``J q̈ + J̇ v − a*`` over the task's ``dim`` axes."""
-    _, _, jacobian, drift = task.measure(robot)
-    return jacobian @ solution.ddq + drift - task.desired_acceleration()
+    _, jacobian, drift, first = task.kinematics(robot)
+    rows = slice(first, first + task.dim)
+    return jacobian[rows] @ solution.ddq + drift[rows] - task.desired_acceleration()
 
 
 # ------------------------------------------------------------------------------ contacts
 def _contact_entry(solver, contact, solution) -> dict:
     local = np.asarray(solution.local_wrenches[contact.name], dtype=float)
     fx, fy, fz, mx, my, mz = local
-    f_min, f_max = solver.normal_force_bounds(contact)
+    f_min, f_max = solver.normal_force_limits().get(contact.name, contact.normal_force_bounds)
     loaded = fz > 1e-9
     entry = {"name": contact.name, "wrench": np.asarray(solution.wrenches[contact.name]).tolist(),
              "normal_force": float(fz), "f_min": float(f_min), "f_max": float(f_max),

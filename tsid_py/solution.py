@@ -20,6 +20,10 @@ class Solution:
     ``x`` the raw QP variables ``[q̈; f_1; …]``. ``ddq`` is a view of ``x``, ``tau_actuated``
     of ``tau``, and a planar contact's local wrench of its variables in ``x``: copy one to
     change it on its own.
+
+    ``relaxed`` names what a control loop's failure policy gave up to produce this step
+    (:class:`tsid_py.control.FailurePolicy`; then ``success`` is False); empty for a solve of
+    the problem as posed.
     """
 
     ddq: np.ndarray
@@ -31,6 +35,7 @@ class Solution:
     status: str
     x: np.ndarray = field(repr=False, default=None)
     iterations: int = 0
+    relaxed: tuple[str, ...] = ()
 
     @cached_property
     def wrenches(self) -> dict[str, np.ndarray]:

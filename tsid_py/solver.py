@@ -68,18 +68,24 @@ class DynamicsSolver:
     actuated_root : on a floating base, leave the 6 root rows of the equation of motion free
         and report the wrench an imaginary "crane" would apply in ``tau[:6]`` (plain inverse
         dynamics); by default those rows are equalities and ``tau[:6] == 0``.
+    diagnose : when a solve fails, check at once whether the hard constraints are feasible
+        and raise :class:`~tsid_py.InfeasibleError` (whose conflicts are searched when first
+        read) or :class:`~tsid_py.SolverError` (about 1 ms on Talos); ``False`` raises a plain
+        :class:`~tsid_py.SolverError` without the check (a control loop's choice, see
+        :class:`tsid_py.control.FailurePolicy`).
 
     A solver is used by one thread at a time (concurrent calls raise ``RuntimeError``); it
     pickles and deep-copies, with its robot and items, into an independent solver.
     """
 
     def __init__(self, robot: Robot, dt: float = 1e-3, qp_solver: str | Backend = "reduced",
-                 regularization: dict | None = None, actuated_root: bool = False):
+                 regularization: dict | None = None, actuated_root: bool = False, diagnose: bool = True):
         if not isinstance(robot, Robot):
             raise ValueError(f"robot must be a tsid_py.Robot, got {type(robot).__name__}")
         self.robot = robot
         self._dt = positive_scalar(dt, "dt")
         self.actuated_root = bool(actuated_root) and robot.floating_base
+        self.diagnose = bool(diagnose)
         self.backend = make_backend(qp_solver)
         self.contacts: dict[str, Contact] = {}
         self.tasks: list[Task] = []
@@ -289,6 +295,8 @@ class DynamicsSolver:
         if result.success:
             violation = constraint_violation(qp, result.x)
             status = f"{status}, but the answer misses the hard constraints by {violation:.3g} (scaled)"
+        if not self.diagnose:
+            return SolverError(f"QP backend {self.backend.name!r} failed ({status})", status)
         from .diagnosis import failure
 
         return failure(self, layout, qp, status)

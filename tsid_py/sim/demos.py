@@ -15,15 +15,14 @@ import numpy as np
 import pinocchio as pin
 
 from .. import robots
-from ..contacts import PlanarContact
+from ..control import BalanceController
 from ..errors import SolverError
 from ..inverse_dynamics import multiple_contact_inverse_dynamics_over_time
 from ..tasks import FrameTask
-from .controllers import Controller, arm_tracking, humanoid_balance, quadruped_stance, zmp_from_frames
+from .controllers import Controller, arm_tracking, quadruped_stance, zmp_from_frames
+from .push_recovery import FALL_HEIGHT_RATIO, default_push, push_force, run_pushes
 from .simulation import Simulation
 
-#: A floating-base robot has fallen when its base drops below this fraction of its start height.
-FALL_HEIGHT_RATIO = 0.7
 
 
 class UnsupportedRobot(ValueError):
@@ -173,28 +172,40 @@ def _humanoid(robot_name: str, *, visual=False):
 
 
 # ------------------------------------------------------------------------------ demos
-def balance(robot: str = "talos", duration: float = 10.0, push: float = 150.0, viewer: bool = False,
-            push_times: tuple[float, float] = (3.0, 6.0), video: str | None = None) -> DemoRun:
-    """Talos (or G1) stands on both feet and is pushed on the base: sideways, then forwards.
+def balance(robot: str = "talos", duration: float | None = None, push: float | None = None, viewer: bool = False,
+            push_direction: str | None = None, push_at: float = 1.0, push_times: tuple[float, float] = (3.0, 6.0),
+            actuation_delay: float = 0.0, trunk_mass: float = 1.0, stance: str = "double",
+            video: str | None = None) -> DemoRun:
+    """A humanoid keeps its balance under pushes on the base (capture-point controller).
 
-    Each push is ``push`` N for 0.1 s, at ``push_times`` (s); the summary lists the pushes
-    that happened within ``duration``."""
-    model, sim = _humanoid(robot, visual=viewer or bool(video))
-    controller = humanoid_balance(model, sim.timestep)
-    schedule = [(push_times[0], "lateral", np.array([0.0, push, 0.0])),
-                (push_times[1], "forward", np.array([push, 0.0, 0.0]))]
-    applied = []
-
-    def update(t, q, v):
-        for at, direction, force in schedule:
-            if abs(t - at) < sim.timestep / 2:
-                sim.push(force, 0.1)
-                applied.append({"at": at, "direction": direction, "force": force.tolist(), "duration": 0.1})
-
-    info = robot_info(model)
-    summary, log = _run(sim, controller, duration, update, viewer=viewer, video=video)
-    summary.update(pushes=applied)
-    return DemoRun("balance", robot, summary, log, dict(info, pushes=applied))
+    Each push is ``push`` N (default :func:`~tsid_py.sim.push_recovery.default_push`: it scales
+    with the robot's mass) for 0.1 s. With ``push_direction`` (``+x``, ``-x``, ``+y``, ``-y``):
+    one push at ``push_at`` s (``duration`` default 3 s). Without: the two-push schedule,
+    lateral (+y) then forward (+x) at ``push_times`` (``duration`` default 10 s); the summary
+    lists the pushes that happened within ``duration``. ``actuation_delay`` (s) and
+    ``trunk_mass`` (factor on the simulated torso and base mass) perturb the simulation;
+    ``stance="single"`` pushes the robot on one foot (see
+    :class:`~tsid_py.sim.push_recovery.SingleLegStance`). Fell/clean are judged as
+    :mod:`tsid_py.sim.push_recovery` documents."""
+    model = _load(robot, HUMANOIDS, "a humanoid with soles")
+    push = default_push(model) if push is None else push
+    if push_direction is not None:
+        pushes = [(push_at, push_direction, push)]
+        duration = 3.0 if duration is None else duration
+    else:
+        pushes = [(push_times[0], "+y", push), (push_times[1], "+x", push)]
+        duration = 10.0 if duration is None else duration
+    pushes = [entry for entry in pushes if entry[0] < duration]       # only those that happen
+    summary, log = run_pushes(model, pushes, duration=duration, actuation_delay=actuation_delay,
+                              trunk_mass=trunk_mass, stance=stance, record=True, viewer=viewer,
+                              stop_at_fall=True, video=video)
+    applied = [{"at": at, "direction": direction, "force": push_force(force, direction).tolist(), "duration": 0.1}
+               for at, direction, force in pushes]
+    summary.update(push_newtons=push)
+    if not summary["fell"]:                   # the summary lists what happened
+        summary.pop("fell_at")
+        summary.pop("fall_reason")
+    return DemoRun("balance", robot, summary, log, dict(robot_info(model), pushes=applied))
 
 
 def com_sway(robot: str = "talos", duration: float = 6.0, amplitude: float = 0.04, frequency: float = 0.5,
@@ -203,7 +214,7 @@ def com_sway(robot: str = "talos", duration: float = 6.0, amplitude: float = 0.0
 
     ``amplitude`` m at ``frequency`` Hz, with velocity and acceleration feed-forward."""
     model, sim = _humanoid(robot, visual=viewer or bool(video))
-    controller = humanoid_balance(model, sim.timestep)
+    controller = BalanceController(model, sim.timestep)
     model.update(model.q_ref, model.zero_velocity())
     centre = model.com.copy()
     omega = 2 * np.pi * frequency
@@ -232,7 +243,7 @@ def single_leg(robot: str = "talos", duration: float = 7.5, hold: float = 3.0, v
     The right foot is unloaded (0.1 s contact transition) and lifted 5 cm, held ``hold`` s,
     put back, and the CoM shifts back."""
     model, sim = _humanoid(robot, visual=viewer or bool(video))
-    controller = humanoid_balance(model, sim.timestep)
+    controller = BalanceController(model, sim.timestep)
     solver = controller.solver
     support, swing = model.feet
     model.update(model.q_ref, model.zero_velocity())
@@ -245,13 +256,12 @@ def single_leg(robot: str = "talos", duration: float = 7.5, hold: float = 3.0, v
     t_hold_end = t_shift + t_unload + t_lift + hold
     t_down_end = t_hold_end + t_lift
     state = {"phase": "shift", "foot_task": None, "single_support": 0.0}
-    length, width = model.sole_size
 
     def update(t, q, v):
         if t < t_shift:
             controller.com.set_target(start_com + _smooth(t / t_shift) * (over_support - start_com))
         elif state["phase"] == "shift":
-            solver.remove_contact(swing, transition=t_unload)
+            controller.remove_contact(swing, transition=t_unload)
             state["foot_task"] = solver.add_task(FrameTask(swing, swing_home, kp=300.0, weight=10.0))
             state["phase"] = "unload"
         elif state["phase"] in ("unload", "lift", "hold") and t < t_hold_end:
@@ -268,7 +278,7 @@ def single_leg(robot: str = "talos", duration: float = 7.5, hold: float = 3.0, v
             state["phase"] = "down"
         elif state["phase"] == "down":
             solver.remove_task(state["foot_task"])
-            solver.add_contact(PlanarContact(swing, length=0.9 * length, width=0.9 * width, mu=0.8), transition=0.1)
+            controller.add_contact(swing, transition=0.1)
             state["phase"] = "back"
             state["back_start"] = t
         else:
@@ -345,7 +355,7 @@ def reconstruct(robot: str = "talos", duration: float = 3.0, viewer: bool = Fals
     the floor, and the first ~20 ms of MuJoCo's contact settling are impacts, not the motion
     (their finite-difference accelerations put the CoP outside the soles)."""
     model, sim = _humanoid(robot, visual=viewer or bool(video))
-    controller = humanoid_balance(model, sim.timestep)
+    controller = BalanceController(model, sim.timestep)
     model.update(model.q_ref, model.zero_velocity())
     info = robot_info(model)
     centre = model.com.copy()

@@ -13,6 +13,8 @@ Torques go to ``qfrc_applied`` at each actuated joint's dof: MuJoCo integrates
 
 from __future__ import annotations
 
+from collections import deque
+
 import numpy as np
 import pinocchio as pin
 
@@ -29,15 +31,25 @@ class Simulation:
     timestep : physics step, s.
     friction : sliding friction of the floor and the feet.
     visual : keep the URDF's meshes (for the viewer).
+    actuation_delay : s between a torque command and its application (rounded to whole
+        physics steps; the torques before the first command are zero). Models the
+        latency of a real loop, which the controller does not know of.
+    mass_scale : ``{body: factor}``: the simulated bodies' mass and inertia are multiplied
+        by ``factor`` (the controller's model keeps the URDF's): a model error.
     """
 
-    def __init__(self, robot, *, timestep: float = 1e-3, friction: float = 1.0, visual: bool = False):
+    def __init__(self, robot, *, timestep: float = 1e-3, friction: float = 1.0, visual: bool = False,
+                 actuation_delay: float = 0.0, mass_scale: dict | None = None):
         self.mujoco = _import_mujoco()
         self.robot = robot
         self.timestep = positive_scalar(timestep, "timestep")
         self.friction = positive_scalar(friction, "friction")
         self.model = build_model(robot, timestep=self.timestep, friction=friction, visual=visual)
+        for body, factor in (mass_scale or {}).items():
+            self._scale_body(body, positive_scalar(factor, f"mass_scale[{body!r}]"))
         self.data = self.mujoco.MjData(self.model)
+        delay = positive_scalar(actuation_delay, "actuation_delay", allow_zero=True)
+        self._pending = deque([np.zeros(robot.na)] * int(round(delay / self.timestep)))
         self._build_index_maps()
         self._push_body = None
         self._push_until = -1.0
@@ -63,6 +75,14 @@ class Simulation:
             root = self.mujoco.mj_name2id(mj, self.mujoco.mjtObj.mjOBJ_JOINT, "root")
             self.root_qpos, self.root_dof = mj.jnt_qposadr[root], mj.jnt_dofadr[root]
             self.root_body = mj.jnt_bodyid[root]
+
+    def _scale_body(self, body: str, factor: float) -> None:
+        body_id = self.mujoco.mj_name2id(self.model, self.mujoco.mjtObj.mjOBJ_BODY, body)
+        if body_id < 0:
+            names = [self.model.body(i).name for i in range(self.model.nbody)]
+            raise KeyError(f"mass_scale: body {body!r} is not in the MuJoCo model; bodies: {names}")
+        self.model.body_mass[body_id] *= factor
+        self.model.body_inertia[body_id] *= factor
 
     # ------------------------------------------------------------------ state
     def reset(self, q, v) -> None:
@@ -111,6 +131,9 @@ class Simulation:
     def step(self, tau_actuated, steps: int = 1) -> None:
         """Apply ``tau_actuated`` (na,), pinocchio joint order, for ``steps`` physics steps."""
         tau = as_vector(tau_actuated, "tau_actuated", self.robot.na)
+        if self._pending:                       # actuation delay: apply the oldest command
+            self._pending.append(tau.copy())
+            tau = self._pending.popleft()
         self.data.qfrc_applied[:] = 0.0
         self.data.qfrc_applied[self.joint_dofs] = tau
         for _ in range(steps):
@@ -161,6 +184,13 @@ class Simulation:
                 wrench[3:] += np.cross(contact.pos - origin, force)
             wrenches[foot] = wrench
         return wrenches
+
+    def sole_pose(self, foot: str) -> tuple[float, np.ndarray]:
+        """``(tilt, position)`` of a foot's collision geometry: the angle (rad) between its z
+        axis and the vertical, and its centre's world position (3,)."""
+        geom = self._foot_geom(foot)
+        axis_z = self.data.geom_xmat[geom][8]          # R[2, 2]
+        return float(np.arccos(np.clip(axis_z, -1.0, 1.0))), self.data.geom_xpos[geom].copy()
 
     def _foot_geom(self, foot: str) -> int:
         for suffix in ("_sole", "_sphere"):

@@ -217,6 +217,7 @@ class PDTask(Task):
 
     def __init__(self, dim: int | None = None, *, kp=10.0, kd=None, **kwargs):
         self._gains = (kp, kd)
+        self.position_ref = None
         self._pending_target = None
         self._target_given = False
         self.velocity_ref = self.acceleration_ref = None

@@ -1,0 +1,220 @@
+"""tsid_py.control: capture-point bounds, the capture-point task, the failure policy and the
+contact state — against closed forms, an ODE integration, pinocchio and the solver's own
+raising path."""
+
+import numpy as np
+import pinocchio as pin
+import pytest
+from scipy.integrate import solve_ivp
+
+import tsid_py as tp
+from tsid_py.control import (
+    BalanceController,
+    CapturePointTask,
+    ContactStateMonitor,
+    FailurePolicy,
+    SupportPolygon,
+    push_bounds,
+)
+from tsid_py.control.failure import DAMPING, SLACKENED, SOFTENED
+
+from .conftest import load_robot, standing_solver
+
+
+def _lipm_capture_margin(force, duration, mass, omega, margin):
+    """ξ − p_edge at the end of the push, integrating ξ̇ = ω (ξ − p) + F/(m ω) numerically with
+    p held at the edge (origin at the start CoM): ≤ 0 means captured."""
+    edge = margin
+    solution = solve_ivp(lambda t, xi: omega * (xi - edge) + force / (mass * omega), (0.0, duration), [0.0],
+                         rtol=1e-10, atol=1e-12)
+    return solution.y[0, -1] - edge
+
+
+def test_push_bounds_match_the_lipm_integrated_and_the_talos_numbers():
+    robot = load_robot("talos")
+    data = robot.model.createData()
+    q = robot.q_ref
+    com = pin.centerOfMass(robot.model, data, q)
+    mass = pin.computeTotalMass(robot.model)
+    pin.framesForwardKinematics(robot.model, data, q)
+    length, width = robot.sole_size
+    soles = [data.oMf[robot.model.getFrameId(f)].translation for f in robot.feet]
+    front = max(s[0] for s in soles) + length / 2
+    left = max(s[1] for s in soles) + width / 2
+    height = com[2] - soles[0][2]
+    omega = np.sqrt(robot.gravity / height)
+    base = data.oMi[1].act(robot.model.inertias[1].lever)[2]
+    bounds = push_bounds(robot, 0.1)
+    for name, margin in (("+x", front - com[0]), ("+y", left - com[1])):
+        bound = bounds[name]
+        assert bound.margin == pytest.approx(margin, abs=1e-6)
+        # CoP at the edge: the integrated capture point ends exactly on the edge at the bound
+        at_com = bound.cop_at_edge * base / height           # undo the push-height scaling
+        assert abs(_lipm_capture_margin(at_com, 0.1, mass, omega, margin)) < 1e-6
+        assert _lipm_capture_margin(1.01 * at_com, 0.1, mass, omega, margin) > 0
+        # impulse: the CoP-at-edge bound's short-push limit, and below it
+        assert bound.impulse == pytest.approx(mass * omega * margin / 0.1 * height / base, rel=1e-5)
+        short = push_bounds(robot, 1e-5)[name]
+        assert short.cop_at_edge == pytest.approx(short.impulse, rel=1e-4)
+        assert bound.impulse < bound.cop_at_edge
+    # the issue's Talos table (0.1 s pushes on the base): 264/296/416/423 N and 310/348/489/498 N
+    expected = {"+x": (264, 310), "-x": (296, 348), "+y": (416, 489), "-y": (423, 498)}
+    for name, (impulse, edge) in expected.items():
+        assert bounds[name].impulse == pytest.approx(impulse, abs=1.0)
+        assert bounds[name].cop_at_edge == pytest.approx(edge, abs=1.0)
+
+
+def test_push_bounds_reject_bad_input():
+    robot = load_robot("talos")
+    with pytest.raises(ValueError, match="directions"):
+        push_bounds(robot, directions=["up"])
+    with pytest.raises(ValueError, match="duration"):
+        push_bounds(robot, -0.1)
+    with pytest.raises(ValueError, match="feet"):
+        push_bounds(robot, feet=[])
+
+
+def test_support_polygon_clamps_to_the_nearest_boundary_point(rng):
+    polygon = SupportPolygon(rng.uniform(-0.2, 0.2, (12, 2)))
+    vertices = polygon.vertices
+    boundary = np.vstack([a + np.linspace(0, 1, 2001)[:, None] * (b - a)
+                          for a, b in zip(vertices, np.roll(vertices, -1, axis=0))])
+    for point in rng.uniform(-0.4, 0.4, (30, 2)):
+        clamped = polygon.clamp(point)
+        if polygon.contains(point):
+            np.testing.assert_array_equal(clamped, point)
+        else:
+            nearest = np.min(np.linalg.norm(boundary - point, axis=1))
+            assert np.linalg.norm(clamped - point) == pytest.approx(nearest, abs=1e-4)
+            assert polygon.contains(clamped + 1e-9 * (polygon.vertices.mean(axis=0) - clamped))
+        assert polygon.clamp_xy(*point) == pytest.approx(tuple(clamped))
+
+
+def test_capture_point_task_is_a_cop_law_inside_and_saturates_on_the_polygon(talos):
+    """Unsaturated: c̈ = ω² (c − p*) with p* = ξ + gain (ξ − ξ_ref)/ω, i.e. a PD with
+    kp = ω gain and kd = ω + gain. Saturated: the CoP is clamped to the polygon's edge."""
+    task = CapturePointTask(0.87, gain=5.0, hip_ratio=0.0)
+    task.prepare(talos)
+    reference = task.position_ref.copy()
+    omega = np.sqrt(9.81 / 0.87)
+    task.set_support(SupportPolygon([[-0.1, -0.15], [0.1, -0.15], [0.1, 0.15], [-0.1, 0.15]]))
+    q, v = talos.q_ref.copy(), talos.zero_velocity()
+    for base_velocity, saturated in ((0.02, False), (0.5, True)):
+        v[0] = base_velocity
+        talos.update(q, v)
+        task.kinematics(talos)
+        error, rate = talos.com[:2] - reference[:2], talos.com_velocity[:2]
+        xi = talos.com[:2] + rate / omega
+        assert task.saturated is saturated
+        np.testing.assert_allclose(task.dcm, xi, atol=1e-12)
+        if not saturated:
+            expected = -omega * 5.0 * error - (omega + 5.0) * rate
+            np.testing.assert_allclose(task.acceleration_ref[:2], expected, atol=1e-9)
+        else:
+            assert task.cop[0] == pytest.approx(0.1)
+            np.testing.assert_allclose(task.acceleration_ref[:2], omega**2 * (talos.com[:2] - task.cop), atol=1e-9)
+
+
+def _gravity_torque_ratio(robot):
+    """max |τ| / effort over the joints for standing still, from the unconstrained solve."""
+    solver = standing_solver(robot)
+    solution = solver.solve(robot.q_ref, robot.zero_velocity())
+    effort = robot.effort_limits
+    return float(np.max(np.abs(solution.tau_actuated) / effort))
+
+
+def test_failure_policy_walks_down_its_ladder_and_restores_the_solver(talos):
+    # 1. a hard task that contradicts a hard contact: softening the contacts resolves it
+    solver = standing_solver(talos, diagnose=False)
+    foot = solver.add_task(tp.tasks.PositionTask(talos.feet[0], kp=0.0, priority="hard"))
+    foot.set_target(np.zeros(3), acceleration=[0.0, 0.0, 5.0])
+    policy = FailurePolicy(solver)
+    q, v = talos.q_ref, talos.zero_velocity()
+    with pytest.raises(tp.SolverError):
+        solver.solve(q, v)
+    solution = policy.solve(q, v)
+    assert not solution.success and solution.relaxed == (SOFTENED,)
+    assert np.all(np.isfinite(solution.tau_actuated))
+    assert all(contact.priority == "hard" for contact in solver.contacts.values())
+    solver.remove_task(foot)
+    assert policy.solve(q, v).success
+
+    # 2. every joint held (hard) at zero acceleration needs the gravity torques; limits below
+    # them but within the slack: rung 2, the torques sent clipped to the true limits
+    ratio = _gravity_torque_ratio(talos)
+    solver = _held_still(talos, scale=0.8 * ratio)
+    limits = solver.constraints[0]
+    policy = FailurePolicy(solver, torque_slack=2.0)
+    solution = policy.solve(q, v)
+    assert solution.relaxed == (SOFTENED, SLACKENED) and not solution.success
+    bound = np.full(talos.na, np.inf)
+    bound[limits.index] = limits.effort
+    assert np.all(np.abs(solution.tau_actuated) <= bound + 1e-9)
+    assert np.any(np.abs(solution.tau_actuated) >= bound - 1e-9)           # some were clipped
+    assert solver.constraints == [limits]
+
+    # 3. limits far below: the damping command, from the last torques sent
+    solver = _held_still(talos, scale=0.01 * ratio)
+    limits = solver.constraints[0]
+    policy = FailurePolicy(solver, damping=5.0)
+    moving = talos.zero_velocity()
+    moving[6:] = 0.1
+    solution = policy.solve(q, moving)
+    assert solution.relaxed == (SOFTENED, SLACKENED, DAMPING) and not solution.success
+    bound = np.full(talos.na, np.inf)
+    bound[limits.index] = limits.effort
+    np.testing.assert_allclose(solution.tau_actuated, np.maximum(-0.5, -bound))   # 0 − 5 × 0.1, clipped
+    assert np.all(solution.tau[:6] == 0.0)
+    assert policy.counts == {SOFTENED: 0, SLACKENED: 0, DAMPING: 1}
+
+
+def _held_still(robot, scale):
+    """Standing, the CoM and every joint held at zero acceleration (hard: softening the
+    contacts cannot let the robot fall), torque limits × ``scale``."""
+    solver = standing_solver(robot, diagnose=False)
+    solver.add_constraint(tp.constraints.TorqueLimits(scale=scale))
+    solver.add_task(tp.tasks.JointTask(kp=0.0, kd=0.0, priority="hard"))
+    solver.add_task(tp.tasks.CoMTask(kp=0.0, kd=0.0, priority="hard"))
+    return solver
+
+
+def test_solver_without_diagnosis_raises_a_plain_solver_error(talos):
+    solver = _held_still(talos, scale=1e-3)
+    with pytest.raises(tp.SolverError) as raised:
+        solver.solve(talos.q_ref, talos.zero_velocity())
+    assert not isinstance(raised.value, tp.InfeasibleError) and getattr(raised.value, "qp", None) is None
+    solver.diagnose = True               # the offline path: the diagnosis runs and keeps the QP
+    with pytest.raises(tp.SolverError) as raised:
+        solver.solve(talos.q_ref, talos.zero_velocity())
+    assert raised.value.qp is not None
+
+
+def test_contact_state_softens_a_rocking_sole_and_hardens_it_once_still(talos):
+    solver = standing_solver(talos)
+    monitor = ContactStateMonitor(solver, max_angular_velocity=1.0, settle_time=0.003)
+    q = talos.q_ref
+    solution = solver.solve(q, talos.zero_velocity())
+    assert not monitor.update(solution)
+    rocking = talos.zero_velocity()
+    rocking[3 + 1] = 2.0                 # the whole robot pitching at 2 rad/s: both soles rotate
+    solution = solver.solve(q, rocking)
+    assert monitor.update(solution)
+    assert all(contact.priority == "soft" for contact in solver.contacts.values())
+    still = talos.zero_velocity()
+    for _ in range(3):
+        solution = solver.solve(q, still)
+        monitor.update(solution)
+    assert all(contact.priority == "hard" for contact in solver.contacts.values())
+    # a vanished normal force (measured) softens too
+    solution = solver.solve(q, still)
+    measured = {talos.feet[0]: np.zeros(6), talos.feet[1]: np.r_[0, 0, talos.weight, 0, 0, 0]}
+    monitor.update(solution, measured)
+    assert solver.contacts[talos.feet[0]].priority == "soft"
+    assert solver.contacts[talos.feet[1]].priority == "hard"
+
+
+def test_balance_controller_rejects_bad_configuration():
+    with pytest.raises(ValueError, match="sole_scale"):
+        BalanceController(load_robot("talos"), sole_scale=1.5)
+    with pytest.raises(ValueError, match="soles"):
+        BalanceController(load_robot("go2"))

@@ -1,0 +1,177 @@
+"""Capture-point (DCM) quantities of the linear inverted pendulum, and the largest push a
+robot standing on its soles can recover from without stepping.
+
+The linear inverted pendulum (LIPM): the centre of mass ``c`` at constant height ``z`` above
+the ground, the ground's force through the centre of pressure ``p``. Horizontally,
+
+    c̈ = ω² (c − p) + F / m,        ω = √(g / z)   (1/s),
+
+with ``F`` an external horizontal force on the CoM. The divergent component of motion
+(capture point) ``ξ = c + ċ / ω`` obeys ``ξ̇ = ω (ξ − p) + F / (m ω)``: it runs away from
+the centre of pressure, and the robot can stop without a step exactly when ξ stays in the
+support polygon (``p`` can be anywhere inside it, not outside).
+
+**The bounds.** The robot stands still (ξ = c) and is pushed with a constant force ``F``
+for ``T`` s toward an edge of the support polygon at horizontal distance ``d`` from the CoM
+(the support function of the polygon in the push direction).
+
+* *Impulse bound.* A short push is an impulse ``F T``: it changes ``ċ`` by ``F T / m`` and
+  ξ by ``F T / (m ω)``, before the centre of pressure can do anything. Recoverable iff
+  ``F T / (m ω) ≤ d``, i.e. ``F ≤ m ω d / T``.
+* *CoP-at-edge bound.* The best a controller can do during the push is to put ``p`` on the
+  edge at once and hold it there. With ``x = ξ − p_edge``, ``x(0) = −d`` and
+  ``ẋ = ω x + F / (m ω)``, so ``x(T) = −d e^{ωT} + F (e^{ωT} − 1) / (m ω²)``; after the push
+  ``p`` stays on the edge and ξ stops iff ``x(T) ≤ 0``:
+  ``F ≤ (m g / z) d e^{ωT} / (e^{ωT} − 1)``. As ``T → 0`` this tends to the impulse bound,
+  and it is always the larger of the two.
+* *Push height.* A force at height ``h`` above the ground (not at the CoM) also applies the
+  moment ``F (h − z)`` about the CoM. With the centroidal angular momentum held near zero,
+  the moment balance about the centre of pressure gives ``c̈ = ω² (c − p) + F h / (m z)``:
+  the push acts as ``F h / z`` at the CoM, so both bounds scale by ``z / h``.
+
+Units: N, m, s, kg. The bounds ignore what the LIPM ignores (the robot can also recover
+with its hips, i.e. changing its angular momentum, or by stepping), so a controller may
+survive a little beyond them; they are what the soles alone allow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import as_vector, positive_scalar
+
+#: Unit push directions by name, in the world's horizontal plane.
+DIRECTIONS = {"+x": np.array([1.0, 0.0]), "-x": np.array([-1.0, 0.0]),
+              "+y": np.array([0.0, 1.0]), "-y": np.array([0.0, -1.0])}
+
+
+def lipm_frequency(com_height: float, gravity: float = 9.81) -> float:
+    """``ω = √(g / z)`` (1/s) of the linear inverted pendulum at CoM height ``z`` (m)."""
+    return float(np.sqrt(positive_scalar(gravity, "gravity") / positive_scalar(com_height, "com_height")))
+
+
+def sole_corners(robot, feet=None, sole_size=None) -> np.ndarray:
+    """World (x, y) of the four corners of each sole, (4 k, 2), at the robot's current
+    kinematics (call ``robot.update`` first). Each sole is the rectangle ``sole_size``
+    (length along the frame's x axis, width along y; default ``robot.sole_size``) centred at
+    the contact frame's origin, as :class:`~tsid_py.PlanarContact` models it."""
+    feet = list(robot.feet if feet is None else feet)
+    if not feet:
+        raise ValueError("feet must name at least one contact frame, got an empty list")
+    size = robot.sole_size if sole_size is None else sole_size
+    if size is None:
+        raise ValueError(f"sole_size must be (length, width) in m: robot {robot.name!r} has no soles")
+    length, width = (positive_scalar(s, "sole_size") for s in size)
+    local = np.array([[sx * length / 2, sy * width / 2, 0.0] for sx in (1, -1) for sy in (1, -1)])
+    corners = []
+    for foot in feet:
+        placement = robot.frame_placement(robot.frame_id(foot))
+        corners.append((local @ placement.rotation.T + placement.translation)[:, :2])
+    return np.vstack(corners)
+
+
+def edge_distance(points: np.ndarray, origin, direction) -> float:
+    """Distance from ``origin`` (x, y) to the edge of the convex hull of ``points`` (k, 2)
+    along the horizontal unit ``direction``: the hull's support function
+    ``max_i direction · (points_i − origin)``, m (negative when ``origin`` is beyond it)."""
+    direction = as_vector(direction, "direction", 2)
+    norm = np.linalg.norm(direction)
+    if norm == 0:
+        raise ValueError("direction must be a non-zero (x, y) vector, got [0, 0]")
+    return float(np.max((np.asarray(points, dtype=float) - as_vector(origin, "origin", 2)) @ (direction / norm)))
+
+
+@dataclass(frozen=True)
+class PushBound:
+    """The largest constant push (N) of ``duration`` s in one direction the soles allow.
+
+    ``margin`` is the CoM-to-edge distance ``d`` (m), ``impulse`` and ``cop_at_edge`` the two
+    bounds of :mod:`tsid_py.control.capture_point` (already scaled by ``z / h``)."""
+
+    direction: str
+    margin: float
+    impulse: float
+    cop_at_edge: float
+
+
+def push_bounds(robot, duration: float = 0.1, *, q=None, feet=None, sole_size=None, com=None,
+                push_height: float | None = None, directions=tuple(DIRECTIONS)) -> dict[str, PushBound]:
+    """Capture-point bounds on a push of ``duration`` s, per direction (see the module's
+    derivation), from the robot's mass, its CoM and its soles at configuration ``q``
+    (default ``robot.q_ref``).
+
+    ``feet``: the soles in contact (default all of ``robot.feet``: single support is one
+    name). ``com``: a CoM position (3,) to use instead of the one at ``q`` (e.g. over the
+    support sole). ``push_height``: height (m) of the push's point of application; default
+    the centre of mass of the root body (where :meth:`tsid_py.sim.Simulation.push` applies
+    it). The robot's kinematics are updated at ``(q, 0)``.
+    """
+    duration = positive_scalar(duration, "duration")
+    q = robot.q_ref if q is None else q
+    robot.update(q, robot.zero_velocity())
+    corners = sole_corners(robot, feet, sole_size)
+    centre = robot.com.copy() if com is None else as_vector(com, "com", 3)
+    ground = float(np.mean([robot.frame_placement(robot.frame_id(f)).translation[2]
+                            for f in (robot.feet if feet is None else feet)]))
+    height = centre[2] - ground
+    if height <= 0:
+        raise ValueError(f"com must be above the soles, got a CoM {height:.3g} m above them")
+    if push_height is None:
+        root = robot.model.inertias[1]
+        push_height = float(robot.data.oMi[1].act(root.lever)[2]) - ground
+    push_height = positive_scalar(push_height, "push_height")
+    omega = lipm_frequency(height, robot.gravity)
+    mass = robot.mass
+    growth = np.exp(omega * duration)
+    scale = height / push_height
+    bounds = {}
+    for name in directions:
+        if name not in DIRECTIONS:
+            raise ValueError(f"directions must be among {list(DIRECTIONS)}, got {name!r}")
+        d = edge_distance(corners, centre[:2], DIRECTIONS[name])
+        impulse = mass * omega * d / duration * scale
+        at_edge = mass * robot.gravity / height * d * growth / (growth - 1.0) * scale
+        bounds[name] = PushBound(name, d, float(impulse), float(at_edge))
+    return bounds
+
+
+class SupportPolygon:
+    """The convex hull of the soles' corners, as half-planes ``normals · p ≤ offsets``
+    (outward unit normals, counter-clockwise ``vertices``), m."""
+
+    def __init__(self, points):
+        from scipy.spatial import ConvexHull
+
+        points = np.asarray(points, dtype=float)
+        if points.ndim != 2 or points.shape[1] != 2 or len(points) < 3:
+            raise ValueError(f"points must be (k ≥ 3, 2) horizontal positions, got shape {points.shape}")
+        self.vertices = points[ConvexHull(points).vertices]          # counter-clockwise
+        edges = np.roll(self.vertices, -1, axis=0) - self.vertices
+        normals = np.column_stack([edges[:, 1], -edges[:, 0]])
+        self.normals = normals / np.linalg.norm(normals, axis=1)[:, None]
+        self.offsets = np.einsum("ij,ij->i", self.normals, self.vertices)
+        self._edges = [(float(n[0]), float(n[1]), float(o)) for n, o in zip(self.normals, self.offsets)]
+
+    def contains(self, point) -> bool:
+        return bool(np.all(self.normals @ point <= self.offsets + 1e-12))
+
+    def clamp_xy(self, x: float, y: float) -> tuple[float, float]:
+        """:meth:`clamp` on plain floats (the control loop's path: inside, no numpy call)."""
+        for nx, ny, offset in self._edges:
+            if nx * x + ny * y > offset + 1e-12:
+                clamped = self.clamp(np.array([x, y]))
+                return float(clamped[0]), float(clamped[1])
+        return x, y
+
+    def clamp(self, point) -> np.ndarray:
+        """``point`` (2,) if it is inside, else the nearest point of the polygon's boundary."""
+        point = np.asarray(point, dtype=float)
+        if self.contains(point):
+            return point
+        start = self.vertices
+        edges = np.roll(start, -1, axis=0) - start
+        ratio = np.clip(np.einsum("ij,ij->i", point - start, edges) / np.einsum("ij,ij->i", edges, edges), 0.0, 1.0)
+        nearest = start + ratio[:, None] * edges
+        return nearest[np.argmin(np.einsum("ij,ij->i", nearest - point, nearest - point))]

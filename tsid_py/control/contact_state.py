@@ -1,0 +1,123 @@
+"""Contact state: hold a contact hard only while its sole is flat, still and loaded.
+
+A hard planar contact tells the QP that its sole does not move. When the sole has started
+to rock on an edge (a strong push; the simulator's and the world's contacts are compliant)
+or has lost its load, that is false, and its no-slip rows soon contradict the friction and
+centre-of-pressure rows: the QP becomes infeasible. :class:`ContactStateMonitor` watches
+each contact after every step and
+
+* **softens** it (its no-slip rows become a cost of weight ``soft_weight``) when the sole's
+  angular velocity exceeds ``max_angular_velocity`` (rad/s) or its normal force falls below
+  ``min_normal_force`` (N) — the measured force when the loop passes one, else the planned;
+* **hardens** it again (re-anchored where the sole now is) once the sole has been still
+  (angular velocity below half the threshold), flat (tilt below ``max_tilt``, rad) and
+  loaded for ``settle_time`` s.
+
+Contacts in a force ramp (being added or removed with a transition) are left alone.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import positive_scalar
+from ..solver import DynamicsSolver
+
+
+class ContactStateMonitor:
+    """Soften and re-harden ``solver``'s contacts from the sole motion and load.
+
+    Parameters
+    ----------
+    solver : the solver whose contacts are watched.
+    max_angular_velocity : rad/s above which a sole counts as rocking.
+    min_normal_force : N below which a contact counts as unloaded (default 2 % of the
+        robot's weight).
+    max_tilt : rad, largest tilt of a sole from the horizontal to harden it again.
+    settle_time : s a softened sole must stay still, flat and loaded before it is hardened.
+    soft_weight : weight of a softened contact's no-slip rows, (s²/m)².
+    """
+
+    def __init__(self, solver: DynamicsSolver, *, max_angular_velocity: float = 1.5,
+                 min_normal_force: float | None = None, max_tilt: float = np.radians(2.0), settle_time: float = 0.05,
+                 soft_weight: float = 1e2):
+        if not isinstance(solver, DynamicsSolver):
+            raise ValueError(f"solver must be a tsid_py.DynamicsSolver, got {type(solver).__name__}")
+        self.solver = solver
+        self.max_angular_velocity = positive_scalar(max_angular_velocity, "max_angular_velocity")
+        weight = solver.robot.weight
+        self.min_normal_force = (0.02 * weight if min_normal_force is None
+                                 else positive_scalar(min_normal_force, "min_normal_force", allow_zero=True))
+        self.max_tilt = positive_scalar(max_tilt, "max_tilt")
+        self.settle_steps = max(1, int(round(positive_scalar(settle_time, "settle_time", allow_zero=True)
+                                             / solver.dt)))
+        self.soft_weight = positive_scalar(soft_weight, "soft_weight")
+        #: Contacts this monitor softened: name -> (their own weight, steps settled so far).
+        self.softened: dict[str, list] = {}
+        self._limit_squared = self.max_angular_velocity ** 2
+        self._cos_tilt = np.cos(self.max_tilt)
+
+    def update(self, solution, wrenches: dict | None = None, check_rotation: bool = True) -> bool:
+        """Look at each contact after the step that produced ``solution`` (the robot's
+        kinematics are that step's); ``wrenches`` (name -> (6,) world-aligned, optional)
+        are measured ones. ``check_rotation=False`` skips the soles' angular velocities
+        (hard contacts only: a loop that knows no sole can have started to rock, e.g. while
+        its commanded centre of pressure is well inside the soles, saves their cost).
+        Returns whether a contact changed state."""
+        solver, robot = self.solver, self.solver.robot
+        changed = False
+        limit = self._limit_squared
+        ramping = solver.normal_force_limits() if solver.contacts else {}
+        for name, contact in solver.contacts.items():
+            state = self.softened.get(name)
+            speed = 0.0
+            if check_rotation or state is not None:
+                omega = robot.frame_velocity(contact.frame_id)
+                speed = float(omega[3]) ** 2 + float(omega[4]) ** 2 + float(omega[5]) ** 2
+            force = self._normal_force(name, solution, wrenches)
+            if state is None:
+                if (speed > limit or force < self.min_normal_force) and contact.priority == "hard" \
+                        and name not in ramping:
+                    self.softened[name] = [contact.weight, 0]
+                    changed = True
+                continue
+            flat = robot.frame_rotation(contact.frame_id)[2, 2] >= self._cos_tilt
+            if 4.0 * speed < limit and flat and force >= self.min_normal_force:
+                state[1] += 1
+                if state[1] >= self.settle_steps:
+                    state[1] = -1           # to harden
+                    changed = True
+            else:
+                state[1] = 0
+        if changed:
+            self._apply()
+        return changed
+
+    def _apply(self) -> None:
+        """Soften the contacts just flagged, harden those that settled (outside the loop over
+        the solver's contacts, which this changes)."""
+        contacts = self.solver.contacts
+        for name, state in list(self.softened.items()):
+            contact = contacts.get(name)
+            if contact is None:                           # removed meanwhile
+                del self.softened[name]
+            elif state[1] == -1:
+                self._set(contact, "hard", state[0])
+                del self.softened[name]
+            elif contact.priority == "hard":
+                self._set(contact, "soft", self.soft_weight)
+
+    @staticmethod
+    def _normal_force(name: str, solution, wrenches) -> float:
+        if wrenches is not None and name in wrenches:
+            return float(wrenches[name][2])
+        local = solution.local_wrenches.get(name) if solution is not None else None
+        return float(local[2]) if local is not None else np.inf
+
+    def _set(self, contact, priority: str, weight: float) -> None:
+        """Change the contact's priority and weight, re-adding it so that a contact made hard
+        again is anchored where its sole has settled."""
+        self.solver.remove_contact(contact.name)
+        contact.priority, contact.weight = priority, weight
+        self.solver.add_contact(contact)
+

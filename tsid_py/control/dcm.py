@@ -1,0 +1,132 @@
+"""CapturePointTask: the CoM task of a balance controller, driven by capture-point feedback.
+
+Horizontally the task does not ask for a PD on the CoM position: it chooses where the
+centre of pressure should be, keeps that point inside the support polygon, and asks for the
+CoM acceleration the linear inverted pendulum (:mod:`tsid_py.control.capture_point`) gets
+from it. With ``ξ = c + ċ/ω`` the capture point and ``ξ_ref = c_ref + ċ_ref/ω`` its
+reference, the centre of pressure that makes the capture point error decay at ``gain`` (1/s),
+``ξ̇ − ξ̇_ref = −gain (ξ − ξ_ref)``, follows from ``ξ̇ = ω (ξ − p)``:
+
+    p* = ξ + (gain (ξ − ξ_ref) − ξ̇_ref) / ω,    ξ̇_ref = ċ_ref + c̈_ref / ω.
+
+``p = clamp(p*)`` is the nearest point of the support polygon (so the commanded CoP never
+leaves the soles) and the CoM is asked ``c̈ = ω² (c − p)``. Unsaturated, the law is a PD on
+the CoM with ``kp = ω gain`` and ``kd = ω + gain``; saturated, it is the best the soles can
+do, and the **hip strategy** asks for part of the rest, ``hip_ratio · ω² (p − p*)``, which
+the centre of pressure cannot give: the QP finds it in the centroidal angular momentum
+(rotating the trunk), against the torso and momentum tasks. Vertically the task is the
+usual PD (``height_kp``, 1/s²) toward the reference height.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import as_vector, positive_scalar
+from ..tasks import CoMTask
+from .capture_point import SupportPolygon, lipm_frequency
+
+
+class CapturePointTask(CoMTask):
+    """CoM task with capture-point feedback and a centre of pressure kept in ``support``.
+
+    Parameters
+    ----------
+    com_height : height of the CoM above the soles (m), for ``ω = √(g / z)``.
+    gain : decay rate of the capture point error, 1/s.
+    hip_ratio : share (0 … 1) of the CoM acceleration the saturated centre of pressure
+        cannot give that is still asked for (the hip strategy).
+    height_kp : stiffness of the vertical CoM PD, 1/s² (kd = 2√kp).
+    gravity : m/s².
+
+    ``cop`` is the commanded centre of pressure (x, y) of the last step, ``dcm`` the capture
+    point, ``saturated`` whether ``p*`` was outside the support polygon.
+    """
+
+    def __init__(self, com_height: float, *, gain: float = 8.0, hip_ratio: float = 0.5, height_kp: float = 100.0,
+                 weight=1.0, gravity: float = 9.81, name: str | None = None):
+        super().__init__(kp=[0.0, 0.0, positive_scalar(height_kp, "height_kp", allow_zero=True)], weight=weight,
+                         name=name or "CapturePointTask")
+        self.omega = lipm_frequency(com_height, gravity)
+        self._gain = positive_scalar(gain, "gain", allow_zero=True)
+        self._cop_offset = [0.0, 0.0]
+        self.hip_ratio = float(hip_ratio)
+        if not 0.0 <= self.hip_ratio <= 1.0:
+            raise ValueError(f"hip_ratio must be in [0, 1], got {hip_ratio!r}")
+        self.support: SupportPolygon | None = None
+        self.dcm_xy, self.cop_xy, self.saturated = (0.0, 0.0), (0.0, 0.0), False
+        self._target_acceleration = np.zeros(3)
+
+    @property
+    def gain(self) -> float:
+        """Decay rate of the capture point error, 1/s."""
+        return self._gain
+
+    @gain.setter
+    def gain(self, value: float) -> None:
+        self._gain = positive_scalar(value, "gain", allow_zero=True)
+        if self.position_ref is not None:
+            self._update_offset()
+
+    def set_support(self, support: SupportPolygon) -> None:
+        """The polygon the commanded centre of pressure is kept in (world x, y, m)."""
+        if not isinstance(support, SupportPolygon):
+            raise ValueError(f"support must be a SupportPolygon, got {type(support).__name__}")
+        self.support = support
+
+    def set_target(self, target, velocity=None, acceleration=None) -> None:
+        """CoM reference position (m), velocity (m/s) and acceleration (m/s²), world axes."""
+        super().set_target(target, velocity, None)
+        self._target_acceleration = (np.zeros(3) if acceleration is None
+                                     else as_vector(acceleration, "acceleration", 3))
+        self.acceleration_ref = self._target_acceleration.copy()
+        self._update_offset()
+
+    def _update_offset(self) -> None:
+        """``p* = (1 + gain/ω) ξ − offset`` with ``offset = (gain ξ_ref + ξ̇_ref) / ω``, which
+        only changes with the target and the gain."""
+        omega, gain = self.omega, self._gain
+        xi_ref = self.position_ref[:2] + self.velocity_ref[:2] / omega
+        xi_rate_ref = self.velocity_ref[:2] + self._target_acceleration[:2] / omega
+        self._cop_offset = ((gain * xi_ref + xi_rate_ref) / omega).tolist()
+
+    def kinematics(self, robot):
+        """This step's horizontal ``c̈`` into the feed-forward (:meth:`command`), then the
+        CoM's kinematics."""
+        self.command(robot)
+        return super().kinematics(robot)
+
+    def write_rows(self, context, matrix, vector, weighted):
+        """:meth:`command`, then the CoM task's compiled rows."""
+        self.command(context.robot)
+        super().write_rows(context, matrix, vector, weighted)
+
+    def command(self, robot) -> None:
+        """Write this step's horizontal ``c̈ = ω² (c − p) + hip (p − p*)`` into the
+        feed-forward, with ``p`` the commanded centre of pressure clamped into the support.
+        (Scalar arithmetic: on 2-vectors, numpy's per-call cost would be the whole cost.)"""
+        omega = self.omega
+        cx, cy, _ = robot.com.tolist()
+        vx, vy, _ = robot.com_velocity.tolist()
+        xi_x, xi_y = cx + vx / omega, cy + vy / omega
+        scale = 1.0 + self._gain / omega
+        offset_x, offset_y = self._cop_offset
+        px, py = scale * xi_x - offset_x, scale * xi_y - offset_y
+        qx, qy = (px, py) if self.support is None else self.support.clamp_xy(px, py)
+        self.saturated = qx != px or qy != py
+        self.dcm_xy, self.cop_xy = (xi_x, xi_y), (qx, qy)
+        square = omega * omega
+        hip = self.hip_ratio * square if self.saturated else 0.0
+        acceleration = self.acceleration_ref
+        acceleration[0] = square * (cx - qx) + hip * (qx - px)
+        acceleration[1] = square * (cy - qy) + hip * (qy - py)
+
+    @property
+    def dcm(self) -> np.ndarray:
+        """The capture point (x, y) at the last step, m."""
+        return np.array(self.dcm_xy)
+
+    @property
+    def cop(self) -> np.ndarray:
+        """The commanded centre of pressure (x, y) at the last step, m."""
+        return np.array(self.cop_xy)

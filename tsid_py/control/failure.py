@@ -1,0 +1,147 @@
+"""A control loop's failure policy: one infeasible QP must not stop the robot's controller.
+
+:meth:`tsid_py.DynamicsSolver.solve` raises when its QP has no solution — right for offline
+use, fatal in a loop that has to send torques every millisecond. :class:`FailurePolicy`
+wraps a solver and, when a step fails, walks down a ladder of relaxations, each tried only
+if the one before failed too:
+
+1. **contacts softened**: every hard contact's no-slip rows become a cost (weight
+   ``soft_contact_weight``) for this step, so a rocking or sliding sole no longer makes the
+   equalities contradict the friction and centre-of-pressure rows (skipped when no contact
+   is hard);
+2. **torque limits slackened**: as 1, with every :class:`~tsid_py.constraints.TorqueLimits`
+   scaled by ``torque_slack``; the torques sent are then clipped to the true limits;
+3. **damping command**: no QP; the last torques that were sent, minus joint damping
+   ``−damping · v`` (N·m·s/rad), clipped to the limits: a command that holds the posture's
+   effort and removes energy.
+
+The step's :class:`~tsid_py.Solution` then has ``success=False`` and ``relaxed`` names the
+rungs used. Only :class:`~tsid_py.SolverError` (the QP failed) is handled; invalid input
+still raises. Build the solver with ``diagnose=False`` to keep even the feasibility check of
+a failed step (about 1 ms on Talos) off the control path; the policy never reads an error's
+conflicts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from .._validation import positive_scalar
+from ..constraints import TorqueLimits
+from ..errors import SolverError
+from ..solution import Solution
+from ..solver import DynamicsSolver
+
+#: The names ``Solution.relaxed`` uses for the ladder's rungs.
+SOFTENED, SLACKENED, DAMPING = "contacts softened", "torque limits slackened", "damping command"
+
+
+class FailurePolicy:
+    """``policy.solve(q, v)``: ``solver.solve(q, v)``, or the best relaxation of it.
+
+    Parameters
+    ----------
+    solver : the :class:`~tsid_py.DynamicsSolver` to protect (its configuration is restored
+        after each relaxed step).
+    soft_contact_weight : weight of a softened contact's no-slip rows, (s²/m)².
+    torque_slack : factor (≥ 1) on the torque limits in rung 2.
+    damping : joint damping of rung 3's command, N·m·s/rad.
+    """
+
+    def __init__(self, solver: DynamicsSolver, *, soft_contact_weight: float = 1e3, torque_slack: float = 2.0,
+                 damping: float = 5.0):
+        if not isinstance(solver, DynamicsSolver):
+            raise ValueError(f"solver must be a tsid_py.DynamicsSolver, got {type(solver).__name__}")
+        self.solver = solver
+        self.soft_contact_weight = positive_scalar(soft_contact_weight, "soft_contact_weight")
+        self.torque_slack = positive_scalar(torque_slack, "torque_slack")
+        if self.torque_slack < 1.0:
+            raise ValueError(f"torque_slack must be ≥ 1 (a factor on the limits), got {torque_slack}")
+        self.damping = positive_scalar(damping, "damping", allow_zero=True)
+        self.last_tau_actuated = np.zeros(solver.robot.na)
+        #: How many steps each rung produced since construction (the loop's failure count).
+        self.counts = {SOFTENED: 0, SLACKENED: 0, DAMPING: 0}
+
+    def solve(self, q, v) -> Solution:
+        """One control step that returns a Solution whatever the QP does (see the module)."""
+        try:
+            solution = self.solver.solve(q, v)
+        except SolverError:
+            solution = self._relaxed(q, v)
+        self.last_tau_actuated = solution.tau_actuated     # each solution owns its arrays
+        return solution
+
+    # ------------------------------------------------------------------ the ladder
+    def _relaxed(self, q, v) -> Solution:
+        softened = self._soften_contacts()
+        done = (SOFTENED,) if softened else ()
+        try:
+            if softened:
+                try:
+                    return self._failed(self.solver.solve(q, v), done)
+                except SolverError:
+                    pass
+            limits = [(c, c.scale) for c in self.solver.constraints if isinstance(c, TorqueLimits)]
+            for constraint, scale in limits:
+                constraint.scale = scale * self.torque_slack
+            try:
+                solution = self.solver.solve(q, v)
+            except SolverError:
+                solution = None
+            finally:
+                for constraint, scale in limits:
+                    constraint.scale = scale
+            if solution is not None:
+                solution = self._failed(solution, done + (SLACKENED,))
+                solution.tau_actuated[:] = self._clip(solution.tau_actuated)
+                return solution
+        finally:
+            self._harden(softened)
+        return self._damping_command(v, done)
+
+    def _soften_contacts(self) -> list:
+        """Turn the hard contacts that are not in a force ramp soft (settings take effect at
+        the next solve; the anchors stay); return them with their weights."""
+        ramping, softened = self.solver.normal_force_limits(), []
+        for contact in list(self.solver.contacts.values()):
+            if contact.priority != "hard" or contact.name in ramping:
+                continue
+            softened.append((contact, contact.weight))
+            contact.priority, contact.weight = "soft", self.soft_contact_weight
+        return softened
+
+    def _harden(self, softened: list) -> None:
+        for contact, weight in softened:
+            contact.priority, contact.weight = "hard", weight
+
+    def _clip(self, tau_actuated: np.ndarray) -> np.ndarray:
+        """Torques clipped to the solver's torque limits (the URDF efforts when it has none;
+        joints without a finite limit are left alone)."""
+        robot = self.solver.robot
+        limit = np.full(robot.na, np.inf)
+        limits = [c for c in self.solver.constraints if isinstance(c, TorqueLimits)]
+        for constraint in limits:
+            limit[constraint.index] = np.minimum(limit[constraint.index], constraint.effort)
+        if not limits:
+            efforts = robot.effort_limits
+            limit = np.where(efforts > 0, efforts, np.inf)
+        return np.clip(tau_actuated, -limit, limit)
+
+    def _failed(self, solution: Solution, relaxed: tuple[str, ...]) -> Solution:
+        for rung in relaxed[-1:]:
+            self.counts[rung] += 1
+        return replace(solution, success=False, status=f"relaxed ({', '.join(relaxed)}): {solution.status}",
+                       relaxed=relaxed)
+
+    def _damping_command(self, v, done: tuple[str, ...]) -> Solution:
+        robot = self.solver.robot
+        offset = robot.nv - robot.na
+        tau_actuated = self._clip(self.last_tau_actuated - self.damping * np.asarray(v, dtype=float)[offset:])
+        tau = np.zeros(robot.nv)
+        tau[offset:] = tau_actuated
+        self.counts[DAMPING] += 1
+        relaxed = done + (SLACKENED, DAMPING)
+        return Solution(np.zeros(robot.nv), tau, tau[offset:], {}, {}, False,
+                        f"relaxed ({', '.join(relaxed)}): no QP solved", None, 0, relaxed)

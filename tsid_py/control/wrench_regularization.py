@@ -1,0 +1,69 @@
+"""Regularise the parts of the contact wrenches a balance controller should not use freely.
+
+Two soles in contact leave the QP a family of wrench distributions with the same net effect
+on the robot: internal forces (the feet squeezing or spreading, ``±f_y``), opposite
+torsional moments ``±m_z``, and so on. The solver's default force regularisation is tiny
+(it only makes the QP strictly convex), so from one step to the next the QP can hop between
+such distributions. On a compliant floor (MuJoCo's, a real one) a hop is a jolt: the soles
+creep and twist. :class:`WrenchRegularization` costs ``Σ_contacts Σ_axes w_a f_a²`` on the
+contact variables in their local axes, with per-axis weights: by default the tangential
+forces and the torsional moment only — the normal force and the centre-of-pressure moments,
+which the balance controller needs to shift weight and move the CoP, stay free.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import as_vector
+from ..rows import DiagonalCost, Rows
+from ..tasks import DiagonalTask
+
+#: Default weights on ``[f_x, f_y, f_z, m_x, m_y, m_z]`` (local axes): 1/N² and 1/(N·m)². The
+#: normal force and CoP moments keep the solver's default force regularisation (1e-8), so
+#: that this task can stand in for it (one diagonal cost instead of two).
+DEFAULT_WEIGHTS = (1e-5, 1e-5, 1e-8, 1e-8, 1e-8, 1e-3)
+
+
+class WrenchRegularization(DiagonalTask):
+    """``Σ_i Σ_a w_a f_{i,a}²`` over every active contact's variables (local axes).
+
+    ``weights`` (6,) for ``[f_x, f_y, f_z, m_x, m_y, m_z]`` (≥ 0); a point contact uses the
+    first three.
+    """
+
+    acts_on = "x"
+
+    def __init__(self, weights=DEFAULT_WEIGHTS, *, name: str = "wrench regularisation"):
+        axis_weights = as_vector(weights, "weights", 6).copy()
+        if np.any(axis_weights < 0):
+            raise ValueError(f"weights must be ≥ 0 for each of the 6 wrench axes, got {axis_weights}")
+        self.axis_weights = axis_weights
+        super().__init__(1, priority="soft", name=name)
+        self._diagonal_key = None
+
+    def _columns_and_weights(self, context) -> tuple[np.ndarray, np.ndarray]:
+        columns, weights = [], []
+        for span in context.contact_columns.values():
+            size = span.stop - span.start
+            columns.append(np.arange(span.start, span.stop))
+            weights.append(self.axis_weights[:size])
+        if not columns:
+            return np.zeros(0, dtype=np.intp), np.zeros(0)
+        return np.concatenate(columns), np.concatenate(weights)
+
+    def diagonal(self, context, targets) -> DiagonalCost:
+        """``(columns, weights)`` of the cost on the contact variables (targets 0); rebuilt
+        when the contacts change."""
+        columns = context.contact_columns          # one dict per layout: rebuilt with the contacts
+        if columns is not self._diagonal_key:
+            self._diagonal_key = columns
+            self._diagonal = DiagonalCost(*self._columns_and_weights(context))
+        return self._diagonal
+
+    def compute(self, context) -> Rows:
+        """The same cost as rows ``√w_a e_a`` (for a solver that asks for rows)."""
+        columns, weights = self._columns_and_weights(context)
+        matrix = np.zeros((columns.size, context.n))
+        matrix[np.arange(columns.size), columns] = np.sqrt(weights)
+        return Rows(matrix, np.zeros(columns.size))

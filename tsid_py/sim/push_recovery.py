@@ -1,0 +1,218 @@
+"""One push against a balancing humanoid in MuJoCo, judged physically.
+
+:func:`push_trial` stands the robot on its soles under a
+:class:`~tsid_py.control.BalanceController`, pushes its base once (``force`` N for
+``push_duration`` s in a horizontal direction, at ``push_at`` s) and watches it;
+:func:`run_pushes` does the same for a schedule of pushes (the balance demo).
+
+**Fell** (judged from the simulator, not from the controller): the base drops below
+:data:`FALL_HEIGHT_RATIO` of its start height, or a sole slides more than
+:data:`FALL_SLIP` m (horizontally, from where it stood at the start) or tips more than
+:data:`FALL_TILT` rad from the horizontal: past those the stance is lost even if the base
+has not come down yet. **Recovered cleanly**: not fallen, every sole stayed within
+:data:`CLEAN_TILT` and :data:`CLEAN_SLIP`.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..control import BalanceController
+from ..control.capture_point import DIRECTIONS
+from ..control.failure import DAMPING, SLACKENED, SOFTENED
+from ..tasks import FrameTask
+from .controllers import zmp_from_frames
+from .simulation import Simulation
+
+#: A floating-base robot has fallen when its base drops below this fraction of its start height.
+FALL_HEIGHT_RATIO = 0.7
+#: A sole tipped past this angle (rad, 15°) or slid this far (m) means a fall.
+FALL_TILT, FALL_SLIP = np.radians(15.0), 0.05
+#: Clean recovery: every sole within this tilt (rad, 2°) and slip (m, 1 cm).
+CLEAN_TILT, CLEAN_SLIP = np.radians(2.0), 0.01
+#: The default push, N per kg of the robot's mass (Talos: 144 N; G1: 53 N).
+DEFAULT_PUSH_PER_KG = 1.6
+#: Bodies whose mass the ``mass_scale`` option scales, by robot (torso and base).
+TRUNK_BODIES = {"talos": ("base_link", "torso_1_link", "torso_2_link"), "g1": ("pelvis", "torso_link")}
+
+
+def default_push(robot) -> float:
+    """The balance demo's default push, N: :data:`DEFAULT_PUSH_PER_KG` × the robot's mass."""
+    return DEFAULT_PUSH_PER_KG * robot.mass
+
+
+def push_force(force: float, direction: str) -> np.ndarray:
+    """The world force (3,) of ``force`` N toward ``direction`` (``+x``, ``-x``, ``+y``, ``-y``)."""
+    if direction not in DIRECTIONS:
+        raise ValueError(f"push direction must be one of {list(DIRECTIONS)}, got {direction!r}")
+    return np.r_[float(force) * DIRECTIONS[direction], 0.0]
+
+
+def trunk_mass_scale(robot, factor: float) -> dict[str, float]:
+    """``mass_scale`` for :class:`~tsid_py.sim.Simulation` scaling the torso and base by ``factor``."""
+    bodies = TRUNK_BODIES.get(robot.name)
+    if bodies is None:
+        raise ValueError(f"robot must be one of {list(TRUNK_BODIES)} to scale its trunk, got {robot.name!r}")
+    return {body: factor for body in bodies}
+
+
+class SingleLegStance:
+    """``on_step`` for :func:`push_trial`: shift the CoM over the first foot in
+    :data:`SHIFT_TIME` s (minimum jerk), then lift the other foot :data:`LIFT_HEIGHT` m (its
+    force ramps to 0 in 0.1 s; its frame task lifts it in 0.3 s) and hold it there."""
+
+    SHIFT_TIME, LIFT_HEIGHT = 1.0, 0.03
+
+    def __init__(self, robot):
+        self.support, self.swing = robot.feet[0], robot.feet[1]
+        robot.update(robot.q_ref, robot.zero_velocity())
+        self.start = robot.com.copy()
+        self.over_support = self.start.copy()
+        self.over_support[:2] = robot.frame_placement(robot.frame_id(self.support)).translation[:2]
+        self.swing_home = robot.frame_placement(robot.frame_id(self.swing)).copy()
+        self.foot_task = None
+
+    def __call__(self, t: float, controller, sim) -> None:
+        if t <= self.SHIFT_TIME:
+            r = t / self.SHIFT_TIME
+            s, ds, dds = r**3 * (10 - 15 * r + 6 * r**2), 30 * r**2 * (1 - r) ** 2, 60 * r * (1 - r) * (1 - 2 * r)
+            delta = self.over_support - self.start
+            controller.com.set_target(self.start + s * delta, velocity=ds / self.SHIFT_TIME * delta,
+                                      acceleration=dds / self.SHIFT_TIME**2 * delta)
+            return
+        if self.foot_task is None:
+            controller.remove_contact(self.swing, transition=0.1)
+            self.foot_task = controller.solver.add_task(FrameTask(self.swing, self.swing_home, kp=300.0, weight=10.0))
+        target = self.swing_home.copy()
+        target.translation[2] += self.LIFT_HEIGHT * min((t - self.SHIFT_TIME) / 0.3, 1.0)
+        self.foot_task.set_target(target)
+
+    def bounds_geometry(self) -> tuple[list[str], np.ndarray]:
+        """``(feet, com)`` for :func:`~tsid_py.control.push_bounds` in this stance."""
+        return [self.support], self.over_support
+
+
+def push_trial(robot, force: float, direction: str = "+y", *, push_at: float = 1.0, **options) -> dict:
+    """Simulate one push of ``force`` N toward ``direction`` at ``push_at`` s; return the
+    JSON-ready summary (see the module for the criteria; ``options`` as :func:`run_pushes`)."""
+    summary, _ = run_pushes(robot, [(push_at, direction, force)], **options)
+    summary.update(push_newtons=float(force), push_direction=direction, push_at=push_at)
+    return summary
+
+
+def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3.0, actuation_delay: float = 0.0,
+               trunk_mass: float = 1.0, stance: str = "double", controller_options: dict | None = None,
+               stop_at_fall: bool = True, on_step=None, record: bool = False,
+               viewer: bool = False, video: str | None = None) -> tuple[dict, dict]:
+    """Simulate the balance controller under ``pushes`` (``(time s, direction, force N)``
+    each, ``push_duration`` s long); return ``(summary, log)``.
+
+    ``trunk_mass`` scales the simulated torso and base mass (a model error the controller
+    does not know of), ``actuation_delay`` (s) delays the torques. ``stance``: ``"double"``
+    or ``"single"`` (:class:`SingleLegStance`; push it after ``SHIFT_TIME + 0.5`` s).
+    ``on_step(t, controller, sim)`` is called before each control step (to move targets, …).
+    ``record`` fills ``log`` (time, CoM and its reference, torques, measured and planned
+    normal forces, ZMP) for a plot; ``viewer`` shows MuJoCo's passive viewer; ``video``
+    writes an MP4 of the run off-screen (:class:`~tsid_py.sim.video.VideoRecorder`).
+    """
+    if stance == "single":
+        on_step = SingleLegStance(robot)
+    elif stance != "double":
+        raise ValueError(f"stance must be 'double' or 'single', got {stance!r}")
+    schedule = {int(round(at / 1e-3)): push_force(force, direction) for at, direction, force in pushes if force > 0}
+    mass_scale = trunk_mass_scale(robot, trunk_mass) if trunk_mass != 1.0 else None
+    sim = Simulation(robot, actuation_delay=actuation_delay, mass_scale=mass_scale, visual=viewer or bool(video))
+    controller = BalanceController(robot, sim.timestep, **(controller_options or {}))
+    handle = _viewer(sim) if viewer else None
+    camera = None
+    if video:
+        from .video import VideoRecorder
+
+        camera = VideoRecorder(sim, video)
+    dt = sim.timestep
+    start_height = sim.state()[0][2]
+    watched = [on_step.support] if stance == "single" else list(robot.feet)      # the soles meant to stay
+    start_soles = {foot: sim.sole_pose(foot)[1][:2] for foot in watched}
+    max_tilt, max_slip = 0.0, 0.0
+    relaxed_steps: dict[str, list[float]] = {SOFTENED: [], SLACKENED: [], DAMPING: []}
+    step_times, fell_at, reason = [], None, None
+    log: dict[str, list] = {}
+    for k in range(int(round(duration / dt))):
+        t = k * dt
+        if k in schedule:
+            sim.push(schedule[k], push_duration)
+        if on_step is not None:
+            on_step(t, controller, sim)
+        q, v = sim.state()
+        if camera is not None:
+            camera.capture()                   # the state each frame shows: before the step
+        tic = time.perf_counter()
+        solution = controller.step(q, v)
+        step_times.append(time.perf_counter() - tic)
+        for rung in solution.relaxed[-1:]:
+            relaxed_steps[rung].append(round(t, 4))
+        sim.step(solution.tau_actuated)
+        if record:
+            _record(log, t, robot, controller, solution, sim)
+        if handle is not None:
+            handle.sync()
+        for foot in watched:
+            tilt, position = sim.sole_pose(foot)
+            max_tilt = max(max_tilt, tilt)
+            max_slip = max(max_slip, float(np.linalg.norm(position[:2] - start_soles[foot])))
+        if fell_at is None:
+            if sim.state()[0][2] < FALL_HEIGHT_RATIO * start_height:
+                fell_at, reason = t, "base below 70 % of its start height"
+            elif max_tilt > FALL_TILT:
+                fell_at, reason = t, f"a sole tipped past {np.degrees(FALL_TILT):.0f}°"
+            elif max_slip > FALL_SLIP:
+                fell_at, reason = t, f"a sole slid more than {FALL_SLIP * 100:.0f} cm"
+            if fell_at is not None and stop_at_fall:
+                break
+    if handle is not None:
+        handle.close()
+    if camera is not None:
+        camera.close()
+    steps_us = np.array(step_times) * 1e6
+    fell = fell_at is not None
+    summary = {
+        "fell": fell,
+        "fell_at": fell_at,
+        "fall_reason": reason,
+        "recovered_cleanly": bool(not fell and max_tilt < CLEAN_TILT and max_slip < CLEAN_SLIP),
+        "stance": stance,
+        "pushes": [{"at": at, "direction": direction, "newtons": float(force)} for at, direction, force in pushes],
+        "push_duration": push_duration,
+        "max_sole_tilt_deg": float(np.degrees(max_tilt)),
+        "max_sole_slip_m": max_slip,
+        "failure_policy_steps": relaxed_steps,
+        "failure_policy_step_count": int(sum(len(times) for times in relaxed_steps.values())),
+        "simulated_time": float(len(steps_us) * dt),
+        "median_step_us": float(np.median(steps_us)),
+        "p99_step_us": float(np.percentile(steps_us, 99)),
+        "actuation_delay": actuation_delay,
+        "trunk_mass_scale": trunk_mass,
+    }
+    log = {key: np.array(values) for key, values in log.items()}
+    if "com" in log:
+        summary["max_com_error"] = float(np.linalg.norm(log["com"] - log["com_ref"], axis=1).max())
+    return summary, log
+
+
+def _record(log: dict, t: float, robot, controller, solution, sim) -> None:
+    measured = sim.contact_wrenches()
+    entry = {"time": t, "tau": solution.tau_actuated, "com": robot.com.copy(),
+             "com_ref": controller.com.position_ref.copy(),
+             "normal_forces": [measured[f][2] for f in robot.feet],
+             "planned_normal_forces": [solution.wrenches[f][2] if f in solution.wrenches else 0.0 for f in robot.feet],
+             "zmp": zmp_from_frames(robot, measured)}
+    for key, value in entry.items():
+        log.setdefault(key, []).append(np.array(value, dtype=float))
+
+
+def _viewer(sim):
+    import mujoco.viewer
+
+    return mujoco.viewer.launch_passive(sim.model, sim.data)
