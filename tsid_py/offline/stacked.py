@@ -1,0 +1,158 @@
+"""The stacked over-time problem, reduced to the wrenches' free directions.
+
+Over N frames, with the local contact wrenches ``f_t`` (6k each; see :mod:`.frames`):
+
+    minimise   Σ_t [ w_τ ‖T_t f_t + c_t‖² + ε ‖f_t‖² ] + w_s Σ_{t≥1} ‖R_t f_t − R_{t−1} f_{t−1}‖²
+    subject to G_t f_t = e_t                      (the 6 root rows of each frame)
+               C f_t ≤ 0                          (contact bounds, the same every frame)
+
+``R_t`` maps local wrenches to world-aligned ones, so the smoothing acts on what a force
+plate would see. Each frame's root rows are eliminated exactly: ``f_t = p_t + N_t z_t`` with
+``p_t = G_t⁺ e_t`` and ``N_t`` an orthonormal basis of ``ker G_t`` (6k − 6 columns), from one
+batched SVD. Since ``p_t ⟂ N_t``, the regularisation becomes ``ε (‖p_t‖² + ‖z_t‖²)`` and the
+smoothing couples only neighbouring frames: the reduced Hessian is block-tridiagonal with
+``(6k − 6)``-square blocks, and :mod:`.ipm` solves it in time linear in N.
+
+Units are scaled before the solve — forces by the robot's weight, the objective by its mean
+curvature — so that the interior-point method sees numbers of order one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..contacts import PlanarContact
+from ..errors import SolverError
+from .frames import WRENCH_SIZE, FrameData
+from .ipm import BlockTridiagonalQP, solve, solve_unconstrained
+
+#: Scaled KKT residual accepted when the interior-point iterations stall before their tolerance.
+ACCEPTABLE_RESIDUAL = 1e-7
+
+#: The root rows are taken as degenerate below this ratio of smallest to largest singular value.
+RANK_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class Weights:
+    """``torque`` = w_τ (1/(N·m)²), ``smoothing`` = w_s (1/N²), ``regularization`` = ε (1/N²)."""
+
+    torque: float
+    smoothing: float
+    regularization: float
+
+
+def contact_bound_rows(count: int, friction: float | None, soles: list) -> tuple[np.ndarray, list[str]]:
+    """The rows ``C`` of ``C f ≤ 0`` for ``count`` contacts (block-diagonal) and their labels.
+
+    Per contact, with ``friction = μ``: ``f_z ≥ 0`` and the pyramid inscribed in the Coulomb
+    cone (``|f_x|, |f_y| ≤ μ/√2 f_z``); with a sole ``(length, width)`` also the centre of
+    pressure in the rectangle (``|m_y| ≤ l/2 f_z``, ``|m_x| ≤ w/2 f_z``) and the torsion
+    ``|m_z| ≤ μ min(l, w)/2 f_z`` — the rows of :class:`~tsid_py.PlanarContact`. No rows when
+    ``friction`` is None.
+    """
+    if friction is None:
+        return np.zeros((0, WRENCH_SIZE * count)), []
+    blocks, labels = [], []
+    unilateral = np.zeros((1, WRENCH_SIZE))
+    unilateral[0, 2] = -1.0
+    for j, sole in enumerate(soles):
+        length, width = sole if sole is not None else (1.0, 1.0)
+        contact = PlanarContact(f"contact {j}", length=length, width=width, mu=friction)
+        rows = contact.friction_matrix if sole is not None else contact.friction_matrix[:4]
+        names = ["normal force ≥ 0"] + contact.describe_rows()[: len(rows)]
+        block = np.zeros((1 + len(rows), WRENCH_SIZE * count))
+        block[:, WRENCH_SIZE * j:WRENCH_SIZE * (j + 1)] = np.vstack([unilateral, rows])
+        blocks.append(block)
+        labels += [f"contact {j}: {name}" for name in names]
+    return np.vstack(blocks), labels
+
+
+@dataclass
+class Reduction:
+    """``f_t = p_t + N_t z_t``: ``particular`` (N, 6k), ``basis`` (N, 6k, 6k − 6)."""
+
+    particular: np.ndarray
+    basis: np.ndarray
+
+    def wrenches(self, z: np.ndarray) -> np.ndarray:
+        return self.particular + np.einsum("tij,tj->ti", self.basis, z)
+
+
+def reduce_root_rows(data: FrameData) -> Reduction:
+    """Minimal-norm solutions and kernels of the root rows, one batched SVD for all frames."""
+    U, S, Vt = np.linalg.svd(data.root_matrix, full_matrices=True)
+    degenerate = np.flatnonzero(S[:, -1] <= RANK_TOLERANCE * S[:, 0])
+    if degenerate.size:
+        raise SolverError(f"the contacts cannot balance the root rows at frames {degenerate[:10].tolist()} "
+                          "(their Jacobians' root columns are rank-deficient)", "degenerate")
+    rows = S.shape[1]
+    coefficients = np.einsum("tij,ti->tj", U, data.root_rhs) / S
+    particular = np.einsum("tji,tj->ti", Vt[:, :rows], coefficients)
+    return Reduction(particular, np.transpose(Vt[:, rows:], (0, 2, 1)))
+
+
+def smoothing_blocks(data: FrameData, reduction: Reduction):
+    """``B_t = R_t N_t`` (N, 6k, n) and ``c_t = R_t p_t`` (N, 6k): the world wrenches are
+    ``B_t z_t + c_t``."""
+    count, k = data.rotations.shape[:2]
+    R = np.zeros((count, WRENCH_SIZE * k, WRENCH_SIZE * k))
+    for j in range(k):
+        for half in (0, 3):
+            start = WRENCH_SIZE * j + half
+            R[:, start:start + 3, start:start + 3] = data.rotations[:, j]
+    return np.einsum("tij,tjn->tin", R, reduction.basis), np.einsum("tij,tj->ti", R, reduction.particular)
+
+
+@dataclass
+class StackedSolution:
+    local: np.ndarray          # (N, 6k) local wrenches
+    slack: np.ndarray          # (N, r) elastic slacks, N (scaled back)
+    iterations: int
+
+
+def solve_stacked(data: FrameData, weights: Weights, bounds: np.ndarray, *, penalty: float,
+                  curvature: float = 1.0, tolerance: float = 1e-9, progress=None) -> StackedSolution:
+    """Solve the stacked problem; ``bounds`` is ``C`` (r, 6k). The bound rows are elastic:
+    ``C f_t ≤ s_t``, ``s_t ≥ 0`` at a cost ``penalty Σ s + ½ curvature Σ s²`` in the scaled
+    units (see the module docstring and :mod:`.ipm`)."""
+    reduction = reduce_root_rows(data)
+    count, size = reduction.basis.shape[0], reduction.basis.shape[2]
+    rows = bounds.shape[0]
+    force_scale = float(np.abs(data.root_rhs).max()) or 1.0
+    p = reduction.particular / force_scale
+    if size == 0:                                # one contact: the wrenches are determined
+        slack = np.maximum(np.einsum("rj,tj->tr", bounds, reduction.particular), 0.0)
+        return StackedSolution(reduction.particular, slack, 0)
+    # Torque and regularisation terms, frame by frame (p ⟂ N: no cross term in ε‖f‖²).
+    A = np.einsum("tij,tjn->tin", data.torque_matrix, reduction.basis)          # T_t N_t
+    a = np.einsum("tij,tj->ti", data.torque_matrix, p) + data.torque_offset / force_scale
+    diagonal = 2 * weights.torque * np.einsum("tin,tim->tnm", A, A)
+    diagonal += 2 * weights.regularization * np.eye(size)
+    gradient = 2 * weights.torque * np.einsum("tin,ti->tn", A, a)
+    coupling = np.zeros((count - 1, size, size))
+    if weights.smoothing > 0 and count > 1:
+        B, c = smoothing_blocks(data, reduction)
+        c = c / force_scale
+        jump = c[1:] - c[:-1]                                   # Δc_t, t = 1 … N−1
+        neighbours = np.full(count, 2.0)
+        neighbours[[0, -1]] = 1.0
+        diagonal += 2 * weights.smoothing * neighbours[:, None, None] * np.einsum("tin,tim->tnm", B, B)
+        coupling = -2 * weights.smoothing * np.einsum("tin,tim->tnm", B[1:], B[:-1])
+        gradient[1:] += 2 * weights.smoothing * np.einsum("tin,ti->tn", B[1:], jump)
+        gradient[:-1] -= 2 * weights.smoothing * np.einsum("tin,ti->tn", B[:-1], jump)
+    curvature = float(np.mean(np.trace(diagonal, axis1=1, axis2=2))) / size
+    problem = BlockTridiagonalQP(diagonal / curvature, coupling / curvature, gradient / curvature,
+                                 np.einsum("rj,tjn->trn", bounds, reduction.basis),
+                                 -np.einsum("rj,tj->tr", bounds, p), penalty, curvature)
+    if rows == 0:
+        z, slack, iterations = solve_unconstrained(problem), np.zeros((count, 0)), 1
+    else:
+        result = solve(problem, tolerance=tolerance, progress=progress)
+        if result.residual > ACCEPTABLE_RESIDUAL:
+            raise SolverError(f"the over-time interior-point method did not converge in {result.iterations} "
+                              f"iterations (scaled residual {result.residual:.1e})", "max_iterations")
+        z, slack, iterations = result.z, result.slack, result.iterations
+    return StackedSolution(reduction.wrenches(z * force_scale), slack * force_scale, iterations)
