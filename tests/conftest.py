@@ -8,6 +8,7 @@ import pinocchio as pin
 import pytest
 
 import tsid_py as tp
+from tsid_py.sim.recordings import balance_rollout  # noqa: F401 (shared with the tests)
 
 _CACHE: dict[str, tp.Robot] = {}
 
@@ -90,24 +91,3 @@ def check_contact_solution(robot, solver, sol, q, v):
         acc = pin.getFrameClassicalAcceleration(model, data, model.getFrameId(name), pin.LOCAL).vector
         np.testing.assert_allclose(acc[contact.motion_rows], 0.0, atol=1e-7)
 
-
-def balance_rollout(robot: tp.Robot, steps: int, dt: float = 2e-3, sway: float = 0.05):
-    """Positions and wrenches of the balance controller swaying the CoM sideways and down
-    (semi-implicit Euler on the manifold with the controller's own q̈): a motion whose
-    wrenches satisfy the controller's friction and sole bounds at every step."""
-    from tsid_py.sim.controllers import humanoid_balance
-
-    controller = humanoid_balance(robot, dt)
-    q, v = robot.q_ref.copy(), robot.zero_velocity()
-    robot.update(q, v)
-    centre = robot.com.copy()
-    positions, wrenches = [q.copy()], []
-    for k in range(steps):
-        phase = np.sin(2 * np.pi * 2.0 * k * dt)
-        controller.com.set_target(centre + [0.0, sway * phase, -0.2 * sway * phase])
-        solution = controller.step(q, v)
-        wrenches.append([solution.wrenches[foot] for foot in robot.feet])
-        v = v + dt * solution.ddq
-        q = pin.integrate(robot.model, q, dt * v)
-        positions.append(q.copy())
-    return np.array(positions), np.array(wrenches)
