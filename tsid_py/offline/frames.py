@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from .._validation import as_matrix, positive_scalar
+from .._validation import _real_array, as_matrix, positive_scalar
 from ..contacts import PlanarContact
 from ..robot import Robot
 from ..solver import DynamicsSolver
@@ -84,8 +84,13 @@ def check_positions(robot: Robot, positions, name: str = "positions") -> np.ndar
     the quaternions are **fixed**, not refused — each is flipped, if needed, to lie in the
     same hemisphere as the previous one, so the returned positions vary continuously.
     """
-    array = np.asarray(positions, dtype=float) if not isinstance(positions, np.ndarray) else positions
-    if array.ndim == 2 and array.shape[1] == robot.nq:
+    array = _real_array(positions, name)
+    if array.ndim == 2 and array.shape[1] != robot.nq:
+        layout = (f"x y z, qx qy qz qw, then {robot.nq - 7} joint positions" if robot.floating_base
+                  else "the joint positions")
+        raise ValueError(f"{name} must have {robot.nq} columns per frame for robot {robot.name!r} ({layout}), "
+                         f"got {array.shape[1]}")
+    if array.ndim == 2:
         bad = np.flatnonzero(~np.all(np.isfinite(array), axis=1))
         if bad.size:
             raise ValueError(f"{name} must be finite: frames {bad[:10].tolist()}"
@@ -94,11 +99,18 @@ def check_positions(robot: Robot, positions, name: str = "positions") -> np.ndar
     if array.shape[0] < 3:
         raise ValueError(f"{name} must hold at least 3 frames (T, {robot.nq}), got {array.shape[0]}")
     array = np.array([robot.check_configuration(q, f"{name}[{t}]") for t, q in enumerate(array)])
-    if robot.floating_base:
-        quaternions = array[:, 3:7]
-        flips = np.cumprod(np.where(np.einsum("ti,ti->t", quaternions[1:], quaternions[:-1]) < 0, -1.0, 1.0))
-        quaternions[1:] *= flips[:, None]
-    return array
+    return align_quaternions(array)[0] if robot.floating_base else array
+
+
+def align_quaternions(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Free-flyer positions (T, nq) with each base quaternion ``q[3:7]`` flipped, if needed, into
+    the hemisphere of the previous frame's (``q`` and ``−q`` are the same orientation); and
+    the frames where the recording's sign flipped. A copy: the input is not modified."""
+    aligned = positions.copy()
+    quaternions = aligned[:, 3:7]
+    flipped = np.einsum("ti,ti->t", quaternions[1:], quaternions[:-1]) < 0
+    quaternions[1:] *= np.cumprod(np.where(flipped, -1.0, 1.0))[:, None]
+    return aligned, np.flatnonzero(flipped) + 1
 
 
 def finite_differences(robot: Robot, positions: np.ndarray, dt: float):
