@@ -52,11 +52,11 @@ class FrameData:
         """(N, k, 6) world-aligned wrenches from (N, 6k) local ones: ``[R f; R m]``."""
         count, k = self.rotations.shape[:2]
         pairs = local.reshape(count, k, 2, 3)
-        return np.einsum("tkij,tkpj->tkpi", self.rotations, pairs).reshape(count, k, WRENCH_SIZE)
+        return np.matmul(pairs, self.rotations.transpose(0, 1, 3, 2)).reshape(count, k, WRENCH_SIZE)
 
     def torques(self, local: np.ndarray) -> np.ndarray:
         """(N, na) actuated torques ``T_t f_t + c_t`` from (N, 6k) local wrenches."""
-        return np.einsum("tij,tj->ti", self.torque_matrix, local) + self.torque_offset
+        return np.matmul(self.torque_matrix, local[:, :, None])[:, :, 0] + self.torque_offset
 
 
 # ------------------------------------------------------------------------------ input

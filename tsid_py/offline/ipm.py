@@ -26,6 +26,7 @@ factored by LAPACK's banded Cholesky in O(N n³). Every step is linear in N.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from scipy.linalg import cho_solve_banded, cholesky_banded
@@ -43,6 +44,16 @@ MAX_ROW_WEIGHT = 1e13
 #: residual has not dropped below ``STALL_RATIO`` times its best value for
 #: ``STALL_ITERATIONS`` iterations in a row.
 STALL_RESIDUAL, STALL_RATIO, STALL_ITERATIONS = 1e-7, 0.9, 6
+
+
+def times(matrices: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """``A_t x_t`` for stacked matrices (N, a, b) and vectors (N, b)."""
+    return np.matmul(matrices, vectors[:, :, None])[:, :, 0]
+
+
+def transposed_times(matrices: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """``A_tᵀ y_t`` for stacked matrices (N, a, b) and vectors (N, a)."""
+    return np.matmul(vectors[:, None, :], matrices)[:, 0]
 
 
 @dataclass
@@ -66,9 +77,9 @@ class BlockTridiagonalQP:
 
     def hessian_product(self, z: np.ndarray) -> np.ndarray:
         """``P z`` for z (N, n)."""
-        product = np.einsum("tij,tj->ti", self.diagonal, z)
-        product[1:] += np.einsum("tij,tj->ti", self.coupling, z[:-1])
-        product[:-1] += np.einsum("tji,tj->ti", self.coupling, z[1:])
+        product = times(self.diagonal, z)
+        product[1:] += times(self.coupling, z[:-1])
+        product[:-1] += transposed_times(self.coupling, z[1:])
         return product
 
     def objective(self, z: np.ndarray, s: np.ndarray | None = None) -> float:
@@ -127,28 +138,29 @@ def solve_unconstrained(problem: BlockTridiagonalQP) -> np.ndarray:
     return banded.solve(banded.factor(problem.diagonal, problem.coupling), -problem.gradient)
 
 
+class _Step(NamedTuple):
+    dz: np.ndarray
+    ds: np.ndarray
+    dw: np.ndarray
+    dlam: np.ndarray
+    dnu: np.ndarray
+
+
 def solve(problem: BlockTridiagonalQP, *, tolerance: float = 1e-9, max_iterations: int = 100,
           progress=None) -> IPMResult:
     """Mehrotra's predictor-corrector on :class:`BlockTridiagonalQP` (``P`` positive
     definite). Converged when the stationarity, primal and slack-multiplier residuals
     (relative to the data's size) and the duality gap ``wᵀλ + sᵀν`` (relative to the
-    objective) are all below ``tolerance``. Stops early when the steps
-    stall (a degenerate vertex reached to rounding); ``converged`` then tells whether the
-    residual made the tolerance.
-    ``progress``, if given, is called once per iteration."""
+    objective) are all below ``tolerance``. Stops early when the iterations stall near the
+    end (a degenerate vertex reached to rounding); ``converged`` then tells whether the
+    residual made the tolerance. ``progress``, if given, is called once per iteration."""
     count, size, rows = problem.shape
-    P_rows, h, rho, gamma = problem.rows, problem.bounds, problem.penalty, problem.curvature
+    E, h, rho, gamma = problem.rows, problem.bounds, problem.penalty, problem.curvature
+    E_transposed = np.ascontiguousarray(E.transpose(0, 2, 1))
     banded = BandedFactor(count, size)
-
-    def rows_times(z):                              # E z, (N, r)
-        return np.einsum("trn,tn->tr", P_rows, z)
-
-    def rows_transposed(y):                         # Eᵀ y, (N, n)
-        return np.einsum("trn,tr->tn", P_rows, y)
-
     z = banded.solve(banded.factor(problem.diagonal, problem.coupling), -problem.gradient)
-    s = np.maximum(rows_times(z) - h, 0.0) + 1.0
-    w = h - rows_times(z) + s
+    s = np.maximum(times(E, z) - h, 0.0) + 1.0
+    w = h - times(E, z) + s
     lam = np.full_like(h, min(1.0, rho / 2))
     nu = rho + gamma * s - lam
     scale_z = 1.0 + np.abs(problem.gradient).max(initial=0.0)
@@ -156,9 +168,9 @@ def solve(problem: BlockTridiagonalQP, *, tolerance: float = 1e-9, max_iteration
     pairs = 2 * h.size
     residual, best, iteration, stalled = np.inf, np.inf, 0, 0
     for iteration in range(1, max_iterations + 1):
-        r_z = problem.hessian_product(z) + problem.gradient + rows_transposed(lam)
+        r_z = problem.hessian_product(z) + problem.gradient + transposed_times(E, lam)
         r_s = rho + gamma * s - lam - nu
-        r_p = rows_times(z) - s + w - h
+        r_p = times(E, z) - s + w - h
         mu = (np.sum(w * lam) + np.sum(s * nu)) / pairs
         gap = mu * pairs / (1.0 + abs(problem.objective(z, s)))
         residual = max(np.abs(r_z).max() / scale_z, np.abs(r_p).max() / scale_p, np.abs(r_s).max() / (1.0 + rho), gap)
@@ -174,40 +186,37 @@ def solve(problem: BlockTridiagonalQP, *, tolerance: float = 1e-9, max_iteration
                 break
         D1, D2 = w / lam, gamma + nu / s
         weight = 1.0 / np.maximum(D1 + 1.0 / D2, 1.0 / MAX_ROW_WEIGHT)
-        weighted = P_rows * weight[:, :, None]
-        factor = banded.factor(problem.diagonal + np.einsum("trn,trm->tnm", weighted, P_rows), problem.coupling)
+        factor = banded.factor(problem.diagonal + np.matmul(E_transposed * weight[:, None, :], E), problem.coupling)
 
-        def newton(r_c1, r_c2):
+        def newton(r_c1, r_c2) -> _Step:
+            """The step for complementarity residuals ``r_c1 = wλ − …``, ``r_c2 = sν − …``."""
             xi = r_p - r_c1 / lam - D1 * (r_s + r_c2 / s)
-            dz = banded.solve(factor, -r_z - rows_transposed(r_s + r_c2 / s + weight * xi))
-            e_dz = rows_times(dz)
+            dz = banded.solve(factor, -r_z - transposed_times(E, r_s + r_c2 / s + weight * xi))
+            e_dz = times(E, dz)
             ds = (e_dz + xi) / (1.0 + D1 * D2)
             # Δλ with the same (capped) weight as the reduced system, so stationarity holds
             # exactly; Δw from the primal rows (not from λΔw + wΔλ = −r_c1, which divides by
             # λ → 0). Only the linearised complementarity of capped rows is inexact.
             dlam = r_s + r_c2 / s + weight * (e_dz + xi)
-            return dz, ds, ds - e_dz - r_p, dlam, r_s + gamma * ds - dlam
+            return _Step(dz, ds, ds - e_dz - r_p, dlam, r_s + gamma * ds - dlam)
 
         affine = newton(w * lam, s * nu)
-        alpha = _step_length((w, lam, s, nu), affine[1:])
-        mu_affine = (np.sum((w + alpha * affine[2]) * (lam + alpha * affine[3]))
-                     + np.sum((s + alpha * affine[1]) * (nu + alpha * affine[4]))) / pairs
+        alpha = _step_length((w, lam, s, nu), affine)
+        mu_affine = (np.sum((w + alpha * affine.dw) * (lam + alpha * affine.dlam))
+                     + np.sum((s + alpha * affine.ds) * (nu + alpha * affine.dnu))) / pairs
         sigma = (mu_affine / mu) ** 3
-        dz, ds, dw, dlam, dnu = newton(w * lam + affine[2] * affine[3] - sigma * mu,
-                                       s * nu + affine[1] * affine[4] - sigma * mu)
-        alpha = STEP_FRACTION * _step_length((w, lam, s, nu), (ds, dw, dlam, dnu))
-        z, s, w, lam, nu = z + alpha * dz, s + alpha * ds, w + alpha * dw, lam + alpha * dlam, nu + alpha * dnu
+        step = newton(w * lam + affine.dw * affine.dlam - sigma * mu, s * nu + affine.ds * affine.dnu - sigma * mu)
+        alpha = STEP_FRACTION * _step_length((w, lam, s, nu), step)
+        z, s, w = z + alpha * step.dz, s + alpha * step.ds, w + alpha * step.dw
+        lam, nu = lam + alpha * step.dlam, nu + alpha * step.dnu
     return IPMResult(z, s, lam, iteration, False, float(residual))
 
 
-def _step_length(values, steps) -> float:
-    """Largest α ≤ 1 keeping every ``value + α step`` ≥ 0, for values ``(w, λ, s, ν)`` and
-    steps ``(Δs, Δw, Δλ, Δν)`` (the order :func:`solve`'s Newton step returns them in)."""
-    w, lam, s, nu = values
-    ds, dw, dlam, dnu = steps
+def _step_length(values, step: _Step) -> float:
+    """Largest α ≤ 1 keeping ``(w, λ, s, ν) + α (Δw, Δλ, Δs, Δν)`` ≥ 0."""
     alpha = 1.0
-    for value, step in ((w, dw), (lam, dlam), (s, ds), (nu, dnu)):
-        negative = step < 0
+    for value, change in zip(values, (step.dw, step.dlam, step.ds, step.dnu)):
+        negative = change < 0
         if np.any(negative):
-            alpha = min(alpha, float(np.min(-value[negative] / step[negative])))
+            alpha = min(alpha, float(np.min(-value[negative] / change[negative])))
     return alpha

@@ -26,7 +26,7 @@ import numpy as np
 from ..contacts import PlanarContact
 from ..errors import SolverError
 from .frames import WRENCH_SIZE, FrameData
-from .ipm import BlockTridiagonalQP, solve, solve_unconstrained
+from .ipm import BlockTridiagonalQP, solve, solve_unconstrained, times, transposed_times
 
 #: Scaled KKT residual accepted when the interior-point iterations stall before their tolerance.
 ACCEPTABLE_RESIDUAL = 1e-7
@@ -78,7 +78,7 @@ class Reduction:
     basis: np.ndarray
 
     def wrenches(self, z: np.ndarray) -> np.ndarray:
-        return self.particular + np.einsum("tij,tj->ti", self.basis, z)
+        return self.particular + times(self.basis, z)
 
 
 def reduce_root_rows(data: FrameData) -> Reduction:
@@ -89,8 +89,8 @@ def reduce_root_rows(data: FrameData) -> Reduction:
         raise SolverError(f"the contacts cannot balance the root rows at frames {degenerate[:10].tolist()} "
                           "(their Jacobians' root columns are rank-deficient)", "degenerate")
     rows = S.shape[1]
-    coefficients = np.einsum("tij,ti->tj", U, data.root_rhs) / S
-    particular = np.einsum("tji,tj->ti", Vt[:, :rows], coefficients)
+    coefficients = transposed_times(U, data.root_rhs) / S
+    particular = transposed_times(Vt[:, :rows], coefficients)
     return Reduction(particular, np.transpose(Vt[:, rows:], (0, 2, 1)))
 
 
@@ -103,7 +103,7 @@ def smoothing_blocks(data: FrameData, reduction: Reduction):
         for half in (0, 3):
             start = WRENCH_SIZE * j + half
             R[:, start:start + 3, start:start + 3] = data.rotations[:, j]
-    return np.einsum("tij,tjn->tin", R, reduction.basis), np.einsum("tij,tj->ti", R, reduction.particular)
+    return np.matmul(R, reduction.basis), times(R, reduction.particular)
 
 
 @dataclass
@@ -124,14 +124,14 @@ def solve_stacked(data: FrameData, weights: Weights, bounds: np.ndarray, *, pena
     force_scale = float(np.abs(data.root_rhs).max()) or 1.0
     p = reduction.particular / force_scale
     if size == 0:                                # one contact: the wrenches are determined
-        slack = np.maximum(np.einsum("rj,tj->tr", bounds, reduction.particular), 0.0)
+        slack = np.maximum(reduction.particular @ bounds.T, 0.0)
         return StackedSolution(reduction.particular, slack, 0)
     # Torque and regularisation terms, frame by frame (p ⟂ N: no cross term in ε‖f‖²).
-    A = np.einsum("tij,tjn->tin", data.torque_matrix, reduction.basis)          # T_t N_t
-    a = np.einsum("tij,tj->ti", data.torque_matrix, p) + data.torque_offset / force_scale
-    diagonal = 2 * weights.torque * np.einsum("tin,tim->tnm", A, A)
+    A = np.matmul(data.torque_matrix, reduction.basis)          # T_t N_t
+    a = times(data.torque_matrix, p) + data.torque_offset / force_scale
+    diagonal = 2 * weights.torque * np.matmul(A.transpose(0, 2, 1), A)
     diagonal += 2 * weights.regularization * np.eye(size)
-    gradient = 2 * weights.torque * np.einsum("tin,ti->tn", A, a)
+    gradient = 2 * weights.torque * transposed_times(A, a)
     coupling = np.zeros((count - 1, size, size))
     if weights.smoothing > 0 and count > 1:
         B, c = smoothing_blocks(data, reduction)
@@ -139,14 +139,14 @@ def solve_stacked(data: FrameData, weights: Weights, bounds: np.ndarray, *, pena
         jump = c[1:] - c[:-1]                                   # Δc_t, t = 1 … N−1
         neighbours = np.full(count, 2.0)
         neighbours[[0, -1]] = 1.0
-        diagonal += 2 * weights.smoothing * neighbours[:, None, None] * np.einsum("tin,tim->tnm", B, B)
-        coupling = -2 * weights.smoothing * np.einsum("tin,tim->tnm", B[1:], B[:-1])
-        gradient[1:] += 2 * weights.smoothing * np.einsum("tin,ti->tn", B[1:], jump)
-        gradient[:-1] -= 2 * weights.smoothing * np.einsum("tin,ti->tn", B[:-1], jump)
+        diagonal += 2 * weights.smoothing * neighbours[:, None, None] * np.matmul(B.transpose(0, 2, 1), B)
+        coupling = -2 * weights.smoothing * np.matmul(B[1:].transpose(0, 2, 1), B[:-1])
+        gradient[1:] += 2 * weights.smoothing * transposed_times(B[1:], jump)
+        gradient[:-1] -= 2 * weights.smoothing * transposed_times(B[:-1], jump)
     curvature = float(np.mean(np.trace(diagonal, axis1=1, axis2=2))) / size
     problem = BlockTridiagonalQP(diagonal / curvature, coupling / curvature, gradient / curvature,
-                                 np.einsum("rj,tjn->trn", bounds, reduction.basis),
-                                 -np.einsum("rj,tj->tr", bounds, p), penalty, curvature)
+                                 np.matmul(bounds, reduction.basis),
+                                 -p @ bounds.T, penalty, curvature)
     if rows == 0:
         z, slack, iterations = solve_unconstrained(problem), np.zeros((count, 0)), 1
     else:
