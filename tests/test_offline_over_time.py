@@ -172,6 +172,9 @@ def test_bad_arguments_are_named(rollout):
         tp.multiple_contact_inverse_dynamics_over_time(robot, positions[:5], dt, ["left_hand"])
     with pytest.raises(ValueError, match="sole_size"):
         tp.multiple_contact_inverse_dynamics_over_time(robot, positions[:5], dt, robot.feet, sole_size=(0.2, -1))
+    with pytest.raises(ValueError, match="min_torque_weight and regularization"):
+        tp.multiple_contact_inverse_dynamics_over_time(robot, positions[:5], dt, robot.feet, min_torque_weight=0,
+                                                       regularization=0)
     with pytest.raises(ValueError, match="friction"):
         tp.multiple_contact_inverse_dynamics_over_time(robot, positions[:5], dt, robot.feet, friction=-0.5)
 

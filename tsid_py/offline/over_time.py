@@ -114,6 +114,9 @@ def multiple_contact_inverse_dynamics_over_time(
     weights = Weights(positive_scalar(min_torque_weight, "min_torque_weight", allow_zero=True),
                       positive_scalar(smoothing_weight, "smoothing_weight", allow_zero=True),
                       positive_scalar(regularization, "regularization", allow_zero=True))
+    if weights.torque == 0 and weights.regularization == 0:
+        raise ValueError("min_torque_weight and regularization must not both be 0: the smoothing alone "
+                         "leaves the wrenches' common offset undetermined")
     if friction is not None:
         friction = positive_scalar(friction, "friction")
     penalty = positive_scalar(relaxation_penalty, "relaxation_penalty")
