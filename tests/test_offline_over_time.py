@@ -175,6 +175,8 @@ def test_bad_arguments_are_named(rollout):
     with pytest.raises(ValueError, match="min_torque_weight and regularization"):
         tp.multiple_contact_inverse_dynamics_over_time(robot, positions[:5], dt, robot.feet, min_torque_weight=0,
                                                        regularization=0)
+    with pytest.raises(ValueError, match="relaxation_penalty must be <= 1000"):
+        tp.multiple_contact_inverse_dynamics_over_time(robot, positions[:5], dt, robot.feet, relaxation_penalty=1e6)
     with pytest.raises(ValueError, match="friction"):
         tp.multiple_contact_inverse_dynamics_over_time(robot, positions[:5], dt, robot.feet, friction=-0.5)
 

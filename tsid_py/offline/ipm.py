@@ -43,7 +43,7 @@ MAX_ROW_WEIGHT = 1e13
 #: Near the end (residual below ``STALL_RESIDUAL``) the iterations stop, stalled, when the
 #: residual has not dropped below ``STALL_RATIO`` times its best value for
 #: ``STALL_ITERATIONS`` iterations in a row.
-STALL_RESIDUAL, STALL_RATIO, STALL_ITERATIONS = 1e-7, 0.9, 6
+STALL_RESIDUAL, STALL_RATIO, STALL_ITERATIONS = 1e-6, 0.9, 6
 
 
 def times(matrices: np.ndarray, vectors: np.ndarray) -> np.ndarray:

@@ -19,9 +19,16 @@ from .stacked import Weights, contact_bound_rows, solve_stacked
 DEFAULT_FRICTION = 1.0
 
 #: Weight ρ of the elastic slacks, per unit of slack in the solver's scaled units (forces in
-#: robot weights, objective by its curvature): far above the multipliers of physical frames
-#: (of order 0.1–1 on the problems measured), so a slack is non-zero only where the bounds cannot hold.
+#: robot weights, objective by its curvature): far above the multipliers of frames whose
+#: bounds can hold (0.1–0.15 on the recordings measured), so a slack is non-zero only where
+#: the bounds cannot hold (with ρ = 1 the synthetic sway benchmark relaxes 28 frames instead
+#: of 21; from ρ = 10 up, 21–22).
 RELAXATION_PENALTY = 100.0
+
+#: Above this penalty the relaxed rows' multipliers (up to ρ) make the reduced system too
+#: ill-conditioned for the interior-point iterations to reach their tolerance (measured:
+#: ρ = 1e3 already stalls at a 2e-7 residual on an 80-frame MuJoCo recording with impacts).
+MAX_RELAXATION_PENALTY = 1e3
 
 #: A frame is reported relaxed when one of its bound rows needed more slack than this, N.
 RELAXATION_TOLERANCE = 1e-6
@@ -98,7 +105,8 @@ def multiple_contact_inverse_dynamics_over_time(
 
     Frames whose bounds cannot hold together with the root rows — impacts, slipping, noise
     pushing a centre of pressure past a sole's edge — never fail the call: the bound rows
-    are elastic (slacks with an L1 penalty, ``relaxation_penalty`` in scaled units) and such
+    are elastic (slacks with an L1 penalty, ``relaxation_penalty`` ρ in the solver's scaled
+    units, at most :data:`MAX_RELAXATION_PENALTY`; see :data:`RELAXATION_PENALTY`) and such
     frames are listed in ``relaxed_frames``. The root rows themselves always hold.
 
     The frames are coupled only by the smoothing term: after eliminating each frame's root
@@ -120,6 +128,9 @@ def multiple_contact_inverse_dynamics_over_time(
     if friction is not None:
         friction = positive_scalar(friction, "friction")
     penalty = positive_scalar(relaxation_penalty, "relaxation_penalty")
+    if penalty > MAX_RELAXATION_PENALTY:
+        raise ValueError(f"relaxation_penalty must be <= {MAX_RELAXATION_PENALTY:g} (larger values make the "
+                         f"interior-point iterations ill-conditioned), got {relaxation_penalty!r}")
     soles = _soles(robot, contacts, sole_size)
     positions = check_positions(robot, positions)
     velocities, accelerations = finite_differences(robot, positions, dt)

@@ -29,7 +29,7 @@ from .frames import WRENCH_SIZE, FrameData
 from .ipm import BlockTridiagonalQP, solve, solve_unconstrained, times, transposed_times
 
 #: Scaled KKT residual accepted when the interior-point iterations stall before their tolerance.
-ACCEPTABLE_RESIDUAL = 1e-7
+ACCEPTABLE_RESIDUAL = 1e-6
 
 #: The root rows are taken as degenerate below this ratio of smallest to largest singular value.
 RANK_TOLERANCE = 1e-9
