@@ -139,7 +139,7 @@ def multiple_contact_inverse_dynamics_over_time(
     try:
         data = frame_data(robot, contacts, frames, velocities, accelerations,
                           progress=None if bar is None else bar.update)
-        bounds, _ = contact_bound_rows(len(contacts), friction, soles)
+        bounds = contact_bound_rows(len(contacts), friction, soles)
         if bar is not None:
             bar.set_description("interior point")
         iterations = itertools.count(1)

@@ -44,8 +44,8 @@ class Weights:
     regularization: float
 
 
-def contact_bound_rows(count: int, friction: float | None, soles: list) -> tuple[np.ndarray, list[str]]:
-    """The rows ``C`` of ``C f ≤ 0`` for ``count`` contacts (block-diagonal) and their labels.
+def contact_bound_rows(count: int, friction: float | None, soles: list) -> np.ndarray:
+    """The rows ``C`` of ``C f ≤ 0`` for ``count`` contacts (block-diagonal).
 
     Per contact, with ``friction = μ``: ``f_z ≥ 0`` and the pyramid inscribed in the Coulomb
     cone (``|f_x|, |f_y| ≤ μ/√2 f_z``); with a sole ``(length, width)`` also the centre of
@@ -54,20 +54,18 @@ def contact_bound_rows(count: int, friction: float | None, soles: list) -> tuple
     ``friction`` is None.
     """
     if friction is None:
-        return np.zeros((0, WRENCH_SIZE * count)), []
-    blocks, labels = [], []
+        return np.zeros((0, WRENCH_SIZE * count))
     unilateral = np.zeros((1, WRENCH_SIZE))
     unilateral[0, 2] = -1.0
+    blocks = []
     for j, sole in enumerate(soles):
         length, width = sole if sole is not None else (1.0, 1.0)
-        contact = PlanarContact(f"contact {j}", length=length, width=width, mu=friction)
-        rows = contact.friction_matrix if sole is not None else contact.friction_matrix[:4]
-        names = ["normal force ≥ 0"] + contact.describe_rows()[: len(rows)]
-        block = np.zeros((1 + len(rows), WRENCH_SIZE * count))
-        block[:, WRENCH_SIZE * j:WRENCH_SIZE * (j + 1)] = np.vstack([unilateral, rows])
+        rows = PlanarContact(f"contact {j}", length=length, width=width, mu=friction).friction_matrix
+        rows = np.vstack([unilateral, rows if sole is not None else rows[:4]])    # [:4]: the pyramid
+        block = np.zeros((len(rows), WRENCH_SIZE * count))
+        block[:, WRENCH_SIZE * j:WRENCH_SIZE * (j + 1)] = rows
         blocks.append(block)
-        labels += [f"contact {j}: {name}" for name in names]
-    return np.vstack(blocks), labels
+    return np.vstack(blocks)
 
 
 @dataclass
