@@ -1,6 +1,6 @@
 """Eight recordings on a local Dask cluster with two workers, against a serial run.
 
-    python benchmarks/batch_dask.py [--recordings 8] [--frames 4000] [--workers 2] [--json FILE]
+    python benchmarks/batch_dask.py [--recordings 8] [--frames 4000] [--workers 2] [--repeat 3] [--json FILE]
 
 Each recording is the balance controller swaying Talos's CoM with its own amplitude
 (:func:`tsid_py.sim.recordings.balance_rollout`, 1 kHz), inverted with the documented call
@@ -9,7 +9,8 @@ Each recording is the balance controller swaying Talos's CoM with its own amplit
 process); the parallel run gives it a client of a ``LocalCluster`` of single-threaded worker
 processes (:func:`~tsid_py.offline.batch.local_cluster`, as the batch function starts by
 default), started and warmed up (robot loaded, kernels compiled) before the clock starts —
-the start-up is reported apart. Checks that the results are identical. Target (issue 18):
+the start-up is reported apart. Each round runs serial then parallel back to back, with the
+machine's load average before it; the results must be identical. Target (issue 18):
 ≥ 1.7× faster with two workers. It needs two idle cores: other load on the machine shows
 up directly in the ratio.
 """
@@ -17,6 +18,7 @@ up directly in the ratio.
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -32,6 +34,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--recordings", type=int, default=8)
     parser.add_argument("--frames", type=int, default=4000)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=3, help="rounds of serial then parallel")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
     from dask.distributed import Client
@@ -41,26 +44,31 @@ def main(argv=None) -> dict:
                   for sway in np.linspace(0.02, 0.05, args.recordings)]
     run_one(RobotSource.of(robot), recordings[0], {})            # warm this process up too
     start = time.perf_counter()
-    serial = inverse_dynamics_over_time_batch(robot, recordings, workers=0, progress=False)
-    serial_s = time.perf_counter() - start
-
-    start = time.perf_counter()
     with local_cluster(args.workers) as cluster, Client(cluster) as client:
         short = Recording(recordings[0].positions[:20], 1e-3, recordings[0].contacts)
         client.run(run_one, RobotSource.of(robot), short, {})   # every worker: robot, kernels
         startup_s = time.perf_counter() - start
-        start = time.perf_counter()
-        parallel = inverse_dynamics_over_time_batch(robot, recordings, client=client, progress=True)
-        parallel_s = time.perf_counter() - start
-    identical = all(np.array_equal(a.tau, b.tau) and np.array_equal(a.wrenches, b.wrenches)
-                    for a, b in zip(serial.results, parallel.results))
+        rounds = []
+        for _ in range(args.repeat):                             # serial and parallel back to back
+            load = os.getloadavg()[0]
+            start = time.perf_counter()
+            serial = inverse_dynamics_over_time_batch(robot, recordings, workers=0, progress=False)
+            serial_s = time.perf_counter() - start
+            start = time.perf_counter()
+            parallel = inverse_dynamics_over_time_batch(robot, recordings, client=client, progress=False)
+            parallel_s = time.perf_counter() - start
+            identical = all(np.array_equal(a.tau, b.tau) and np.array_equal(a.wrenches, b.wrenches)
+                            for a, b in zip(serial.results, parallel.results))
+            rounds.append({"serial_s": serial_s, "parallel_s": parallel_s, "speedup": serial_s / parallel_s,
+                           "identical": identical, "load_average_before": load,
+                           "errors": {**serial.errors, **parallel.errors}})
+            print(f"{args.recordings} recordings x {args.frames} frames: serial {serial_s:.2f} s, {args.workers} "
+                  f"workers {parallel_s:.2f} s -> {serial_s / parallel_s:.2f}x; identical results: {identical} "
+                  f"(1-min load average before: {load:.1f} on {os.cpu_count()} cores)")
     report = {"recordings": args.recordings, "frames": args.frames, "workers": args.workers,
-              "serial_s": serial_s, "parallel_s": parallel_s, "speedup": serial_s / parallel_s,
-              "cluster_startup_s": startup_s, "identical": identical,
-              "errors": {**serial.errors, **parallel.errors}}
-    print(f"{args.recordings} recordings x {args.frames} frames: serial {serial_s:.2f} s, "
-          f"{args.workers} workers {parallel_s:.2f} s -> {serial_s / parallel_s:.2f}x "
-          f"(cluster start-up {startup_s:.1f} s, not counted); identical results: {identical}")
+              "cluster_startup_s": startup_s, "rounds": rounds,
+              "median_speedup": float(np.median([r["speedup"] for r in rounds]))}
+    print(f"median speedup {report['median_speedup']:.2f}x (cluster start-up {startup_s:.1f} s, not counted)")
     write_json(args.json, report)
     return report
 

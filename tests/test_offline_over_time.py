@@ -141,6 +141,15 @@ def test_quaternion_sign_flips_are_fixed(rollout):
     np.testing.assert_allclose(result.positions, reference.positions, atol=1e-12)
 
 
+def test_progress_bar_goes_to_stderr(rollout, capsys):
+    robot, positions, dt = rollout
+    quiet = tp.multiple_contact_inverse_dynamics_over_time(robot, positions[:12], dt, robot.feet)
+    shown = tp.multiple_contact_inverse_dynamics_over_time(robot, positions[:12], dt, robot.feet, progress=True)
+    captured = capsys.readouterr()
+    assert "interior point" in captured.err and "10/10" in captured.err and captured.out == ""
+    np.testing.assert_array_equal(shown.wrenches, quiet.wrenches)
+
+
 def test_one_contact_is_determined(rollout):
     """One foot: the wrench is fixed by the root rows (unique, whatever the weights)."""
     robot, positions, dt = rollout

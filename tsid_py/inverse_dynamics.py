@@ -8,6 +8,10 @@ and the objective picks one solution among those that satisfy the root rows of
     M(q) a + h(q, v) = Sᵀ τ + Σ_j J_jᵀ w_j.
 
 Wrenches are world-aligned at each contact frame's origin, ``[f; m]``, exerted on the robot.
+
+The over-time case (:func:`multiple_contact_inverse_dynamics_over_time`, recorded motions
+with contact bounds) and its batch and file helpers live in :mod:`tsid_py.offline`; they are
+re-exported here and at the package's top level.
 """
 
 from __future__ import annotations
