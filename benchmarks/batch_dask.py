@@ -10,7 +10,9 @@ process); the parallel run gives it a client of a ``LocalCluster`` of single-thr
 processes (:func:`~tsid_py.offline.batch.local_cluster`, as the batch function starts by
 default), started and warmed up (robot loaded, kernels compiled) before the clock starts —
 the start-up is reported apart. Each round runs serial then parallel back to back, with the
-machine's load average before it; the results must be identical. Target (issue 18):
+machine's load average and its parallel capacity (a pure-Python spin on the workers at once
+against the same spins in turn: 2.0 on two idle cores) measured just before; the results
+must be identical. Target (issue 18):
 ≥ 1.7× faster with two workers. It needs two idle cores: other load on the machine shows
 up directly in the ratio.
 """
@@ -27,6 +29,27 @@ import tsid_py as tp
 from tsid_py.bench import write_json
 from tsid_py.offline.batch import Recording, RobotSource, inverse_dynamics_over_time_batch, local_cluster, run_one
 from tsid_py.sim.recordings import balance_rollout
+
+
+def _spin(count: int) -> int:
+    """Pure-Python arithmetic: CPU only, no memory traffic."""
+    total = 0
+    for i in range(count):
+        total += i * i
+    return total
+
+
+def parallel_capacity(client, workers: int, count: int = 3_000_000) -> float:
+    """How many cores the machine gives right now: the time of ``workers`` spins in this
+    process one after the other over the time of one spin per worker at once (``workers``
+    on an idle machine, less when other processes hold the cores)."""
+    start = time.perf_counter()
+    for _ in range(workers):
+        _spin(count)
+    serial = time.perf_counter() - start
+    start = time.perf_counter()
+    client.gather([client.submit(_spin, count, pure=False) for _ in range(workers)])
+    return serial / (time.perf_counter() - start)
 
 
 def main(argv=None) -> dict:
@@ -51,6 +74,7 @@ def main(argv=None) -> dict:
         rounds = []
         for _ in range(args.repeat):                             # serial and parallel back to back
             load = os.getloadavg()[0]
+            capacity = parallel_capacity(client, args.workers)
             start = time.perf_counter()
             serial = inverse_dynamics_over_time_batch(robot, recordings, workers=0, progress=False)
             serial_s = time.perf_counter() - start
@@ -60,11 +84,12 @@ def main(argv=None) -> dict:
             identical = all(np.array_equal(a.tau, b.tau) and np.array_equal(a.wrenches, b.wrenches)
                             for a, b in zip(serial.results, parallel.results))
             rounds.append({"serial_s": serial_s, "parallel_s": parallel_s, "speedup": serial_s / parallel_s,
-                           "identical": identical, "load_average_before": load,
+                           "identical": identical, "load_average_before": load, "capacity_before": capacity,
                            "errors": {**serial.errors, **parallel.errors}})
             print(f"{args.recordings} recordings x {args.frames} frames: serial {serial_s:.2f} s, {args.workers} "
                   f"workers {parallel_s:.2f} s -> {serial_s / parallel_s:.2f}x; identical results: {identical} "
-                  f"(1-min load average before: {load:.1f} on {os.cpu_count()} cores)")
+                  f"(before: 1-min load average {load:.1f} on {os.cpu_count()} cores, pure-Python capacity "
+                  f"{capacity:.2f}x)")
     report = {"recordings": args.recordings, "frames": args.frames, "workers": args.workers,
               "cluster_startup_s": startup_s, "rounds": rounds,
               "median_speedup": float(np.median([r["speedup"] for r in rounds]))}
