@@ -141,8 +141,8 @@ def solve_stacked(data: FrameData, weights: Weights, bounds: np.ndarray, *, pena
         coupling = -2 * weights.smoothing * np.matmul(B[1:].transpose(0, 2, 1), B[:-1])
         gradient[1:] += 2 * weights.smoothing * transposed_times(B[1:], jump)
         gradient[:-1] -= 2 * weights.smoothing * transposed_times(B[:-1], jump)
-    curvature = float(np.mean(np.trace(diagonal, axis1=1, axis2=2))) / size
-    problem = BlockTridiagonalQP(diagonal / curvature, coupling / curvature, gradient / curvature,
+    scale = float(np.mean(np.trace(diagonal, axis1=1, axis2=2))) / size      # the objective's mean curvature
+    problem = BlockTridiagonalQP(diagonal / scale, coupling / scale, gradient / scale,
                                  np.matmul(bounds, reduction.basis),
                                  -p @ bounds.T, penalty, curvature)
     if rows == 0:
