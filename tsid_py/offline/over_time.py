@@ -68,12 +68,13 @@ def _soles(robot: Robot, contacts: list[str], sole_size) -> list:
     return [(length, width)] * len(contacts)
 
 
-def objective(data: FrameData, local: np.ndarray, weights: Weights) -> float:
-    """The objective of the stacked problem at local wrenches (N, 6k)."""
+def objective(data: FrameData, local: np.ndarray, weights: Weights, smoothing: np.ndarray) -> float:
+    """The objective of the stacked problem at local wrenches (N, 6k), with the smoothing
+    weight ``smoothing[t]`` between frames t and t+1."""
     torques = data.torques(local)
     value = weights.torque * np.sum(torques**2) + weights.regularization * np.sum(local**2)
     world = data.world_wrenches(local)
-    return float(value + weights.smoothing * np.sum((world[1:] - world[:-1]) ** 2))
+    return float(value + np.sum(smoothing * np.sum((world[1:] - world[:-1]) ** 2, axis=(1, 2))))
 
 
 def multiple_contact_inverse_dynamics_over_time(
@@ -107,7 +108,10 @@ def multiple_contact_inverse_dynamics_over_time(
     pushing a centre of pressure past a sole's edge — never fail the call: the bound rows
     are elastic (slacks with an L1 penalty, ``relaxation_penalty`` ρ in the solver's scaled
     units, at most :data:`MAX_RELAXATION_PENALTY`; see :data:`RELAXATION_PENALTY`) and such
-    frames are listed in ``relaxed_frames``. The root rows themselves always hold.
+    frames are listed in ``relaxed_frames``. The root rows themselves always hold. Where a
+    frame's bounds cannot hold on its own (an impact, where the true wrench jumps), the
+    smoothing terms joining it to its neighbours are dropped, so that it does not pull them
+    off their bounds; ``objective`` is the value without those terms.
 
     The frames are coupled only by the smoothing term: after eliminating each frame's root
     rows the problem is block-tridiagonal and an interior-point method
@@ -143,19 +147,19 @@ def multiple_contact_inverse_dynamics_over_time(
         if bar is not None:
             bar.set_description("interior point")
         iterations = itertools.count(1)
-        solution = solve_stacked(data, weights, bounds, penalty=penalty, progress=None if bar is None
+        solution = solve_stacked(data, weights, bounds, penalty=penalty, relaxation_tolerance=RELAXATION_TOLERANCE,
+                                 progress=None if bar is None
                                  else lambda _: bar.set_postfix(iteration=next(iterations)))
     finally:
         if bar is not None:
             bar.close()
-    relaxed = np.flatnonzero(np.any(solution.slack > RELAXATION_TOLERANCE, axis=1)) if solution.slack.size \
-        else np.zeros(0, dtype=int)
+    relaxed = solution.relaxed_frames(RELAXATION_TOLERANCE)
     count = len(frames)
     tau = np.zeros((count, robot.nv))
     tau[:, 6:] = data.torques(solution.local)
     return InverseDynamicsOverTimeResult(
         tau, data.world_wrenches(solution.local), frames, velocities, accelerations, relaxed,
-        solution.local.reshape(count, len(contacts), 6), objective(data, solution.local, weights),
+        solution.local.reshape(count, len(contacts), 6), objective(data, solution.local, weights, solution.smoothing),
         solution.iterations)
 
 

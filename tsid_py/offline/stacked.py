@@ -13,8 +13,9 @@ batched SVD. Since ``p_t ⟂ N_t``, the regularisation becomes ``ε (‖p_t‖²
 smoothing couples only neighbouring frames: the reduced Hessian is block-tridiagonal with
 ``(6k − 6)``-square blocks, and :mod:`.ipm` solves it in time linear in N.
 
-Units are scaled before the solve — forces by the robot's weight, the objective by its mean
-curvature — so that the interior-point method sees numbers of order one.
+Units are scaled before the solve — forces by the largest root-row right-hand side (about
+the robot's weight), the objective by its mean curvature — so that the interior-point method
+sees numbers of order one.
 """
 
 from __future__ import annotations
@@ -108,49 +109,104 @@ def smoothing_blocks(data: FrameData, reduction: Reduction):
 class StackedSolution:
     local: np.ndarray          # (N, 6k) local wrenches
     slack: np.ndarray          # (N, r) elastic slacks, N (scaled back)
-    iterations: int
+    iterations: int            # interior-point iterations, all solves together
+    smoothing: np.ndarray      # (N−1,) the smoothing weight of each pair of frames (t, t+1)
+
+    def relaxed_frames(self, tolerance: float) -> np.ndarray:
+        """Frames with a slack above ``tolerance`` (N)."""
+        if not self.slack.size:
+            return np.zeros(0, dtype=int)
+        return np.flatnonzero(np.any(self.slack > tolerance, axis=1))
 
 
 def solve_stacked(data: FrameData, weights: Weights, bounds: np.ndarray, *, penalty: float,
-                  curvature: float = 1.0, tolerance: float = 1e-9, progress=None) -> StackedSolution:
+                  relaxation_tolerance: float, curvature: float = 1.0, tolerance: float = 1e-9,
+                  progress=None) -> StackedSolution:
     """Solve the stacked problem; ``bounds`` is ``C`` (r, 6k). The bound rows are elastic:
     ``C f_t ≤ s_t``, ``s_t ≥ 0`` at a cost ``penalty Σ s + ½ curvature Σ s²`` in the scaled
-    units (see the module docstring and :mod:`.ipm`)."""
+    units (see the module docstring and :mod:`.ipm`).
+
+    **Impacts.** If some frames come out relaxed (a slack above ``relaxation_tolerance``, N),
+    the frames whose bounds cannot hold *on their own* are found (:func:`_infeasible_frames`)
+    and the problem is solved again without the smoothing pairs that touch them: at an
+    impact the true wrench jumps, and smoothing across it would pull the neighbouring frames
+    off their bounds (an impact's multipliers grow with its size, past any fixed penalty).
+    ``StackedSolution.smoothing`` tells which pairs were kept.
+    """
     reduction = reduce_root_rows(data)
     count, size = reduction.basis.shape[0], reduction.basis.shape[2]
-    rows = bounds.shape[0]
     force_scale = float(np.abs(data.root_rhs).max()) or 1.0
-    p = reduction.particular / force_scale
+    pairs = np.full(max(count - 1, 0), weights.smoothing)
     if size == 0:                                # one contact: the wrenches are determined
         slack = np.maximum(reduction.particular @ bounds.T, 0.0)
-        return StackedSolution(reduction.particular, slack, 0)
+        return StackedSolution(reduction.particular, slack, 0, pairs)
+    rows = np.matmul(bounds, reduction.basis)                      # E_t = C N_t
+    limits = -(reduction.particular / force_scale) @ bounds.T      # h_t = −C p_t (scaled)
+
+    def solve_with(pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+        problem = _reduced_problem(data, reduction, weights, pairs, force_scale, rows, limits, penalty, curvature)
+        return _solve(problem, tolerance, progress)
+
+    z, slack, iterations = solve_with(pairs)
+    solution = StackedSolution(reduction.wrenches(z * force_scale), slack * force_scale, iterations, pairs)
+    if weights.smoothing > 0 and solution.relaxed_frames(relaxation_tolerance).size:
+        infeasible = _infeasible_frames(rows, limits, penalty, curvature, tolerance, relaxation_tolerance / force_scale)
+        cut = np.isin(np.arange(count - 1), infeasible) | np.isin(np.arange(1, count), infeasible)
+        if cut.any():
+            pairs = np.where(cut, 0.0, pairs)
+            z, slack, more = solve_with(pairs)
+            solution = StackedSolution(reduction.wrenches(z * force_scale), slack * force_scale,
+                                       iterations + more, pairs)
+    return solution
+
+
+def _reduced_problem(data: FrameData, reduction: Reduction, weights: Weights, pairs: np.ndarray,
+                     force_scale: float, rows: np.ndarray, limits: np.ndarray, penalty: float,
+                     curvature: float) -> BlockTridiagonalQP:
+    """The problem in z (forces scaled by ``force_scale``, the objective by its mean
+    curvature), with smoothing weight ``pairs[t]`` between frames t and t+1."""
+    count, size = reduction.basis.shape[0], reduction.basis.shape[2]
+    p = reduction.particular / force_scale
     # Torque and regularisation terms, frame by frame (p ⟂ N: no cross term in ε‖f‖²).
     A = np.matmul(data.torque_matrix, reduction.basis)          # T_t N_t
     a = times(data.torque_matrix, p) + data.torque_offset / force_scale
     diagonal = 2 * weights.torque * np.matmul(A.transpose(0, 2, 1), A)
     diagonal += 2 * weights.regularization * np.eye(size)
     gradient = 2 * weights.torque * transposed_times(A, a)
-    coupling = np.zeros((count - 1, size, size))
-    if weights.smoothing > 0 and count > 1:
+    coupling = np.zeros((max(count - 1, 0), size, size))
+    if np.any(pairs > 0):
         B, c = smoothing_blocks(data, reduction)
-        c = c / force_scale
-        jump = c[1:] - c[:-1]                                   # Δc_t, t = 1 … N−1
-        neighbours = np.full(count, 2.0)
-        neighbours[[0, -1]] = 1.0
-        diagonal += 2 * weights.smoothing * neighbours[:, None, None] * np.matmul(B.transpose(0, 2, 1), B)
-        coupling = -2 * weights.smoothing * np.matmul(B[1:].transpose(0, 2, 1), B[:-1])
-        gradient[1:] += 2 * weights.smoothing * transposed_times(B[1:], jump)
-        gradient[:-1] -= 2 * weights.smoothing * transposed_times(B[:-1], jump)
+        jump = (c[1:] - c[:-1]) / force_scale                   # Δc_t, t = 1 … N−1
+        adjacent = np.zeros(count)                              # Σ of the pair weights at each frame
+        adjacent[1:] += pairs
+        adjacent[:-1] += pairs
+        diagonal += 2 * adjacent[:, None, None] * np.matmul(B.transpose(0, 2, 1), B)
+        coupling = -2 * pairs[:, None, None] * np.matmul(B[1:].transpose(0, 2, 1), B[:-1])
+        gradient[1:] += 2 * pairs[:, None] * transposed_times(B[1:], jump)
+        gradient[:-1] -= 2 * pairs[:, None] * transposed_times(B[:-1], jump)
     scale = float(np.mean(np.trace(diagonal, axis1=1, axis2=2))) / size      # the objective's mean curvature
-    problem = BlockTridiagonalQP(diagonal / scale, coupling / scale, gradient / scale,
-                                 np.matmul(bounds, reduction.basis),
-                                 -p @ bounds.T, penalty, curvature)
-    if rows == 0:
-        z, slack, iterations = solve_unconstrained(problem), np.zeros((count, 0)), 1
-    else:
-        result = solve(problem, tolerance=tolerance, progress=progress)
-        if result.residual > ACCEPTABLE_RESIDUAL:
-            raise SolverError(f"the over-time interior-point method did not converge in {result.iterations} "
-                              f"iterations (scaled residual {result.residual:.1e})", "max_iterations")
-        z, slack, iterations = result.z, result.slack, result.iterations
-    return StackedSolution(reduction.wrenches(z * force_scale), slack * force_scale, iterations)
+    return BlockTridiagonalQP(diagonal / scale, coupling / scale, gradient / scale, rows, limits, penalty, curvature)
+
+
+def _solve(problem: BlockTridiagonalQP, tolerance: float, progress) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(z, s, iterations)`` of ``problem`` (no rows: one banded solve)."""
+    if problem.rows.shape[1] == 0:
+        return solve_unconstrained(problem), np.zeros(problem.bounds.shape), 1
+    result = solve(problem, tolerance=tolerance, progress=progress)
+    if result.residual > ACCEPTABLE_RESIDUAL:
+        raise SolverError(f"the over-time interior-point method did not converge in {result.iterations} "
+                          f"iterations (scaled residual {result.residual:.1e})", "max_iterations")
+    return result.z, result.slack, result.iterations
+
+
+def _infeasible_frames(rows: np.ndarray, limits: np.ndarray, penalty: float, curvature: float, tolerance: float,
+                       slack_tolerance: float) -> np.ndarray:
+    """Frames whose bounds ``E_t z ≤ h_t`` cannot hold whatever the objective: the same
+    elastic rows with only ``½‖z‖²`` as the cost, so that every frame is on its own and no
+    multiplier comes near the penalty unless the frame is infeasible."""
+    count, _, size = rows.shape
+    problem = BlockTridiagonalQP(np.broadcast_to(np.eye(size), (count, size, size)).copy(),
+                                 np.zeros((max(count - 1, 0), size, size)), np.zeros((count, size)), rows, limits,
+                                 penalty, curvature)
+    result = solve(problem, tolerance=tolerance)
+    return np.flatnonzero(np.any(result.slack > slack_tolerance, axis=1))
