@@ -54,7 +54,7 @@ def test_npz_and_csv_give_the_library_result(recorded, capsys):
     ("ok", {"--out": "result.txt"}, "--out must be an .npz file"),
 ])
 def test_bad_input_is_named(recorded, capsys, problem, arguments, message):
-    robot, positions, folder = recorded
+    _, positions, folder = recorded
     files = {"ok": positions, "nan": positions.copy(), "narrow": positions[:, :-1]}
     files["nan"][7, 20] = np.nan
     if problem == "text":

@@ -146,6 +146,38 @@ class _Step(NamedTuple):
     dnu: np.ndarray
 
 
+class _Linearisation(NamedTuple):
+    """One iteration's Newton system, factored: the residuals ``r_z, r_s, r_p``, the row
+    ratios ``D1 = w/λ``, ``D2 = γ + ν/s``, the (capped) row weights and the banded factor of
+    ``P + Eᵀ W E``."""
+
+    E: np.ndarray
+    banded: BandedFactor
+    factor: np.ndarray
+    r_z: np.ndarray
+    r_s: np.ndarray
+    r_p: np.ndarray
+    lam: np.ndarray
+    s: np.ndarray
+    D1: np.ndarray
+    D2: np.ndarray
+    weight: np.ndarray
+    gamma: float
+
+    def step(self, r_c1: np.ndarray, r_c2: np.ndarray) -> _Step:
+        """The step for complementarity residuals ``r_c1`` (of ``wλ``) and ``r_c2`` (of ``sν``)."""
+        E, lam, s, D1, weight = self.E, self.lam, self.s, self.D1, self.weight
+        xi = self.r_p - r_c1 / lam - D1 * (self.r_s + r_c2 / s)
+        dz = self.banded.solve(self.factor, -self.r_z - transposed_times(E, self.r_s + r_c2 / s + weight * xi))
+        e_dz = times(E, dz)
+        ds = (e_dz + xi) / (1.0 + D1 * self.D2)
+        # Δλ with the same (capped) weight as the reduced system, so stationarity holds
+        # exactly; Δw from the primal rows (not from λΔw + wΔλ = −r_c1, which divides by
+        # λ → 0). Only the linearised complementarity of capped rows is inexact.
+        dlam = self.r_s + r_c2 / s + weight * (e_dz + xi)
+        return _Step(dz, ds, ds - e_dz - self.r_p, dlam, self.r_s + self.gamma * ds - dlam)
+
+
 def solve(problem: BlockTridiagonalQP, *, tolerance: float = 1e-9, max_iterations: int = 100,
           progress=None) -> IPMResult:
     """Mehrotra's predictor-corrector on :class:`BlockTridiagonalQP` (``P`` positive
@@ -154,7 +186,7 @@ def solve(problem: BlockTridiagonalQP, *, tolerance: float = 1e-9, max_iteration
     objective) are all below ``tolerance``. Stops early when the iterations stall near the
     end (a degenerate vertex reached to rounding); ``converged`` then tells whether the
     residual made the tolerance. ``progress``, if given, is called once per iteration."""
-    count, size, rows = problem.shape
+    count, size, _ = problem.shape
     E, h, rho, gamma = problem.rows, problem.bounds, problem.penalty, problem.curvature
     E_transposed = np.ascontiguousarray(E.transpose(0, 2, 1))
     banded = BandedFactor(count, size)
@@ -187,25 +219,13 @@ def solve(problem: BlockTridiagonalQP, *, tolerance: float = 1e-9, max_iteration
         D1, D2 = w / lam, gamma + nu / s
         weight = 1.0 / np.maximum(D1 + 1.0 / D2, 1.0 / MAX_ROW_WEIGHT)
         factor = banded.factor(problem.diagonal + np.matmul(E_transposed * weight[:, None, :], E), problem.coupling)
-
-        def newton(r_c1, r_c2) -> _Step:
-            """The step for complementarity residuals ``r_c1 = wλ − …``, ``r_c2 = sν − …``."""
-            xi = r_p - r_c1 / lam - D1 * (r_s + r_c2 / s)
-            dz = banded.solve(factor, -r_z - transposed_times(E, r_s + r_c2 / s + weight * xi))
-            e_dz = times(E, dz)
-            ds = (e_dz + xi) / (1.0 + D1 * D2)
-            # Δλ with the same (capped) weight as the reduced system, so stationarity holds
-            # exactly; Δw from the primal rows (not from λΔw + wΔλ = −r_c1, which divides by
-            # λ → 0). Only the linearised complementarity of capped rows is inexact.
-            dlam = r_s + r_c2 / s + weight * (e_dz + xi)
-            return _Step(dz, ds, ds - e_dz - r_p, dlam, r_s + gamma * ds - dlam)
-
-        affine = newton(w * lam, s * nu)
+        system = _Linearisation(E, banded, factor, r_z, r_s, r_p, lam, s, D1, D2, weight, gamma)
+        affine = system.step(w * lam, s * nu)
         alpha = _step_length((w, lam, s, nu), affine)
         mu_affine = (np.sum((w + alpha * affine.dw) * (lam + alpha * affine.dlam))
                      + np.sum((s + alpha * affine.ds) * (nu + alpha * affine.dnu))) / pairs
         sigma = (mu_affine / mu) ** 3
-        step = newton(w * lam + affine.dw * affine.dlam - sigma * mu, s * nu + affine.ds * affine.dnu - sigma * mu)
+        step = system.step(w * lam + affine.dw * affine.dlam - sigma * mu, s * nu + affine.ds * affine.dnu - sigma * mu)
         alpha = STEP_FRACTION * _step_length((w, lam, s, nu), step)
         z, s, w = z + alpha * step.dz, s + alpha * step.ds, w + alpha * step.dw
         lam, nu = lam + alpha * step.dlam, nu + alpha * step.dnu
