@@ -39,6 +39,17 @@ def test_local_cluster_matches_serial_and_reports_failures(recordings):
         _same(batch.results[2], direct[1])
 
 
+def test_threads_of_one_process_get_their_own_robot():
+    import threading
+
+    source = RobotSource(name="talos")
+    built = []
+    thread = threading.Thread(target=lambda: built.append(source.build()))
+    thread.start()
+    thread.join()
+    assert source.build() is source.build() and built[0] is not source.build()
+
+
 def test_robot_sources_are_checked(talos):
     assert RobotSource.of(talos) == RobotSource(name="talos")
     assert RobotSource.of(talos.urdf_path).urdf == talos.urdf_path

@@ -2,7 +2,7 @@
 
 A recording is its positions, sampling period and contact frames (:class:`Recording`). The
 robot travels to the workers as a :class:`RobotSource` — a name of :mod:`tsid_py.robots` or
-a URDF path — and is built once per worker process, not pickled. Each recording runs
+a URDF path — and is built once per worker thread, not pickled. Each recording runs
 :func:`~tsid_py.offline.over_time.multiple_contact_inverse_dynamics_over_time` with BLAS
 limited to one thread, in the workers as in a serial run, so the results are identical.
 """
@@ -10,9 +10,9 @@ limited to one thread, in the workers as in a serial run, so the results are ide
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -65,16 +65,18 @@ class RobotSource:
         raise ValueError(f"robot must be a name, a URDF path or a tsid_py.Robot, got {type(robot).__name__}")
 
     def build(self) -> Robot:
-        """The robot, built once per process for each source."""
-        return _build(self)
+        """The robot, built once per thread for each source (a :class:`Robot` holds its
+        pinocchio data, so threads of one worker must not share it)."""
+        cache = _THREAD_ROBOTS.__dict__.setdefault("robots", {})
+        if self not in cache:
+            cache[self] = robots.load(self.name) if self.name is not None else Robot.from_urdf(
+                self.urdf, floating_base=True, package_dirs=list(self.package_dirs), feet=list(self.feet),
+                sole_size=self.sole_size)
+        return cache[self]
 
 
-@lru_cache(maxsize=8)
-def _build(source: RobotSource) -> Robot:
-    if source.name is not None:
-        return robots.load(source.name)
-    return Robot.from_urdf(source.urdf, floating_base=True, package_dirs=list(source.package_dirs),
-                           feet=list(source.feet), sole_size=source.sole_size)
+#: Per-thread cache of the robots built by :meth:`RobotSource.build`.
+_THREAD_ROBOTS = threading.local()
 
 
 @dataclass
