@@ -8,6 +8,7 @@ import pinocchio as pin
 import pytest
 
 import tsid_py as tp
+from tsid_py.sim.recordings import balance_rollout  # noqa: F401 (shared with the tests)
 
 _CACHE: dict[str, tp.Robot] = {}
 

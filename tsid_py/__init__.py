@@ -10,6 +10,7 @@ from .inverse_dynamics import (
     multiple_contact_inverse_dynamics,
     multiple_contact_inverse_dynamics_over_time,
 )
+from .offline import inverse_dynamics_over_time_batch
 from .robot import Robot
 from .solution import Solution
 from .solver import DynamicsSolver
@@ -20,5 +21,5 @@ __all__ = [
     "Robot", "robots", "DynamicsSolver", "Solution", "PointContact", "PlanarContact",
     "tasks", "constraints", "backends", "assembly", "rows", "SolverError", "InfeasibleError",
     "inverse_dynamics", "contact_inverse_dynamics", "multiple_contact_inverse_dynamics",
-    "multiple_contact_inverse_dynamics_over_time", "gravity_compensation",
+    "multiple_contact_inverse_dynamics_over_time", "gravity_compensation", "inverse_dynamics_over_time_batch",
 ]

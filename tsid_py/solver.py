@@ -91,6 +91,7 @@ class DynamicsSolver:
         self.tasks: list[Task] = []
         self.constraints: list[Constraint] = []
         self._transitions: dict[str, _Transition] = {}
+        self._unanchored: list[Contact] = []           # contacts added since the last solve
         self._last_solution: Solution | None = None
         self._layout: Layout | None = None
         self._busy = threading.Lock()
@@ -144,8 +145,9 @@ class DynamicsSolver:
 
     # ------------------------------------------------------------------------ configuration
     def add_contact(self, contact: Contact, transition: float = 0.0) -> Contact:
-        """Activate ``contact`` (anchored where its frame is at the robot's current state).
-        With ``transition`` > 0 (s) its largest normal force ramps from 0 to the robot's
+        """Activate ``contact``, anchored where its frame is at the state of the next solve
+        (the state the controller first sees it in contact; until then, at the robot's
+        current state, for code that reads ``contact.anchor`` before). With ``transition`` > 0 (s) its largest normal force ramps from 0 to the robot's
         weight over that time (then ``f_max`` applies), so the wrenches change smoothly."""
         if not isinstance(contact, Contact):
             raise ValueError(f"contact must be a PointContact or PlanarContact, got {type(contact).__name__}")
@@ -161,6 +163,7 @@ class DynamicsSolver:
         if replaced is not None and replaced is not contact:
             replaced.detach()
         contact.anchor_at(self.robot.placement_at(self.robot.q, contact.frame_id))
+        self._unanchored.append(contact)
         self.contacts[contact.name] = contact
         self._transitions.pop(contact.name, None)
         if transition > 0:
@@ -266,6 +269,8 @@ class DynamicsSolver:
             layout = self._layout if self._layout is not None else self.layout
             tic = perf_counter()
             self.robot.update_unchecked(q, v)
+            if self._unanchored:
+                self._anchor_new_contacts()
             t_dynamics = perf_counter()
             qp = layout.assemble(self.normal_force_limits() if self._transitions else None)
             self.last_qp = qp
@@ -283,6 +288,13 @@ class DynamicsSolver:
             return solution
         finally:
             self._busy.release()
+
+    def _anchor_new_contacts(self) -> None:
+        """Anchor the contacts added since the last solve where their frames are now."""
+        for contact in self._unanchored:
+            if self.contacts.get(contact.name) is contact:
+                contact.anchor_at(self.robot.frame_placement(contact.frame_id))
+        self._unanchored.clear()
 
     def _failure(self, layout: Layout, qp: QP, result: QPResult) -> SolverError:
         """The error for a step without a usable answer: non-finite data named by its items,

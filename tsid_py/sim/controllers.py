@@ -38,11 +38,14 @@ class Controller:
 def humanoid_balance(robot: Robot, dt: float = 1e-3, *, qp_solver: str = "reduced",
                      com_kp: float = 100.0, posture_kp: float = 30.0, torso_kp: float = 100.0) -> Controller:
     """Two planar foot contacts, CoM task, torso orientation task, posture task, torque limits:
-    the reference standing-balance problem of TSID's and placo's demos."""
+    the reference standing-balance problem of TSID's and placo's demos, kept as it was
+    measured (benchmarks, recordings): its contacts damp no rocking (``kp = kd = 0``), unlike
+    the library's default contacts and :class:`~tsid_py.control.BalanceController`."""
     solver = DynamicsSolver(robot, dt=dt, qp_solver=qp_solver)
     length, width = robot.sole_size
     for foot in robot.feet:
-        solver.add_contact(PlanarContact(foot, length=SOLE_MARGIN * length, width=SOLE_MARGIN * width, mu=0.8))
+        solver.add_contact(PlanarContact(foot, length=SOLE_MARGIN * length, width=SOLE_MARGIN * width, mu=0.8,
+                                         kp=0.0))
     com = solver.add_task(tasks.CoMTask(kp=com_kp, weight=1.0))
     torso_frame = TORSO_FRAMES.get(robot.name, robot.model.names[1])
     torso = solver.add_task(tasks.OrientationTask(torso_frame, kp=torso_kp, weight=1.0))

@@ -19,6 +19,7 @@ from ..control import BalanceController
 from ..errors import SolverError
 from ..inverse_dynamics import multiple_contact_inverse_dynamics_over_time
 from ..tasks import FrameTask
+from . import recordings
 from .controllers import Controller, arm_tracking, quadruped_stance, zmp_from_frames
 from .push_recovery import FALL_HEIGHT_RATIO, default_push, push_force, run_pushes
 from .simulation import Simulation
@@ -346,71 +347,39 @@ def arm(robot: str = "panda", duration: float = 4.0, viewer: bool = False, video
 
 def reconstruct(robot: str = "talos", duration: float = 3.0, viewer: bool = False, settle: float = 0.2,
                 video: str | None = None, **_) -> DemoRun:
-    """Recover torques and ground-reaction forces of a simulated CoM sway from positions alone.
+    """Recover torques and ground-reaction forces of a simulated motion from positions alone.
 
-    Simulate the CoM sway, keep only the base and joint positions, recover torques and
-    ground-reaction forces with the over-time inverse dynamics, compare with MuJoCo's.
+    Simulate an asymmetric sway with a squat (:func:`~tsid_py.sim.recordings.sway_and_squat`),
+    keep only the base and joint positions, recover torques and ground-reaction forces with
+    the documented over-time inverse dynamics (default smoothing and contact bounds: the
+    robot's soles, friction 1) and compare with MuJoCo's.
 
     Recording starts after ``settle`` s: the simulation starts with the soles just touching
-    the floor, and the first ~20 ms of MuJoCo's contact settling are impacts, not the motion
-    (their finite-difference accelerations put the CoP outside the soles)."""
-    model, sim = _humanoid(robot, visual=viewer or bool(video))
-    controller = BalanceController(model, sim.timestep)
-    model.update(model.q_ref, model.zero_velocity())
-    info = robot_info(model)
-    centre = model.com.copy()
-    omega = 2 * np.pi * 0.5
-    positions, measured, applied = [], [], []
-
-    def update(t, q, v):
-        s, c = np.sin(omega * t), np.cos(omega * t)
-        controller.com.set_target(centre + [0, 0.04 * s, 0], velocity=[0, 0.04 * omega * c, 0],
-                                  acceleration=[0, -0.04 * omega**2 * s, 0])
-
-    original_step = sim.step
-
-    def step_and_record(tau, steps=1):
-        recording = sim.data.time >= settle - 1e-9
-        if recording:
-            positions.append(sim.state()[0])
-            applied.append(np.array(tau))
-        original_step(tau, steps)
-        if recording:
-            wrenches = sim.contact_wrenches()
-            measured.append([wrenches[f] for f in model.feet])
-
-    sim.step = step_and_record
-    summary, _ = _run(sim, controller, settle + duration, update, viewer=viewer, video=video, record_wrenches=False)
-    positions.append(sim.state()[0])
-    positions = np.array(positions)
+    the floor, and MuJoCo's contact settling is an impact, not the motion."""
+    model = _load(robot, HUMANOIDS, "a humanoid with soles")
+    simulated = recordings.sway_and_squat(robot, duration, settle=settle, viewer=viewer, video=video)
+    recording = simulated.recording
     tic = time.perf_counter()
-    # Minimal torques with a small wrench regularisation, subject to each sole's friction
-    # pyramid and centre-of-pressure bounds (the collision soles' size): the bounds are what
-    # pin down how the weight splits between the feet.
-    result = multiple_contact_inverse_dynamics_over_time(
-        model, positions, sim.timestep, model.feet, smoothing_weight=0.0, min_torque_weight=1.0,
-        regularization=0.1, friction=sim.friction, sole_size=model.sole_size)
+    result = multiple_contact_inverse_dynamics_over_time(model, recording.positions, recording.dt,
+                                                         list(recording.contacts))
     solve_seconds = time.perf_counter() - tic
-    # frame t of the result is step t+1: its acceleration is the one produced by the contact
-    # forces MuJoCo applied during step t+1 (recorded after that step).
-    truth = np.array(measured)[1:len(result.wrenches) + 1]
-    vertical_error = result.wrenches[..., 2] - truth[..., 2]
-    total_error = result.wrenches[..., 2].sum(axis=1) - truth[..., 2].sum(axis=1)
-    weight = model.weight
-    summary.update(
-        frames=int(len(positions)),
-        recording_starts_s=settle,
-        id_solve_seconds=solve_seconds,
-        id_relaxed_frames=int(len(result.relaxed_frames)),
-        grf_vertical_rms_error_per_foot_pct_weight=float(100 * np.sqrt(np.mean(vertical_error**2)) / weight),
-        grf_vertical_rms_error_total_pct_weight=float(100 * np.sqrt(np.mean(total_error**2)) / weight),
-        torque_rms_error=float(np.sqrt(np.mean((result.tau[:, 6:] - np.array(applied)[1:len(result.tau) + 1])**2))),
-        torque_rms=float(np.sqrt(np.mean(np.array(applied) ** 2))),
-    )
-    log = {"time": settle + np.arange(1, len(truth) + 1) * sim.timestep, "normal_forces": truth[..., 2],
-           "recovered_normal_forces": result.wrenches[..., 2], "tau": result.tau[:, 6:],
-           "tau_applied": np.array(applied)[1:len(result.tau) + 1]}
-    return DemoRun("reconstruct", robot, summary, log, info)
+    errors = recordings.force_errors(simulated, result)
+    applied = simulated.torques[1:-1]
+    summary = {
+        "fell": bool(recording.positions[-1][2] < FALL_HEIGHT_RATIO * recording.positions[0][2]),
+        "frames": int(len(recording.positions)),
+        "recording_starts_s": settle,
+        "id_solve_seconds": solve_seconds,
+        "id_relaxed_frames": int(len(result.relaxed_frames)),
+        "grf_vertical_rms_error_per_foot_pct_weight": errors["per_foot_pct_weight"],
+        "grf_vertical_rms_error_total_pct_weight": errors["total_pct_weight"],
+        "torque_rms_error": float(np.sqrt(np.mean((result.tau[:, 6:] - applied) ** 2))),
+        "torque_rms": float(np.sqrt(np.mean(applied**2))),
+    }
+    truth = simulated.wrenches[1:-1]
+    log = {"time": np.arange(len(truth)) * recording.dt, "normal_forces": truth[..., 2],
+           "recovered_normal_forces": result.wrenches[..., 2], "tau": result.tau[:, 6:], "tau_applied": applied}
+    return DemoRun("reconstruct", robot, summary, log, robot_info(model))
 
 
 DEMOS = {"balance": balance, "com-sway": com_sway, "single-leg": single_leg, "quadruped": quadruped,
