@@ -1,10 +1,13 @@
-"""10 000 steps of the balance controller in MuJoCo with random pushes and contact switches.
+"""Soak: the reference balance controller in MuJoCo with random pushes and contact switches
+(ramped and instant), for every listed backend.
 
-    python benchmarks/soak.py [--steps 10000] [--seed 0] [--robot talos] [--json FILE]
+    python benchmarks/soak.py [--steps 20000] [--seed 0] [--robot talos]
+                              [--qp-solver reduced proxsuite osqp daqp quadprog proxqp] [--json FILE]
 
-Prints the counts of solver failures, NaN outputs and falls (all must be 0), the pushes and
-contact switches made, step times, and the resident memory at the first and last
-thousandth step (see tsid_py/sim/soak.py for the schedule).
+Prints, per backend, the counts of false failures, infeasible steps, NaN outputs and falls
+(false failures, NaNs and falls must be 0), the pushes and contact switches made, step
+times, and the resident memory at the first and last thousandth step (see
+tsid_py/sim/soak.py for the schedule).
 """
 
 from __future__ import annotations
@@ -18,13 +21,16 @@ from tsid_py.sim.soak import soak
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=10_000)
+    parser.add_argument("--steps", type=int, default=20_000)
+    parser.add_argument("--qp-solver", nargs="+", default=["reduced", "proxsuite", "osqp", "daqp", "quadprog", "proxqp"])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--robot", default="talos")
     parser.add_argument("--json")
     args = parser.parse_args()
-    report = soak(args.steps, robot=args.robot, seed=args.seed)
-    print(json.dumps(report, indent=2))
+    report = []
+    for qp_solver in args.qp_solver:
+        report.append(soak(args.steps, robot=args.robot, seed=args.seed, qp_solver=qp_solver))
+        print(json.dumps(report[-1]), flush=True)
     write_json(args.json, report)
 
 

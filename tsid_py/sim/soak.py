@@ -3,8 +3,12 @@ contact switches, counting anything that goes wrong.
 
 Each cycle (2 s) is: double support with a push of random direction and magnitude at a
 random time, then a contact switch — shift the CoM over a random foot, unload the other
-foot (0.1 s transition), hold it 1 cm up with a frame task, put it down (0.1 s transition)
-and shift the CoM back.
+foot, hold it 1 cm up with a frame task, put it down and shift the CoM back. The switches
+alternate between ramped (0.1 s transitions) and instant ones, cycle by cycle.
+
+A failed step is counted as ``infeasible_steps`` when the diagnosis finds the hard
+constraints infeasible (:class:`~tsid_py.InfeasibleError`), else as ``false_failures``
+(the backend failed on a feasible problem).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import numpy as np
 from .. import robots
 from ..bench import resident_megabytes
 from ..contacts import PlanarContact
-from ..errors import SolverError
+from ..errors import InfeasibleError, SolverError
 from ..tasks import FrameTask
 from .controllers import SOLE_MARGIN, humanoid_balance
 from .simulation import Simulation
@@ -35,22 +39,24 @@ def _ramp(t: float, window: tuple[float, float]) -> float:
     return r**3 * (10 - 15 * r + 6 * r**2)
 
 
-def soak(steps: int = 10_000, *, robot: str = "talos", seed: int = 0,
+def soak(steps: int = 10_000, *, robot: str = "talos", seed: int = 0, qp_solver: str = "reduced",
          push_newtons: tuple[float, float] = (30.0, 100.0)) -> dict:
-    """Run ``steps`` control steps; return counts of solver failures, NaNs and falls, the
-    pushes and contact switches made, step times and resident memory."""
+    """Run ``steps`` control steps with the backend ``qp_solver``; return counts of solver
+    failures (false ones and infeasible steps), NaNs and falls, the pushes and contact
+    switches made, step times and resident memory."""
     rng = np.random.default_rng(seed)
     model = robots.load(robot)
     sim = Simulation(model)
     dt = sim.timestep
-    controller = humanoid_balance(model, dt)
+    controller = humanoid_balance(model, dt, qp_solver=qp_solver)
     solver = controller.solver
     model.update(model.q_ref, model.zero_velocity())
     centre = model.com.copy()
     homes = {foot: model.frame_placement(model.frame_id(foot)).copy() for foot in model.feet}
     length, width = model.sole_size
     start_height = sim.state()[0][2]
-    counts = {"solver_failures": 0, "nan_outputs": 0, "pushes": 0, "contact_switches": 0}
+    counts = {"false_failures": 0, "infeasible_steps": 0, "nan_outputs": 0, "pushes": 0, "contact_switches": 0,
+              "instant_switches": 0}
     step_times, memory, fell_at, now_cycle, now = [], [], None, None, None
     for k in range(steps):
         t = k * dt
@@ -59,7 +65,8 @@ def soak(steps: int = 10_000, *, robot: str = "talos", seed: int = 0,
             support = model.feet[rng.integers(2)]
             now_cycle, now = cycle, {"push_at": rng.uniform(*PUSH_WINDOW), "pushed": False,
                                      "force": _horizontal(rng, push_newtons), "support": support,
-                                     "swing": next(f for f in model.feet if f != support), "task": None}
+                                     "swing": next(f for f in model.feet if f != support), "task": None,
+                                     "transition": 0.0 if cycle % 2 else 0.1}
         over = centre.copy()
         over[:2] = homes[now["support"]].translation[:2]
         if not now["pushed"] and phase >= now["push_at"]:
@@ -69,9 +76,10 @@ def soak(steps: int = 10_000, *, robot: str = "talos", seed: int = 0,
         if phase < SHIFT[1] or now["task"] is None:
             controller.com.set_target(centre + _ramp(phase, SHIFT) * (over - centre))
         if phase >= SHIFT[1] and now["task"] is None and now["swing"] in solver.contacts:
-            solver.remove_contact(now["swing"], transition=0.1)
+            solver.remove_contact(now["swing"], transition=now["transition"])
             now["task"] = solver.add_task(FrameTask(now["swing"], homes[now["swing"]], kp=300.0, weight=10.0))
             counts["contact_switches"] += 1
+            counts["instant_switches"] += now["transition"] == 0.0
         if now["task"] is not None and UNLOADED[0] <= phase < UNLOADED[1]:
             target = homes[now["swing"]].copy()
             target.translation[2] += 0.01 * min(_ramp(phase, (UNLOADED[0], UNLOADED[0] + 0.15)),
@@ -80,15 +88,16 @@ def soak(steps: int = 10_000, *, robot: str = "talos", seed: int = 0,
         if phase >= UNLOADED[1] and now["task"] is not None and now["swing"] not in solver.contacts:
             solver.remove_task(now["task"])
             solver.add_contact(PlanarContact(now["swing"], length=SOLE_MARGIN * length,
-                                             width=SOLE_MARGIN * width, mu=0.8), transition=0.1)
+                                             width=SOLE_MARGIN * width, mu=0.8, kp=0.0),
+                               transition=now["transition"])
         if phase >= RETURN[0] and now["task"] is not None:
             controller.com.set_target(over + _ramp(phase, RETURN) * (centre - over))
         q, v = sim.state()
         tic = time.perf_counter()
         try:
             solution = solver.solve(q, v)
-        except SolverError:
-            counts["solver_failures"] += 1
+        except SolverError as error:
+            counts["infeasible_steps" if isinstance(error, InfeasibleError) else "false_failures"] += 1
             solution = None
         step_times.append(time.perf_counter() - tic)
         if solution is not None and not np.all(np.isfinite(solution.tau_actuated)):
@@ -101,7 +110,7 @@ def soak(steps: int = 10_000, *, robot: str = "talos", seed: int = 0,
             fell_at = t
             break
     steps_us = np.array(step_times) * 1e6
-    return {**counts, "robot": robot, "steps": len(step_times), "fell": fell_at is not None, "fell_at": fell_at,
+    return {**counts, "robot": robot, "qp_solver": qp_solver, "steps": len(step_times), "fell": fell_at is not None, "fell_at": fell_at,
             "median_step_us": float(np.median(steps_us)), "p99_step_us": float(np.percentile(steps_us, 99)),
             # the first sample after warm-up (step 1000) if the run is that long
             "rss_mb_first": memory[min(1, len(memory) - 1)], "rss_mb_last": memory[-1]}
