@@ -23,6 +23,7 @@ from . import recordings
 from .controllers import Controller, arm_tracking, quadruped_stance, zmp_from_frames
 from .push_recovery import FALL_HEIGHT_RATIO, default_push, push_force, run_pushes
 from .simulation import Simulation
+from .video import Watchers
 
 
 
@@ -84,16 +85,7 @@ def _run(sim: Simulation, controller: Controller, duration: float, update_target
     """The control loop; ``update_targets(t, q, v)`` moves targets (and may push); ``record()``
     returns extra signals to log after each solve. With ``viewer`` MuJoCo's passive viewer
     shows the simulation as it runs; with ``video`` an MP4 of it is written off-screen."""
-    handle = None
-    if viewer:
-        import mujoco.viewer
-
-        handle = mujoco.viewer.launch_passive(sim.model, sim.data)
-    camera = None
-    if video:
-        from .video import VideoRecorder
-
-        camera = VideoRecorder(sim, video)
+    watchers = Watchers(sim, viewer=viewer, video=video)
     robot = sim.robot
     dt = sim.timestep
     recorder, step_times = Recorder(), []
@@ -102,8 +94,7 @@ def _run(sim: Simulation, controller: Controller, duration: float, update_target
     for k in range(int(round(duration / dt))):
         t = k * dt
         q, v = sim.state()
-        if camera is not None:
-            camera.capture()
+        watchers.before_step()
         update_targets(t, q, v)
         tic = time.perf_counter()
         try:
@@ -125,15 +116,11 @@ def _run(sim: Simulation, controller: Controller, duration: float, update_target
         if record is not None:
             entry.update(record())
         recorder.add(**entry)
-        if handle is not None:
-            handle.sync()
+        watchers.after_step()
         if robot.floating_base and q[2] < FALL_HEIGHT_RATIO * start_height:
             fell_at = t
             break
-    if handle is not None:
-        handle.close()
-    if camera is not None:
-        camera.close()
+    watchers.close()
     log = recorder.arrays()
     steps_us = np.array(step_times) * 1e6
     summary = {"fell": fell_at is not None}

@@ -25,6 +25,7 @@ from ..control.failure import DAMPING, SLACKENED, SOFTENED
 from ..tasks import FrameTask
 from .controllers import zmp_from_frames
 from .simulation import Simulation
+from .video import Watchers
 
 #: A floating-base robot has fallen when its base drops below this fraction of its start height.
 FALL_HEIGHT_RATIO = 0.7
@@ -125,12 +126,7 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
     mass_scale = trunk_mass_scale(robot, trunk_mass) if trunk_mass != 1.0 else None
     sim = Simulation(robot, actuation_delay=actuation_delay, mass_scale=mass_scale, visual=viewer or bool(video))
     controller = BalanceController(robot, sim.timestep, **(controller_options or {}))
-    handle = _viewer(sim) if viewer else None
-    camera = None
-    if video:
-        from .video import VideoRecorder
-
-        camera = VideoRecorder(sim, video)
+    watchers = Watchers(sim, viewer=viewer, video=video)
     dt = sim.timestep
     start_height = sim.state()[0][2]
     watched = [on_step.support] if stance == "single" else list(robot.feet)      # the soles meant to stay
@@ -146,8 +142,7 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
         if on_step is not None:
             on_step(t, controller, sim)
         q, v = sim.state()
-        if camera is not None:
-            camera.capture()                   # the state each frame shows: before the step
+        watchers.before_step()                 # a frame shows the state the controller saw
         tic = time.perf_counter()
         solution = controller.step(q, v)
         step_times.append(time.perf_counter() - tic)
@@ -156,8 +151,7 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
         sim.step(solution.tau_actuated)
         if record:
             _record(log, t, robot, controller, solution, sim)
-        if handle is not None:
-            handle.sync()
+        watchers.after_step()
         for foot in watched:
             tilt, position = sim.sole_pose(foot)
             max_tilt = max(max_tilt, tilt)
@@ -171,10 +165,7 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
                 fell_at, reason = t, f"a sole slid more than {FALL_SLIP * 100:.0f} cm"
             if fell_at is not None and stop_at_fall:
                 break
-    if handle is not None:
-        handle.close()
-    if camera is not None:
-        camera.close()
+    watchers.close()
     steps_us = np.array(step_times) * 1e6
     fell = fell_at is not None
     summary = {
@@ -210,9 +201,3 @@ def _record(log: dict, t: float, robot, controller, solution, sim) -> None:
              "zmp": zmp_from_frames(robot, measured)}
     for key, value in entry.items():
         log.setdefault(key, []).append(np.array(value, dtype=float))
-
-
-def _viewer(sim):
-    import mujoco.viewer
-
-    return mujoco.viewer.launch_passive(sim.model, sim.data)

@@ -20,6 +20,7 @@ from ..offline.batch import Recording
 from ..robot import Robot
 from .controllers import humanoid_balance
 from .simulation import Simulation
+from .video import Watchers
 
 
 @dataclass
@@ -50,20 +51,10 @@ def record(robot_name: str, duration: float, targets: Callable, *, settle: float
     centre = robot.com.copy()
     positions, wrenches, torques = [], [], []
     start = int(round(settle / timestep))
-    handle = None
-    if viewer:
-        import mujoco.viewer
-
-        handle = mujoco.viewer.launch_passive(sim.model, sim.data)
-    camera = None
-    if video:
-        from .video import VideoRecorder
-
-        camera = VideoRecorder(sim, video)
+    watchers = Watchers(sim, viewer=viewer, video=video)
     for k in range(start + int(round(duration / timestep)) + 1):
         q, v = sim.state()
-        if camera is not None:
-            camera.capture()
+        watchers.before_step()
         targets(controller, centre, k * timestep)
         tau = controller.step(q, v).tau_actuated
         sim.step(tau)
@@ -72,12 +63,8 @@ def record(robot_name: str, duration: float, targets: Callable, *, settle: float
             positions.append(q)
             wrenches.append([measured[foot] for foot in robot.feet])
             torques.append(tau.copy())
-        if handle is not None:
-            handle.sync()
-    if handle is not None:
-        handle.close()
-    if camera is not None:
-        camera.close()
+        watchers.after_step()
+    watchers.close()
     return SimulatedRecording(Recording(np.array(positions), timestep, tuple(robot.feet)), np.array(wrenches),
                               np.array(torques), robot.weight)
 

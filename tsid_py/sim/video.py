@@ -124,3 +124,34 @@ class VideoRecorder:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+class Watchers:
+    """What watches a simulation loop: MuJoCo's passive viewer (``viewer``) and an off-screen
+    :class:`VideoRecorder` (``video``, an .mp4 path); either may be absent.
+
+    Call :meth:`before_step` before each physics step (a frame shows the state the
+    controller saw), :meth:`after_step` after it, and :meth:`close` at the end.
+    """
+
+    def __init__(self, sim, *, viewer: bool = False, video: str | None = None):
+        self.handle = None
+        if viewer:
+            import mujoco.viewer
+
+            self.handle = mujoco.viewer.launch_passive(sim.model, sim.data)
+        self.camera = VideoRecorder(sim, video) if video else None
+
+    def before_step(self) -> None:
+        if self.camera is not None:
+            self.camera.capture()
+
+    def after_step(self) -> None:
+        if self.handle is not None:
+            self.handle.sync()
+
+    def close(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
+        if self.camera is not None:
+            self.camera.close()
