@@ -332,15 +332,27 @@ class PlanarContact(Contact):
     ``|m_y| ≤ (length/2) f_z`` and ``|m_x| ≤ (width/2) f_z``, and bounds the torsional moment
     ``|m_z| ≤ μ (min(length, width)/2) f_z`` — a conservative bound that ignores the
     coupling with the tangential force. The whole frame motion is constrained (6 rows).
+
+    Parameters
+    ----------
+    frame : name of the sole frame (z axis along the surface normal, into the robot).
+    length : sole length along the frame's x axis, m (> 0).
+    width : sole width along the frame's y axis, m (> 0).
+    mu, f_min, f_max, kp, kd, priority, weight, unilateral, kinematic : as for
+        :class:`Contact` (the same defaults: ``mu = 0.7``, ``f_min = 0`` N, ``f_max = 1e4`` N,
+        ``kp = 0`` 1/s², ``kd = 2√kp`` 1/s, hard, ``weight = 1e3``, unilateral, kinematic).
     """
 
     size = 6
     motion_rows = slice(0, 6)
 
-    def __init__(self, frame: str, length: float = 0.2, width: float = 0.13, **kwargs):
+    def __init__(self, frame: str, length: float = 0.2, width: float = 0.13, *, mu: float = 0.7, f_min: float = 0.0,
+                 f_max: float = 1e4, kp: float = 0.0, kd: float | None = None, priority: str = "hard",
+                 weight: float = 1e3, unilateral: bool = True, kinematic: bool = True):
         self._length = positive_scalar(length, "length")
         self._width = positive_scalar(width, "width")
-        super().__init__(frame, **kwargs)
+        super().__init__(frame, mu=mu, f_min=f_min, f_max=f_max, kp=kp, kd=kd, priority=priority, weight=weight,
+                         unilateral=unilateral, kinematic=kinematic)
 
     @property
     def length(self) -> float:
@@ -377,6 +389,8 @@ class PlanarContact(Contact):
         return np.vstack([pyramid, rows])
 
     def describe_rows(self) -> list[str]:
+        """A label for each row of :meth:`friction_rows`, for infeasibility reports: four
+        ``"friction cone"``, four ``"centre of pressure"`` and two ``"torsion"``."""
         return super().describe_rows() + ["centre of pressure"] * 4 + ["torsion"] * 2
 
     def __repr__(self) -> str:

@@ -110,15 +110,36 @@ class Robot:
         path: str | os.PathLike,
         floating_base: bool = True,
         package_dirs: Sequence[str] | None = None,
-        **kwargs,
+        *,
+        name: str = "robot",
+        feet: Sequence[str] = (),
+        sole_size: tuple[float, float] | None = None,
+        foot_radius: float = 0.0,
+        q_ref: np.ndarray | None = None,
+        end_effector: str | None = None,
     ) -> "Robot":
-        """Load a URDF; ``floating_base`` adds a free-flyer root joint (7 q, 6 v)."""
+        """Load a URDF; ``floating_base`` adds a free-flyer root joint (7 q, 6 v).
+
+        Parameters
+        ----------
+        path : the URDF file (``ValueError`` if it does not exist).
+        floating_base : add a free-flyer root joint (7 q, 6 v) instead of a fixed base.
+        package_dirs : folders that replace ``package://`` in the URDF's mesh paths (the
+            simulator's visual model reads them).
+        name : the robot's name in reports and errors.
+        feet : the names of the foot frames (checked to exist).
+        sole_size : the soles' (length, width), m, for planar foot contacts (None: point feet).
+        foot_radius : the radius of a point foot's sphere, centred at the foot frame, m.
+        q_ref : the reference configuration (nq,) (default: pinocchio's neutral one).
+        end_effector : the name of the end-effector frame, if any.
+        """
         path = os.fspath(path)
         if not os.path.isfile(path):
             raise ValueError(f"path must be an existing URDF file, got {path!r}")
         root = pin.JointModelFreeFlyer() if floating_base else None
         model = pin.buildModelFromUrdf(path, root) if root is not None else pin.buildModelFromUrdf(path)
-        return cls(model, urdf_path=path, package_dirs=package_dirs or (), **kwargs)
+        return cls(model, name=name, feet=feet, sole_size=sole_size, foot_radius=foot_radius, q_ref=q_ref,
+                   urdf_path=path, package_dirs=package_dirs or (), end_effector=end_effector)
 
     def _build_joint_maps(self) -> None:
         """Name → (q index, v index) for the 1-dof actuated joints, and their limits."""
@@ -164,6 +185,9 @@ class Robot:
                            f"joints: {list(self._joint_v_index)}") from None
 
     def has_1dof_joint(self, name: str) -> bool:
+        """Whether ``name`` is a joint with one position and one velocity (nq = nv = 1),
+        revolute or prismatic: the joints that :meth:`joint_q_index` and :meth:`joint_v_index`
+        map."""
         return name in self._joint_v_index
 
     def joint_q_index(self, name: str) -> int:

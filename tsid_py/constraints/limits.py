@@ -25,15 +25,21 @@ class TorqueLimits(LinearConstraint):
         self.limits, self.scale = limits, scale
 
     def bind(self, robot) -> None:
+        """Resolve ``τ_max`` for ``robot`` (the URDF efforts or ``limits``, times ``scale``), N·m,
+        and keep the actuated joints whose limit is finite."""
         effort = actuated_limits(robot, robot.effort_limits, self.limits, self.scale, "limits")
         self.index = np.flatnonzero(np.isfinite(effort))
         self.effort = effort[self.index]
         self._lowest = -self.effort
 
     def row_count(self, context) -> int:
+        """One row per actuated joint with a finite torque limit."""
         return self.effort.size
 
     def rows(self, context) -> Bounds:
+        """``Bounds(C, lower, upper)`` over the whole ``x`` (n columns): with ``τ_a = T x + t``
+        at this step, ``C = T[j]``, ``lower = −τ_max − t[j]`` and ``upper = τ_max − t[j]``
+        (N·m) for the limited joints ``j``."""
         size = self.effort.size
         matrix, lower, upper = np.empty((size, context.n)), np.empty(size), np.empty(size)
         self.write_rows(context, matrix, lower, upper)
@@ -56,12 +62,15 @@ class AccelerationLimits(AccelerationBounds):
         self.limits = limits
 
     def bind(self, robot) -> None:
+        """Resolve ``a_max`` per actuated joint (inf where ``limits`` gives none), rad/s², and
+        the joints' indices in v."""
         offset = 6 if robot.floating_base else 0
         limit = actuated_limits(robot, np.full(robot.na, np.inf), self.limits, 1.0, "limits")
         self.v_index = offset + np.arange(robot.na)
         self.limit = limit
 
     def acceleration_bounds(self, context):
+        """``−a_max ≤ q̈_j ≤ a_max`` on the actuated joints, rad/s²."""
         return VariableBounds(self.v_index, -self.limit, self.limit)
 
 
@@ -77,11 +86,15 @@ class VelocityLimits(AccelerationBounds):
         self.limits, self.scale = limits, scale
 
     def bind(self, robot) -> None:
+        """Resolve ``v_max`` per actuated joint (the URDF velocity limits or ``limits``, times
+        ``scale``), rad/s, and the joints' indices in v."""
         offset = 6 if robot.floating_base else 0
         self.limit = actuated_limits(robot, robot.velocity_limits, self.limits, self.scale, "limits")
         self.v_index = offset + np.arange(robot.na)
 
     def acceleration_bounds(self, context):
+        """``(−v_max − v)/dt ≤ q̈_j ≤ (v_max − v)/dt`` on the actuated joints, rad/s², at the
+        robot's current velocity and the step's ``dt``."""
         v = context.robot.v[self.v_index]
         return VariableBounds(self.v_index, (-self.limit - v) / context.dt, (self.limit - v) / context.dt)
 
@@ -111,6 +124,9 @@ class JointLimits(AccelerationBounds):
         self.margin = margin
 
     def bind(self, robot) -> None:
+        """Select the 1-dof joints with finite position limits, shrink their range by
+        ``margin`` and resolve their braking accelerations ``a_max`` (rad/s²); ``ValueError``
+        if the margin leaves an empty range or an ``a_max`` is not finite."""
         offset_v = 6 if robot.floating_base else 0
         offset_q = 7 if robot.floating_base else 0
         lower = robot.position_lower + self.margin
@@ -147,6 +163,9 @@ class JointLimits(AccelerationBounds):
         return np.maximum(np.minimum(one_step, viable), -a_max)
 
     def acceleration_bounds(self, context):
+        """The viable bounds of the class docstring on q̈ of the limited joints (rad/s²) at the
+        robot's current ``q``, ``v`` and the step's ``dt``; the lower bound is capped at the
+        upper one, so that the box is never empty."""
         robot, dt = context.robot, context.dt
         q, v = robot.q[self.q_index], robot.v[self.v_index]
         upper = self._upper_bound(q, v, self.upper, dt, self.a_max)

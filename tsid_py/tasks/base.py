@@ -213,15 +213,26 @@ class PDTask(Task):
     scalar or one value per axis, ``kd`` defaulting to ``2 √kp`` (critically damped).
     Subclasses implement :meth:`kinematics`, and :meth:`apply_target` /
     :meth:`default_target` when their target is not a plain (dim,) vector.
+
+    Parameters
+    ----------
+    dim : number of axes, or None when :meth:`dimension` sizes the task from the robot.
+    kp : proportional gains, 1/s² (scalar or (dim,), ≥ 0).
+    kd : derivative gains, 1/s (scalar or (dim,), ≥ 0); default ``2 √kp``.
+    weight : per-axis weights of the cost (scalar or (dim,), ≥ 0); unused when hard.
+    priority : ``"soft"`` (a weighted cost) or ``"hard"`` (equalities).
+    mask : booleans (dim,) selecting the axes the task keeps (default: all).
+    name : how reports and errors name the task (default: the class name).
     """
 
-    def __init__(self, dim: int | None = None, *, kp=10.0, kd=None, **kwargs):
+    def __init__(self, dim: int | None = None, *, kp=10.0, kd=None, weight=1.0, priority: str = "soft", mask=None,
+                 name: str | None = None):
         self._gains = (kp, kd)
         self.position_ref = None
         self._pending_target = None
         self._target_given = False
         self.velocity_ref = self.acceleration_ref = None
-        super().__init__(dim, **kwargs)
+        super().__init__(dim, weight=weight, priority=priority, mask=mask, name=name)
 
     # ------------------------------------------------------------------ the contract
     @abstractmethod
@@ -257,6 +268,8 @@ class PDTask(Task):
                                  else as_vector(acceleration, "acceleration", self.dim).copy())
 
     def prepare(self, robot) -> None:
+        """:meth:`Task.prepare` (size and bind the task for ``robot``), then apply the target:
+        the one given before the task was added, or :meth:`default_target` if none was."""
         super().prepare(robot)
         if not self._target_given:
             self.set_target(self.default_target(robot))

@@ -14,17 +14,31 @@ class CoMTask(PDTask):
 
     ``target`` (3,) in m, default: the CoM at the robot's ``q_ref``; ``velocity`` (m/s) and
     ``acceleration`` (m/s²) feed-forward through :meth:`set_target`.
+
+    Parameters
+    ----------
+    target : the CoM position to reach (3,), m, world axes (default: the CoM at ``q_ref``).
+    kp : proportional gains, 1/s² (scalar or (3,), ≥ 0).
+    kd : derivative gains, 1/s (scalar or (3,), ≥ 0); default ``2 √kp``.
+    weight : per-axis weights of the cost (scalar or (3,), ≥ 0); unused when hard.
+    priority : ``"soft"`` (a weighted cost) or ``"hard"`` (equalities).
+    mask : booleans (3,) selecting the axes x, y, z the task keeps (default: all).
+    name : how reports and errors name the task (default: ``"CoMTask"``).
     """
 
-    def __init__(self, target=None, **kwargs):
-        super().__init__(3, **kwargs)
+    def __init__(self, target=None, *, kp=10.0, kd=None, weight=1.0, priority: str = "soft", mask=None,
+                 name: str | None = None):
+        super().__init__(3, kp=kp, kd=kd, weight=weight, priority=priority, mask=mask, name=name)
         if target is not None:
             self.set_target(target)
 
     def default_target(self, robot):
+        """The CoM position (3,), m, at the robot's ``q_ref`` (the robot's state is untouched)."""
         return robot.com_at(robot.q_ref)
 
     def kinematics(self, robot) -> PDKinematics:
+        """``e = c_ref − c`` (m), ``J = J_com`` (3 × nv) and the drift ``J̇_com v`` (m/s²), world
+        axes, from the robot's current CoM quantities."""
         return PDKinematics(self.position_ref - robot.com, robot.com_jacobian, robot.com_drift, 0)
 
     def write_rows(self, context, matrix, vector, weighted):

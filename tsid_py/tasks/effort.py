@@ -22,24 +22,39 @@ class TorqueTask(Task):
 
     ``target`` has one entry per selected joint (default: zeros, the solver's torque
     regularisation).
+
+    Parameters
+    ----------
+    target : the torques asked for, N·m, one per selected joint (default: zeros).
+    joints : names of the actuated joints to control, in the order of ``target`` (default:
+        every actuated joint, in the robot's order).
+    weight : per-joint weights of the cost (scalar or one per joint, ≥ 0); unused when hard.
+    priority : ``"soft"`` (a weighted cost) or ``"hard"`` (equalities).
+    mask : booleans, one per joint, selecting the joints the task keeps (default: all).
+    name : how reports and errors name the task (default: ``"TorqueTask"``).
     """
 
     acts_on = "x"
 
-    def __init__(self, target=None, *, joints: Sequence[str] | None = None, **kwargs):
+    def __init__(self, target=None, *, joints: Sequence[str] | None = None, weight=1.0, priority: str = "soft",
+                 mask=None, name: str | None = None):
         if joints is not None and (isinstance(joints, str) or len(joints) == 0):
             raise ValueError("joints must be a non-empty list of joint names (or None for all)")
         self.joints = None if joints is None else list(joints)
         self._index = None
         self._pending_target = target
-        super().__init__(None if self.joints is None else len(self.joints), **kwargs)
+        super().__init__(None if self.joints is None else len(self.joints), weight=weight, priority=priority,
+                         mask=mask, name=name)
         if target is not None and self.dim is not None:
             as_vector(target, "target", self.dim)
 
     def dimension(self, robot) -> int:
+        """The number of selected joints: ``robot.na``, or the length of ``joints``."""
         return robot.na if self.joints is None else len(self.joints)
 
     def bind(self, robot) -> None:
+        """Map ``joints`` to their rows of ``τ_a`` (a joint's velocity index, less 6 on a floating
+        base) and apply the target given so far (default: zeros)."""
         offset = 6 if robot.floating_base else 0
         if self.joints is None:
             self._index = np.arange(robot.na)
@@ -62,6 +77,8 @@ class TorqueTask(Task):
         self._rows_for = None
 
     def compute(self, context) -> Rows:
+        """With ``τ_a = T x + t`` this step: ``A = T[rows]`` (n columns, over the whole ``x``) and
+        ``b = τ_ref − t[rows]`` (N·m) for the kept joints' rows of ``τ_a``."""
         matrix, vector = np.empty((self.size, context.n)), np.empty(self.size)
         self.write_rows(context, matrix, vector, weighted=False)
         return Rows(matrix, vector)
@@ -77,6 +94,7 @@ class TorqueTask(Task):
                                   self._kept_ref, matrix, vector)
 
     def record(self, solution) -> None:
+        """``error = τ_ref − τ_a`` (N·m, every selected joint) from the solution's torques."""
         self.error = self.torque_ref - solution.tau_actuated[self._index]
 
 
@@ -85,16 +103,26 @@ class WrenchTask(Task):
 
     ``target`` is ``[f; m]`` (6,), N and N·m; a point contact only has the force rows, so its
     moment rows are masked out. Useful to distribute the weight between feet.
+
+    Parameters
+    ----------
+    contact : the name of the contact (its frame's name).
+    target : the world-aligned wrench ``[f; m]`` (6,), N and N·m (default: zeros).
+    weight : per-axis weights of the cost (scalar or (6,), ≥ 0); unused when hard.
+    priority : ``"soft"`` (a weighted cost) or ``"hard"`` (equalities).
+    mask : booleans (6,) selecting the axes the task keeps (default: all).
+    name : how reports and errors name the task (default: ``"WrenchTask(<contact>)"``).
     """
 
     acts_on = "x"
 
-    def __init__(self, contact: str, target=None, **kwargs):
+    def __init__(self, contact: str, target=None, *, weight=1.0, priority: str = "soft", mask=None,
+                 name: str | None = None):
         if not isinstance(contact, str):
             raise ValueError(f"contact must be a contact frame name (str), got {contact!r}")
         self.contact = contact
-        kwargs.setdefault("name", f"WrenchTask({contact})")
-        super().__init__(6, **kwargs)
+        super().__init__(6, weight=weight, priority=priority, mask=mask,
+                         name=f"WrenchTask({contact})" if name is None else name)
         self.set_target(np.zeros(6) if target is None else target)
 
     def set_target(self, target, velocity=None, acceleration=None) -> None:
@@ -104,6 +132,10 @@ class WrenchTask(Task):
         self.wrench_ref = as_vector(target, "target", 6).copy()
 
     def compute(self, context):
+        """``A`` maps ``x`` (n columns) to the contact's world-aligned wrench,
+        ``blockdiag(R, R) G`` on its columns (``R`` the frame's rotation, ``G`` its force
+        generator), and ``b`` is the target (N, N·m), 0 on the rows the contact cannot act on;
+        ``KeyError`` if the contact is not active."""
         if self.contact not in context.contact_columns:
             raise KeyError(f"WrenchTask: contact {self.contact!r} is not active; "
                            f"active contacts: {list(context.contact_columns)}")
@@ -117,5 +149,7 @@ class WrenchTask(Task):
         return Rows(matrix[self._rows], target[self._rows])
 
     def record(self, solution) -> None:
+        """``error = wrench_ref − wrench`` (6,), N and N·m, world-aligned, while the contact is
+        active."""
         if self.contact in solution.wrenches:
             self.error = self.wrench_ref - solution.wrenches[self.contact]

@@ -47,23 +47,40 @@ class FrameTask(PDTask):
 
     ``target``: ``pinocchio.SE3`` or 4x4 matrix (default: the placement at the robot's
     ``q_ref``). ``velocity``/``acceleration``: (6,) ``[linear, angular]`` in the task's axes.
+
+    Parameters
+    ----------
+    frame : the name of the frame to move.
+    target : the placement to reach, ``pinocchio.SE3`` or 4x4 homogeneous matrix (default:
+        the frame's placement at the robot's ``q_ref``).
+    local : errors, gains, weights, masks and references along the frame's own axes instead
+        of world-aligned axes at the frame origin.
+    kp : proportional gains, 1/s² (scalar or one per axis, ≥ 0).
+    kd : derivative gains, 1/s (scalar or one per axis, ≥ 0); default ``2 √kp``.
+    weight : per-axis weights of the cost (scalar or one per axis, ≥ 0); unused when hard.
+    priority : ``"soft"`` (a weighted cost) or ``"hard"`` (equalities).
+    mask : booleans, one per axis, selecting the axes the task keeps (default: all).
+    name : how reports and errors name the task (default: ``"<class name>(<frame>)"``).
     """
 
     components = _BOTH
 
-    def __init__(self, frame: str, target=None, *, local: bool = False, **kwargs):
+    def __init__(self, frame: str, target=None, *, local: bool = False, kp=10.0, kd=None, weight=1.0,
+                 priority: str = "soft", mask=None, name: str | None = None):
         if not isinstance(frame, str):
             raise ValueError(f"frame must be a frame name (str), got {frame!r}")
         self.frame = frame
         self.local = bool(local)
         self.frame_id = -1
         self._placement_ref = None
-        kwargs.setdefault("name", f"{type(self).__name__}({frame})")
-        super().__init__(self.components.stop - self.components.start, **kwargs)
+        super().__init__(self.components.stop - self.components.start, kp=kp, kd=kd, weight=weight,
+                         priority=priority, mask=mask, name=f"{type(self).__name__}({frame})" if name is None else name)
         if target is not None:
             self.set_target(target)
 
     def bind(self, robot) -> None:
+        """Resolve ``frame`` against ``robot`` and take its kinematic sources for the compiled
+        rows (called once, when the task is added)."""
         self.frame_id = robot.frame_id(self.frame)
         self._sources = robot.frame_sources(self.frame_id)
         self._jacobian, self._drift = np.zeros((6, robot.nv)), np.zeros(6)     # the kernel's, refreshed each step
@@ -74,6 +91,9 @@ class FrameTask(PDTask):
         return robot.placement_at(robot.q_ref, self.frame_id)
 
     def apply_target(self, target) -> None:
+        """Store the reference placement from ``target``: a ``pinocchio.SE3`` or 4x4 homogeneous
+        matrix (a point (3,), m, for :class:`PositionTask`; a 3x3 rotation for
+        :class:`OrientationTask`); ``ValueError`` if it is not finite."""
         self._set_placement_ref(self._target_placement(target))
 
     def _target_placement(self, target) -> pin.SE3:
@@ -121,7 +141,15 @@ class FrameTask(PDTask):
 
 
 class PositionTask(FrameTask):
-    """The position half of :class:`FrameTask`; ``target`` is a point (3,), m."""
+    """The position half of :class:`FrameTask`; ``target`` is a point (3,), m.
+
+    Parameters
+    ----------
+    frame : the name of the frame whose origin to move.
+    target : the point to reach (3,), m, world axes (default: the frame's position at ``q_ref``).
+    local, kp, kd, weight, priority, mask : as for :class:`FrameTask`, on 3 axes.
+    name : how reports and errors name the task (default: ``"PositionTask(<frame>)"``).
+    """
 
     components = _LINEAR
 
@@ -138,7 +166,15 @@ class PositionTask(FrameTask):
 
 
 class OrientationTask(FrameTask):
-    """The orientation half of :class:`FrameTask`; ``target`` is a 3x3 rotation matrix."""
+    """The orientation half of :class:`FrameTask`; ``target`` is a 3x3 rotation matrix.
+
+    Parameters
+    ----------
+    frame : the name of the frame to orient.
+    target : the rotation to reach (3x3, world axes; default: the frame's at ``q_ref``).
+    local, kp, kd, weight, priority, mask : as for :class:`FrameTask`, on 3 axes.
+    name : how reports and errors name the task (default: ``"OrientationTask(<frame>)"``).
+    """
 
     components = _ANGULAR
 
@@ -165,20 +201,37 @@ class RelativeFrameTask(PDTask):
     * angular: ``R_bᵀ (J_a^ω − J_b^ω) q̈`` with drift ``R_bᵀ (ȧ_a^ω − ȧ_b^ω − ω_b × (ω_a − ω_b))``,
 
     where ``r = p_a − p_b`` and ``ȧ`` are the classical drifts (world-aligned).
+
+    Parameters
+    ----------
+    frame : the name of the frame to move (``a``).
+    reference_frame : the name of the frame it is placed relative to (``b``).
+    target : the relative placement ``ᵇT_a`` to reach, ``pinocchio.SE3`` or 4x4 homogeneous
+        matrix (default: the relative placement at the robot's ``q_ref``).
+    kp : proportional gains, 1/s² (scalar or (6,), ≥ 0).
+    kd : derivative gains, 1/s (scalar or (6,), ≥ 0); default ``2 √kp``.
+    weight : per-axis weights of the cost (scalar or (6,), ≥ 0); unused when hard.
+    priority : ``"soft"`` (a weighted cost) or ``"hard"`` (equalities).
+    mask : booleans (6,) selecting the axes the task keeps (default: all).
+    name : how reports and errors name the task (default:
+        ``"RelativeFrameTask(<frame> in <reference_frame>)"``).
     """
 
-    def __init__(self, frame: str, reference_frame: str, target=None, **kwargs):
+    def __init__(self, frame: str, reference_frame: str, target=None, *, kp=10.0, kd=None, weight=1.0,
+                 priority: str = "soft", mask=None, name: str | None = None):
         for label, value in (("frame", frame), ("reference_frame", reference_frame)):
             if not isinstance(value, str):
                 raise ValueError(f"{label} must be a frame name (str), got {value!r}")
         self.frame, self.reference_frame = frame, reference_frame
         self._placement_ref = None
-        kwargs.setdefault("name", f"RelativeFrameTask({frame} in {reference_frame})")
-        super().__init__(6, **kwargs)
+        if name is None:
+            name = f"RelativeFrameTask({frame} in {reference_frame})"
+        super().__init__(6, kp=kp, kd=kd, weight=weight, priority=priority, mask=mask, name=name)
         if target is not None:
             self.set_target(target)
 
     def bind(self, robot) -> None:
+        """Resolve ``frame`` and ``reference_frame`` against ``robot`` (once, when added)."""
         self.frame_id = robot.frame_id(self.frame)
         self.reference_id = robot.frame_id(self.reference_frame)
 
@@ -187,6 +240,7 @@ class RelativeFrameTask(PDTask):
         return robot.placement_at(robot.q_ref, self.reference_id).actInv(robot.placement_at(robot.q_ref, self.frame_id))
 
     def apply_target(self, target) -> None:
+        """Store ``target``, the relative placement ``ᵇT_a`` (``pinocchio.SE3`` or 4x4 matrix)."""
         self._placement_ref = as_se3(target)
 
     @property
@@ -195,9 +249,13 @@ class RelativeFrameTask(PDTask):
         return self._placement_ref
 
     def relative_placement(self, robot) -> pin.SE3:
+        """The current placement of ``frame`` in ``reference_frame``, ``ᵇT_a = T_b⁻¹ T_a``."""
         return robot.frame_placement(self.reference_id).actInv(robot.frame_placement(self.frame_id))
 
     def kinematics(self, robot) -> PDKinematics:
+        """The rows of the class docstring at the robot's current state, in ``b``'s axes: the
+        error ``[p_ref − p; log3(R_ref Rᵀ)]`` (m, rad) with ``(p, R)`` the relative placement,
+        the Jacobian (6 × nv) and the drift."""
         placement_a = robot.frame_placement(self.frame_id)
         placement_b = robot.frame_placement(self.reference_id)
         rotation_bt = placement_b.rotation.T

@@ -41,15 +41,27 @@ class JointTask(PDTask, DiagonalTask):
     ``target`` is a full configuration (nq,) or one value per selected joint (default: the
     robot's ``q_ref``); ``velocity`` and ``acceleration`` have one entry per selected joint
     (rad/s, rad/s²). Per-axis gains, weights and masks follow the order of ``joints``.
+
+    Parameters
+    ----------
+    target : the positions to reach, rad: a full configuration (nq,) or one per selected joint
+        (default: the robot's ``q_ref``).
+    joints : names of the 1-dof joints to control (default: every actuated 1-dof joint).
+    kp, kd, weight, priority, mask : as for :class:`PDTask` (``kp`` 1/s², ``kd`` 1/s, default
+        ``2 √kp``), one value per joint in the order of ``joints``; as a soft task the cost is
+        diagonal in q̈.
+    name : how reports and errors name the task (default: ``"JointTask"``).
     """
 
-    def __init__(self, target=None, *, joints: Sequence[str] | None = None, **kwargs):
+    def __init__(self, target=None, *, joints: Sequence[str] | None = None, kp=10.0, kd=None, weight=1.0,
+                 priority: str = "soft", mask=None, name: str | None = None):
         if joints is not None and (isinstance(joints, str) or len(joints) == 0):
             raise ValueError("joints must be a non-empty list of joint names (or None for all)")
         self.joints = None if joints is None else list(joints)
         self._deferred_target = None
         self._nq = None
-        super().__init__(None if self.joints is None else len(self.joints), **kwargs)
+        super().__init__(None if self.joints is None else len(self.joints), kp=kp, kd=kd, weight=weight,
+                         priority=priority, mask=mask, name=name)
         if target is not None:
             self.set_target(target)
 
@@ -59,9 +71,14 @@ class JointTask(PDTask, DiagonalTask):
         return [name for name in robot.joint_names if robot.has_1dof_joint(name)]
 
     def dimension(self, robot) -> int:
+        """The number of controlled joints: the length of ``joints``, or of the robot's 1-dof
+        joints."""
         return len(self._names(robot))
 
     def bind(self, robot) -> None:
+        """Map the joints to their indices in ``q`` and ``v`` (``KeyError`` for a name that is
+        not a 1-dof joint), build the selection Jacobian (dim × nv) and apply a full
+        configuration given as the target before the task was added."""
         names = self._names(robot)
         self._q_index = np.array([robot.joint_q_index(name) for name in names], dtype=np.intp)
         v_index = np.array([robot.joint_v_index(name) for name in names], dtype=np.intp)

@@ -20,16 +20,27 @@ class MomentumTask(Task):
     feed-forward ``ḣ_ref``) then have 3 or 6 entries. This task calls
     ``pinocchio.computeCentroidalMomentumTimeVariation`` each step on top of the robot's
     update.
+
+    Parameters
+    ----------
+    target : the momentum to reach (3 or 6,), kg·m/s and kg·m²/s (default: zeros).
+    components : ``"linear"``, ``"angular"`` or ``"both"``: the parts of ``h`` regulated.
+    kp : gains of the first-order law, 1/s (scalar or one per axis, ≥ 0).
+    weight : per-axis weights of the cost (scalar or one per axis, ≥ 0); unused when hard.
+    priority : ``"soft"`` (a weighted cost) or ``"hard"`` (equalities).
+    mask : booleans, one per axis, selecting the axes the task keeps (default: all).
+    name : how reports and errors name the task (default: ``"MomentumTask"``).
     """
 
     _COMPONENTS = {"linear": slice(0, 3), "angular": slice(3, 6), "both": slice(0, 6)}
 
-    def __init__(self, target=None, *, components: str = "angular", kp=1.0, **kwargs):
+    def __init__(self, target=None, *, components: str = "angular", kp=1.0, weight=1.0, priority: str = "soft",
+                 mask=None, name: str | None = None):
         if components not in self._COMPONENTS:
             raise ValueError(f"components must be one of {list(self._COMPONENTS)}, got {components!r}")
         self.components = self._COMPONENTS[components]
         dim = self.components.stop - self.components.start
-        super().__init__(dim, **kwargs)
+        super().__init__(dim, weight=weight, priority=priority, mask=mask, name=name)
         self.kp = per_axis(kp, "kp", dim)
         self.set_target(np.zeros(dim) if target is None else target)
         self.error = np.zeros(dim)
@@ -43,6 +54,9 @@ class MomentumTask(Task):
         self.rate_ref = np.zeros(self.dim) if velocity is None else as_vector(velocity, "velocity", self.dim)
 
     def compute(self, context):
+        """``A = A_g`` (the regulated rows of the centroidal momentum matrix, nv columns) and
+        ``b = ḣ* − Ȧ_g v`` with ``ḣ* = ḣ_ref + kp (h_ref − h)``, on the kept axes; updates
+        :attr:`error` ``= h_ref − h`` and :attr:`error_rate` ``= ḣ* − Ȧ_g v``."""
         robot = context.robot
         pin.computeCentroidalMomentumTimeVariation(robot.model, robot.data, robot.q, robot.v, context.zero_nv)
         rows = self.components

@@ -21,16 +21,26 @@ class AccelerationTask(DiagonalTask):
 
     As a hard task it prescribes the whole motion (inverse dynamics); as a soft task with a
     small weight and ``q̈_ref = 0`` it is the solver's acceleration regularisation.
+
+    Parameters
+    ----------
+    target : the accelerations asked for (nv,), rad/s² (m/s² for the base; default: zeros).
+    weight : per-axis weights of the cost (scalar or (nv,), ≥ 0); unused when hard.
+    priority : ``"soft"`` (a diagonal cost) or ``"hard"`` (equalities).
+    mask : booleans (nv,) selecting the degrees of freedom the task keeps (default: all).
+    name : how reports and errors name the task (default: ``"AccelerationTask"``).
     """
 
-    def __init__(self, target=None, *, weight=1.0, **kwargs):
+    def __init__(self, target=None, *, weight=1.0, priority: str = "soft", mask=None, name: str | None = None):
         self._pending_target = target
-        super().__init__(None, weight=weight, **kwargs)
+        super().__init__(None, weight=weight, priority=priority, mask=mask, name=name)
 
     def dimension(self, robot) -> int:
+        """``robot.nv``: one axis per degree of freedom."""
         return robot.nv
 
     def bind(self, robot) -> None:
+        """Apply the target given so far (default: zeros) now that ``nv`` is known."""
         self._eye = np.eye(robot.nv)
         self._cost = None
         self.set_target(np.zeros(robot.nv) if self._pending_target is None else self._pending_target)
@@ -48,6 +58,7 @@ class AccelerationTask(DiagonalTask):
         self._zero_target = not np.any(self.acceleration_ref)
 
     def compute(self, context) -> Rows:
+        """``A = I`` (the kept rows, nv columns) and ``b = q̈_ref`` (rad/s², m/s² for the base)."""
         return Rows(self._eye[self._rows], self.acceleration_ref[self._rows])
 
     def diagonal(self, context, targets) -> DiagonalCost:
@@ -64,16 +75,25 @@ class AccelerationTask(DiagonalTask):
 
 class ForceRegularization(DiagonalTask):
     """``weight Σ_i ||f_i||²`` over every active contact's variables (N², local axes; the
-    norm does not depend on the axes)."""
+    norm does not depend on the axes).
 
-    def __init__(self, weight: float = 1e-8, **kwargs):
-        kwargs.setdefault("priority", "soft")
-        if kwargs["priority"] != "soft":
+    Parameters
+    ----------
+    weight : the weight of the cost, a scalar ≥ 0.
+    priority : must be ``"soft"`` (a regularisation is a cost).
+    mask : booleans (1,) (default: keep the task).
+    name : how reports and errors name the task (default: ``"ForceRegularization"``).
+    """
+
+    def __init__(self, weight: float = 1e-8, *, priority: str = "soft", mask=None, name: str | None = None):
+        if priority != "soft":
             raise ValueError("priority must be 'soft' for a regularisation task")
         self.scalar_weight = positive_scalar(weight, "weight", allow_zero=True)
-        super().__init__(1, weight=weight, **kwargs)
+        super().__init__(1, weight=weight, priority=priority, mask=mask, name=name)
 
     def compute(self, context) -> Rows:
+        """``A = [0 I]`` (n columns: identity on the contact variables, zero on q̈) and ``b = 0``,
+        one row per contact variable."""
         count = context.n - context.nv
         matrix = np.zeros((count, context.n))
         matrix[:, context.nv:] = np.eye(count)
