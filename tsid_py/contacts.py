@@ -347,7 +347,7 @@ class PlanarContact(Contact):
     motion_rows = slice(0, 6)
 
     def __init__(self, frame: str, length: float = 0.2, width: float = 0.13, *, mu: float = 0.7, f_min: float = 0.0,
-                 f_max: float = 1e4, kp: float = 0.0, kd: float | None = None, priority: str = "hard",
+                 f_max: float = 1e4, kp: float = DEFAULT_KP, kd: float | None = None, priority: str = "hard",
                  weight: float = 1e3, unilateral: bool = True, kinematic: bool = True):
         self._length = positive_scalar(length, "length")
         self._width = positive_scalar(width, "width")

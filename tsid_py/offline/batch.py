@@ -113,14 +113,15 @@ def run_one(source: RobotSource, recording: Recording, options: dict) -> Inverse
 
 
 def inverse_dynamics_over_time_batch(robot, recordings: Sequence, *, client=None, workers: int = 2,
-                                     progress: bool = True, **options) -> BatchResult:
+                                     progress: bool = True, options: dict | None = None) -> BatchResult:
     """The over-time inverse dynamics of many recordings, in parallel.
 
     ``robot``: a :mod:`tsid_py.robots` name, a URDF path, a :class:`~tsid_py.Robot` (rebuilt
     in the workers from its name or URDF) or a :class:`RobotSource`. ``recordings``: a list of
     :class:`Recording`, ``(positions, dt, contacts)`` tuples or dicts with those keys.
-    ``options`` go to :func:`~tsid_py.multiple_contact_inverse_dynamics_over_time` (e.g.
-    ``friction``, ``smoothing_weight``).
+    ``options``: keyword arguments for
+    :func:`~tsid_py.multiple_contact_inverse_dynamics_over_time`, the same for every recording
+    (e.g. ``{"friction": 0.8, "smoothing_weight": 0.5}``).
 
     ``client``: a ``dask.distributed.Client`` (or a scheduler address, e.g.
     ``"tcp://10.0.0.1:8786"``) to run on; by default a local cluster of ``workers``
@@ -133,6 +134,9 @@ def inverse_dynamics_over_time_batch(robot, recordings: Sequence, *, client=None
     """
     source = RobotSource.of(robot)
     items = [_as_recording(item, i) for i, item in enumerate(recordings)]
+    if options is not None and not isinstance(options, dict):
+        raise ValueError(f"options must be a dict of keyword arguments, got {type(options).__name__}")
+    options = dict(options or {})
     from tqdm.auto import tqdm
 
     bar = tqdm(total=len(items), desc="recordings", unit="recording", disable=not progress)

@@ -143,14 +143,17 @@ class Watchers:
         self.camera = VideoRecorder(sim, video) if video else None
 
     def before_step(self) -> None:
+        """Render a frame if one is due (call it before the physics step)."""
         if self.camera is not None:
             self.camera.capture()
 
     def after_step(self) -> None:
+        """Show the new state in the viewer (call it after the physics step)."""
         if self.handle is not None:
             self.handle.sync()
 
     def close(self) -> None:
+        """Close the viewer and finish the video file."""
         if self.handle is not None:
             self.handle.close()
         if self.camera is not None:
