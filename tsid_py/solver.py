@@ -147,8 +147,9 @@ class DynamicsSolver:
     def add_contact(self, contact: Contact, transition: float = 0.0) -> Contact:
         """Activate ``contact``, anchored where its frame is at the state of the next solve
         (the state the controller first sees it in contact; until then, at the robot's
-        current state, for code that reads ``contact.anchor`` before). With ``transition`` > 0 (s) its largest normal force ramps from 0 to the robot's
-        weight over that time (then ``f_max`` applies), so the wrenches change smoothly."""
+        current state, for code that reads ``contact.anchor`` before). With ``transition``
+        > 0 (s) its largest normal force ramps from 0 to the robot's weight over that time
+        (then ``f_max`` applies), so the wrenches change smoothly."""
         if not isinstance(contact, Contact):
             raise ValueError(f"contact must be a PointContact or PlanarContact, got {type(contact).__name__}")
         if not self.robot.floating_base:
@@ -159,7 +160,11 @@ class DynamicsSolver:
         replaced = self.contacts.get(contact.name)
         if replaced is not contact:
             contact.attach(self)
-            contact.bind(self.robot)
+            try:
+                contact.bind(self.robot)
+            except BaseException:
+                contact.detach()
+                raise
         if replaced is not None and replaced is not contact:
             replaced.detach()
         contact.anchor_at(self.robot.placement_at(self.robot.q, contact.frame_id))
