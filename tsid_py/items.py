@@ -39,6 +39,23 @@ class SolverItem:
                              "first or create a new one (an item is bound to one solver's robot)")
         self._owner = owner
 
+    def bind(self, robot) -> None:
+        """Resolve names against ``robot`` (once, when the item is added)."""
+
+    def prepare(self, robot) -> None:
+        """Make the item ready for ``robot`` (default: :meth:`bind`)."""
+        self.bind(robot)
+
+    def join(self, owner: Owner, robot) -> None:
+        """:meth:`attach` to ``owner`` and :meth:`prepare` for its ``robot``; an item that
+        cannot be prepared (an unknown frame, a bad size) is detached again."""
+        self.attach(owner)
+        try:
+            self.prepare(robot)
+        except BaseException:
+            self.detach()
+            raise
+
     def detach(self) -> None:
         """Called by a solver's ``remove_*``: the item may be added again, anywhere."""
         self._owner = None

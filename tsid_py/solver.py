@@ -159,12 +159,7 @@ class DynamicsSolver:
         transition = positive_scalar(transition, "transition", allow_zero=True)
         replaced = self.contacts.get(contact.name)
         if replaced is not contact:
-            contact.attach(self)
-            try:
-                contact.bind(self.robot)
-            except BaseException:
-                contact.detach()
-                raise
+            contact.join(self, self.robot)
         if replaced is not None and replaced is not contact:
             replaced.detach()
         contact.anchor_at(self.robot.placement_at(self.robot.q, contact.frame_id))
@@ -198,12 +193,7 @@ class DynamicsSolver:
         computed at the robot's ``q_ref`` without changing the robot's state)."""
         if not isinstance(task, Task):
             raise ValueError(f"task must be a tsid_py.tasks.Task, got {type(task).__name__}")
-        task.attach(self)
-        try:
-            task.prepare(self.robot)
-        except BaseException:
-            task.detach()
-            raise
+        task.join(self, self.robot)
         self.tasks.append(task)
         self.invalidate()
         return task
@@ -221,12 +211,7 @@ class DynamicsSolver:
         """Add an inequality constraint (bound to this solver's robot)."""
         if not isinstance(constraint, Constraint):
             raise ValueError(f"constraint must be a tsid_py.constraints.Constraint, got {type(constraint).__name__}")
-        constraint.attach(self)
-        try:
-            constraint.prepare(self.robot)
-        except BaseException:
-            constraint.detach()
-            raise
+        constraint.join(self, self.robot)
         self.constraints.append(constraint)
         self.invalidate()
         return constraint
