@@ -16,8 +16,9 @@ def _random_problem(rng, count=6, size=3, rows=5, penalty=1e3, curvature=0.5):
                                   curvature)
 
 
-def _dense(problem):
-    """The same problem written out densely over (z, s), solved by ProxQP."""
+def _dense_matrices(problem):
+    """The same problem written out densely over (z, s): ``min ½xᵀHx + gᵀx  s.t.  C x ≤ u``
+    (the first m rows ``E z − s ≤ h``, the last m ``−s ≤ 0``)."""
     count, size, rows = problem.shape
     n, m = count * size, count * rows
     H = np.zeros((n + m, n + m))
@@ -34,10 +35,18 @@ def _dense(problem):
         C[t * rows:(t + 1) * rows, t * size:(t + 1) * size] = problem.rows[t]
     C[:m, n:] = -np.eye(m)
     C[m:, n:] = -np.eye(m)
+    return H, g, C, np.r_[problem.bounds.ravel(), np.zeros(m)]
+
+
+def _dense(problem):
+    """The dense problem solved by ProxQP: ``(z, s, objective)``."""
+    count, size, rows = problem.shape
+    n, m = count * size, count * rows
+    H, g, C, u = _dense_matrices(problem)
     qp = proxsuite.proxqp.dense.QP(n + m, 0, 2 * m)
     qp.settings.eps_abs = 1e-11
     qp.settings.eps_rel = 0.0
-    qp.init(H, g, None, None, C, np.full(2 * m, -1e20), np.r_[problem.bounds.ravel(), np.zeros(m)])
+    qp.init(H, g, None, None, C, np.full(2 * m, -1e20), u)
     qp.solve()
     x = qp.results.x
     return x[:n].reshape(count, size), x[n:].reshape(count, rows), 0.5 * x @ H @ x + g @ x
@@ -52,6 +61,21 @@ def test_matches_a_dense_solve(seed):
     assert problem.objective(result.z, result.slack) == pytest.approx(value, rel=1e-8)
     np.testing.assert_allclose(result.z, z, atol=1e-5)
     np.testing.assert_allclose(result.slack, s, atol=1e-5)
+
+
+def test_sparse_form_is_the_dense_problem():
+    """``sparse()`` (what a general sparse QP solver gets) writes the same matrices, with the
+    slacks' sign rows as the lower bound ``s ≥ 0``."""
+    problem = _random_problem(np.random.default_rng(11))
+    count, size, rows = problem.shape
+    n, m = count * size, count * rows
+    H, g, C, u = _dense_matrices(problem)
+    P, q, G, h, lb = problem.sparse()
+    np.testing.assert_array_equal(P.toarray(), H)
+    np.testing.assert_array_equal(q, g)
+    np.testing.assert_array_equal(G.toarray(), C[:m])
+    np.testing.assert_array_equal(h, u[:m])
+    np.testing.assert_array_equal(lb, np.r_[np.full(n, -np.inf), np.zeros(m)])
 
 
 def test_slacks_vanish_when_the_rows_can_hold():

@@ -82,6 +82,30 @@ class BlockTridiagonalQP:
         product[:-1] += transposed_times(self.coupling, z[1:])
         return product
 
+    def sparse(self):
+        """The same problem for a general sparse QP solver, over ``x = (z_0 … z_{N−1}, s)``:
+        ``(P, q, G, h, lb)`` of ``min ½ xᵀPx + qᵀx  s.t.  G x ≤ h, x ≥ lb`` (scipy CSC
+        matrices; ``lb`` is −∞ for z and 0 for s)."""
+        from scipy import sparse
+
+        count, size, rows = self.shape
+        a, b = np.meshgrid(np.arange(size), np.arange(size), indexing="ij")
+        starts = np.arange(count)[:, None, None] * size
+        coupled = starts[:-1]                                   # block (t+1, t) and its transpose
+        values = [self.diagonal, self.coupling, self.coupling.transpose(0, 2, 1)]
+        row_index = [starts + a, coupled + size + a, coupled + a]
+        col_index = [starts + b, coupled + b, coupled + size + b]
+        hessian = sparse.coo_matrix((np.concatenate([v.ravel() for v in values]),
+                                     (np.concatenate([r.ravel() for r in row_index]),
+                                      np.concatenate([c.ravel() for c in col_index]))),
+                                    shape=(count * size, count * size))
+        slacks = count * rows
+        P = sparse.block_diag([hessian, self.curvature * sparse.identity(slacks)], format="csc")
+        G = sparse.hstack([sparse.block_diag(list(self.rows)), -sparse.identity(slacks)], format="csc")
+        q = np.concatenate([self.gradient.ravel(), np.full(slacks, self.penalty)])
+        lb = np.concatenate([np.full(count * size, -np.inf), np.zeros(slacks)])
+        return P, q, G, self.bounds.ravel().copy(), lb
+
     def objective(self, z: np.ndarray, s: np.ndarray | None = None) -> float:
         value = 0.5 * float(np.sum(z * self.hessian_product(z))) + float(np.sum(self.gradient * z))
         if s is None:

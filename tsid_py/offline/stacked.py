@@ -144,7 +144,7 @@ def solve_stacked(data: FrameData, weights: Weights, bounds: np.ndarray, *, pena
     limits = -(reduction.particular / force_scale) @ bounds.T      # h_t = −C p_t (scaled)
 
     def solve_with(pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-        problem = _reduced_problem(data, reduction, weights, pairs, force_scale, rows, limits, penalty, curvature)
+        problem = reduced_problem(data, reduction, weights, pairs, force_scale, rows, limits, penalty, curvature)
         return _solve(problem, tolerance, progress)
 
     z, slack, iterations = solve_with(pairs)
@@ -160,11 +160,12 @@ def solve_stacked(data: FrameData, weights: Weights, bounds: np.ndarray, *, pena
     return solution
 
 
-def _reduced_problem(data: FrameData, reduction: Reduction, weights: Weights, pairs: np.ndarray,
+def reduced_problem(data: FrameData, reduction: Reduction, weights: Weights, pairs: np.ndarray,
                      force_scale: float, rows: np.ndarray, limits: np.ndarray, penalty: float,
                      curvature: float) -> BlockTridiagonalQP:
     """The problem in z (forces scaled by ``force_scale``, the objective by its mean
-    curvature), with smoothing weight ``pairs[t]`` between frames t and t+1."""
+    curvature), with smoothing weight ``pairs[t]`` between frames t and t+1; ``rows`` and
+    ``limits`` are ``E_t = C N_t`` and ``h_t = −C p_t / force_scale``."""
     count, size = reduction.basis.shape[0], reduction.basis.shape[2]
     p = reduction.particular / force_scale
     # Torque and regularisation terms, frame by frame (p ⟂ N: no cross term in ε‖f‖²).
