@@ -25,10 +25,15 @@ def make_backend(qp_solver: "str | Backend") -> Backend:
         from .reduced import ReducedBackend
 
         return ReducedBackend()
-    if qp_solver == "proxsuite":
+    if qp_solver == "osqp":
+        from .osqp import OsqpBackend
+
+        return OsqpBackend()
+    if qp_solver in ("proxsuite", "proxqp"):
         from .proxsuite import ProxsuiteBackend
 
-        return ProxsuiteBackend()
+        return (ProxsuiteBackend() if qp_solver == "proxsuite"
+                else ProxsuiteBackend(max_iter=10000, warm_start=False, name="proxqp"))
     from .qpsolvers_backend import QpsolversBackend
 
     return QpsolversBackend(qp_solver)
