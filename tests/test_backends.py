@@ -144,6 +144,23 @@ def test_a_warm_start_never_stops_at_a_suboptimal_answer():
     assert_exact(qp, result.x, exact_solution(qp))
 
 
+@pytest.mark.parametrize("backend", ["proxsuite", "proxqp"])
+def test_proxqp_still_recognises_infeasible_steps_at_once(backend):
+    """The tighter infeasibility tolerances (ProxQP's default raised false alarms) still let
+    ProxQP recognise every case of the diagnosis table as infeasible, long before its
+    iteration limit."""
+    from .test_diagnosis import CASES as INFEASIBLE
+
+    for build in INFEASIBLE:
+        case = build("reduced")
+        with pytest.raises(tp.SolverError) as caught:
+            case.solver.solve(case.q, case.v)
+        solver = make_backend(backend)
+        result = solver.solve(caught.value.qp)
+        assert result.status == "PROXQP_PRIMAL_INFEASIBLE" and result.iterations < solver.max_iter / 10, \
+            (build.__name__, result.status, result.iterations)
+
+
 def test_presolve_removes_the_wrench_pinned_by_a_zero_normal_force():
     """At the ramp's last step the normal force's box [0, 0] and the pyramid, centre-of-pressure
     and torsion rows pin the contact's whole wrench: its six variables are substituted, its

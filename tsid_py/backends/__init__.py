@@ -35,7 +35,7 @@ def make_backend(qp_solver: "str | Backend") -> Backend:
         from .proxsuite import ProxsuiteBackend
 
         return (ProxsuiteBackend() if qp_solver == "proxsuite"
-                else ProxsuiteBackend(max_iter=10000, warm_start=False, name="proxqp"))
+                else ProxsuiteBackend(warm_start=False, name="proxqp"))
     from .qpsolvers_backend import QpsolversBackend
 
     return QpsolversBackend(qp_solver)

@@ -24,16 +24,15 @@ class ProxsuiteBackend(Backend):
         coefficients the scaling multiplies by up to ~1e4, within 1e-7 N).
     max_iter : ProxQP's iteration limit.
     eps_infeasible : ProxQP's primal and dual infeasibility tolerances. At its default
-        (1e-4) ProxQP declares feasible control steps primal infeasible: nearly dependent
-        active rows (an unloaded contact's friction rows at the cone's apex) make an
-        almost-certificate.
+        (1e-4), and still at 1e-5, ProxQP declares feasible control steps primal infeasible;
+        at 1e-9 it no longer recognises contradictory hard tasks (it runs to ``max_iter``).
     warm_start : start each solve from the previous answer while the problem sizes hold
         (a failed warm solve is retried cold); False starts every solve cold, from the
         equality-constrained initial guess (``"proxqp"``).
     name : the name reports and errors use.
     """
 
-    def __init__(self, eps_abs: float = 1e-11, max_iter: int = 1000, *, eps_infeasible: float = 1e-9,
+    def __init__(self, eps_abs: float = 1e-11, max_iter: int = 1000, *, eps_infeasible: float = 1e-7,
                  warm_start: bool = True, name: str = "proxsuite"):
         import proxsuite  # noqa: F401  (fail here, at construction, if it is missing)
 
