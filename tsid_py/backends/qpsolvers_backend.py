@@ -2,30 +2,39 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..qp import QP
 from .base import Backend, QPResult
+from .presolve import presolve, trivial_result
 
 
-#: Options that make each iterative solver's answer agree with an exact active-set solve
-#: (relative 1e-4 on the torques of the standing Talos problem, tests/test_backends.py).
+#: Options that make each solver's answer agree with an exact active-set solve (relative
+#: 1e-4 on the torques of the standing Talos problem, tests/test_backends.py) and meet the
+#: hard constraints. The tolerances apply to the presolved problem
+#: (:mod:`tsid_py.backends.presolve`: unit Hessian diagonal, rows of largest coefficient 1),
+#: where the scaling multiplies the rows' coefficients on contact forces by up to ~1e4: a
+#: residual of 1e-10 there is ~1e-6 N. (OSQP and ProxQP are called directly:
+#: :mod:`tsid_py.backends.osqp`, :mod:`tsid_py.backends.proxsuite`.)
 ACCURATE_OPTIONS = {
-    "osqp": {"eps_abs": 1e-8, "eps_rel": 0.0, "max_iter": 100000, "polishing": True, "verbose": False,
-             "raise_error": False},
-    "proxqp": {"eps_abs": 1e-9, "eps_rel": 0.0, "max_iter": 10000},
-    "piqp": {"eps_abs": 1e-9, "eps_rel": 0.0},
-    "clarabel": {"tol_feas": 1e-10, "tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10},
+    "daqp": {"primal_tol": 1e-10},
+    "piqp": {"eps_abs": 1e-11, "eps_rel": 0.0},
+    "clarabel": {"tol_feas": 1e-11, "tol_gap_abs": 1e-11, "tol_gap_rel": 1e-11},
 }
 
 
 class QpsolversBackend(Backend):
-    """Any solver known to qpsolvers (``"osqp"``, ``"daqp"``, ``"quadprog"``, ``"proxqp"``, …).
+    """Any solver known to qpsolvers (``"daqp"``, ``"quadprog"``, ``"piqp"``, …; ``"osqp"`` and
+    ``"proxqp"`` by name get direct calls instead, see :func:`~tsid_py.backends.make_backend`).
 
-    Two-sided rows ``l ≤ C x ≤ u`` become ``G x ≤ h`` rows for their finite sides, and rows
-    (or box entries) whose two bounds are equal become equalities (an inequality pair with
-    no interior trips some solvers, e.g. quadprog at the end of a contact's ramp). Iterative
-    solvers run at the tolerances of :data:`ACCURATE_OPTIONS` unless ``options`` override them.
+    The solver sees the presolved problem (:func:`~tsid_py.backends.presolve.presolve`:
+    variables fixed by equal bounds substituted, the rest equilibrated). Two-sided rows
+    ``l ≤ C x ≤ u`` become ``G x ≤ h`` rows for their finite sides, rows whose two bounds
+    are equal become equalities. Iterative solvers run at the tolerances of
+    :data:`ACCURATE_OPTIONS` unless ``options`` override them. The status is the solver's
+    own where qpsolvers passes it on, else "solved" or "failed".
     """
 
     def __init__(self, name: str, **options):
@@ -40,6 +49,16 @@ class QpsolversBackend(Backend):
         self._sparse = name in qpsolvers.sparse_solvers and name not in qpsolvers.dense_solvers
 
     def solve(self, qp: QP) -> QPResult:
+        presolved = presolve(qp)
+        if presolved.infeasible or presolved.qp.n == 0:
+            return trivial_result(presolved)
+        y, status = self._solve(presolved.qp)
+        if y is None:
+            return QPResult(np.full(qp.n, np.nan), status, False)
+        return QPResult(presolved.expand(y), status, True)
+
+    def _solve(self, qp: QP) -> tuple[np.ndarray | None, str]:
+        """The solver's answer to ``qp`` (None if it found none) and its status."""
         import qpsolvers
 
         C, lower, upper = qp.rows_with_box()
@@ -57,10 +76,23 @@ class QpsolversBackend(Backend):
             H, G, A = sparse.csc_matrix(H), sparse.csc_matrix(G), sparse.csc_matrix(A)
         problem = qpsolvers.Problem(H, qp.g, G if len(h) else None, h if len(h) else None,
                                     A if len(b) else None, b if len(b) else None)
-        try:
-            solution = qpsolvers.solve_problem(problem, solver=self.name, **self.options)
-        except Exception as exc:  # a backend's own error becomes a failed solve
-            return QPResult(np.full(qp.n, np.nan), f"error: {exc}", False)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                solution = qpsolvers.solve_problem(problem, solver=self.name, **self.options)
+            except Exception as exc:  # a backend's own error becomes a failed solve
+                return None, f"error: {exc}"
         found = bool(solution.found) and solution.x is not None and np.all(np.isfinite(solution.x))
-        status = "solved" if found else "failed"
-        return QPResult(solution.x if found else np.full(qp.n, np.nan), status, found)
+        return (solution.x if found else None), _status(solution, found, caught)
+
+
+def _status(solution, found: bool, caught) -> str:
+    """The solver's own status where qpsolvers passes it on (its ``info``, or the warning
+    it raised), else "solved" or "failed"."""
+    info = solution.extras.get("info") if isinstance(solution.extras, dict) else None
+    status = getattr(info, "status", None)
+    if status is not None:
+        return str(status).rsplit(".", 1)[-1]
+    if caught:
+        return str(caught[-1].message)
+    return "solved" if found else "failed"
