@@ -5,8 +5,10 @@ largest recovered cleanly, and the capture-point bounds beside them.
         [--stance double|single] [--actuation-delay 0.002] [--trunk-mass 1.1] [--json FILE]
 
 Each run is one 0.1 s push on the base at t = 1 s (single stance: at 2 s, after the CoM
-shift and the foot lift), judged by ``tsid_py.sim.push_recovery`` (fell: base below 70 % of
-its start height, a sole tipped past 15° or slid 5 cm; clean: soles within 2° and 1 cm).
+shift and the foot lift), judged by ``tsid_py.sim.push_recovery`` (survived: not fallen —
+base below 70 % of its start height, a sole tipped past 15° or slid 5 cm — and come to rest
+after the push, the capture point back inside the soles; clean: survived with the soles
+within 2° and 1 cm).
 The targets printed are the issue's: survive every push up to 0.9 × the CoP-at-edge bound
 (single stance: 0.8 ×), recover cleanly up to 0.75 × the impulse bound.
 """

@@ -53,6 +53,7 @@ class Simulation:
         self._build_index_maps()
         self._push_body = None
         self._push_until = -1.0
+        self._pin_data = robot.model.createData()     # the harness's own: the robot's is the controller's
         self.reset(robot.q_ref, robot.zero_velocity())
 
     def _build_index_maps(self) -> None:
@@ -163,10 +164,10 @@ class Simulation:
         """The floor's wrench on each foot, ``[f; m]`` world-aligned at the foot frame origin
         (the convention of :class:`~tsid_py.Solution`), from MuJoCo's contact solver."""
         mujoco, model, data = self.mujoco, self.model, self.data
-        pin.framesForwardKinematics(self.robot.model, self.robot.data, self.state()[0])
+        pin.framesForwardKinematics(self.robot.model, self._pin_data, self.state()[0])
         wrenches = {}
         for foot in self.robot.feet:
-            origin = self.robot.data.oMf[self.robot.frame_id(foot)].translation
+            origin = self._pin_data.oMf[self.robot.frame_id(foot)].translation
             wrench = np.zeros(6)
             geom = self._foot_geom(foot)
             local = np.zeros(6)
@@ -191,6 +192,25 @@ class Simulation:
         geom = self._foot_geom(foot)
         axis_z = self.data.geom_xmat[geom][8]          # R[2, 2]
         return float(np.arccos(np.clip(axis_z, -1.0, 1.0))), self.data.geom_xpos[geom].copy()
+
+    def com_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(com, com_velocity)`` (3,) each of the simulated state, world axes, m and m/s
+        (pinocchio on the harness's own data: the robot's belongs to its controller)."""
+        q, v = self.state()
+        data = self._pin_data
+        pin.centerOfMass(self.robot.model, data, q, v, False)
+        return data.com[0].copy(), data.vcom[0].copy()
+
+    def sole_corners(self, feet) -> np.ndarray:
+        """World (x, y) of the bottom corners of the feet's collision boxes, (4 k, 2), m."""
+        corners = []
+        for foot in feet:
+            geom = self._foot_geom(foot)
+            half = self.model.geom_size[geom]
+            rotation = self.data.geom_xmat[geom].reshape(3, 3)
+            local = np.array([[sx * half[0], sy * half[1], -half[2]] for sx in (1, -1) for sy in (1, -1)])
+            corners.append((local @ rotation.T + self.data.geom_xpos[geom])[:, :2])
+        return np.vstack(corners)
 
     def _foot_geom(self, foot: str) -> int:
         for suffix in ("_sole", "_sphere"):

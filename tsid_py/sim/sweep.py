@@ -4,9 +4,11 @@
 ``2 step``, … N and reports, beside the capture-point bounds
 (:func:`tsid_py.control.push_bounds`):
 
-* ``survived_up_to``: the largest grid force such that every push up to it was survived;
+* ``survived_up_to``: the largest grid force such that every push up to it was survived (not
+  fallen, and come to rest: :mod:`tsid_py.sim.push_recovery`);
 * ``clean_up_to``: the same for a clean recovery (soles within 2° and 1 cm);
 * ``monotonic``: no push was survived above the first one that was not;
+* ``first_fall``: the first grid force not survived;
 * ``errors``: runs that raised (each one a bug: the controller must never raise).
 
 A direction stops ``falls_to_stop`` grid points after its first fall (so that a survival
@@ -38,12 +40,14 @@ def sweep_direction(robot, direction: str, *, step: float = 10.0, max_force: flo
             result = push_trial(robot, force, direction, stance=stance, **trial_options)
         except Exception:                     # noqa: BLE001 — counted and reported, never hidden
             errors.append({"force": force, "traceback": traceback.format_exc(limit=3)})
-            result = {"fell": True, "recovered_cleanly": False, "failure_policy_step_count": 0,
-                      "max_sole_tilt_deg": float("nan"), "max_sole_slip_m": float("nan")}
-        runs.append({"force": force, "fell": result["fell"], "clean": result["recovered_cleanly"],
+            result = {"fell": True, "survived": False, "came_to_rest": False, "recovered_cleanly": False,
+                      "failure_policy_step_count": 0, "max_sole_tilt_deg": float("nan"),
+                      "max_sole_slip_m": float("nan")}
+        runs.append({"force": force, "survived": result["survived"], "clean": result["recovered_cleanly"],
+                     "fell": result["fell"], "came_to_rest": result["came_to_rest"],
                      "tilt_deg": result["max_sole_tilt_deg"], "slip_m": result["max_sole_slip_m"],
                      "policy_steps": result["failure_policy_step_count"]})
-        if result["fell"] and first_fall is None:
+        if not result["survived"] and first_fall is None:
             first_fall = force
         if first_fall is not None and force >= first_fall + falls_to_stop * step - 1e-9:
             break
@@ -51,10 +55,10 @@ def sweep_direction(robot, direction: str, *, step: float = 10.0, max_force: flo
     return {
         "direction": direction,
         "stance": stance,
-        "survived_up_to": _prefix_limit(runs, "fell", False),
+        "survived_up_to": _prefix_limit(runs, "survived", True),
         "clean_up_to": _prefix_limit(runs, "clean", True),
         "first_fall": first_fall,
-        "monotonic": not any(not run["fell"] for run in runs if first_fall is not None and run["force"] > first_fall),
+        "monotonic": not any(run["survived"] for run in runs if first_fall is not None and run["force"] > first_fall),
         "bound_cop_at_edge": bound.cop_at_edge,
         "bound_impulse": bound.impulse,
         "margin_m": bound.margin,
