@@ -218,3 +218,33 @@ def test_a_slow_fall_after_the_window_is_not_survived():
     assert still["simulated_time"] == pytest.approx(0.8)
     slow = push_trial(robot, 320.0, "+x", push_at=0.2, duration=1.0)
     assert slow["fell"] and slow["fell_at"] > 1.0 and not slow["survived"] and not slow["came_to_rest"]
+
+
+@pytest.mark.parametrize("name", ["talos", "go2"])
+def test_contact_wrenches_match_mujocos_per_contact_forces(name):
+    """The compiled pass equals summing ``mj_contactForce`` contact by contact (world force
+    on the foot, moment about the foot frame's origin from pinocchio)."""
+    robot = load_robot(name)
+    sim = Simulation(robot)
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        sim.step(rng.normal(0.0, 0.5, robot.na))
+    model, data, mujoco = sim.model, sim.data, sim.mujoco
+    mujoco.mj_forward(model, data)
+    frames = robot.model.createData()
+    pin.framesForwardKinematics(robot.model, frames, sim.state()[0])
+    measured = sim.contact_wrenches()
+    assert data.ncon > 0
+    local = np.zeros(6)
+    for foot in robot.feet:
+        geom = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, foot + ("_sole" if robot.sole_size else "_sphere"))
+        origin = frames.oMf[robot.frame_id(foot)].translation
+        expected = np.zeros(6)
+        for i in range(data.ncon):
+            contact = data.contact[i]
+            if geom not in (contact.geom1, contact.geom2):
+                continue
+            mujoco.mj_contactForce(model, data, i, local)
+            force = contact.frame.reshape(3, 3).T @ local[:3] * (-1.0 if contact.geom1 == geom else 1.0)
+            expected += np.r_[force, np.cross(contact.pos - origin, force)]
+        np.testing.assert_allclose(measured[foot], expected, atol=1e-9 * max(1.0, np.abs(expected).max()))
