@@ -90,6 +90,47 @@ def test_support_polygon_clamps_to_the_nearest_boundary_point(rng):
         assert polygon.clamp_xy(*point) == pytest.approx(tuple(clamped))
 
 
+def test_shrunk_support_polygon_is_the_inset_by_the_margin(rng):
+    """Inset of a rectangle: the rectangle smaller by the margin on each side; of a random
+    hull: every vertex exactly the margin inside its two edges and inside all others; past the
+    inradius: a sliver around the rectangle's centre."""
+    rectangle = SupportPolygon([[-0.1, -0.2], [0.3, -0.2], [0.3, 0.1], [-0.1, 0.1]])
+    inset = rectangle.shrunk(0.02)
+    np.testing.assert_allclose(np.sort(inset.vertices, axis=0),
+                               [[-0.08, -0.18], [-0.08, -0.18], [0.28, 0.08], [0.28, 0.08]], atol=1e-12)
+    polygon = SupportPolygon(rng.uniform(-0.2, 0.2, (12, 2)))
+    smaller = polygon.shrunk(0.01)
+    distances = polygon.offsets[None, :] - smaller.vertices @ polygon.normals.T     # ≥ 0.01, equal on two edges
+    assert np.all(distances >= 0.01 - 1e-9)
+    np.testing.assert_allclose(np.sort(distances, axis=1)[:, :2], 0.01, atol=1e-9)
+    np.testing.assert_allclose(rectangle.shrunk(0.5).vertices.mean(axis=0), [0.1, -0.05], atol=1e-5)
+
+
+def test_capture_point_reference_is_kept_inside_the_support(talos):
+    """A target whose capture point ξ_ref = c_ref + ċ_ref/ω lies beyond the polygon less the
+    margin is replaced by the nearest point of that region, at rest: the commanded CoP is
+    then the law's with that point as ξ_ref and no feed-forward."""
+    omega = np.sqrt(9.81 / 0.87)
+    support = SupportPolygon([[-0.1, -0.15], [0.1, -0.15], [0.1, 0.15], [-0.1, 0.15]])
+    task = CapturePointTask(0.87, gain=1.0, hip_ratio=0.0, reference_margin=0.02)
+    task.prepare(talos)
+    task.set_support(support)
+    talos.update(talos.q_ref, talos.zero_velocity())
+    c = talos.com.copy()
+    task.set_target([c[0], 0.10, c[2]], velocity=[0.0, 0.3, 0.0])          # ξ_ref,y = 0.1 + 0.3/ω > 0.13
+    task.kinematics(talos)
+    xi = talos.com[:2]
+    expected = xi + 1.0 / omega * (xi - np.array([c[0], 0.13]))
+    assert not task.saturated
+    np.testing.assert_allclose(task.cop, expected, atol=1e-9)
+    task.set_target([c[0], 0.05, c[2]], velocity=[0.0, 0.1, 0.0])          # inside: untouched
+    task.kinematics(talos)
+    xi_ref = np.array([c[0], 0.05 + 0.1 / omega])
+    expected = xi + (1.0 * (xi - xi_ref) - np.array([0.0, 0.1])) / omega
+    assert not task.saturated
+    np.testing.assert_allclose(task.cop, expected, atol=1e-9)
+
+
 def test_capture_point_task_is_a_cop_law_inside_and_saturates_on_the_polygon(talos):
     """Unsaturated: c̈ = ω² (c − p*) with p* = ξ + gain (ξ − ξ_ref)/ω, i.e. a PD with
     kp = ω gain and kd = ω + gain. Saturated: the CoP is clamped to the polygon's edge."""
@@ -213,8 +254,33 @@ def test_contact_state_softens_a_rocking_sole_and_hardens_it_once_still(talos):
     assert solver.contacts[talos.feet[1]].priority == "hard"
 
 
+def test_balance_controller_defaults_follow_the_robot():
+    """Contact rectangles keep SOLE_MARGIN (m) from each edge of the robot's sole; the
+    posture weighs the legs (the joints between the base and a sole) less, by robot."""
+    from tsid_py.control.balance import POSTURE_DEFAULTS, ROBOT_POSTURE_DEFAULTS, SOLE_MARGIN, leg_joints
+
+    for name in ("talos", "g1"):
+        robot = load_robot(name)
+        controller = BalanceController(robot)
+        for contact in controller.solver.contacts.values():
+            assert (robot.sole_size[0] - contact.length) / 2 == pytest.approx(SOLE_MARGIN[0])
+            assert (robot.sole_size[1] - contact.width) / 2 == pytest.approx(SOLE_MARGIN[1])
+        legs = leg_joints(robot)
+        assert len(legs) == 12 and all(any(word in joint for word in ("leg", "hip", "knee", "ankle")) for joint in legs)
+        defaults = {**POSTURE_DEFAULTS, **ROBOT_POSTURE_DEFAULTS.get(name, {})}
+        joints = [joint for joint in robot.joint_names if robot.has_1dof_joint(joint)]
+        expected = [defaults["posture_weight"] * (defaults["posture_leg_scale"] if joint in legs else 1.0)
+                    for joint in joints]
+        np.testing.assert_allclose(controller.posture.weight, expected)
+    custom = BalanceController(load_robot("talos"), posture_weight=0.02, posture_leg_scale=0.0, sole_scale=0.8)
+    assert custom.sole_scale == (0.8, 0.8) and custom.posture.weight.max() == pytest.approx(0.02)
+    assert custom.posture.weight.min() == 0.0
+
+
 def test_balance_controller_rejects_bad_configuration():
     with pytest.raises(ValueError, match="sole_scale"):
         BalanceController(load_robot("talos"), sole_scale=1.5)
+    with pytest.raises(ValueError, match="posture_leg_scale"):
+        BalanceController(load_robot("talos"), posture_leg_scale=1.5)
     with pytest.raises(ValueError, match="soles"):
         BalanceController(load_robot("go2"))

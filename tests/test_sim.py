@@ -193,3 +193,70 @@ def test_the_loop_never_stops_when_the_qp_fails():
                          controller_options={"contact_state": False})
     assert summary["fell"] and summary["simulated_time"] == pytest.approx(1.5)
     assert summary["failure_policy_step_count"] > 0
+
+
+def test_harness_com_state_and_sole_corners_are_the_simulators():
+    """The harness's CoM is MuJoCo's (subtree CoM of the world) and its sole corners span
+    the collision boxes; reading them leaves the controller's pinocchio data alone."""
+    robot = load_robot("talos")
+    sim = Simulation(robot)
+    sim.mujoco.mj_forward(sim.model, sim.data)
+    robot.data.oMf[robot.frame_id(robot.feet[0])].translation[:] = 123.0     # a marker
+    com, velocity = sim.com_state()
+    np.testing.assert_allclose(com, sim.data.subtree_com[0], atol=1e-9)
+    np.testing.assert_allclose(velocity, 0.0, atol=1e-12)
+    corners = sim.sole_corners(robot.feet)
+    length, width = robot.sole_size
+    assert corners.shape == (8, 2)
+    for foot, block in zip(robot.feet, (corners[:4], corners[4:])):
+        # the bottom face's centre: below the box's centre (the soles stand all but flat)
+        np.testing.assert_allclose(block.mean(axis=0), sim.sole_pose(foot)[1][:2], atol=1e-4)
+        assert np.ptp(block[:, 0]) == pytest.approx(length, abs=1e-6)
+        assert np.ptp(block[:, 1]) == pytest.approx(width, abs=1e-6)
+    sim.contact_wrenches()
+    assert robot.data.oMf[robot.frame_id(robot.feet[0])].translation[0] == 123.0
+
+
+def test_a_slow_fall_after_the_window_is_not_survived():
+    """Standing still (a 1 N push) comes to rest right after the hold; a push whose capture point ends
+    beyond the soles is not survived even though the base is still up when ``duration``
+    ends: the trial runs on until the robot falls."""
+    from tsid_py.sim.push_recovery import REST_HOLD, push_trial
+
+    robot = load_robot("talos")
+    still = push_trial(robot, 1.0, "+x", push_at=0.2, duration=0.8)
+    assert still["survived"] and still["came_to_rest"]
+    assert still["rest_at"] == pytest.approx(0.2 + 0.1 + REST_HOLD, abs=2e-3)
+    assert still["simulated_time"] == pytest.approx(0.8)
+    slow = push_trial(robot, 320.0, "+x", push_at=0.2, duration=1.0)
+    assert slow["fell"] and slow["fell_at"] > 1.0 and not slow["survived"] and not slow["came_to_rest"]
+
+
+@pytest.mark.parametrize("name", ["talos", "go2"])
+def test_contact_wrenches_match_mujocos_per_contact_forces(name):
+    """The compiled pass equals summing ``mj_contactForce`` contact by contact (world force
+    on the foot, moment about the foot frame's origin from pinocchio)."""
+    robot = load_robot(name)
+    sim = Simulation(robot)
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        sim.step(rng.normal(0.0, 0.5, robot.na))
+    model, data, mujoco = sim.model, sim.data, sim.mujoco
+    mujoco.mj_forward(model, data)
+    frames = robot.model.createData()
+    pin.framesForwardKinematics(robot.model, frames, sim.state()[0])
+    measured = sim.contact_wrenches()
+    assert data.ncon > 0
+    local = np.zeros(6)
+    for foot in robot.feet:
+        geom = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, foot + ("_sole" if robot.sole_size else "_sphere"))
+        origin = frames.oMf[robot.frame_id(foot)].translation
+        expected = np.zeros(6)
+        for i in range(data.ncon):
+            contact = data.contact[i]
+            if geom not in (contact.geom1, contact.geom2):
+                continue
+            mujoco.mj_contactForce(model, data, i, local)
+            force = contact.frame.reshape(3, 3).T @ local[:3] * (-1.0 if contact.geom1 == geom else 1.0)
+            expected += np.r_[force, np.cross(contact.pos - origin, force)]
+        np.testing.assert_allclose(measured[foot], expected, atol=1e-9 * max(1.0, np.abs(expected).max()))

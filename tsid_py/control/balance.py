@@ -9,16 +9,21 @@ One object holds what a balance loop needs, configured in code::
 
 Inside, a :class:`~tsid_py.DynamicsSolver` (built with ``diagnose=False``) with
 
-* one :class:`~tsid_py.PlanarContact` per sole (``sole_scale`` × the robot's sole: the
-  margin kept between the centre of pressure and the sole's edges), self-stabilising
-  (default contact gains, :data:`tsid_py.contacts.DEFAULT_KP`);
+* one :class:`~tsid_py.PlanarContact` per sole, the robot's sole less :data:`SOLE_MARGIN`
+  on each side (the margin kept between the planned centre of pressure and the sole's
+  edges), self-stabilising (default contact gains, :data:`tsid_py.contacts.DEFAULT_KP`);
 * :class:`~tsid_py.control.dcm.CapturePointTask`: capture-point feedback whose commanded
   centre of pressure is kept inside the support polygon of those soles, with the hip
   strategy when it saturates;
 * a torso :class:`~tsid_py.tasks.OrientationTask` (low weight, so that the hip strategy
   can pitch the trunk), a posture :class:`~tsid_py.tasks.JointTask` and
   :class:`~tsid_py.constraints.TorqueLimits`: after a push they bring the trunk, hence the
-  centroidal angular momentum, back to rest;
+  centroidal angular momentum, back to rest. The posture weighs the legs' joints (those
+  between the base and a sole) ``posture_leg_scale`` times less: in stance the soles, the
+  CoM and the torso already set them, and a full posture weight there pulls the CoM back
+  toward the reference stance (measured: over one foot, G1's CoM stood 1 cm short of its
+  target, the commanded centre of pressure saturated at the sole's inner edge, and both
+  robots fell under −y pushes at 0.8 × the single-sole bound);
 * optionally (``momentum_weight`` > 0) a :class:`~tsid_py.tasks.MomentumTask` regulating the
   angular momentum to zero. Off by default: measured on Talos it resists the hip strategy
   (with weight 0.01, 300 N +x and 470 N +y pushes, survived without it, fell) and costs
@@ -49,6 +54,35 @@ from .wrench_regularization import WrenchRegularization
 #: The frame whose orientation a humanoid controller keeps upright, by robot name.
 TORSO_FRAMES = {"talos": "torso_2_link", "g1": "torso_link"}
 
+#: Margin (m) kept between the planned centre of pressure and the sole's edges, along the
+#: sole's length and its width. A compliant contact (MuJoCo's, a rubber sole) rolls the sole
+#: onto its edge by the penetration there over the distance to the other edge, so the margin
+#: that keeps a sole flat is a distance, not a fraction of the sole: on Talos (0.20 × 0.13 m)
+#: it is 95 % × 90 % of the sole; on G1's narrow sole (0.17 × 0.05 m) 94 % × 74 %, where
+#: 90 % of its width left 2.5 mm and the loaded sole rolled 1.6–1.7° under lateral pushes
+#: (its clean-recovery limit is 2°).
+SOLE_MARGIN = (0.005, 0.0065)
+
+#: Defaults of the posture task by robot name (others: :data:`POSTURE_DEFAULTS`), chosen on
+#: the push sweep (``benchmarks/balance_sweep.py``): the posture regularises in joint
+#: accelerations, which for a given CoM acceleration are larger on a smaller robot, so the same
+#: weight holds G1 (CoM 0.68 m high, 33 kg) back more than Talos (0.88 m, 90 kg). Measured on
+#: G1 with Talos's values: its unloaded sole, dragged by the legs' posture while the other
+#: carries the robot on its edge, came down tilted 2.1–2.3° after lateral pushes at 0.75 × the
+#: impulse bound; with these the soles stay within 1.5–1.7°, and single-leg stance holds.
+POSTURE_DEFAULTS = {"posture_weight": 1e-2, "posture_leg_scale": 0.7}
+ROBOT_POSTURE_DEFAULTS = {"g1": {"posture_weight": 5e-3, "posture_leg_scale": 0.2}}
+
+
+def leg_joints(robot: Robot) -> set[str]:
+    """Names of the joints between the base and any of ``robot.feet``."""
+    model = robot.model
+    names = set()
+    for foot in robot.feet:
+        support = model.supports[model.frames[robot.frame_id(foot)].parentJoint]
+        names.update(model.names[joint] for joint in support if joint > (1 if robot.floating_base else 0))
+    return names
+
 
 class BalanceController:
     """Capture-point balance on the robot's soles (see the module).
@@ -60,13 +94,17 @@ class BalanceController:
     feet : contact frames in support (default ``robot.feet``).
     sole_scale : contact rectangles are this fraction of the robot's soles (0 < s ≤ 1), or
         ``(length, width)`` fractions: the margin kept between the planned centre of
-        pressure and the sole's edge, where a compliant contact starts to tip the sole.
+        pressure and the sole's edge, where a compliant contact starts to tip the sole
+        (default: the sole less :data:`SOLE_MARGIN` on each side).
     mu : friction coefficient of the soles.
     contact_kp : stiffness of the soles' stabilisation, 1/s² (default
         :data:`tsid_py.contacts.DEFAULT_KP`; kd = 2√kp).
     dcm_gain, hip_ratio, height_kp : of the :class:`CapturePointTask`.
     torso_frame, torso_kp, torso_weight : the torso orientation task (1/s², weight).
-    posture_kp, posture_weight : the posture task toward ``robot.q_ref``.
+    posture_kp, posture_weight : the posture task toward ``robot.q_ref`` (weight default: by
+        robot, :data:`ROBOT_POSTURE_DEFAULTS`, else :data:`POSTURE_DEFAULTS`).
+    posture_leg_scale : factor (0 … 1) on ``posture_weight`` for the joints between the base
+        and a sole (see the module; default by robot like ``posture_weight``).
     momentum_kp, momentum_weight : the angular momentum task (1/s, weight); weight 0 leaves
         it out.
     wrench_regularization : per-axis weights of a
@@ -78,11 +116,13 @@ class BalanceController:
     qp_solver : the solver's backend.
     """
 
-    def __init__(self, robot: Robot, dt: float = 1e-3, *, feet=None, sole_scale=(0.95, 0.9), mu: float = 0.5,
+    def __init__(self, robot: Robot, dt: float = 1e-3, *, feet=None, sole_scale=None, mu: float = 0.5,
                  contact_kp: float = DEFAULT_KP,
                  dcm_gain: float = 8.0, hip_ratio: float = 1.0, height_kp: float = 100.0,
                  torso_frame: str | None = None, torso_kp: float = 100.0, torso_weight: float = 0.1,
-                 posture_kp: float = 30.0, posture_weight: float = 1e-2, momentum_kp: float = 10.0,
+                 posture_kp: float = 30.0, posture_weight: float | None = None,
+                 posture_leg_scale: float | None = None,
+                 momentum_kp: float = 10.0,
                  momentum_weight: float = 0.0, torque_limits: bool = True, failure_policy: bool = True,
                  contact_state: bool = True, qp_solver: str = "reduced", regularization: dict | None = None,
                  wrench_regularization=WRENCH_WEIGHTS):
@@ -90,6 +130,8 @@ class BalanceController:
             raise ValueError(f"robot must be a tsid_py.Robot, got {type(robot).__name__}")
         if robot.sole_size is None:
             raise ValueError(f"robot must be a humanoid with soles (robot.sole_size), got {robot.name!r}")
+        if sole_scale is None:
+            sole_scale = [max(1.0 - 2.0 * margin / size, 0.5) for margin, size in zip(SOLE_MARGIN, robot.sole_size)]
         scales = np.atleast_1d(np.asarray(sole_scale, dtype=float))
         scales = np.repeat(scales, 2) if scales.shape == (1,) else scales
         if scales.shape != (2,) or not np.all((scales > 0) & (scales <= 1)):
@@ -112,7 +154,17 @@ class BalanceController:
                                                     height_kp=height_kp, gravity=robot.gravity))
         frame = torso_frame or TORSO_FRAMES.get(robot.name, robot.model.names[1])
         self.torso = solver.add_task(tasks.OrientationTask(frame, kp=torso_kp, weight=torso_weight))
-        self.posture = solver.add_task(tasks.JointTask(robot.q_ref, kp=posture_kp, weight=posture_weight))
+        defaults = {**POSTURE_DEFAULTS, **ROBOT_POSTURE_DEFAULTS.get(robot.name, {})}
+        posture_weight = positive_scalar(defaults["posture_weight"] if posture_weight is None else posture_weight,
+                                         "posture_weight", allow_zero=True)
+        leg_scale = positive_scalar(defaults["posture_leg_scale"] if posture_leg_scale is None else posture_leg_scale,
+                                    "posture_leg_scale", allow_zero=True)
+        if leg_scale > 1.0:
+            raise ValueError(f"posture_leg_scale must be in [0, 1], got {posture_leg_scale!r}")
+        legs = leg_joints(robot)
+        weights = [posture_weight * (leg_scale if name in legs else 1.0)
+                   for name in robot.joint_names if robot.has_1dof_joint(name)]
+        self.posture = solver.add_task(tasks.JointTask(robot.q_ref, kp=posture_kp, weight=weights))
         self.momentum = None
         if momentum_weight > 0:
             self.momentum = solver.add_task(tasks.MomentumTask(kp=momentum_kp, weight=momentum_weight))

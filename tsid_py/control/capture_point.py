@@ -157,6 +157,32 @@ class SupportPolygon:
     def contains(self, point) -> bool:
         return bool(np.all(self.normals @ point <= self.offsets + 1e-12))
 
+    def shrunk(self, margin: float) -> SupportPolygon:
+        """The polygon of the points at least ``margin`` (m) inside every edge; where that
+        leaves nothing (``margin`` beyond the inradius), the largest margin that does (down
+        to a sliver around the deepest point)."""
+        margin = positive_scalar(margin, "margin", allow_zero=True)
+        normals, offsets = self.normals, self.offsets
+        previous = np.roll(np.arange(len(offsets)), 1)
+        # vertex i: where the inset edges i − 1 and i meet
+        matrices = np.stack([normals[previous], normals], axis=1)
+
+        def inset(distance):
+            corners = np.linalg.solve(matrices, (np.column_stack([offsets[previous], offsets]) - distance)[..., None])[..., 0]
+            ok = np.all(corners @ normals.T <= offsets - distance + 1e-9)
+            return corners, ok
+
+        corners, ok = inset(margin)
+        if not ok:
+            low, high = 0.0, margin
+            for _ in range(30):
+                middle = 0.5 * (low + high)
+                low, high = (middle, high) if inset(middle)[1] else (low, middle)
+            corners = inset(low * (1.0 - 1e-6))[0]
+            if np.ptp(corners, axis=0).min() < 1e-9:            # a segment or a point: keep a sliver
+                corners = corners + 1e-6 * np.array([[1, 0], [0, 1], [-1, 0], [0, -1]])[: len(corners)]
+        return SupportPolygon(corners)
+
     def clamp_xy(self, x: float, y: float) -> tuple[float, float]:
         """:meth:`clamp` on plain floats (the control loop's path: inside, no numpy call)."""
         for nx, ny, offset in self._edges:

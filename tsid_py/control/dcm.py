@@ -37,6 +37,8 @@ class CapturePointTask(CoMTask):
     hip_ratio : share (0 … 1) of the CoM acceleration the saturated centre of pressure
         cannot give that is still asked for (the hip strategy).
     height_kp : stiffness of the vertical CoM PD, 1/s² (kd = 2√kp).
+    reference_margin : m; the reference capture point is kept this far inside the support
+        polygon (see :meth:`_update_offset`).
     gravity : m/s².
 
     ``cop`` is the commanded centre of pressure (x, y) of the last step, ``dcm`` the capture
@@ -44,7 +46,7 @@ class CapturePointTask(CoMTask):
     """
 
     def __init__(self, com_height: float, *, gain: float = 8.0, hip_ratio: float = 0.5, height_kp: float = 100.0,
-                 weight=1.0, gravity: float = 9.81, name: str | None = None):
+                 reference_margin: float = 0.01, weight=1.0, gravity: float = 9.81, name: str | None = None):
         super().__init__(kp=[0.0, 0.0, positive_scalar(height_kp, "height_kp", allow_zero=True)], weight=weight,
                          name=name or "CapturePointTask")
         self.omega = lipm_frequency(com_height, gravity)
@@ -54,6 +56,8 @@ class CapturePointTask(CoMTask):
         if not 0.0 <= self.hip_ratio <= 1.0:
             raise ValueError(f"hip_ratio must be in [0, 1], got {hip_ratio!r}")
         self.support: SupportPolygon | None = None
+        self.reference_margin = positive_scalar(reference_margin, "reference_margin", allow_zero=True)
+        self._reference_region: SupportPolygon | None = None
         self.dcm_xy, self.cop_xy, self.saturated = (0.0, 0.0), (0.0, 0.0), False
         self._target_acceleration = np.zeros(3)
 
@@ -73,6 +77,9 @@ class CapturePointTask(CoMTask):
         if not isinstance(support, SupportPolygon):
             raise ValueError(f"support must be a SupportPolygon, got {type(support).__name__}")
         self.support = support
+        self._reference_region = support.shrunk(self.reference_margin)
+        if self.position_ref is not None:
+            self._update_offset()
 
     def set_target(self, target, velocity=None, acceleration=None) -> None:
         """CoM reference position (m), velocity (m/s) and acceleration (m/s²), world axes."""
@@ -84,11 +91,23 @@ class CapturePointTask(CoMTask):
 
     def _update_offset(self) -> None:
         """``p* = (1 + gain/ω) ξ − offset`` with ``offset = (gain ξ_ref + ξ̇_ref) / ω``, which
-        only changes with the target and the gain."""
+        only changes with the target, the gain and the support.
+
+        A reference capture point at or beyond the support polygon's edge cannot be tracked
+        (the centre of pressure would have to reach or leave the edge to hold it there): one
+        closer than ``reference_margin`` to an edge is replaced by the nearest point that far
+        inside, at rest. A CoM trajectory that is fast for the robot's ω — a 1 s
+        minimum-jerk shift over one foot leads its end by ``ċ/ω``, on G1 past the sole's
+        outer edge — then slows down instead of leaving the robot with a capture point it
+        cannot bring back."""
         omega, gain = self.omega, self._gain
-        xi_ref = self.position_ref[:2] + self.velocity_ref[:2] / omega
-        xi_rate_ref = self.velocity_ref[:2] + self._target_acceleration[:2] / omega
-        self._cop_offset = ((gain * xi_ref + xi_rate_ref) / omega).tolist()
+        xi_x, xi_y = (self.position_ref[:2] + self.velocity_ref[:2] / omega).tolist()
+        rate_x, rate_y = (self.velocity_ref[:2] + self._target_acceleration[:2] / omega).tolist()
+        if self._reference_region is not None:
+            inside_x, inside_y = self._reference_region.clamp_xy(xi_x, xi_y)
+            if inside_x != xi_x or inside_y != xi_y:
+                xi_x, xi_y, rate_x, rate_y = inside_x, inside_y, 0.0, 0.0
+        self._cop_offset = [(gain * xi_x + rate_x) / omega, (gain * xi_y + rate_y) / omega]
 
     def kinematics(self, robot):
         """This step's horizontal ``c̈`` into the feed-forward (:meth:`command`), then the

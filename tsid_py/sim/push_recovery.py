@@ -9,8 +9,15 @@
 :data:`FALL_HEIGHT_RATIO` of its start height, or a sole slides more than
 :data:`FALL_SLIP` m (horizontally, from where it stood at the start) or tips more than
 :data:`FALL_TILT` rad from the horizontal: past those the stance is lost even if the base
-has not come down yet. **Recovered cleanly**: not fallen, every sole stayed within
-:data:`CLEAN_TILT` and :data:`CLEAN_SLIP`.
+has not come down yet. **Came to rest**: after the last push, for :data:`REST_HOLD` s on
+end, the centre of mass moves slower than :data:`REST_SPEED` and the capture point
+``ξ = c + ċ/ω`` (ω of the standing CoM height) lies :data:`REST_MARGIN` inside the hull of
+the soles meant to stay down — a robot that is only falling slowly (its capture point beyond
+the soles, its trunk unwinding the hip strategy) is not at rest, however long it takes to come
+down. **Survived** (:func:`push_trial`): not fallen and came to rest; the run goes on past its
+``duration`` (up to ``settle_timeout`` s more) until one or the other is decided.
+**Recovered cleanly**: survived, and every sole stayed within :data:`CLEAN_TILT` and
+:data:`CLEAN_SLIP`.
 """
 
 from __future__ import annotations
@@ -20,10 +27,11 @@ import time
 import numpy as np
 
 from ..control import BalanceController
-from ..control.capture_point import DIRECTIONS
+from ..control.capture_point import DIRECTIONS, SupportPolygon
 from ..control.failure import DAMPING, SLACKENED, SOFTENED
 from ..tasks import FrameTask
 from .controllers import zmp_from_frames
+from .model import SOLE_THICKNESS
 from .simulation import Simulation
 from .video import Watchers
 
@@ -33,6 +41,11 @@ FALL_HEIGHT_RATIO = 0.7
 FALL_TILT, FALL_SLIP = np.radians(15.0), 0.05
 #: Clean recovery: every sole within this tilt (rad, 2°) and slip (m, 1 cm).
 CLEAN_TILT, CLEAN_SLIP = np.radians(2.0), 0.01
+#: At rest: CoM slower than this (m/s) and capture point this far (m) inside the soles' hull,
+#: for this long (s) without a break.
+REST_SPEED, REST_MARGIN, REST_HOLD = 0.02, 0.01, 0.3
+#: How long (s) :func:`push_trial` may run past its ``duration`` for the robot to come to rest.
+SETTLE_TIMEOUT = 4.0
 #: The default push, N per kg of the robot's mass (Talos: 144 N; G1: 53 N).
 DEFAULT_PUSH_PER_KG = 1.6
 #: Bodies whose mass the ``mass_scale`` option scales, by robot (torso and base).
@@ -95,17 +108,47 @@ class SingleLegStance:
         return [self.support], self.over_support
 
 
-def push_trial(robot, force: float, direction: str = "+y", *, push_at: float = 1.0, **options) -> dict:
+def push_trial(robot, force: float, direction: str = "+y", *, push_at: float = 1.0,
+               settle_timeout: float = SETTLE_TIMEOUT, **options) -> dict:
     """Simulate one push of ``force`` N toward ``direction`` at ``push_at`` s; return the
-    JSON-ready summary (see the module for the criteria; ``options`` as :func:`run_pushes`)."""
-    summary, _ = run_pushes(robot, [(push_at, direction, force)], **options)
+    JSON-ready summary (see the module for the criteria; ``options`` as :func:`run_pushes`).
+    The run lasts ``duration`` s, and up to ``settle_timeout`` s more until the robot has
+    fallen or come to rest; ``survived`` is not fallen and at rest."""
+    summary, _ = run_pushes(robot, [(push_at, direction, force)], settle_timeout=settle_timeout, **options)
     summary.update(push_newtons=float(force), push_direction=direction, push_at=push_at)
     return summary
 
 
+class _RestWatch:
+    """Whether the simulated robot has come to rest after the last push (see the module)."""
+
+    def __init__(self, sim, feet, after: float):
+        com, _ = sim.com_state()
+        ground = min(sim.sole_pose(foot)[1][2] for foot in feet) - SOLE_THICKNESS / 2
+        self.omega = float(np.sqrt(sim.robot.gravity / (com[2] - ground)))
+        self.sim, self.feet, self.after = sim, list(feet), after
+        self.since, self.rest_at = None, None
+
+    def update(self, t: float) -> bool:
+        """Look at the state after the step that ended at ``t``; True once at rest."""
+        if self.rest_at is not None or t < self.after:
+            return self.rest_at is not None
+        com, velocity = self.sim.com_state()
+        dcm = com[:2] + velocity[:2] / self.omega
+        hull = SupportPolygon(self.sim.sole_corners(self.feet))
+        inside = bool(np.all(hull.normals @ dcm <= hull.offsets - REST_MARGIN))
+        if inside and float(np.hypot(velocity[0], velocity[1])) < REST_SPEED:
+            self.since = t if self.since is None else self.since
+            if t - self.since >= REST_HOLD - 1e-9:
+                self.rest_at = t
+        else:
+            self.since = None
+        return self.rest_at is not None
+
+
 def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3.0, actuation_delay: float = 0.0,
                trunk_mass: float = 1.0, stance: str = "double", controller_options: dict | None = None,
-               stop_at_fall: bool = True, on_step=None, record: bool = False,
+               stop_at_fall: bool = True, on_step=None, record: bool = False, settle_timeout: float | None = None,
                viewer: bool = False, video: str | None = None) -> tuple[dict, dict]:
     """Simulate the balance controller under ``pushes`` (``(time s, direction, force N)``
     each, ``push_duration`` s long); return ``(summary, log)``.
@@ -114,8 +157,10 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
     does not know of), ``actuation_delay`` (s) delays the torques. ``stance``: ``"double"``
     or ``"single"`` (:class:`SingleLegStance`; push it after ``SHIFT_TIME + 0.5`` s).
     ``on_step(t, controller, sim)`` is called before each control step (to move targets, …).
-    ``record`` fills ``log`` (time, CoM and its reference, torques, measured and planned
-    normal forces, ZMP) for a plot; ``viewer`` shows MuJoCo's passive viewer; ``video``
+    ``settle_timeout`` (s): also watch whether the robot comes to rest after the last push
+    (see the module), running up to that much past ``duration`` until it has or has fallen
+    (``None``: not watched). ``record`` fills ``log`` (time, CoM and its reference, torques,
+    measured and planned normal forces, ZMP) for a plot; ``viewer`` shows MuJoCo's passive viewer; ``video``
     writes an MP4 of the run off-screen (:class:`~tsid_py.sim.video.VideoRecorder`).
     """
     if stance == "single":
@@ -135,8 +180,16 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
     relaxed_steps: dict[str, list[float]] = {SOFTENED: [], SLACKENED: [], DAMPING: []}
     step_times, fell_at, reason = [], None, None
     log: dict[str, list] = {}
-    for k in range(int(round(duration / dt))):
+    rest = None
+    if settle_timeout is not None:
+        last_push = max((at for at, _, force in pushes if force > 0), default=0.0)
+        rest = _RestWatch(sim, watched, last_push + push_duration)
+    steps = int(round(duration / dt))
+    limit = steps + int(round((settle_timeout or 0.0) / dt))
+    for k in range(limit):
         t = k * dt
+        if k >= steps and (rest is None or rest.rest_at is not None or fell_at is not None):
+            break
         if k in schedule:
             sim.push(schedule[k], push_duration)
         if on_step is not None:
@@ -165,14 +218,21 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
                 fell_at, reason = t, f"a sole slid more than {FALL_SLIP * 100:.0f} cm"
             if fell_at is not None and stop_at_fall:
                 break
+        if rest is not None and fell_at is None:
+            rest.update(t + dt)
     watchers.close()
     steps_us = np.array(step_times) * 1e6
     fell = fell_at is not None
+    at_rest = None if rest is None else rest.rest_at is not None
+    survived = not fell and at_rest is not False
     summary = {
         "fell": fell,
         "fell_at": fell_at,
         "fall_reason": reason,
-        "recovered_cleanly": bool(not fell and max_tilt < CLEAN_TILT and max_slip < CLEAN_SLIP),
+        "came_to_rest": at_rest,
+        "rest_at": None if rest is None else rest.rest_at,
+        "survived": survived,
+        "recovered_cleanly": bool(survived and max_tilt < CLEAN_TILT and max_slip < CLEAN_SLIP),
         "stance": stance,
         "pushes": [{"at": at, "direction": direction, "newtons": float(force)} for at, direction, force in pushes],
         "push_duration": push_duration,

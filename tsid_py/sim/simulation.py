@@ -17,9 +17,45 @@ from collections import deque
 
 import numpy as np
 import pinocchio as pin
+from numba import njit
 
 from .._validation import as_vector, positive_scalar
 from .model import _import_mujoco, build_model
+
+
+@njit(cache=True)
+def _foot_wrenches(efc_force, dims, addresses, friction, frames, points, geoms, elliptic, feet, origins, out):
+    """Add each contact's force to the wrench ``out[k]`` (world axes, about ``origins[k]``) of
+    the foot whose geom is ``feet[k]``: the force geom1 exerts on geom2, decoded from
+    ``efc_force`` as ``mj_contactForce`` does (a pyramid's edges sum to the normal force,
+    opposite edges times the friction give the tangential ones; an elliptic cone's rows are
+    the force; the torsional moment of condim 4 is left out)."""
+    local = np.zeros(3)
+    for i in range(dims.shape[0]):
+        dim, start = dims[i], addresses[i]
+        local[:] = 0.0
+        if dim == 1 or elliptic:
+            for j in range(min(dim, 3)):
+                local[j] = efc_force[start + j]
+        else:
+            for j in range(2 * (dim - 1)):
+                local[0] += efc_force[start + j]
+            for j in range(min(dim - 1, 2)):
+                local[1 + j] = (efc_force[start + 2 * j] - efc_force[start + 2 * j + 1]) * friction[i, j]
+        for k in range(feet.shape[0]):
+            sign = 1.0 if geoms[i, 1] == feet[k] else (-1.0 if geoms[i, 0] == feet[k] else 0.0)
+            if sign == 0.0:
+                continue
+            f0 = sign * (frames[i, 0] * local[0] + frames[i, 3] * local[1] + frames[i, 6] * local[2])
+            f1 = sign * (frames[i, 1] * local[0] + frames[i, 4] * local[1] + frames[i, 7] * local[2])
+            f2 = sign * (frames[i, 2] * local[0] + frames[i, 5] * local[1] + frames[i, 8] * local[2])
+            r0, r1, r2 = points[i, 0] - origins[k, 0], points[i, 1] - origins[k, 1], points[i, 2] - origins[k, 2]
+            out[k, 0] += f0
+            out[k, 1] += f1
+            out[k, 2] += f2
+            out[k, 3] += r1 * f2 - r2 * f1
+            out[k, 4] += r2 * f0 - r0 * f2
+            out[k, 5] += r0 * f1 - r1 * f0
 
 
 class Simulation:
@@ -53,6 +89,8 @@ class Simulation:
         self._build_index_maps()
         self._push_body = None
         self._push_until = -1.0
+        self._pin_data = robot.model.createData()     # the harness's own: the robot's is the controller's
+        self._origins = None
         self.reset(robot.q_ref, robot.zero_velocity())
 
     def _build_index_maps(self) -> None:
@@ -161,29 +199,39 @@ class Simulation:
     # ------------------------------------------------------------------ contacts
     def contact_wrenches(self) -> dict[str, np.ndarray]:
         """The floor's wrench on each foot, ``[f; m]`` world-aligned at the foot frame origin
-        (the convention of :class:`~tsid_py.Solution`), from MuJoCo's contact solver."""
-        mujoco, model, data = self.mujoco, self.model, self.data
-        pin.framesForwardKinematics(self.robot.model, self.robot.data, self.state()[0])
-        wrenches = {}
-        for foot in self.robot.feet:
-            origin = self.robot.data.oMf[self.robot.frame_id(foot)].translation
-            wrench = np.zeros(6)
-            geom = self._foot_geom(foot)
-            local = np.zeros(6)
-            for i in range(data.ncon):
-                contact = data.contact[i]
-                if geom not in (contact.geom1, contact.geom2):
-                    continue
-                mujoco.mj_contactForce(model, data, i, local)
-                # contact.frame rows are the contact axes (normal first), in world coordinates;
-                # the force is the one geom1 exerts on geom2.
-                force = contact.frame.reshape(3, 3).T @ local[:3]
-                if contact.geom1 == geom:
-                    force = -force
-                wrench[:3] += force
-                wrench[3:] += np.cross(contact.pos - origin, force)
-            wrenches[foot] = wrench
-        return wrenches
+        (the convention of :class:`~tsid_py.Solution`), from MuJoCo's contact solver, in one
+        compiled pass over the contacts (:func:`_foot_wrenches`): the demos record it every
+        step, and a per-contact ``mj_contactForce`` loop cost about 190 µs a step, and the
+        controller's caches."""
+        feet = self._foot_origins()
+        geoms, data = self._foot_geom_ids, self.data
+        # the foot frames' origins from their collision geometries' poses: the same kinematics
+        # as the contacts (no second forward kinematics pass)
+        origins = data.geom_xpos[geoms] + np.einsum("nij,nj->ni", data.geom_xmat[geoms].reshape(-1, 3, 3),
+                                                    self._foot_offsets)
+        wrenches = np.zeros((len(feet), 6))
+        if data.ncon:
+            contacts = data.contact
+            _foot_wrenches(data.efc_force, contacts.dim, contacts.efc_address, contacts.friction, contacts.frame,
+                           contacts.pos, contacts.geom, self.model.opt.cone == self.mujoco.mjtCone.mjCONE_ELLIPTIC,
+                           geoms, origins, wrenches)
+        return dict(zip(feet, wrenches))
+
+    def _foot_origins(self) -> dict[str, tuple[int, np.ndarray]]:
+        """Per foot: its collision geom and the foot frame's origin in that geom's frame
+        (the geom and the frame hang from the same body, the frame's parent joint's)."""
+        if self._origins is None:
+            origins = {}
+            for foot in self.robot.feet:
+                geom = self._foot_geom(foot)
+                w, x, y, z = self.model.geom_quat[geom]
+                rotation = pin.Quaternion(w, x, y, z).toRotationMatrix()
+                placement = self.robot.model.frames[self.robot.frame_id(foot)].placement
+                origins[foot] = (geom, rotation.T @ (placement.translation - self.model.geom_pos[geom]))
+            self._origins = origins
+            self._foot_geom_ids = np.array([geom for geom, _ in origins.values()], dtype=np.int64)
+            self._foot_offsets = np.array([offset for _, offset in origins.values()])
+        return self._origins
 
     def sole_pose(self, foot: str) -> tuple[float, np.ndarray]:
         """``(tilt, position)`` of a foot's collision geometry: the angle (rad) between its z
@@ -191,6 +239,25 @@ class Simulation:
         geom = self._foot_geom(foot)
         axis_z = self.data.geom_xmat[geom][8]          # R[2, 2]
         return float(np.arccos(np.clip(axis_z, -1.0, 1.0))), self.data.geom_xpos[geom].copy()
+
+    def com_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(com, com_velocity)`` (3,) each of the simulated state, world axes, m and m/s
+        (pinocchio on the harness's own data: the robot's belongs to its controller)."""
+        q, v = self.state()
+        data = self._pin_data
+        pin.centerOfMass(self.robot.model, data, q, v, False)
+        return data.com[0].copy(), data.vcom[0].copy()
+
+    def sole_corners(self, feet) -> np.ndarray:
+        """World (x, y) of the bottom corners of the feet's collision boxes, (4 k, 2), m."""
+        corners = []
+        for foot in feet:
+            geom = self._foot_geom(foot)
+            half = self.model.geom_size[geom]
+            rotation = self.data.geom_xmat[geom].reshape(3, 3)
+            local = np.array([[sx * half[0], sy * half[1], -half[2]] for sx in (1, -1) for sy in (1, -1)])
+            corners.append((local @ rotation.T + self.data.geom_xpos[geom])[:, :2])
+        return np.vstack(corners)
 
     def _foot_geom(self, foot: str) -> int:
         for suffix in ("_sole", "_sphere"):
