@@ -1,0 +1,222 @@
+"""WalkingController: a humanoid walks a :class:`~.plan.WalkPlan` with the balance
+controller's pieces.
+
+Configured in code::
+
+    controller = WalkingController(robot, dt=1e-3)
+    controller.walk_distance(3.0)                # or turn(angle), walk_velocity(...), walk(footsteps)
+    for each control period:
+        sol = controller.step(q, v)              # never raises on an infeasible QP
+        send(sol.tau_actuated)
+
+Each step it moves the targets of a :class:`~tsid_py.control.BalanceController` along the
+plan, then solves:
+
+* the :class:`~tsid_py.control.CapturePointTask` gets the planned CoM position, velocity and
+  acceleration (feed-forward). Its law is DCM tracking: the commanded centre of pressure is
+  the planned ZMP plus ``(1 + gain/ω)`` times the DCM error, kept inside the soles on the
+  ground (a foot being unloaded still counts until it lifts);
+* the swing foot's :class:`~tsid_py.tasks.FrameTask` (added at lift-off, removed at
+  touch-down) follows the :class:`~.swing.SwingTrajectory` with velocity and acceleration
+  feed-forward;
+* the torso's orientation task turns with the feet (yaw = the walker's heading);
+* contacts are removed before lift-off and added at touch-down, both with force ramps.
+
+Between walks the controller stands (the balance controller with the CoM held where the last
+walk left it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import tasks
+from ..._validation import positive_scalar
+from ...contacts import PlanarContact
+from ...robot import Robot
+from ...solution import Solution
+from ..balance import BalanceController
+from .footsteps import Footstep, Gait, default_gait, footsteps_from_velocity, plan_footsteps
+from .angles import mean_yaw, yaw_of, yaw_rotation
+from .plan import LAND, LIFT, UNLOAD, WalkPlan
+
+#: Balance-controller options a walk changes from their balance defaults, by robot name.
+#: G1: with its 5 cm wide soles the QP's friction and torsion bounds (``mu``) are its
+#: yaw budget; at the balance default (0.5) a stance sole held its torsion bound through
+#: each swing and crept 16 mm and 10° per step in MuJoCo (soft friction), at 0.3 about 6 mm
+#: and 3°, the upper body (a lighter ``posture_weight``) taking up the rest of the swing
+#: leg's yaw reaction.
+WALK_OPTIONS = {"g1": {"mu": 0.3, "posture_weight": 1e-3}}
+
+#: A plan counts as done this many LIPM time constants (1/ω) after its end: the CoM has
+#: come within e^-4 (2 %) of its last offset from the final ZMP.
+SETTLE_TIME_CONSTANTS = 4.0
+
+
+class WalkingController:
+    """Walking on a humanoid's two soles (see the module).
+
+    Parameters
+    ----------
+    robot : a humanoid :class:`~tsid_py.Robot` with two ``feet`` and ``sole_size``.
+    dt : control period, s.
+    gait : the :class:`~.footsteps.Gait` (default: :func:`~.footsteps.default_gait` for the
+        robot's name).
+    swing_kp : stiffness of the swing foot's frame task, 1/s² (kd = 2√kp).
+    swing_weight : its weight (the CoM task's is 1).
+    leg_posture_weight : weight of the posture task on the legs' joints (those between the
+        base and a foot). The balance controller's posture task pulls every joint toward
+        ``robot.q_ref``; a walk moves the legs far from it, and with the balance weight that
+        pull fights the CoM task (on G1 the DCM lagged its plan by 1.5 cm before the first
+        step). The other joints keep the balance controller's ``posture_weight``.
+    balance_options : keyword arguments of the :class:`~tsid_py.control.BalanceController`
+        inside (``dcm_gain``, ``torso_weight``, ``qp_solver``, ...), over
+        :data:`WALK_OPTIONS`'s for the robot.
+
+    ``balance`` is that controller (its ``solver``, ``com``, ``torso``, ``posture``,
+    ``policy`` are the walk's), ``plan`` the walk under way (None when standing), ``time``
+    the controller's clock (s, advanced by ``dt`` each :meth:`step`).
+    """
+
+    def __init__(self, robot: Robot, dt: float = 1e-3, *, gait: Gait | None = None, swing_kp: float = 400.0,
+                 swing_weight: float = 10.0, leg_posture_weight: float = 1e-4, **balance_options):
+        self.balance = BalanceController(robot, dt, **{**WALK_OPTIONS.get(robot.name, {}), **balance_options})
+        if len(robot.feet) != 2:
+            raise ValueError(f"robot must have two feet to walk, got {list(robot.feet)}")
+        self.robot, self.solver, self.com = robot, self.balance.solver, self.balance.com
+        self.gait = gait or default_gait(robot.name)
+        self.swing_tasks = {foot: tasks.FrameTask(foot, kp=positive_scalar(swing_kp, "swing_kp"),
+                                                  weight=positive_scalar(swing_weight, "swing_weight"),
+                                                  name=f"swing({foot})") for foot in robot.feet}
+        self.torso_rest = self.balance.torso.target.rotation.copy()
+        posture = self.balance.posture
+        legs = leg_joints(robot)
+        weights = posture.weight.copy()
+        names = posture.joints or [name for name in robot.joint_names if robot.has_1dof_joint(name)]
+        weights[[name in legs for name in names]] = positive_scalar(
+            leg_posture_weight, "leg_posture_weight", allow_zero=True)
+        posture.weight = weights
+        self.time = 0.0
+        self.plan: WalkPlan | None = None
+        self.plan_start = 0.0
+        self.swinging: str | None = None
+        self.steps_taken = 0
+        #: The contacts made at touch-down, with their footstep's index.
+        self.landed: list[tuple[PlanarContact, int]] = []
+        self._event, self._heading, self._footholds = 0, None, {}
+
+    # ------------------------------------------------------------------ plans
+    def feet(self) -> dict[str, Footstep]:
+        """Where the feet stand now: each contact's anchor (the pose where it was made)."""
+        feet = {}
+        for name in self.robot.feet:
+            contact = self.solver.contacts.get(name)
+            if contact is None:
+                raise ValueError(f"foot {name!r} is not on the ground: a walk starts on both feet")
+            feet[name] = _footstep(name, contact.anchor)
+        return feet
+
+    def walk(self, footsteps) -> WalkPlan:
+        """Start walking through ``footsteps`` (a list of :class:`~.footsteps.Footstep`) now,
+        from rest; returns the plan."""
+        if self.plan is not None:
+            raise RuntimeError("a walk is under way: wait until `walking` is False")
+        reference = self.com.position_ref.copy()
+        feet = self.feet()
+        self.plan = WalkPlan(feet, footsteps, reference, self.com.omega, self.gait)
+        self.plan_start, self._event, self._footholds = self.time, 0, feet
+        return self.plan
+
+    def walk_distance(self, forward: float, lateral: float = 0.0, turn: float = 0.0) -> WalkPlan:
+        """Walk ``forward`` m (negative: back), ``lateral`` m to the left and turn ``turn``
+        rad (counter-clockwise) in the current heading's frame
+        (:func:`~.footsteps.plan_footsteps`)."""
+        left, right = self.feet().values()
+        return self.walk(plan_footsteps(left, right, [forward, lateral, turn], self.gait))
+
+    def turn(self, angle: float) -> WalkPlan:
+        """Turn in place by ``angle`` rad (counter-clockwise positive)."""
+        return self.walk_distance(0.0, 0.0, angle)
+
+    def walk_velocity(self, velocity, steps: int) -> WalkPlan:
+        """``steps`` swings at the command ``(v_forward, v_left, yaw_rate)`` (m/s, m/s, rad/s),
+        then the closing step (:func:`~.footsteps.footsteps_from_velocity`)."""
+        left, right = self.feet().values()
+        return self.walk(footsteps_from_velocity(left, right, velocity, steps, self.gait))
+
+    @property
+    def walking(self) -> bool:
+        """Whether a plan is under way (until its last touch-down and the CoM's settling)."""
+        return self.plan is not None
+
+    # ------------------------------------------------------------------ the loop
+    def step(self, q, v, wrenches: dict | None = None) -> Solution:
+        """One control step at the measured state: move the targets along the plan, solve
+        (:meth:`BalanceController.step`), advance the clock."""
+        if self.plan is not None:
+            self._follow(self.time - self.plan_start)
+        solution = self.balance.step(q, v, wrenches)
+        self.time += self.solver.dt
+        return solution
+
+    def _follow(self, t: float) -> None:
+        plan = self.plan
+        events = plan.events
+        while self._event < len(events) and events[self._event][0] <= t + 1e-9:
+            self._apply(*events[self._event])
+            self._event += 1
+        cx, cy, vx, vy, ax, ay = plan.com_trajectory.state(t)
+        height = plan.com_start[2]
+        self.com.set_target(np.array([cx, cy, height]), velocity=np.array([vx, vy, 0.0]),
+                            acceleration=np.array([ax, ay, 0.0]))
+        yaws = [step.yaw for name, step in self._footholds.items() if name != self.swinging]
+        if self.swinging is not None:
+            sample = plan.swings[self._swing_index].sample(t)
+            self.swing_tasks[self.swinging].set_target(sample.placement, velocity=sample.velocity,
+                                                       acceleration=sample.acceleration)
+            yaws.append(sample.yaw)
+        heading = mean_yaw(*yaws)
+        if heading != self._heading:                 # set (and validated) only when it turns
+            self._heading = heading
+            self.balance.torso.set_target(yaw_rotation(heading) @ self.torso_rest)
+        if self._event == len(events) and t >= plan.duration + SETTLE_TIME_CONSTANTS / plan.omega:
+            self.plan = None                          # standing again; the CoM target stays
+
+    def _apply(self, _time: float, kind: str, foot: str, index: int) -> None:
+        """One contact event of the plan."""
+        ramp = self.gait.transition
+        if kind == UNLOAD:
+            self.solver.remove_contact(foot, transition=ramp)
+        elif kind == LIFT:
+            if foot in self.solver.contacts:          # its ramp is over, the solver retires it next solve
+                self.solver.remove_contact(foot)
+            self.balance.update_support()
+            task = self.swing_tasks[foot]
+            task.set_target(self.plan.swings[index].sample(self.plan.swings[index].lift_off).placement)
+            self.solver.add_task(task)
+            self.swinging, self._swing_index = foot, index
+        elif kind == LAND:
+            self.solver.remove_task(self.swing_tasks[foot])
+            self.swinging = None
+            self._footholds[foot] = self.plan.footsteps[index]
+            self.landed.append((self.balance.add_contact(foot, transition=ramp), index))
+            self.steps_taken += 1
+
+    def footholds(self) -> list[tuple[int, Footstep]]:
+        """``(footstep index, where the sole was when its contact was made)`` for each
+        touch-down so far: the contact's anchor, fixed at the first solve after it."""
+        return [(index, _footstep(contact.frame, contact.anchor)) for contact, index in self.landed]
+
+
+def leg_joints(robot: Robot) -> set[str]:
+    """Names of the joints between the root and a foot frame."""
+    model, names = robot.model, set()
+    for foot in robot.feet:
+        joint = model.frames[robot.frame_id(foot)].parentJoint
+        names.update(model.names[j] for j in model.supports[joint] if model.joints[j].nv == 1)
+    return names
+
+
+def _footstep(foot: str, placement) -> Footstep:
+    position = placement.translation
+    return Footstep(foot, float(position[0]), float(position[1]), yaw_of(placement.rotation), float(position[2]))

@@ -1,0 +1,181 @@
+"""Footstep plans: where each foot lands, from a distance, a turn or a velocity command.
+
+A walk moves a **centre pose** ``(x, y, yaw)`` — the point midway between the feet, heading
+along the feet — in equal increments, one per step; step ``k`` puts the swing foot at the
+``k``-th centre pose, half the step width to its side (left foot: +y of the centre's
+heading, right foot: −y), and a last step brings the other foot alongside. Feet alternate;
+the first to move is the one on the side the walk turns or sidesteps toward, so that the feet
+open rather than cross (the left foot when walking straight).
+
+The increments are bounded by the :class:`Gait`: at most ``step_length`` forward or back,
+``lateral_step`` sideways and ``max_turn`` of yaw per step (the number of steps is the
+smallest that respects all three).
+
+Units: m, rad, s.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..._validation import as_vector, positive_scalar
+from .angles import mean_yaw, wrap_angle
+
+
+@dataclass(frozen=True)
+class Footstep:
+    """Foot ``foot`` (a contact frame name) placed level at ``(x, y, z)`` m, heading
+    ``yaw`` rad."""
+
+    foot: str
+    x: float
+    y: float
+    yaw: float
+    z: float = 0.0
+
+    @property
+    def position(self) -> np.ndarray:
+        return np.array([self.x, self.y, self.z])
+
+    @property
+    def xy(self) -> np.ndarray:
+        return np.array([self.x, self.y])
+
+
+@dataclass(frozen=True)
+class Gait:
+    """The timing and size of the steps.
+
+    Parameters
+    ----------
+    step_length : largest forward (or backward) advance of the centre pose per step, m
+        (a foot moves up to twice that from one foothold to the next).
+    lateral_step : largest sideways advance per step, m.
+    max_turn : largest yaw change per step, rad.
+    step_width : lateral distance between the feet's centres, m (None: as the robot stands
+        at the start of the walk).
+    single_support : duration of a swing, s.
+    double_support : time both feet are on the ground between two swings, s.
+    start_time, end_time : the double support before the first swing (the CoM sets off)
+        and after the last touch-down (it comes to rest over the middle of the feet), s.
+    step_height : swing foot's clearance at mid-swing, m.
+    transition : the force ramp when a sole lands or is unloaded before lift-off, s (at most
+        ``double_support``).
+    """
+
+    step_length: float = 0.2
+    lateral_step: float = 0.1
+    max_turn: float = math.radians(15.0)
+    step_width: float | None = None
+    single_support: float = 0.7
+    double_support: float = 0.2
+    start_time: float = 1.0
+    end_time: float = 1.0
+    step_height: float = 0.05
+    transition: float = 0.05
+
+    def __post_init__(self):
+        for name in ("step_length", "lateral_step", "max_turn", "single_support", "double_support", "start_time",
+                     "end_time", "transition"):
+            positive_scalar(getattr(self, name), name)
+        positive_scalar(self.step_height, "step_height", allow_zero=True)
+        if self.step_width is not None:
+            positive_scalar(self.step_width, "step_width")
+        if self.transition > min(self.double_support, self.start_time):
+            raise ValueError(f"transition must be at most double_support and start_time, got {self.transition}")
+
+    @property
+    def step_period(self) -> float:
+        """Time from one lift-off to the next, s."""
+        return self.single_support + self.double_support
+
+    def with_(self, **changes) -> Gait:
+        """A copy with some parameters changed (validated)."""
+        return replace(self, **changes)
+
+
+#: Default gaits by robot name, measured in MuJoCo (``tsid-py demo walk``): Talos 3 m at
+#: 0.31 m/s in 13 steps; G1 3 m at 0.25 m/s in 16 steps. G1's narrow soles (5 cm) want a
+#: narrower stance than its standing one (0.237 m) and a lower swing: the swing leg's
+#: reaction moments rock a narrow sole.
+GAITS = {
+    "talos": Gait(step_length=0.25, single_support=0.6, double_support=0.15, step_height=0.05),
+    "g1": Gait(step_length=0.2, single_support=0.6, double_support=0.15, step_width=0.18, step_height=0.04,
+               start_time=0.8, end_time=0.8),
+}
+
+
+def default_gait(robot_name: str) -> Gait:
+    """:data:`GAITS`'s entry for the robot, or the generic :class:`Gait`."""
+    return GAITS.get(robot_name, Gait())
+
+
+def _centre(left: Footstep, right: Footstep) -> tuple[np.ndarray, float, float]:
+    """Midpoint (x, y), heading (rad) and width (m) of a pair of feet."""
+    yaw = mean_yaw(left.yaw, right.yaw)
+    return 0.5 * (left.xy + right.xy), yaw, float(np.linalg.norm(left.xy - right.xy))
+
+
+def _offset(xy, yaw: float, forward: float, left: float) -> np.ndarray:
+    c, s = math.cos(yaw), math.sin(yaw)
+    return np.asarray(xy, dtype=float) + np.array([c * forward - s * left, s * forward + c * left])
+
+
+def plan_footsteps(left: Footstep, right: Footstep, displacement, gait: Gait | None = None) -> list[Footstep]:
+    """The footsteps that move the feet's centre pose by ``displacement`` = ``(forward, left,
+    yaw)`` (m, m, rad) in the frame of the start centre pose, in equal increments that
+    respect ``gait``; the last step brings the trailing foot alongside. ``left``/``right``:
+    where the feet stand now. An empty list for a zero displacement.
+
+    The centre pose moves along a straight line from start to goal while its heading turns
+    linearly (a turn in place keeps the centre where it is)."""
+    gait = gait or Gait()
+    forward, lateral, turn = (float(value) for value in as_vector(displacement, "displacement", 3))
+    count = max(math.ceil(abs(forward) / gait.step_length - 1e-9), math.ceil(abs(lateral) / gait.lateral_step - 1e-9),
+                math.ceil(abs(turn) / gait.max_turn - 1e-9))
+    if count == 0:
+        return []
+    centre, yaw, _ = _centre(left, right)
+    goal = _offset(centre, yaw, forward, lateral)
+    poses = [(centre + k / count * (goal - centre), yaw + k / count * turn) for k in range(1, count + 1)]
+    return _place(poses, left, right, gait, first_left=turn > 0 or (turn == 0 and lateral >= 0))
+
+
+def footsteps_from_velocity(left: Footstep, right: Footstep, velocity, steps: int,
+                            gait: Gait | None = None) -> list[Footstep]:
+    """The footsteps of ``steps`` swings at a constant velocity command ``(v_forward, v_left,
+    yaw_rate)`` (m/s, m/s, rad/s, in the walker's heading), plus the closing step. Each swing
+    advances the centre pose by the command times one step period, clamped to the gait's
+    bounds, along the arc a constant twist describes."""
+    gait = gait or Gait()
+    if int(steps) < 1:
+        raise ValueError(f"steps must be ≥ 1, got {steps!r}")
+    command = as_vector(velocity, "velocity", 3) * gait.step_period
+    bounds = np.array([gait.step_length, gait.lateral_step, gait.max_turn])
+    forward, lateral, turn = np.clip(command, -bounds, bounds)
+    centre, yaw, _ = _centre(left, right)
+    poses = []
+    for _ in range(int(steps)):
+        centre = _offset(centre, yaw + 0.5 * turn, forward, lateral)        # midpoint rule on the arc
+        yaw += turn
+        poses.append((centre, yaw))
+    return _place(poses, left, right, gait, first_left=turn > 0 or (turn == 0 and lateral >= 0))
+
+
+def _place(poses, left: Footstep, right: Footstep, gait: Gait, first_left: bool) -> list[Footstep]:
+    """One footstep per centre pose ``(xy, yaw)``, feet alternating (the left first when
+    ``first_left``), then the other foot alongside at the last pose."""
+    width = gait.step_width or _centre(left, right)[2]
+    heights = {left.foot: left.z, right.foot: right.z}
+    sides = [(k % 2 == 0) == first_left for k in range(len(poses))]
+    poses = [*poses, poses[-1]]
+    sides.append(not sides[-1])
+    steps = []
+    for (xy, yaw), is_left in zip(poses, sides):
+        foot = left.foot if is_left else right.foot
+        x, y = _offset(xy, yaw, 0.0, (0.5 if is_left else -0.5) * width)
+        steps.append(Footstep(foot, float(x), float(y), wrap_angle(yaw), heights[foot]))
+    return steps

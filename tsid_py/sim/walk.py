@@ -1,0 +1,173 @@
+"""The walk demo's loop: a :class:`~tsid_py.control.walking.WalkingController` walks a
+humanoid in MuJoCo, judged from the simulator.
+
+**Fell** (as in :mod:`tsid_py.sim.push_recovery`, for soles that move on purpose): the base
+drops below :data:`~tsid_py.sim.push_recovery.FALL_HEIGHT_RATIO` of its start height, or a
+sole **in contact** (one the controller holds on the ground) slides more than
+:data:`~tsid_py.sim.push_recovery.FALL_SLIP` m from where it was when its contact was made,
+or tips more than :data:`~tsid_py.sim.push_recovery.FALL_TILT` rad. A swinging foot is not
+judged.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pinocchio as pin
+
+from ..control.walking import Gait, WalkingController, default_gait
+from ..control.walking.angles import wrap_angle, yaw_of
+from .controllers import zmp_from_frames
+from .model import SOLE_THICKNESS
+from .push_recovery import FALL_HEIGHT_RATIO, FALL_SLIP, FALL_TILT
+from .simulation import Simulation
+from .video import Watchers
+
+#: Seconds the robot stands before the walk starts (the simulation starts with the soles
+#: just touching the floor: let the contacts settle).
+SETTLE = 0.2
+
+
+class StanceJudge:
+    """Judges a fall from the simulator while the feet come and go (see the module): call
+    :meth:`update` after each physics step with the feet the controller holds in contact."""
+
+    def __init__(self, sim: Simulation):
+        self.sim = sim
+        self.start_height = float(sim.state()[0][2])
+        self.planted: dict[str, np.ndarray] = {}          # foot -> where its contact was made
+        self.max_tilt, self.max_slip = 0.0, 0.0
+        self.fell_at: float | None = None
+        self.reason: str | None = None
+
+    def update(self, t: float, in_contact) -> bool:
+        """Check the state after a physics step; returns whether the robot has fallen."""
+        for foot in list(self.planted):
+            if foot not in in_contact:
+                del self.planted[foot]
+        for foot in in_contact:
+            tilt, position = self.sim.sole_pose(foot)
+            start = self.planted.setdefault(foot, position[:2].copy())
+            self.max_tilt = max(self.max_tilt, tilt)
+            self.max_slip = max(self.max_slip, float(np.linalg.norm(position[:2] - start)))
+        if self.fell_at is None:
+            if self.sim.state()[0][2] < FALL_HEIGHT_RATIO * self.start_height:
+                self.reason = "base below 70 % of its start height"
+            elif self.max_tilt > FALL_TILT:
+                self.reason = f"a sole in contact tipped past {np.degrees(FALL_TILT):.0f}°"
+            elif self.max_slip > FALL_SLIP:
+                self.reason = f"a sole in contact slid more than {FALL_SLIP * 100:.0f} cm"
+            if self.reason is not None:
+                self.fell_at = t
+        return self.fell_at is not None
+
+
+def run_walk(robot, *, distance: float | None = None, turn: float | None = None, gait: Gait | None = None,
+             duration: float | None = None, viewer: bool = False, video: str | None = None,
+             controller_options: dict | None = None) -> tuple[dict, dict, dict]:
+    """Walk ``distance`` m forward, or turn ``turn`` degrees in place (default: 3 m forward),
+    in MuJoCo; returns ``(summary, log, info)``.
+
+    The robot stands :data:`SETTLE` s, walks the plan and stands until it has settled
+    (``duration``: simulated seconds in all, default the plan's length plus 1 s). ``log``:
+    per control step, time, CoM and its reference, measured and planned ZMP, feet heights,
+    measured and planned normal forces, torques. ``info``: the planned footsteps, the
+    measured footholds and the sole size, for the plot."""
+    if distance is not None and turn is not None:
+        raise ValueError("give distance or turn, not both")
+    sim = Simulation(robot, visual=viewer or bool(video))
+    controller = WalkingController(robot, sim.timestep, gait=gait or default_gait(robot.name),
+                                   **(controller_options or {}))
+    watchers = Watchers(sim, viewer=viewer, video=video)
+    judge, dt = StanceJudge(sim), sim.timestep
+    start_feet = {foot: sim.sole_pose(foot)[1][:2] for foot in robot.feet}
+    start_yaw = _base_yaw(sim)
+    log: dict[str, list] = {}
+    step_times, footholds, pending = [], [], []
+    plan = None
+    total = None if duration is None else int(round(duration / dt))
+    k = 0
+    while True:
+        t = k * dt
+        if plan is None and t >= SETTLE - 1e-9:
+            plan = (controller.turn(np.radians(turn)) if turn is not None
+                    else controller.walk_distance(3.0 if distance is None else distance))
+            if total is None:
+                total = k + int(round((plan.duration + 1.0) / dt))
+        if total is not None and k >= total:
+            break
+        q, v = sim.state()
+        watchers.before_step()
+        landed = controller.steps_taken
+        tic = time.perf_counter()
+        solution = controller.step(q, v)
+        step_times.append(time.perf_counter() - tic)
+        if controller.steps_taken > landed:            # measure the foothold once its load is on
+            pending.append((t + controller.gait.transition, controller.landed[-1][1]))
+        sim.step(solution.tau_actuated)
+        watchers.after_step()
+        while pending and pending[0][0] <= t:
+            index = pending.pop(0)[1]
+            footholds.append((index, sim.sole_pose(plan.footsteps[index].foot)[1][:2]))
+        _record(log, t, robot, controller, solution, sim, plan)
+        k += 1
+        if judge.update(t, controller.solver.contacts):
+            break
+    watchers.close()
+    summary = _summary(judge, controller, plan, sim, start_feet, start_yaw, footholds, step_times)
+    log = {key: np.array(values) for key, values in log.items()}
+    info = {"footsteps": [(s.foot, s.x, s.y, s.yaw) for s in plan.footsteps],
+            "start_feet": {f: (*start_feet[f], 0.0) for f in robot.feet},
+            "footholds": [(plan.footsteps[i].foot, *xy) for i, xy in footholds], "sole_size": robot.sole_size}
+    return summary, log, info
+
+
+def _base_yaw(sim: Simulation) -> float:
+    q = sim.state()[0]
+    return yaw_of(pin.Quaternion(q[6], q[3], q[4], q[5]).toRotationMatrix())
+
+
+def _record(log: dict, t: float, robot, controller, solution, sim, plan) -> None:
+    measured = sim.contact_wrenches()
+    local = controller.time - controller.plan_start if plan is not None else 0.0
+    entry = {"time": t, "tau": solution.tau_actuated, "com": robot.com.copy(),
+             "com_ref": controller.com.position_ref.copy(), "zmp": zmp_from_frames(robot, measured),
+             "zmp_ref": plan.zmp(local) if plan is not None else controller.com.position_ref[:2],
+             "normal_forces": [measured[f][2] for f in robot.feet],
+             "planned_normal_forces": [solution.wrenches[f][2] if f in solution.wrenches else 0.0
+                                       for f in robot.feet],
+             "foot_heights": [sim.sole_pose(f)[1][2] - SOLE_THICKNESS / 2 for f in robot.feet]}
+    for key, value in entry.items():
+        log.setdefault(key, []).append(np.array(value, dtype=float))
+
+
+def _summary(judge, controller, plan, sim, start_feet, start_yaw, footholds, step_times) -> dict:
+    steps_us = np.array(step_times) * 1e6
+    end_feet = {foot: sim.sole_pose(foot)[1][:2] for foot in start_feet}
+    start_mid, end_mid = np.mean(list(start_feet.values()), axis=0), np.mean(list(end_feet.values()), axis=0)
+    errors = [float(np.linalg.norm(xy - plan.footsteps[i].xy)) for i, xy in footholds]
+    swings = [phase for phase in plan.phases if phase.kind == "single"]
+    lifted = min(len(swings), controller.steps_taken)
+    walking_time = swings[lifted - 1].end - swings[0].start if lifted else 0.0
+    distance = float(np.linalg.norm(end_mid - start_mid))
+    summary = {"fell": judge.fell_at is not None}
+    if judge.fell_at is not None:
+        summary.update(fell_at=judge.fell_at, fall_reason=judge.reason)
+    summary.update({
+        "distance_m": distance,
+        "walking_time_s": walking_time,
+        "speed_mps": distance / walking_time if walking_time > 0 else 0.0,
+        "steps": controller.steps_taken,
+        "planned_steps": len(plan.footsteps),
+        "yaw_change_deg": float(np.degrees(wrap_angle(_base_yaw(sim) - start_yaw))),
+        "recovery_steps": 0,
+        "max_foothold_error_m": max(errors, default=0.0),
+        "max_sole_slip_m": judge.max_slip,
+        "max_sole_tilt_deg": float(np.degrees(judge.max_tilt)),
+        "failure_policy_step_count": int(sum(controller.balance.policy.counts.values())),
+        "simulated_time": float(len(steps_us) * sim.timestep),
+        "median_step_us": float(np.median(steps_us)),
+        "p99_step_us": float(np.percentile(steps_us, 99)),
+    })
+    return summary
