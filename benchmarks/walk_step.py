@@ -21,6 +21,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 import tsid_py as tp
+from tsid_py.bench import write_json
 from tsid_py.control.walking import WalkingController
 from tsid_py.sim import Simulation
 
@@ -63,9 +64,7 @@ def main(argv=None) -> dict:
               "median_us_by_phase": {kind: float(np.median(times_us[phases == kind]))
                                      for kind in ("start", "single", "double", "end") if np.any(phases == kind)}}
     print(json.dumps(report, indent=2))
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(report, handle, indent=2)
+    write_json(args.json, report)
     return report
 
 
