@@ -303,8 +303,9 @@ class Layout:
         x = result.x
         tau = np.empty(self.nv)
         direct.affine_map(self.D, x, self.robot.bias, 6 if self.root_equalities else 0, tau)
-        local = {name: wrench(x[columns]) for name, columns, wrench, _ in self.wrench_sources}
-        rotations = {name: rotation.copy() for name, _, _, rotation in self.wrench_sources}
+        local, rotations = {}, {}
+        for name, columns, wrench, rotation in self.wrench_sources:
+            local[name], rotations[name] = wrench(x[columns]), rotation.copy()
         return Solution(x[: self.nv], tau, tau[6:] if self.floating else tau, local, rotations, True, result.status, x,
                         result.iterations)
 

@@ -247,7 +247,7 @@ class DynamicsSolver:
         """One control step at state ``(q, v)``; raises :class:`~tsid_py.SolverError`
         (or :class:`~tsid_py.InfeasibleError`, whose ``conflicts`` are found when first
         read) when the QP has no solution."""
-        if not self._busy.acquire(blocking=False):
+        if not self._busy.acquire(False):          # not blocking
             raise RuntimeError("this DynamicsSolver is being used by another thread; use one solver per thread")
         try:
             q = self.robot.check_configuration(q, "q")

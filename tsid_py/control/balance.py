@@ -218,14 +218,13 @@ class BalanceController:
     def step(self, q, v, wrenches: dict | None = None) -> Solution:
         """One control step at the measured state; ``wrenches`` (optional): measured contact
         wrenches by name, world-aligned at the contact frames, for the contact state."""
-        solution = self.policy.solve(q, v) if self.policy is not None else self.solver.solve(q, v)
-        if self.contact_state is not None:
+        policy, monitor = self.policy, self.contact_state
+        solution = policy.solve(q, v) if policy is not None else self.solver.solve(q, v)
+        if monitor is not None:
             # A sole rocks once the centre of pressure reaches its edge: the soles' rotation is
             # watched while the commanded CoP is saturated, for 0.1 s after, and after a
             # relaxed step.
-            if self.com.saturated or not solution.success:
-                self._watch_steps = self._watch_window
-            else:
-                self._watch_steps -= 1
-            self.contact_state.update(solution, wrenches, check_rotation=self._watch_steps > 0)
+            watch = self._watch_window if self.com.saturated or not solution.success else self._watch_steps - 1
+            self._watch_steps = watch
+            monitor.update(solution, wrenches, watch > 0)       # check_rotation
         return solution

@@ -64,6 +64,16 @@ class ContactStateMonitor:
         (hard contacts only: a loop that knows no sole can have started to rock, e.g. while
         its commanded centre of pressure is well inside the soles, saves their cost).
         Returns whether a contact changed state."""
+        if not check_rotation and not self.softened and wrenches is None and solution is not None:
+            # The loop's usual step: nothing softened, no rotation to look at, so only a planned
+            # normal force below the threshold can change a state (a contact without a wrench in
+            # the solution counts as loaded). All of them above it: nothing to do.
+            minimum = self.min_normal_force
+            for wrench in solution.local_wrenches.values():
+                if not wrench[2] >= minimum:
+                    break
+            else:
+                return False
         solver, robot = self.solver, self.solver.robot
         changed = False
         limit = self._limit_squared

@@ -21,10 +21,50 @@ usual PD (``height_kp``, 1/s²) toward the reference height.
 from __future__ import annotations
 
 import numpy as np
+from numba import boolean, float64, intp, njit
 
+from .._numba import MATRIX, VECTOR, direct_calls
 from .._validation import as_vector, positive_scalar
+from ..row_writers import pd_rows
 from ..tasks import CoMTask
 from .capture_point import SupportPolygon, lipm_frequency
+
+
+@njit(boolean(VECTOR, VECTOR, float64, float64, float64, float64, MATRIX, VECTOR, MATRIX, VECTOR, VECTOR, VECTOR,
+              intp[:], VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, MATRIX, VECTOR, VECTOR, VECTOR), cache=True)
+def capture_point_rows(com, com_velocity, omega, gain, offset_x, offset_y, edges, state, jacobian, v, drift,
+                       position_ref, kept, scale, acceleration_ref, velocity_ref, kp, kd, matrix, vector, error,
+                       error_rate):
+    """:meth:`CapturePointTask.command` and the CoM task's rows in one call, for the usual
+    case, a commanded centre of pressure ``p*`` inside the support (``edges``: rows
+    ``(nx, ny, offset)`` of its half-planes, none for no support): ``state = (ξ, p*, 0)``,
+    the horizontal ``c̈`` into ``acceleration_ref``, ``error = c_ref − c`` and the PD rows
+    (:func:`~tsid_py.row_writers.pd_rows`). Returns False, having written nothing, when
+    ``p*`` is outside (or not finite): the caller takes the general path. The arithmetic
+    is :meth:`~CapturePointTask.command`'s, operation for operation (no fast-math here), so
+    both paths give the same bits."""
+    cx, cy = com[0], com[1]
+    xi_x, xi_y = cx + com_velocity[0] / omega, cy + com_velocity[1] / omega
+    scale_xi = 1.0 + gain / omega
+    px, py = scale_xi * xi_x - offset_x, scale_xi * xi_y - offset_y
+    if px != px or py != py:
+        return False
+    for k in range(edges.shape[0]):
+        if edges[k, 0] * px + edges[k, 1] * py > edges[k, 2] + 1e-12:
+            return False
+    state[0], state[1], state[2], state[3], state[4] = xi_x, xi_y, px, py, 0.0
+    square = omega * omega
+    acceleration_ref[0] = square * (cx - px) + 0.0 * (px - px)
+    acceleration_ref[1] = square * (cy - py) + 0.0 * (py - py)
+    for i in range(error.size):
+        error[i] = position_ref[i] - com[i]
+    pd_rows(jacobian, v, drift, error, 0, kept, scale, acceleration_ref, velocity_ref, kp, kd, matrix, vector,
+            error_rate)
+    return True
+
+
+_direct = direct_calls(capture_point_rows)
+_NO_EDGES = np.zeros((0, 3))
 
 
 class CapturePointTask(CoMTask):
@@ -58,8 +98,25 @@ class CapturePointTask(CoMTask):
         self.support: SupportPolygon | None = None
         self.reference_margin = positive_scalar(reference_margin, "reference_margin", allow_zero=True)
         self._reference_region: SupportPolygon | None = None
-        self.dcm_xy, self.cop_xy, self.saturated = (0.0, 0.0), (0.0, 0.0), False
+        #: ``(ξ_x, ξ_y, p_x, p_y, saturated)`` of the last step (see the properties).
+        self._state = np.zeros(5)
+        self._edges_for, self._edges = None, _NO_EDGES     # the support's half-planes, as rows
         self._target_acceleration = np.zeros(3)
+
+    @property
+    def dcm_xy(self) -> tuple[float, float]:
+        """The capture point (x, y) at the last step, m."""
+        return tuple(self._state[:2].tolist())
+
+    @property
+    def cop_xy(self) -> tuple[float, float]:
+        """The commanded centre of pressure (x, y) at the last step, m."""
+        return tuple(self._state[2:4].tolist())
+
+    @property
+    def saturated(self) -> bool:
+        """Whether the last step's ``p*`` was outside the support polygon."""
+        return self._state.item(4) != 0.0
 
     @property
     def gain(self) -> float:
@@ -116,9 +173,22 @@ class CapturePointTask(CoMTask):
         return super().kinematics(robot)
 
     def write_rows(self, context, matrix, vector, weighted):
-        """:meth:`command`, then the CoM task's compiled rows."""
-        self.command(context.robot)
-        super().write_rows(context, matrix, vector, weighted)
+        """:meth:`command`, then the CoM task's compiled rows: in one compiled call
+        (:func:`capture_point_rows`) while ``p*`` is inside the support."""
+        robot, support = context.robot, self.support
+        if support is not self._edges_for:
+            self._edges_for = support
+            self._edges = (_NO_EDGES if support is None
+                           else np.ascontiguousarray(np.column_stack([support.normals, support.offsets])))
+        self.error, self.error_rate = np.empty(3), np.empty(3)
+        offset_x, offset_y = self._cop_offset
+        if not _direct.capture_point_rows(robot.com, robot.com_velocity, self.omega, self._gain, offset_x, offset_y,
+                                          self._edges, self._state, robot.com_jacobian, robot.v, robot.com_drift,
+                                          self.position_ref, self._rows, self._row_scales[weighted],
+                                          self.acceleration_ref, self.velocity_ref, self._kp, self._kd, matrix, vector,
+                                          self.error, self.error_rate):
+            self.command(robot)
+            super().write_rows(context, matrix, vector, weighted)
 
     def command(self, robot) -> None:
         """Write this step's horizontal ``c̈ = ω² (c − p) + hip (p − p*)`` into the
@@ -132,10 +202,10 @@ class CapturePointTask(CoMTask):
         offset_x, offset_y = self._cop_offset
         px, py = scale * xi_x - offset_x, scale * xi_y - offset_y
         qx, qy = (px, py) if self.support is None else self.support.clamp_xy(px, py)
-        self.saturated = qx != px or qy != py
-        self.dcm_xy, self.cop_xy = (xi_x, xi_y), (qx, qy)
+        saturated = qx != px or qy != py
+        self._state[:] = (xi_x, xi_y, qx, qy, 1.0 if saturated else 0.0)
         square = omega * omega
-        hip = self.hip_ratio * square if self.saturated else 0.0
+        hip = self.hip_ratio * square if saturated else 0.0
         acceleration = self.acceleration_ref
         acceleration[0] = square * (cx - qx) + hip * (qx - px)
         acceleration[1] = square * (cy - qy) + hip * (qy - py)
@@ -143,9 +213,9 @@ class CapturePointTask(CoMTask):
     @property
     def dcm(self) -> np.ndarray:
         """The capture point (x, y) at the last step, m."""
-        return np.array(self.dcm_xy)
+        return self._state[:2].copy()
 
     @property
     def cop(self) -> np.ndarray:
         """The commanded centre of pressure (x, y) at the last step, m."""
-        return np.array(self.cop_xy)
+        return self._state[2:4].copy()
