@@ -38,8 +38,10 @@ from ...robot import Robot
 from ...solution import Solution
 from ..balance import BalanceController
 from .footsteps import Footstep, Gait, default_gait, footsteps_from_velocity, plan_footsteps
-from .angles import mean_yaw, yaw_of, yaw_rotation
+from .angles import level_placement, mean_yaw, yaw_of, yaw_rotation
 from .plan import LAND, LIFT, UNLOAD, WalkPlan
+from .recovery import RecoveryStep, StepRecovery
+from .swing import SwingTrajectory
 
 #: Balance-controller options a walk changes from their balance defaults, by robot name.
 #: G1: with its 5 cm wide soles the QP's friction and torsion bounds (``mu``) are its
@@ -52,6 +54,10 @@ WALK_OPTIONS = {"g1": {"mu": 0.3, "posture_weight": 1e-3}}
 #: The torso's yaw target is refreshed when the heading has moved this far (rad) since the
 #: last refresh: while turning, not at every step (a validated rotation costs ~20 µs).
 HEADING_STEP = 1e-3
+
+#: m; during a recovery swing the landing point is re-planned when the measured capture point
+#: moves it farther than this.
+RETARGET_DISTANCE = 0.005
 
 #: A plan counts as done this many LIPM time constants (1/ω) after its end: the CoM has
 #: come within e^-4 (2 %) of its last offset from the final ZMP.
@@ -74,6 +80,8 @@ class WalkingController:
         ``robot.q_ref``; a walk moves the legs far from it, and with the balance weight that
         pull fights the CoM task (on G1 the DCM lagged its plan by 1.5 cm before the first
         step). The other joints keep the balance controller's ``posture_weight``.
+    step_recovery : step when a push carries the capture point out of the soles (True: a
+        :class:`~.recovery.StepRecovery` with the robot's defaults, or one configured).
     balance_options : keyword arguments of the :class:`~tsid_py.control.BalanceController`
         inside (``dcm_gain``, ``torso_weight``, ``qp_solver``, ...), over
         :data:`WALK_OPTIONS`'s for the robot.
@@ -84,7 +92,8 @@ class WalkingController:
     """
 
     def __init__(self, robot: Robot, dt: float = 1e-3, *, gait: Gait | None = None, swing_kp: float = 400.0,
-                 swing_weight: float = 10.0, leg_posture_weight: float = 1e-4, **balance_options):
+                 swing_weight: float = 10.0, leg_posture_weight: float = 1e-4,
+                 step_recovery: bool | StepRecovery = False, **balance_options):
         self.balance = BalanceController(robot, dt, **{**WALK_OPTIONS.get(robot.name, {}), **balance_options})
         if len(robot.feet) != 2:
             raise ValueError(f"robot must have two feet to walk, got {list(robot.feet)}")
@@ -109,6 +118,18 @@ class WalkingController:
         #: The contacts made at touch-down, with their footstep's index.
         self.landed: list[tuple[PlanarContact, int]] = []
         self._event, self._heading, self._footholds = 0, None, {}
+        self.recovery: StepRecovery | None = None
+        if step_recovery is True:
+            height = robot.gravity / self.com.omega**2
+            self.recovery = StepRecovery.for_robot(robot, self.feet(), height, sole_size=self._contact_sole())
+        elif isinstance(step_recovery, StepRecovery):
+            self.recovery = step_recovery
+        elif step_recovery is not False:
+            raise ValueError(f"step_recovery must be a bool or a StepRecovery, got {type(step_recovery).__name__}")
+        #: Recovery steps taken so far.
+        self.recovery_steps = 0
+        self._recovering: _RecoverySwing | None = None
+        self.recovery_log: list[RecoveryStep] = []
 
     # ------------------------------------------------------------------ plans
     def feet(self) -> dict[str, Footstep]:
@@ -126,6 +147,8 @@ class WalkingController:
         from rest; returns the plan."""
         if self.plan is not None:
             raise RuntimeError("a walk is under way: wait until `walking` is False")
+        if self._recovering is not None:
+            raise RuntimeError("a recovery step is under way: wait until `recovering` is False")
         reference = self.com.position_ref.copy()
         feet = self.feet()
         self.plan = WalkPlan(feet, footsteps, reference, self.com.omega, self.gait)
@@ -150,6 +173,11 @@ class WalkingController:
         return self.walk(footsteps_from_velocity(left, right, velocity, steps, self.gait))
 
     @property
+    def recovering(self) -> bool:
+        """Whether a recovery step is under way (until its landing ramp is over)."""
+        return self._recovering is not None
+
+    @property
     def walking(self) -> bool:
         """Whether a plan is under way (until its last touch-down and the CoM's settling)."""
         return self.plan is not None
@@ -158,11 +186,80 @@ class WalkingController:
     def step(self, q, v, wrenches: dict | None = None) -> Solution:
         """One control step at the measured state: move the targets along the plan, solve
         (:meth:`BalanceController.step`), advance the clock."""
-        if self.plan is not None:
+        if self._recovering is not None:
+            self._follow_recovery(self.time)
+        elif self.plan is not None:
             self._follow(self.time - self.plan_start)
         solution = self.balance.step(q, v, wrenches)
+        if (self.recovery is not None and self.plan is None and self._recovering is None
+                and len(self.solver.contacts) == 2 and self.recovery.needed(self.com.dcm_xy, self.balance.support)):
+            self._start_recovery()
         self.time += self.solver.dt
         return solution
+
+    # ------------------------------------------------------------------ step recovery
+    def _contact_sole(self) -> tuple[float, float]:
+        """Length and width (m) of the soles' contact rectangles (the CoP's region)."""
+        contact = next(iter(self.solver.contacts.values()))
+        return contact.length, contact.width
+
+    def _start_recovery(self) -> None:
+        """Decide a recovery step now (:meth:`StepRecovery.choose`) and start unloading its
+        swing foot; the support polygon shrinks to the stance sole at once."""
+        recovery, feet = self.recovery, self.feet()
+        choice = recovery.choose(self.com.dcm_xy, feet, self.com.omega)
+        swing = choice.footstep.foot
+        self.balance.remove_contact(swing, transition=recovery.transition)
+        # While the stance sole carries the robot toward the step, the CoP stays a margin
+        # inside it (at its very edge a compliant sole rolls) and no hip strategy fights the
+        # capture point's run toward the landing point.
+        self.com.set_support(self.balance.support.shrunk(recovery.stance_margin))
+        self._hip_ratio, self.com.hip_ratio = self.com.hip_ratio, 0.0
+        lift = self.time + recovery.transition
+        start = feet[swing]
+        trajectory = SwingTrajectory(level_placement(start.position, start.yaw),
+                                     level_placement(choice.footstep.position, choice.footstep.yaw),
+                                     lift, lift + recovery.swing_time, recovery.step_height)
+        self._recovering = _RecoverySwing(choice, feet[choice.stance], start, trajectory)
+        #: The recovery steps decided so far (where each was aimed at the decision).
+        self.recovery_log.append(choice)
+
+    def _follow_recovery(self, t: float) -> None:
+        """Lift, swing (retargeted on the measured capture point), land, then hand back to
+        standing over the middle of the feet."""
+        underway, recovery = self._recovering, self.recovery
+        trajectory = underway.trajectory
+        foot = underway.choice.footstep.foot
+        task = self.swing_tasks[foot]
+        if not underway.lifted and t >= trajectory.lift_off - 1e-9:
+            if foot in self.solver.contacts:          # its ramp is over, the solver retires it next solve
+                self.solver.remove_contact(foot)
+            task.set_target(trajectory.sample(t).placement)
+            self.solver.add_task(task)
+            underway.lifted = True
+        if underway.lifted and not underway.landed:
+            elapsed = t - trajectory.lift_off
+            if elapsed < recovery.retarget_until * recovery.swing_time:
+                aim = recovery.landing(self.com.dcm_xy, underway.stance, underway.start, self.com.omega,
+                                       trajectory.touch_down - t)
+                if np.linalg.norm(aim.footstep.xy - underway.target.xy) > RETARGET_DISTANCE:
+                    underway.target = aim.footstep
+                    trajectory.retarget(level_placement(aim.footstep.position, aim.footstep.yaw), t)
+            sample = trajectory.sample(t)
+            task.set_target(sample.placement, velocity=sample.velocity, acceleration=sample.acceleration)
+            if t >= trajectory.touch_down - 1e-9:
+                self.solver.remove_task(task)
+                self.balance.add_contact(foot, transition=recovery.transition)
+                anchors = [self.solver.contacts[name].anchor.translation for name in self.robot.feet
+                           if name in self.solver.contacts]
+                middle = np.mean(anchors, axis=0)[:2]
+                height = self.com.position_ref[2]
+                self.com.set_target(np.array([middle[0], middle[1], height]))
+                underway.landed, underway.landed_at = True, t
+                self.recovery_steps += 1
+        elif underway.landed and t >= underway.landed_at + recovery.transition:
+            self._recovering = None
+            self.com.hip_ratio = self._hip_ratio
 
     def _follow(self, t: float) -> None:
         plan = self.plan
@@ -225,3 +322,14 @@ def leg_joints(robot: Robot) -> set[str]:
 def _footstep(foot: str, placement) -> Footstep:
     position = placement.translation
     return Footstep(foot, float(position[0]), float(position[1]), yaw_of(placement.rotation), float(position[2]))
+
+
+class _RecoverySwing:
+    """A recovery step under way: the decision, the stance and start footholds, the swing's
+    trajectory and where it is aimed now."""
+
+    def __init__(self, choice: RecoveryStep, stance: Footstep, start: Footstep, trajectory: SwingTrajectory):
+        self.choice, self.stance, self.start, self.trajectory = choice, stance, start, trajectory
+        self.target = choice.footstep
+        self.lifted = self.landed = False
+        self.landed_at = 0.0
