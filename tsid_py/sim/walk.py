@@ -123,7 +123,7 @@ def _summary(judge, controller, plan, sim, start_feet, start_yaw, footholds, ste
         "steps": controller.steps_taken,
         "planned_steps": len(plan.footsteps),
         "yaw_change_deg": float(np.degrees(wrap_angle(_base_yaw(sim) - start_yaw))),
-        "recovery_steps": 0,
+        "recovery_steps": controller.recovery_steps,
         "max_foothold_error_m": max(errors, default=0.0),
         "max_sole_slip_m": judge.max_slip,
         "max_sole_tilt_deg": float(np.degrees(judge.max_tilt)),

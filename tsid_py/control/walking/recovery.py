@@ -18,9 +18,11 @@ runs on to
 along ``ξ_L − p_s``, so that ``ξ_L`` falls inside the new sole and the new hull can stop it,
 within the leg's reach measured in the stance sole's frame: ``forward``/``backward`` along
 it, the lateral distance between the two feet's centres in ``[min_width, max_width]`` and on
-the swing foot's own side (the feet never cross). Each foot is tried as the swing foot; the
-chosen one leaves ``ξ_L`` deepest inside the hull of the stance sole and the landing sole
-(a sideways push is taken by the foot on that side, a forward one by either).
+the swing foot's own side (the feet never cross). The swing foot is the one on the side the
+capture point has moved to (across the feet's heading, past ``lateral_deadband``): only it
+can land beyond ``ξ_L`` — the other would have to cross. A capture point straight ahead or
+behind takes the foot whose landing leaves ``ξ_L`` deepest inside the hull of the stance
+and landing soles.
 
 **Retargeting.** The push may go on after the decision, and the model is the linear inverted
 pendulum: :meth:`StepRecovery.landing` is called again during the swing on the measured
@@ -39,6 +41,7 @@ import numpy as np
 
 from ..._validation import positive_scalar
 from ..capture_point import SupportPolygon
+from .angles import mean_yaw
 from .footsteps import Footstep
 
 
@@ -74,12 +77,14 @@ class StepRecovery:
         measured capture point.
     stance_margin : during the step the commanded centre of pressure stays this far inside
         the stance sole's contact rectangle, m (at its edge a compliant sole starts to roll).
+    lateral_deadband : a capture point within this distance (m) of the feet's midline is
+        straight ahead or behind (either foot may step).
     """
 
     def __init__(self, sole_size, *, transition: float = 0.03, swing_time: float = 0.3, step_height: float = 0.04,
                  forward: float = 0.45, backward: float = 0.3, min_width: float = 0.17, max_width: float = 0.6,
                  overshoot: float = 0.03, trigger_margin: float = 0.0, retarget_until: float = 0.7,
-                 stance_margin: float = 0.02):
+                 stance_margin: float = 0.02, lateral_deadband: float = 0.02):
         length, width = (positive_scalar(value, "sole_size") for value in sole_size)
         self.sole_size = (length, width)
         self.transition = positive_scalar(transition, "transition")
@@ -93,6 +98,7 @@ class StepRecovery:
             raise ValueError(f"max_width must exceed min_width, got {max_width!r} ≤ {min_width!r}")
         self.overshoot = positive_scalar(overshoot, "overshoot", allow_zero=True)
         self.stance_margin = positive_scalar(stance_margin, "stance_margin", allow_zero=True)
+        self.lateral_deadband = positive_scalar(lateral_deadband, "lateral_deadband", allow_zero=True)
         self.trigger_margin = positive_scalar(trigger_margin, "trigger_margin", allow_zero=True)
         self.retarget_until = positive_scalar(retarget_until, "retarget_until", allow_zero=True)
         if self.retarget_until > 1.0:
@@ -128,9 +134,15 @@ class StepRecovery:
         ``dcm`` (x, y), decided now (see the module)."""
         if len(feet) != 2:
             raise ValueError(f"feet must hold the two footholds, got {list(feet)}")
+        first, second = feet.values()
+        middle, heading = 0.5 * (first.xy + second.xy), mean_yaw(first.yaw, second.yaw)
+        across = np.array([-math.sin(heading), math.cos(heading)])
+        side = float(across @ (np.asarray(dcm, dtype=float) - middle))
         candidates = []
-        for swing, stance in (tuple(feet), tuple(feet)[::-1]):
-            candidates.append(self.landing(dcm, feet[stance], feet[swing], omega, self.duration))
+        for swing, stance in ((first, second), (second, first)):
+            toward = float(across @ (swing.xy - stance.xy)) * side > 0
+            if abs(side) <= self.lateral_deadband or toward:
+                candidates.append(self.landing(dcm, stance, swing, omega, self.duration))
         return max(candidates, key=lambda step: step.depth)
 
     def landing(self, dcm, stance: Footstep, swing: Footstep, omega: float, time_left: float) -> RecoveryStep:
