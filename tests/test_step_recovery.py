@@ -31,7 +31,8 @@ def test_the_step_is_needed_once_the_capture_point_leaves_the_support():
     assert not rule.needed([0.05, 0.0], support)
     assert not rule.needed([SOLE[0] / 2 + 0.005, 0.0], support)          # outside by less than the margin
     assert rule.needed([SOLE[0] / 2 + 0.02, 0.0], support)
-    assert rule.outside([SOLE[0] / 2 + 0.02, 0.0], support) == pytest.approx(0.02)
+    assert support.outside_xy(SOLE[0] / 2 + 0.02, 0.0) == pytest.approx(0.02)
+    assert support.outside_xy(0.0, 0.0) == pytest.approx(-SOLE[0] / 2)
 
 
 def test_the_landing_point_follows_the_pendulum_closed_form():

@@ -55,9 +55,9 @@ WALK_OPTIONS = {"g1": {"mu": 0.3, "posture_weight": 1e-3}}
 #: last refresh: while turning, not at every step (a validated rotation costs ~20 µs).
 HEADING_STEP = 1e-3
 
-#: m; during a recovery swing the landing point is re-planned when the measured capture point
-#: moves it farther than this.
-RETARGET_DISTANCE = 0.005
+#: During a recovery swing the landing point is re-aimed on the measured capture point every
+#: RETARGET_PERIOD s, and re-planned when that moves it farther than RETARGET_DISTANCE m.
+RETARGET_PERIOD, RETARGET_DISTANCE = 0.005, 0.005
 
 #: A plan counts as done this many LIPM time constants (1/ω) after its end: the CoM has
 #: come within e^-4 (2 %) of its last offset from the final ZMP.
@@ -239,7 +239,8 @@ class WalkingController:
             underway.lifted = True
         if underway.lifted and not underway.landed:
             elapsed = t - trajectory.lift_off
-            if elapsed < recovery.retarget_until * recovery.swing_time:
+            if elapsed < recovery.retarget_until * recovery.swing_time and t >= underway.next_aim - 1e-9:
+                underway.next_aim = t + RETARGET_PERIOD
                 aim = recovery.landing(self.com.dcm_xy, underway.stance, underway.start, self.com.omega,
                                        trajectory.touch_down - t)
                 if np.linalg.norm(aim.footstep.xy - underway.target.xy) > RETARGET_DISTANCE:
@@ -333,3 +334,4 @@ class _RecoverySwing:
         self.target = choice.footstep
         self.lifted = self.landed = False
         self.landed_at = 0.0
+        self.next_aim = trajectory.lift_off

@@ -99,6 +99,7 @@ class StepRecovery:
         self.overshoot = positive_scalar(overshoot, "overshoot", allow_zero=True)
         self.stance_margin = positive_scalar(stance_margin, "stance_margin", allow_zero=True)
         self.lateral_deadband = positive_scalar(lateral_deadband, "lateral_deadband", allow_zero=True)
+        self._stance_cache: tuple[Footstep | None, SupportPolygon | None] = (None, None)
         self.trigger_margin = positive_scalar(trigger_margin, "trigger_margin", allow_zero=True)
         self.retarget_until = positive_scalar(retarget_until, "retarget_until", allow_zero=True)
         if self.retarget_until > 1.0:
@@ -120,13 +121,10 @@ class StepRecovery:
         return self.transition + self.swing_time
 
     # ------------------------------------------------------------------ when
-    def outside(self, dcm, support: SupportPolygon) -> float:
-        """How far (m) the capture point ``dcm`` lies outside ``support`` (negative inside)."""
-        return float(np.max(support.normals @ np.asarray(dcm, dtype=float) - support.offsets))
-
     def needed(self, dcm, support: SupportPolygon) -> bool:
-        """Whether the capture point has left the support polygon by more than the margin."""
-        return self.outside(dcm, support) > self.trigger_margin
+        """Whether the capture point ``dcm`` (x, y) has left the support polygon by more than
+        the margin."""
+        return support.outside_xy(float(dcm[0]), float(dcm[1])) > self.trigger_margin
 
     # ------------------------------------------------------------------ which foot, where
     def choose(self, dcm, feet: dict[str, Footstep], omega: float) -> RecoveryStep:
@@ -149,7 +147,7 @@ class StepRecovery:
         """Where ``swing`` should land, ``time_left`` s from now, with ``stance`` carrying
         the load meanwhile (see the module)."""
         dcm = np.asarray(dcm, dtype=float)
-        stance_sole = self._sole(stance).shrunk(self.stance_margin)
+        stance_sole = self._stance_region(stance)
         pivot = stance_sole.clamp(dcm)
         predicted = pivot + (dcm - pivot) * math.exp(omega * max(time_left, 0.0))
         away = predicted - pivot
@@ -165,7 +163,7 @@ class StepRecovery:
         xy = stance.xy + to_frame.T @ np.array([along, across])
         footstep = Footstep(swing.foot, float(xy[0]), float(xy[1]), swing.yaw, swing.z)
         hull = SupportPolygon(np.vstack([self._corners(stance), self._corners(footstep)]))
-        return RecoveryStep(footstep, stance.foot, predicted, -self.outside(predicted, hull))
+        return RecoveryStep(footstep, stance.foot, predicted, -hull.outside_xy(float(predicted[0]), float(predicted[1])))
 
     def _corners(self, step: Footstep) -> np.ndarray:
         length, width = self.sole_size
@@ -173,5 +171,9 @@ class StepRecovery:
         half = np.array([[sx * length / 2, sy * width / 2] for sx in (1, -1) for sy in (1, -1)])
         return half @ np.array([[c, s], [-s, c]]) + step.xy
 
-    def _sole(self, step: Footstep) -> SupportPolygon:
-        return SupportPolygon(self._corners(step))
+    def _stance_region(self, step: Footstep) -> SupportPolygon:
+        """Where the centre of pressure may be on the stance sole ``step`` (kept for the
+        retargeting calls of the same step)."""
+        if self._stance_cache[0] != step:
+            self._stance_cache = (step, SupportPolygon(self._corners(step)).shrunk(self.stance_margin))
+        return self._stance_cache[1]
