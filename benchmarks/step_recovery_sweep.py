@@ -16,10 +16,10 @@ it is also run at its exact force (``@tgt``).
 from __future__ import annotations
 
 import argparse
-import json
 import time
 
 import tsid_py as tp
+from tsid_py.bench import write_json
 from tsid_py.control import push_bounds
 from tsid_py.control.capture_point import DIRECTIONS
 from tsid_py.sim.sweep import sweep_direction
@@ -55,9 +55,7 @@ def main(argv=None) -> list[dict]:
               f" {target:7.0f} {'S' if check['survived'] else '-':>5s} {report['bound_cop_at_edge']:6.0f}"
               f" {min(stepped, default=float('nan')):12.0f} {report['monotonic']!s:>9s}"
               f" {len(report['errors']):6d} {report['seconds']:5.0f}s", flush=True)
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(reports, handle, indent=2)
+    write_json(args.json, reports)
     return reports
 
 
