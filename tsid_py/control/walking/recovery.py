@@ -108,12 +108,14 @@ class StepRecovery:
     @classmethod
     def for_robot(cls, robot, feet: dict[str, Footstep], com_height: float, sole_size=None, **options) -> StepRecovery:
         """Defaults scaled to a humanoid: reach from the CoM height ``z`` (forward 0.5 z,
-        backward 0.35 z, feet at most 0.7 z apart), the narrowest stance its standing one."""
+        backward 0.35 z, feet at most 0.7 z apart), the narrowest stance its standing one, the
+        stance margin at most a fifth of the sole's width (G1's soles are 5 cm wide)."""
         left, right = feet.values()
         width = float(np.linalg.norm(left.xy - right.xy))
+        sole = sole_size if sole_size is not None else robot.sole_size
         defaults = {"forward": 0.5 * com_height, "backward": 0.35 * com_height, "min_width": width,
-                    "max_width": max(0.7 * com_height, 1.5 * width)}
-        return cls(sole_size if sole_size is not None else robot.sole_size, **{**defaults, **options})
+                    "max_width": max(0.7 * com_height, 1.5 * width), "stance_margin": min(0.02, 0.2 * sole[1])}
+        return cls(sole, **{**defaults, **options})
 
     @property
     def duration(self) -> float:
