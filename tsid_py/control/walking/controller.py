@@ -204,32 +204,37 @@ class WalkingController:
         return contact.length, contact.width
 
     def _start_recovery(self) -> None:
-        """Decide a recovery step now (:meth:`StepRecovery.choose`) and start unloading its
-        swing foot; the support polygon shrinks to the stance sole at once."""
-        recovery, feet = self.recovery, self.feet()
-        choice = recovery.choose(self.com.dcm_xy, feet, self.com.omega)
-        swing = choice.footstep.foot
-        self.balance.remove_contact(swing, transition=recovery.transition)
-        # While the stance sole carries the robot toward the step, the CoP stays a margin
-        # inside it (at its very edge a compliant sole rolls) and no hip strategy fights the
-        # capture point's run toward the landing point.
-        self.com.set_support(self.balance.support.shrunk(recovery.stance_margin))
-        self._hip_ratio, self.com.hip_ratio = self.com.hip_ratio, 0.0
-        lift = self.time + recovery.transition
-        start = feet[swing]
-        trajectory = SwingTrajectory(level_placement(start.position, start.yaw),
-                                     level_placement(choice.footstep.position, choice.footstep.yaw),
-                                     lift, lift + recovery.swing_time, recovery.step_height)
-        self._recovering = _RecoverySwing(choice, feet[choice.stance], start, trajectory)
+        """Decide a recovery step now (:meth:`StepRecovery.choose`) and start it."""
+        feet = self.feet()
+        choice = self.recovery.choose(self.com.dcm_xy, feet, self.com.omega)
         #: The recovery steps decided so far (where each was aimed at the decision).
         self.recovery_log.append(choice)
+        if self._recovering is None:
+            # no hip strategy fights the capture point's run toward the landing point
+            self._hip_ratio, self.com.hip_ratio = self.com.hip_ratio, 0.0
+        self._begin_swing(choice.footstep, feet[choice.stance], feet[choice.footstep.foot], closing=False)
+
+    def _begin_swing(self, target: Footstep, stance: Footstep, start: Footstep, *, closing: bool) -> None:
+        """Unload ``start``'s foot now (the support polygon shrinks to the stance sole at
+        once) and swing it to ``target`` after the ramp."""
+        recovery = self.recovery
+        self.balance.remove_contact(target.foot, transition=recovery.transition)
+        # the CoP stays a margin inside the stance sole: at its very edge a compliant sole rolls
+        self.com.set_support(self.balance.support.shrunk(recovery.stance_margin))
+        lift = self.time + recovery.transition
+        trajectory = SwingTrajectory(level_placement(start.position, start.yaw),
+                                     level_placement(target.position, target.yaw),
+                                     lift, lift + recovery.swing_time, recovery.step_height)
+        self._recovering = _RecoverySwing(target, stance, start, trajectory, closing)
 
     def _follow_recovery(self, t: float) -> None:
-        """Lift, swing (retargeted on the measured capture point), land, then hand back to
-        standing over the middle of the feet."""
+        """Lift, swing (a recovery step retargeted on the measured capture point), land;
+        once the landing ramp is over: step again if the capture point is still outside the
+        support, else close the stance (:meth:`StepRecovery.closing_step`) after a recovery
+        step, else stand."""
         underway, recovery = self._recovering, self.recovery
         trajectory = underway.trajectory
-        foot = underway.choice.footstep.foot
+        foot = underway.target.foot
         task = self.swing_tasks[foot]
         if not underway.lifted and t >= trajectory.lift_off - 1e-9:
             if foot in self.solver.contacts:          # its ramp is over, the solver retires it next solve
@@ -239,7 +244,8 @@ class WalkingController:
             underway.lifted = True
         if underway.lifted and not underway.landed:
             elapsed = t - trajectory.lift_off
-            if elapsed < recovery.retarget_until * recovery.swing_time and t >= underway.next_aim - 1e-9:
+            if (not underway.closing and elapsed < recovery.retarget_until * recovery.swing_time
+                    and t >= underway.next_aim - 1e-9):
                 underway.next_aim = t + RETARGET_PERIOD
                 aim = recovery.landing(self.com.dcm_xy, underway.stance, underway.start, self.com.omega,
                                        trajectory.touch_down - t)
@@ -251,16 +257,26 @@ class WalkingController:
             if t >= trajectory.touch_down - 1e-9:
                 self.solver.remove_task(task)
                 self.balance.add_contact(foot, transition=recovery.transition)
-                anchors = [self.solver.contacts[name].anchor.translation for name in self.robot.feet
-                           if name in self.solver.contacts]
-                middle = np.mean(anchors, axis=0)[:2]
-                height = self.com.position_ref[2]
-                self.com.set_target(np.array([middle[0], middle[1], height]))
+                self._stand_between(self.feet().values())
                 underway.landed, underway.landed_at = True, t
                 self.recovery_steps += 1
         elif underway.landed and t >= underway.landed_at + recovery.transition:
-            self._recovering = None
-            self.com.hip_ratio = self._hip_ratio
+            if recovery.close and not underway.closing:
+                feet = self.feet()
+                trailing = feet[underway.stance.foot]
+                closing = recovery.closing_step(feet[foot], trailing)
+                self._stand_between([feet[foot], closing])
+                self._begin_swing(closing, feet[foot], trailing, closing=True)
+            elif recovery.needed(self.com.dcm_xy, self.balance.support):
+                self._start_recovery()
+            else:
+                self._recovering = None
+                self.com.hip_ratio = self._hip_ratio
+
+    def _stand_between(self, footholds) -> None:
+        """CoM target: at rest over the middle of ``footholds``, at the current height."""
+        middle = np.mean([step.xy for step in footholds], axis=0)
+        self.com.set_target(np.array([middle[0], middle[1], self.com.position_ref[2]]))
 
     def _follow(self, t: float) -> None:
         plan = self.plan
@@ -326,12 +342,13 @@ def _footstep(foot: str, placement) -> Footstep:
 
 
 class _RecoverySwing:
-    """A recovery step under way: the decision, the stance and start footholds, the swing's
-    trajectory and where it is aimed now."""
+    """A step of a recovery under way: where it is aimed now (``target``), the stance and
+    start footholds, the swing's trajectory, and whether it is the closing step."""
 
-    def __init__(self, choice: RecoveryStep, stance: Footstep, start: Footstep, trajectory: SwingTrajectory):
-        self.choice, self.stance, self.start, self.trajectory = choice, stance, start, trajectory
-        self.target = choice.footstep
+    def __init__(self, target: Footstep, stance: Footstep, start: Footstep, trajectory: SwingTrajectory,
+                 closing: bool):
+        self.target, self.stance, self.start, self.trajectory = target, stance, start, trajectory
+        self.closing = closing
         self.lifted = self.landed = False
         self.landed_at = 0.0
         self.next_aim = trajectory.lift_off

@@ -79,12 +79,16 @@ class StepRecovery:
         the stance sole's contact rectangle, m (at its edge a compliant sole starts to roll).
     lateral_deadband : a capture point within this distance (m) of the feet's midline is
         straight ahead or behind (either foot may step).
+    close : after a recovery step, bring the other foot beside the one that landed
+        (:meth:`closing_step`), so that the robot stands on its usual stance again rather
+        than split — where, after a long sideways step, the trailing leg would stretch
+        straight under a CoM held at its height.
     """
 
-    def __init__(self, sole_size, *, transition: float = 0.03, swing_time: float = 0.3, step_height: float = 0.04,
+    def __init__(self, sole_size, *, transition: float = 0.03, swing_time: float = 0.2, step_height: float = 0.04,
                  forward: float = 0.45, backward: float = 0.3, min_width: float = 0.17, max_width: float = 0.6,
                  overshoot: float = 0.03, trigger_margin: float = 0.0, retarget_until: float = 0.7,
-                 stance_margin: float = 0.02, lateral_deadband: float = 0.02):
+                 stance_margin: float = 0.02, lateral_deadband: float = 0.02, close: bool = True):
         length, width = (positive_scalar(value, "sole_size") for value in sole_size)
         self.sole_size = (length, width)
         self.transition = positive_scalar(transition, "transition")
@@ -99,6 +103,7 @@ class StepRecovery:
         self.overshoot = positive_scalar(overshoot, "overshoot", allow_zero=True)
         self.stance_margin = positive_scalar(stance_margin, "stance_margin", allow_zero=True)
         self.lateral_deadband = positive_scalar(lateral_deadband, "lateral_deadband", allow_zero=True)
+        self.close = bool(close)
         self._stance_cache: tuple[Footstep | None, SupportPolygon | None] = (None, None)
         self.trigger_margin = positive_scalar(trigger_margin, "trigger_margin", allow_zero=True)
         self.retarget_until = positive_scalar(retarget_until, "retarget_until", allow_zero=True)
@@ -121,6 +126,15 @@ class StepRecovery:
     def duration(self) -> float:
         """From the decision to touch-down, s."""
         return self.transition + self.swing_time
+
+    def closing_step(self, landed: Footstep, trailing: Footstep) -> Footstep:
+        """Where the ``trailing`` foot goes after a recovery step landed at ``landed``: beside
+        it, ``min_width`` apart across it, on the trailing foot's side, with its yaw."""
+        c, s = math.cos(landed.yaw), math.sin(landed.yaw)
+        across = np.array([-s, c])
+        side = 1.0 if across @ (trailing.xy - landed.xy) >= 0 else -1.0
+        xy = landed.xy + side * self.min_width * across
+        return Footstep(trailing.foot, float(xy[0]), float(xy[1]), landed.yaw, trailing.z)
 
     # ------------------------------------------------------------------ when
     def needed(self, dcm, support: SupportPolygon) -> bool:
