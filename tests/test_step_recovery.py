@@ -84,13 +84,13 @@ def test_a_walking_controller_rejects_a_step_recovery_of_the_wrong_kind(talos):
 
 def test_talos_steps_out_of_a_push_it_cannot_stand_in_mujoco(talos):
     """380 N for 0.1 s forward (above the CoP-at-edge bound, 310 N): standing, Talos falls;
-    with step recovery it takes one step, comes to rest, and no sole in contact slides or
-    tips past the fall limits."""
+    with step recovery it takes one step and brings the other foot beside it (two steps),
+    comes to rest, and no sole in contact slides or tips past the fall limits."""
     standing = push_trial(talos, 380.0, "+x")
     assert standing["fell"] and standing["recovery_steps"] == 0
     stepping = push_trial(talos, 380.0, "+x", step_recovery=True, duration=2.0)
     assert stepping["survived"], stepping
-    assert stepping["recovery_steps"] == 1
+    assert stepping["recovery_steps"] == 2
 
 
 def test_a_push_the_soles_absorb_takes_no_step(talos):
