@@ -103,3 +103,12 @@ def test_the_cli_refuses_step_recovery_where_it_does_not_apply(capsys):
     assert "--step-recovery" in capsys.readouterr().err
     assert cli_main(["demo", "com-sway", "--step-recovery"]) == 2
     assert "--step-recovery applies to the balance demo only" in capsys.readouterr().err
+
+
+def test_the_closing_step_puts_the_trailing_foot_beside_the_landed_one_at_the_standing_width():
+    rule = recovery(min_width=0.17)
+    landed = Footstep("left", 0.3, 0.4, math.radians(30.0))
+    closing = rule.closing_step(landed, Footstep("right", 0.0, -0.085, 0.0))
+    across = np.array([-math.sin(landed.yaw), math.cos(landed.yaw)])
+    np.testing.assert_allclose(closing.xy, landed.xy - 0.17 * across, atol=1e-12)
+    assert closing.foot == "right" and closing.yaw == landed.yaw
