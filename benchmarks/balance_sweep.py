@@ -19,10 +19,10 @@ the target itself passed.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 
 import tsid_py as tp
+from tsid_py.bench import write_json
 from tsid_py.control import push_bounds
 from tsid_py.control.capture_point import DIRECTIONS
 from tsid_py.sim.push_recovery import SingleLegStance
@@ -72,9 +72,7 @@ def main(argv=None) -> list[dict]:
               f" {report['bound_cop_at_edge']:7.0f} {report['bound_impulse']:8.0f}"
               f" {report['first_fall'] or float('nan'):9.0f} {report['monotonic']!s:>9s} {report['policy_steps']:6d}"
               f" {len(report['errors']):6d} {meets!s:>5s} {report['seconds']:5.0f}s", flush=True)
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(reports, handle, indent=2)
+    write_json(args.json, reports)
     return reports
 
 

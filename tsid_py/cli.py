@@ -2,7 +2,7 @@
 
     tsid-py demo NAME [--robot R] [--duration S] [--json FILE] [--plot FILE] [--video FILE] [--viewer]
     tsid-py demo balance [--push N] [--push-direction {+x,-x,+y,-y}] [--push-at S] [--single-leg]
-                         [--actuation-delay S] [--trunk-mass F]
+                         [--actuation-delay S] [--trunk-mass F] [--step-recovery]
     tsid-py bench [--robot talos g1 go2] [--steps 2000] [--json FILE]
     tsid-py inverse-dynamics FILE --robot R --dt S [--contacts A B] [--friction MU | --no-bounds]
         [--smoothing W] --out RESULT.npz
@@ -46,11 +46,13 @@ def _demo(args) -> int:
         kwargs["duration"] = args.duration
     balance_options = {"push": args.push, "push_direction": args.push_direction, "push_at": args.push_at,
                        "actuation_delay": args.actuation_delay, "trunk_mass": args.trunk_mass,
-                       "stance": "single" if args.single_leg else None}
+                       "stance": "single" if args.single_leg else None, "step_recovery": args.step_recovery}
+    if args.single_leg and args.step_recovery:
+        return _usage_error("--step-recovery steps from double stance: it does not combine with --single-leg")
     for key, value in balance_options.items():
         if value is not None:
             if args.name != "balance":
-                option = "--single-leg" if key == "stance" else f"--{key.replace('_', '-')}"
+                option = {"stance": "--single-leg"}.get(key, f"--{key.replace('_', '-')}")
                 return _usage_error(f"{option} applies to the balance demo only")
             kwargs[key] = value
     if args.viewer:
@@ -162,6 +164,8 @@ def main(argv=None) -> int:
                       help="balance: factor on the simulated torso and base mass")
     demo.add_argument("--single-leg", action="store_true", default=None,
                       help="balance: stand on the first foot (the other lifted 3 cm) before the push (at 2 s)")
+    demo.add_argument("--step-recovery", action="store_true", default=None,
+                      help="balance: step when a push carries the capture point out of the soles")
     demo.add_argument("--json", metavar="FILE", help="write the summary to this file")
     demo.add_argument("--plot", metavar="FILE", help="write a figure of the run (PNG): four panels of its signals")
     demo.add_argument("--video", metavar="FILE",

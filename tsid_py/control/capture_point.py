@@ -183,6 +183,12 @@ class SupportPolygon:
                 corners = corners + 1e-6 * np.array([[1, 0], [0, 1], [-1, 0], [0, -1]])[: len(corners)]
         return SupportPolygon(corners)
 
+    def outside_xy(self, x: float, y: float) -> float:
+        """How far (m) the point ``(x, y)`` lies outside the polygon, along the edge normal it
+        violates most (negative inside: minus its distance to the nearest edge line).
+        Plain floats: the control loop's path."""
+        return max(nx * x + ny * y - offset for nx, ny, offset in self._edges)
+
     def clamp_xy(self, x: float, y: float) -> tuple[float, float]:
         """:meth:`clamp` on plain floats (the control loop's path: inside, no numpy call)."""
         for nx, ny, offset in self._edges:

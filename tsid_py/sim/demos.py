@@ -163,7 +163,7 @@ def _humanoid(robot_name: str, *, visual=False):
 def balance(robot: str = "talos", duration: float | None = None, push: float | None = None, viewer: bool = False,
             push_direction: str | None = None, push_at: float = 1.0, push_times: tuple[float, float] = (3.0, 6.0),
             actuation_delay: float = 0.0, trunk_mass: float = 1.0, stance: str = "double",
-            video: str | None = None) -> DemoRun:
+            step_recovery: bool = False, video: str | None = None) -> DemoRun:
     """A humanoid keeps its balance under pushes on the base (capture-point controller).
 
     Each push is ``push`` N (default :func:`~tsid_py.sim.push_recovery.default_push`: it scales
@@ -173,7 +173,9 @@ def balance(robot: str = "talos", duration: float | None = None, push: float | N
     lists the pushes that happened within ``duration``. ``actuation_delay`` (s) and
     ``trunk_mass`` (factor on the simulated torso and base mass) perturb the simulation;
     ``stance="single"`` pushes the robot on one foot (see
-    :class:`~tsid_py.sim.push_recovery.SingleLegStance`). Fell/clean are judged as
+    :class:`~tsid_py.sim.push_recovery.SingleLegStance`). ``step_recovery``: the robot steps
+    when a push carries its capture point out of the soles
+    (:class:`~tsid_py.control.walking.StepRecovery`). Fell/clean are judged as
     :mod:`tsid_py.sim.push_recovery` documents."""
     model = _load(robot, HUMANOIDS, "a humanoid with soles")
     push = default_push(model) if push is None else push
@@ -185,8 +187,8 @@ def balance(robot: str = "talos", duration: float | None = None, push: float | N
         duration = 10.0 if duration is None else duration
     pushes = [entry for entry in pushes if entry[0] < duration]       # only those that happen
     summary, log = run_pushes(model, pushes, duration=duration, actuation_delay=actuation_delay,
-                              trunk_mass=trunk_mass, stance=stance, record=True, viewer=viewer,
-                              stop_at_fall=True, video=video)
+                              trunk_mass=trunk_mass, stance=stance, step_recovery=step_recovery, record=True,
+                              viewer=viewer, stop_at_fall=True, video=video)
     applied = [{"at": at, "direction": direction, "force": push_force(force, direction).tolist(), "duration": 0.1}
                for at, direction, force in pushes]
     summary.update(push_newtons=push)

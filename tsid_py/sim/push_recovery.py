@@ -5,11 +5,12 @@
 ``push_duration`` s in a horizontal direction, at ``push_at`` s) and watches it;
 :func:`run_pushes` does the same for a schedule of pushes (the balance demo).
 
-**Fell** (judged from the simulator, not from the controller): the base drops below
-:data:`FALL_HEIGHT_RATIO` of its start height, or a sole slides more than
-:data:`FALL_SLIP` m (horizontally, from where it stood at the start) or tips more than
-:data:`FALL_TILT` rad from the horizontal: past those the stance is lost even if the base
-has not come down yet. **Came to rest**: after the last push, for :data:`REST_HOLD` s on
+**Fell** (judged from the simulator, not from the controller, by
+:class:`~tsid_py.sim.judge.StanceJudge`): the base drops below :data:`FALL_HEIGHT_RATIO` of
+its start height, or a sole slides more than :data:`FALL_SLIP` m (horizontally, from where
+it stood at the start; with step recovery, from where its contact was made, and only while
+it is in contact) or tips more than :data:`FALL_TILT` rad from the horizontal: past those
+the stance is lost even if the base has not come down yet. **Came to rest**: after the last push, for :data:`REST_HOLD` s on
 end, the centre of mass moves slower than :data:`REST_SPEED` and the capture point
 ``ξ = c + ċ/ω`` (ω of the standing CoM height) lies :data:`REST_MARGIN` inside the hull of
 the soles meant to stay down — a robot that is only falling slowly (its capture point beyond
@@ -27,18 +28,16 @@ import time
 import numpy as np
 
 from ..control import BalanceController
+from ..control.walking import WalkingController
 from ..control.capture_point import DIRECTIONS, SupportPolygon
 from ..control.failure import DAMPING, SLACKENED, SOFTENED
 from ..tasks import FrameTask
 from .controllers import zmp_from_frames
+from .judge import FALL_HEIGHT_RATIO, FALL_SLIP, FALL_TILT, StanceJudge  # noqa: F401 (the criteria, re-exported)
 from .model import SOLE_THICKNESS
 from .simulation import Simulation
 from .video import Watchers
 
-#: A floating-base robot has fallen when its base drops below this fraction of its start height.
-FALL_HEIGHT_RATIO = 0.7
-#: A sole tipped past this angle (rad, 15°) or slid this far (m) means a fall.
-FALL_TILT, FALL_SLIP = np.radians(15.0), 0.05
 #: Clean recovery: every sole within this tilt (rad, 2°) and slip (m, 1 cm).
 CLEAN_TILT, CLEAN_SLIP = np.radians(2.0), 0.01
 #: At rest: CoM slower than this (m/s) and capture point this far (m) inside the soles' hull,
@@ -149,12 +148,15 @@ class _RestWatch:
 def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3.0, actuation_delay: float = 0.0,
                trunk_mass: float = 1.0, stance: str = "double", controller_options: dict | None = None,
                stop_at_fall: bool = True, on_step=None, record: bool = False, settle_timeout: float | None = None,
-               viewer: bool = False, video: str | None = None) -> tuple[dict, dict]:
+               step_recovery: bool = False, viewer: bool = False, video: str | None = None) -> tuple[dict, dict]:
     """Simulate the balance controller under ``pushes`` (``(time s, direction, force N)``
     each, ``push_duration`` s long); return ``(summary, log)``.
 
     ``trunk_mass`` scales the simulated torso and base mass (a model error the controller
-    does not know of), ``actuation_delay`` (s) delays the torques. ``stance``: ``"double"``
+    does not know of), ``actuation_delay`` (s) delays the torques. ``step_recovery``: the
+    controller is a :class:`~tsid_py.control.walking.WalkingController` that steps when a push
+    carries the capture point out of the soles (double stance only); a sole is then judged
+    while it is in contact, from where its contact was made. ``stance``: ``"double"``
     or ``"single"`` (:class:`SingleLegStance`; push it after ``SHIFT_TIME + 0.5`` s).
     ``on_step(t, controller, sim)`` is called before each control step (to move targets, …).
     ``settle_timeout`` (s): also watch whether the robot comes to rest after the last push
@@ -164,21 +166,22 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
     writes an MP4 of the run off-screen (:class:`~tsid_py.sim.video.VideoRecorder`).
     """
     if stance == "single":
+        if step_recovery:
+            raise ValueError("step_recovery needs stance='double'")
         on_step = SingleLegStance(robot)
     elif stance != "double":
         raise ValueError(f"stance must be 'double' or 'single', got {stance!r}")
     schedule = {int(round(at / 1e-3)): push_force(force, direction) for at, direction, force in pushes if force > 0}
     mass_scale = trunk_mass_scale(robot, trunk_mass) if trunk_mass != 1.0 else None
     sim = Simulation(robot, actuation_delay=actuation_delay, mass_scale=mass_scale, visual=viewer or bool(video))
-    controller = BalanceController(robot, sim.timestep, **(controller_options or {}))
+    controller = (WalkingController(robot, sim.timestep, step_recovery=True, **(controller_options or {}))
+                  if step_recovery else BalanceController(robot, sim.timestep, **(controller_options or {})))
     watchers = Watchers(sim, viewer=viewer, video=video)
     dt = sim.timestep
-    start_height = sim.state()[0][2]
     watched = [on_step.support] if stance == "single" else list(robot.feet)      # the soles meant to stay
-    start_soles = {foot: sim.sole_pose(foot)[1][:2] for foot in watched}
-    max_tilt, max_slip = 0.0, 0.0
+    judge = StanceJudge(sim, watched)
     relaxed_steps: dict[str, list[float]] = {SOFTENED: [], SLACKENED: [], DAMPING: []}
-    step_times, fell_at, reason = [], None, None
+    step_times = []
     log: dict[str, list] = {}
     rest = None
     if settle_timeout is not None:
@@ -188,7 +191,7 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
     limit = steps + int(round((settle_timeout or 0.0) / dt))
     for k in range(limit):
         t = k * dt
-        if k >= steps and (rest is None or rest.rest_at is not None or fell_at is not None):
+        if k >= steps and (rest is None or rest.rest_at is not None or judge.fell_at is not None):
             break
         if k in schedule:
             sim.push(schedule[k], push_duration)
@@ -205,30 +208,20 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
         if record:
             _record(log, t, robot, controller, solution, sim)
         watchers.after_step()
-        for foot in watched:
-            tilt, position = sim.sole_pose(foot)
-            max_tilt = max(max_tilt, tilt)
-            max_slip = max(max_slip, float(np.linalg.norm(position[:2] - start_soles[foot])))
-        if fell_at is None:
-            if sim.state()[0][2] < FALL_HEIGHT_RATIO * start_height:
-                fell_at, reason = t, "base below 70 % of its start height"
-            elif max_tilt > FALL_TILT:
-                fell_at, reason = t, f"a sole tipped past {np.degrees(FALL_TILT):.0f}°"
-            elif max_slip > FALL_SLIP:
-                fell_at, reason = t, f"a sole slid more than {FALL_SLIP * 100:.0f} cm"
-            if fell_at is not None and stop_at_fall:
-                break
-        if rest is not None and fell_at is None:
+        if judge.update(t, controller.solver.contacts if step_recovery else watched) and stop_at_fall:
+            break
+        if rest is not None and judge.fell_at is None:
             rest.update(t + dt)
     watchers.close()
     steps_us = np.array(step_times) * 1e6
+    fell_at, max_tilt, max_slip = judge.fell_at, judge.max_tilt, judge.max_slip
     fell = fell_at is not None
     at_rest = None if rest is None else rest.rest_at is not None
     survived = not fell and at_rest is not False
     summary = {
         "fell": fell,
         "fell_at": fell_at,
-        "fall_reason": reason,
+        "fall_reason": judge.reason,
         "came_to_rest": at_rest,
         "rest_at": None if rest is None else rest.rest_at,
         "survived": survived,
@@ -245,6 +238,8 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
         "p99_step_us": float(np.percentile(steps_us, 99)),
         "actuation_delay": actuation_delay,
         "trunk_mass_scale": trunk_mass,
+        "step_recovery": step_recovery,
+        "recovery_steps": controller.recovery_steps if step_recovery else 0,
     }
     log = {key: np.array(values) for key, values in log.items()}
     if "com" in log:

@@ -49,7 +49,7 @@ def sweep_direction(robot, direction: str, *, step: float = 10.0, max_force: flo
         return {"force": force, "survived": result["survived"], "clean": result["recovered_cleanly"],
                 "fell": result["fell"], "came_to_rest": result["came_to_rest"],
                 "tilt_deg": result["max_sole_tilt_deg"], "slip_m": result["max_sole_slip_m"],
-                "policy_steps": result["failure_policy_step_count"]}
+                "policy_steps": result["failure_policy_step_count"], "recovery_steps": result.get("recovery_steps", 0)}
 
     force = step
     while force <= max_force + 1e-9:

@@ -1,12 +1,8 @@
 """The walk demo's loop: a :class:`~tsid_py.control.walking.WalkingController` walks a
 humanoid in MuJoCo, judged from the simulator.
 
-**Fell** (as in :mod:`tsid_py.sim.push_recovery`, for soles that move on purpose): the base
-drops below :data:`~tsid_py.sim.push_recovery.FALL_HEIGHT_RATIO` of its start height, or a
-sole **in contact** (one the controller holds on the ground) slides more than
-:data:`~tsid_py.sim.push_recovery.FALL_SLIP` m from where it was when its contact was made,
-or tips more than :data:`~tsid_py.sim.push_recovery.FALL_TILT` rad. A swinging foot is not
-judged.
+**Fell**: judged by :class:`~tsid_py.sim.judge.StanceJudge` on the soles the controller
+holds in contact (a swinging foot is not judged).
 """
 
 from __future__ import annotations
@@ -20,47 +16,13 @@ from ..control.walking import Gait, WalkingController, default_gait
 from ..control.walking.angles import wrap_angle, yaw_of
 from .controllers import zmp_from_frames
 from .model import SOLE_THICKNESS
-from .push_recovery import FALL_HEIGHT_RATIO, FALL_SLIP, FALL_TILT
+from .judge import StanceJudge
 from .simulation import Simulation
 from .video import Watchers
 
 #: Seconds the robot stands before the walk starts (the simulation starts with the soles
 #: just touching the floor: let the contacts settle).
 SETTLE = 0.2
-
-
-class StanceJudge:
-    """Judges a fall from the simulator while the feet come and go (see the module): call
-    :meth:`update` after each physics step with the feet the controller holds in contact."""
-
-    def __init__(self, sim: Simulation):
-        self.sim = sim
-        self.start_height = float(sim.state()[0][2])
-        self.planted: dict[str, np.ndarray] = {}          # foot -> where its contact was made
-        self.max_tilt, self.max_slip = 0.0, 0.0
-        self.fell_at: float | None = None
-        self.reason: str | None = None
-
-    def update(self, t: float, in_contact) -> bool:
-        """Check the state after a physics step; returns whether the robot has fallen."""
-        for foot in list(self.planted):
-            if foot not in in_contact:
-                del self.planted[foot]
-        for foot in in_contact:
-            tilt, position = self.sim.sole_pose(foot)
-            start = self.planted.setdefault(foot, position[:2].copy())
-            self.max_tilt = max(self.max_tilt, tilt)
-            self.max_slip = max(self.max_slip, float(np.linalg.norm(position[:2] - start)))
-        if self.fell_at is None:
-            if self.sim.state()[0][2] < FALL_HEIGHT_RATIO * self.start_height:
-                self.reason = "base below 70 % of its start height"
-            elif self.max_tilt > FALL_TILT:
-                self.reason = f"a sole in contact tipped past {np.degrees(FALL_TILT):.0f}°"
-            elif self.max_slip > FALL_SLIP:
-                self.reason = f"a sole in contact slid more than {FALL_SLIP * 100:.0f} cm"
-            if self.reason is not None:
-                self.fell_at = t
-        return self.fell_at is not None
 
 
 def run_walk(robot, *, distance: float | None = None, turn: float | None = None, gait: Gait | None = None,
@@ -80,7 +42,7 @@ def run_walk(robot, *, distance: float | None = None, turn: float | None = None,
     controller = WalkingController(robot, sim.timestep, gait=gait or default_gait(robot.name),
                                    **(controller_options or {}))
     watchers = Watchers(sim, viewer=viewer, video=video)
-    judge, dt = StanceJudge(sim), sim.timestep
+    judge, dt = StanceJudge(sim, robot.feet), sim.timestep
     start_feet = {foot: sim.sole_pose(foot)[1][:2] for foot in robot.feet}
     start_yaw = _base_yaw(sim)
     log: dict[str, list] = {}
@@ -161,7 +123,7 @@ def _summary(judge, controller, plan, sim, start_feet, start_yaw, footholds, ste
         "steps": controller.steps_taken,
         "planned_steps": len(plan.footsteps),
         "yaw_change_deg": float(np.degrees(wrap_angle(_base_yaw(sim) - start_yaw))),
-        "recovery_steps": 0,
+        "recovery_steps": controller.recovery_steps,
         "max_foothold_error_m": max(errors, default=0.0),
         "max_sole_slip_m": judge.max_slip,
         "max_sole_tilt_deg": float(np.degrees(judge.max_tilt)),

@@ -38,8 +38,10 @@ from ...robot import Robot
 from ...solution import Solution
 from ..balance import BalanceController
 from .footsteps import Footstep, Gait, default_gait, footsteps_from_velocity, plan_footsteps
-from .angles import mean_yaw, yaw_of, yaw_rotation
+from .angles import level_placement, mean_yaw, yaw_of, yaw_rotation
 from .plan import LAND, LIFT, UNLOAD, WalkPlan
+from .recovery import RecoveryStep, StepRecovery
+from .swing import SwingTrajectory
 
 #: Balance-controller options a walk changes from their balance defaults, by robot name.
 #: G1: with its 5 cm wide soles the QP's friction and torsion bounds (``mu``) are its
@@ -52,6 +54,10 @@ WALK_OPTIONS = {"g1": {"mu": 0.3, "posture_weight": 1e-3}}
 #: The torso's yaw target is refreshed when the heading has moved this far (rad) since the
 #: last refresh: while turning, not at every step (a validated rotation costs ~20 µs).
 HEADING_STEP = 1e-3
+
+#: During a recovery swing the landing point is re-aimed on the measured capture point every
+#: RETARGET_PERIOD s, and re-planned when that moves it farther than RETARGET_DISTANCE m.
+RETARGET_PERIOD, RETARGET_DISTANCE = 0.005, 0.005
 
 #: A plan counts as done this many LIPM time constants (1/ω) after its end: the CoM has
 #: come within e^-4 (2 %) of its last offset from the final ZMP.
@@ -74,6 +80,8 @@ class WalkingController:
         ``robot.q_ref``; a walk moves the legs far from it, and with the balance weight that
         pull fights the CoM task (on G1 the DCM lagged its plan by 1.5 cm before the first
         step). The other joints keep the balance controller's ``posture_weight``.
+    step_recovery : step when a push carries the capture point out of the soles (True: a
+        :class:`~.recovery.StepRecovery` with the robot's defaults, or one configured).
     balance_options : keyword arguments of the :class:`~tsid_py.control.BalanceController`
         inside (``dcm_gain``, ``torso_weight``, ``qp_solver``, ...), over
         :data:`WALK_OPTIONS`'s for the robot.
@@ -84,7 +92,8 @@ class WalkingController:
     """
 
     def __init__(self, robot: Robot, dt: float = 1e-3, *, gait: Gait | None = None, swing_kp: float = 400.0,
-                 swing_weight: float = 10.0, leg_posture_weight: float = 1e-4, **balance_options):
+                 swing_weight: float = 10.0, leg_posture_weight: float = 1e-4,
+                 step_recovery: bool | StepRecovery = False, **balance_options):
         self.balance = BalanceController(robot, dt, **{**WALK_OPTIONS.get(robot.name, {}), **balance_options})
         if len(robot.feet) != 2:
             raise ValueError(f"robot must have two feet to walk, got {list(robot.feet)}")
@@ -109,6 +118,18 @@ class WalkingController:
         #: The contacts made at touch-down, with their footstep's index.
         self.landed: list[tuple[PlanarContact, int]] = []
         self._event, self._heading, self._footholds = 0, None, {}
+        self.recovery: StepRecovery | None = None
+        if step_recovery is True:
+            height = robot.gravity / self.com.omega**2
+            self.recovery = StepRecovery.for_robot(robot, self.feet(), height, sole_size=self._contact_sole())
+        elif isinstance(step_recovery, StepRecovery):
+            self.recovery = step_recovery
+        elif step_recovery is not False:
+            raise ValueError(f"step_recovery must be a bool or a StepRecovery, got {type(step_recovery).__name__}")
+        #: Recovery steps taken so far.
+        self.recovery_steps = 0
+        self._recovering: _RecoverySwing | None = None
+        self.recovery_log: list[RecoveryStep] = []
 
     # ------------------------------------------------------------------ plans
     def feet(self) -> dict[str, Footstep]:
@@ -126,6 +147,8 @@ class WalkingController:
         from rest; returns the plan."""
         if self.plan is not None:
             raise RuntimeError("a walk is under way: wait until `walking` is False")
+        if self._recovering is not None:
+            raise RuntimeError("a recovery step is under way: wait until `recovering` is False")
         reference = self.com.position_ref.copy()
         feet = self.feet()
         self.plan = WalkPlan(feet, footsteps, reference, self.com.omega, self.gait)
@@ -150,6 +173,11 @@ class WalkingController:
         return self.walk(footsteps_from_velocity(left, right, velocity, steps, self.gait))
 
     @property
+    def recovering(self) -> bool:
+        """Whether a recovery step is under way (until its landing ramp is over)."""
+        return self._recovering is not None
+
+    @property
     def walking(self) -> bool:
         """Whether a plan is under way (until its last touch-down and the CoM's settling)."""
         return self.plan is not None
@@ -158,11 +186,97 @@ class WalkingController:
     def step(self, q, v, wrenches: dict | None = None) -> Solution:
         """One control step at the measured state: move the targets along the plan, solve
         (:meth:`BalanceController.step`), advance the clock."""
-        if self.plan is not None:
+        if self._recovering is not None:
+            self._follow_recovery(self.time)
+        elif self.plan is not None:
             self._follow(self.time - self.plan_start)
         solution = self.balance.step(q, v, wrenches)
+        if (self.recovery is not None and self.plan is None and self._recovering is None
+                and len(self.solver.contacts) == 2 and self.recovery.needed(self.com.dcm_xy, self.balance.support)):
+            self._start_recovery()
         self.time += self.solver.dt
         return solution
+
+    # ------------------------------------------------------------------ step recovery
+    def _contact_sole(self) -> tuple[float, float]:
+        """Length and width (m) of the soles' contact rectangles (the CoP's region)."""
+        contact = next(iter(self.solver.contacts.values()))
+        return contact.length, contact.width
+
+    def _start_recovery(self) -> None:
+        """Decide a recovery step now (:meth:`StepRecovery.choose`) and start it."""
+        feet = self.feet()
+        choice = self.recovery.choose(self.com.dcm_xy, feet, self.com.omega)
+        #: The recovery steps decided so far (where each was aimed at the decision).
+        self.recovery_log.append(choice)
+        if self._recovering is None:
+            # no hip strategy fights the capture point's run toward the landing point
+            self._hip_ratio, self.com.hip_ratio = self.com.hip_ratio, 0.0
+        self._begin_swing(choice.footstep, feet[choice.stance], feet[choice.footstep.foot], closing=False)
+
+    def _begin_swing(self, target: Footstep, stance: Footstep, start: Footstep, *, closing: bool) -> None:
+        """Unload ``start``'s foot now (the support polygon shrinks to the stance sole at
+        once) and swing it to ``target`` after the ramp."""
+        recovery = self.recovery
+        self.balance.remove_contact(target.foot, transition=recovery.transition)
+        # the CoP stays a margin inside the stance sole: at its very edge a compliant sole rolls
+        self.com.set_support(self.balance.support.shrunk(recovery.stance_margin))
+        lift = self.time + recovery.transition
+        trajectory = SwingTrajectory(level_placement(start.position, start.yaw),
+                                     level_placement(target.position, target.yaw),
+                                     lift, lift + recovery.swing_time, recovery.step_height)
+        self._recovering = _RecoverySwing(target, stance, start, trajectory, closing)
+
+    def _follow_recovery(self, t: float) -> None:
+        """Lift, swing (a recovery step retargeted on the measured capture point), land;
+        once the landing ramp is over: step again if the capture point is still outside the
+        support, else close the stance (:meth:`StepRecovery.closing_step`) after a recovery
+        step, else stand."""
+        underway, recovery = self._recovering, self.recovery
+        trajectory = underway.trajectory
+        foot = underway.target.foot
+        task = self.swing_tasks[foot]
+        if not underway.lifted and t >= trajectory.lift_off - 1e-9:
+            if foot in self.solver.contacts:          # its ramp is over, the solver retires it next solve
+                self.solver.remove_contact(foot)
+            task.set_target(trajectory.sample(t).placement)
+            self.solver.add_task(task)
+            underway.lifted = True
+        if underway.lifted and not underway.landed:
+            elapsed = t - trajectory.lift_off
+            if (not underway.closing and elapsed < recovery.retarget_until * recovery.swing_time
+                    and t >= underway.next_aim - 1e-9):
+                underway.next_aim = t + RETARGET_PERIOD
+                aim = recovery.landing(self.com.dcm_xy, underway.stance, underway.start, self.com.omega,
+                                       trajectory.touch_down - t)
+                if np.linalg.norm(aim.footstep.xy - underway.target.xy) > RETARGET_DISTANCE:
+                    underway.target = aim.footstep
+                    trajectory.retarget(level_placement(aim.footstep.position, aim.footstep.yaw), t)
+            sample = trajectory.sample(t)
+            task.set_target(sample.placement, velocity=sample.velocity, acceleration=sample.acceleration)
+            if t >= trajectory.touch_down - 1e-9:
+                self.solver.remove_task(task)
+                self.balance.add_contact(foot, transition=recovery.transition)
+                self._stand_between(self.feet().values())
+                underway.landed, underway.landed_at = True, t
+                self.recovery_steps += 1
+        elif underway.landed and t >= underway.landed_at + recovery.transition:
+            if recovery.close and not underway.closing:
+                feet = self.feet()
+                trailing = feet[underway.stance.foot]
+                closing = recovery.closing_step(feet[foot], trailing)
+                self._stand_between([feet[foot], closing])
+                self._begin_swing(closing, feet[foot], trailing, closing=True)
+            elif recovery.needed(self.com.dcm_xy, self.balance.support):
+                self._start_recovery()
+            else:
+                self._recovering = None
+                self.com.hip_ratio = self._hip_ratio
+
+    def _stand_between(self, footholds) -> None:
+        """CoM target: at rest over the middle of ``footholds``, at the current height."""
+        middle = np.mean([step.xy for step in footholds], axis=0)
+        self.com.set_target(np.array([middle[0], middle[1], self.com.position_ref[2]]))
 
     def _follow(self, t: float) -> None:
         plan = self.plan
@@ -225,3 +339,16 @@ def leg_joints(robot: Robot) -> set[str]:
 def _footstep(foot: str, placement) -> Footstep:
     position = placement.translation
     return Footstep(foot, float(position[0]), float(position[1]), yaw_of(placement.rotation), float(position[2]))
+
+
+class _RecoverySwing:
+    """A step of a recovery under way: where it is aimed now (``target``), the stance and
+    start footholds, the swing's trajectory, and whether it is the closing step."""
+
+    def __init__(self, target: Footstep, stance: Footstep, start: Footstep, trajectory: SwingTrajectory,
+                 closing: bool):
+        self.target, self.stance, self.start, self.trajectory = target, stance, start, trajectory
+        self.closing = closing
+        self.lifted = self.landed = False
+        self.landed_at = 0.0
+        self.next_aim = trajectory.lift_off

@@ -1,0 +1,56 @@
+"""A fall judged from the simulator, not from the controller, while soles may come and go.
+
+**Fell**: the base drops below :data:`FALL_HEIGHT_RATIO` of its start height, or a sole
+**in contact** (one the controller holds on the ground) slides more than :data:`FALL_SLIP` m
+horizontally from where it stood when its contact was made, or tips more than
+:data:`FALL_TILT` rad from the horizontal: past those the stance is lost even if the base has
+not come down yet. A swinging foot is not judged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .simulation import Simulation
+
+#: A floating-base robot has fallen when its base drops below this fraction of its start height.
+FALL_HEIGHT_RATIO = 0.7
+#: A sole tipped past this angle (rad, 15°) or slid this far (m) means a fall.
+FALL_TILT, FALL_SLIP = np.radians(15.0), 0.05
+
+
+class StanceJudge:
+    """Judges a fall (see the module): call :meth:`update` after each physics step with the
+    feet the controller holds in contact. ``feet``: the soles on the ground at the start
+    (their positions now are where their contacts were made)."""
+
+    def __init__(self, sim: Simulation, feet=()):
+        self.sim = sim
+        self.start_height = float(sim.state()[0][2])
+        #: foot -> where (x, y) its contact was made
+        self.planted: dict[str, np.ndarray] = {foot: sim.sole_pose(foot)[1][:2].copy() for foot in feet}
+        self.max_tilt, self.max_slip = 0.0, 0.0
+        self.fell_at: float | None = None
+        self.reason: str | None = None
+
+    def update(self, t: float, in_contact) -> bool:
+        """Check the state after the physics step that ended at ``t``; returns whether the
+        robot has fallen (at this step or before)."""
+        for foot in list(self.planted):
+            if foot not in in_contact:
+                del self.planted[foot]
+        for foot in in_contact:
+            tilt, position = self.sim.sole_pose(foot)
+            start = self.planted.setdefault(foot, position[:2].copy())
+            self.max_tilt = max(self.max_tilt, tilt)
+            self.max_slip = max(self.max_slip, float(np.linalg.norm(position[:2] - start)))
+        if self.fell_at is None:
+            if self.sim.state()[0][2] < FALL_HEIGHT_RATIO * self.start_height:
+                self.reason = "base below 70 % of its start height"
+            elif self.max_tilt > FALL_TILT:
+                self.reason = f"a sole tipped past {np.degrees(FALL_TILT):.0f}°"
+            elif self.max_slip > FALL_SLIP:
+                self.reason = f"a sole slid more than {FALL_SLIP * 100:.0f} cm"
+            if self.reason is not None:
+                self.fell_at = t
+        return self.fell_at is not None
