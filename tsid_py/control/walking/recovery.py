@@ -29,6 +29,11 @@ pendulum: :meth:`StepRecovery.landing` is called again during the swing on the m
 ``ξ`` (with the time left), and the swing foot's trajectory is re-planned to the new point
 until ``retarget_until`` of the swing has passed (:meth:`.swing.SwingTrajectory.retarget`).
 
+**Then.** Once the step has landed (and its force ramp is over), the trailing foot comes
+beside it (:meth:`StepRecovery.closing_step`, a step of the same timing, not retargeted) and
+the robot stands over the middle of its feet; a capture point still outside the support after
+that starts another recovery step.
+
 Units: m, s, rad.
 """
 
