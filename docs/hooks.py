@@ -23,7 +23,7 @@ from pathlib import Path
 log = logging.getLogger("mkdocs.hooks.gallery")
 
 GENERATED = Path(__file__).parent / "generated"
-DEMOS = ("balance", "com-sway", "single-leg", "quadruped", "arm", "reconstruct")
+DEMOS = ("balance", "com-sway", "single-leg", "walk", "quadruped", "arm", "reconstruct")
 #: The demo whose clip the home page shows.
 CLIP = "balance"
 

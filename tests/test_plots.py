@@ -14,6 +14,7 @@ SHORT_RUNS = {
     "quadruped": lambda: demos.quadruped(duration=0.3),
     "arm": lambda: demos.arm(duration=0.3),
     "reconstruct": lambda: demos.reconstruct(duration=0.15, settle=0.1),
+    "walk": lambda: demos.walk(distance=0.25),
 }
 
 
@@ -37,10 +38,15 @@ def test_every_panel_has_data_and_labelled_axes(name):
         assert legend_texts(axis), f"{name}: panel {axis.get_title()!r} has no legend"
     titles = {axis.get_title(): axis for axis in figure.axes}
     texts = [text for axis in figure.axes for text in legend_texts(axis)]
-    assert any(text == "torque limit" for text in texts)
+    if name != "walk":                        # the walk's fourth panel is the feet's heights
+        assert any(text == "torque limit" for text in texts)
     if name == "arm":
         assert {"target", "actual"} <= set(legend_texts(titles["end-effector path in the y–z plane"]))
-    if name in ("balance", "com-sway", "single-leg", "quadruped", "reconstruct"):
+    if name == "walk":
+        top = set(legend_texts(titles["footsteps, CoM and ZMP from above"]))
+        assert {"measured footholds", "ZMP planned", "double-support polygon", "CoM ground projection"} <= top
+        assert set(run.info["feet"]) == set(legend_texts(titles["sole height above the floor"]))
+    if name in ("balance", "com-sway", "single-leg", "quadruped", "reconstruct", "walk"):
         forces = legend_texts(titles["normal contact force per foot"])
         for foot in run.info["feet"]:         # feet named, not "normal forces" twice
             assert sum(foot in text for text in forces) == 2

@@ -3,6 +3,7 @@
     tsid-py demo NAME [--robot R] [--duration S] [--json FILE] [--plot FILE] [--video FILE] [--viewer]
     tsid-py demo balance [--push N] [--push-direction {+x,-x,+y,-y}] [--push-at S] [--single-leg]
                          [--actuation-delay S] [--trunk-mass F] [--step-recovery]
+    tsid-py demo walk [--robot talos|g1] [--distance M | --turn DEG]
     tsid-py bench [--robot talos g1 go2] [--steps 2000] [--json FILE]
     tsid-py inverse-dynamics FILE --robot R --dt S [--contacts A B] [--friction MU | --no-bounds]
         [--smoothing W] --out RESULT.npz
@@ -47,6 +48,15 @@ def _demo(args) -> int:
     balance_options = {"push": args.push, "push_direction": args.push_direction, "push_at": args.push_at,
                        "actuation_delay": args.actuation_delay, "trunk_mass": args.trunk_mass,
                        "stance": "single" if args.single_leg else None, "step_recovery": args.step_recovery}
+    if args.distance is not None and args.turn is not None:
+        return _usage_error("--distance and --turn are exclusive: walk a distance or turn in place")
+    for option, value in (("--distance", args.distance), ("--turn", args.turn)):
+        if value is not None and args.name != "walk":
+            return _usage_error(f"{option} applies to the walk demo only")
+    if args.distance is not None and not args.distance > 0:
+        return _usage_error(f"--distance must be a positive number of metres, got {args.distance}")
+    kwargs.update({key: value for key, value in (("distance", args.distance), ("turn", args.turn))
+                   if value is not None})
     if args.single_leg and args.step_recovery:
         return _usage_error("--step-recovery steps from double stance: it does not combine with --single-leg")
     for key, value in balance_options.items():
@@ -166,6 +176,9 @@ def main(argv=None) -> int:
                       help="balance: stand on the first foot (the other lifted 3 cm) before the push (at 2 s)")
     demo.add_argument("--step-recovery", action="store_true", default=None,
                       help="balance: step when a push carries the capture point out of the soles")
+    demo.add_argument("--distance", type=float, metavar="M", help="walk: metres to walk forward (default 3)")
+    demo.add_argument("--turn", type=float, metavar="DEG",
+                      help="walk: turn in place by this many degrees (counter-clockwise positive)")
     demo.add_argument("--json", metavar="FILE", help="write the summary to this file")
     demo.add_argument("--plot", metavar="FILE", help="write a figure of the run (PNG): four panels of its signals")
     demo.add_argument("--video", metavar="FILE",

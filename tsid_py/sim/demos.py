@@ -16,6 +16,7 @@ import pinocchio as pin
 
 from .. import robots
 from ..control import BalanceController
+from ..control.walking import GAITS
 from ..errors import SolverError
 from ..inverse_dynamics import multiple_contact_inverse_dynamics_over_time
 from ..tasks import FrameTask
@@ -24,6 +25,7 @@ from .controllers import Controller, arm_tracking, quadruped_stance, zmp_from_fr
 from .push_recovery import FALL_HEIGHT_RATIO, default_push, push_force, run_pushes
 from .simulation import Simulation
 from .video import Watchers
+from .walk import run_walk
 
 
 
@@ -145,6 +147,8 @@ def _robots_where(condition: Callable[[robots.RobotSpec], bool]) -> tuple[str, .
 HUMANOIDS = _robots_where(lambda spec: spec.sole_size is not None)
 QUADRUPEDS = _robots_where(lambda spec: spec.floating_base and len(spec.feet) == 4)
 ARMS = _robots_where(lambda spec: not spec.floating_base)
+#: The humanoids with a gait measured in MuJoCo (:data:`tsid_py.control.walking.GAITS`).
+WALKERS = tuple(name for name in HUMANOIDS if name in GAITS)
 
 
 def _load(robot_name: str, supported: tuple[str, ...], kind: str):
@@ -371,9 +375,25 @@ def reconstruct(robot: str = "talos", duration: float = 3.0, viewer: bool = Fals
     return DemoRun("reconstruct", robot, summary, log, robot_info(model))
 
 
+def walk(robot: str = "talos", duration: float | None = None, distance: float | None = None,
+         turn: float | None = None, viewer: bool = False, video: str | None = None) -> DemoRun:
+    """A humanoid walks ``distance`` m forward (default 3 m) or turns ``turn`` degrees in place.
+
+    A :class:`~tsid_py.control.walking.WalkingController` follows the footstep plan of the
+    robot's gait (:data:`~tsid_py.control.walking.GAITS`) after 0.2 s of standing, then stands
+    until the plan has settled (``duration``: simulated seconds in all, default the plan's
+    length plus 1 s). Fell is judged on the soles in contact
+    (:class:`~tsid_py.sim.judge.StanceJudge`); the summary reports the distance between the
+    feet's midpoints at the start and the end, the walking time (first lift-off to last
+    touch-down), the steps, the base's change of yaw and each foothold's error from the plan."""
+    model = _load(robot, WALKERS, "a humanoid with a gait")
+    summary, log, info = run_walk(model, distance=distance, turn=turn, duration=duration, viewer=viewer, video=video)
+    return DemoRun("walk", robot, summary, log, dict(robot_info(model), **info))
+
+
 DEMOS = {"balance": balance, "com-sway": com_sway, "single-leg": single_leg, "quadruped": quadruped,
-         "arm": arm, "reconstruct": reconstruct}
+         "arm": arm, "reconstruct": reconstruct, "walk": walk}
 
 #: The robots each demo is written for.
 ROBOTS = {"balance": HUMANOIDS, "com-sway": HUMANOIDS, "single-leg": HUMANOIDS, "quadruped": QUADRUPEDS,
-          "arm": ARMS, "reconstruct": HUMANOIDS}
+          "arm": ARMS, "reconstruct": HUMANOIDS, "walk": WALKERS}

@@ -6,6 +6,9 @@
   ``quadruped``): the CoM against its reference, the zero-moment point inside the feet's
   outlines and their support polygon, each foot's normal force measured by MuJoCo against
   the one the controller planned, and the joint torques as a share of their limits;
+* a walk (``walk``): from above, the planned footsteps and the measured footholds, the
+  double-support polygons, the CoM path and the ZMP (planned and measured); the CoM against
+  its reference; each foot's height; and the normal forces, measured against planned;
 * an arm (``arm``): the end effector against its target, per axis and as a path, the
   tracking error, and the torques;
 * a reconstruction (``reconstruct``): the recovered against the simulator's normal forces,
@@ -48,6 +51,11 @@ def plot_run(run: DemoRun) -> Figure:
         _effector_path(axes[1], log)
         _effector_error(axes[2], log)
         _torques(axes[3], log["time"], log["tau"], info)
+    elif "foot_heights" in log:
+        _walk_top_view(axes[0], log, info)
+        _com(axes[1], log, info)
+        _foot_heights(axes[2], log, info)
+        _forces(axes[3], log, info, ("normal_forces", "measured (MuJoCo)"), ("planned_normal_forces", "planned"))
     elif "recovered_normal_forces" in log:
         _forces(axes[0], log, info, ("normal_forces", "simulator"), ("recovered_normal_forces", "recovered"))
         _total_force(axes[1], log, info)
@@ -116,14 +124,59 @@ def _support(axis: Axes, log: Log, info: dict) -> None:
             axis.plot(*corners.T, "o", color=colours[foot], label=foot)
     hull = _convex_hull(np.vstack(list(outlines.values())))
     axis.add_patch(Polygon(hull, closed=True, fill=False, linestyle="--", edgecolor="k", label="support polygon"))
+    _ground_paths(axis, log, "zero-moment point and support polygon (at the start)")
+
+
+def _sole_outline(x: float, y: float, yaw: float, size) -> np.ndarray:
+    """Corners (4, 2) of a ``size = (length, width)`` sole centred at ``(x, y)``, heading ``yaw``."""
+    half = np.array([[1, 1], [-1, 1], [-1, -1], [1, -1]]) * np.asarray(size, dtype=float) / 2
+    c, s = np.cos(yaw), np.sin(yaw)
+    return half @ np.array([[c, s], [-s, c]]) + [x, y]
+
+
+def _walk_top_view(axis: Axes, log: Log, info: dict) -> None:
+    """The walk from above: planned footsteps (filled soles), measured footholds (crosses),
+    the support polygon of each double support (dashed: the landed sole and the other foot's),
+    the CoM's ground projection and the ZMP, planned and measured."""
+    from matplotlib.patches import Polygon
+
+    colours, size = _foot_colours(info["feet"]), info["sole_size"]
+    where = {foot: tuple(pose) for foot, pose in info["start_feet"].items()}
+    for foot, (x, y, yaw) in where.items():
+        axis.add_patch(Polygon(_sole_outline(x, y, yaw, size), closed=True, fill=False, edgecolor=colours[foot]))
+    for index, (foot, x, y, yaw) in enumerate(info["footsteps"]):
+        where[foot] = (x, y, yaw)
+        axis.add_patch(Polygon(_sole_outline(x, y, yaw, size), closed=True, facecolor=colours[foot], alpha=0.2,
+                               edgecolor=colours[foot], label=f"{foot} planned" if index < 2 else None))
+        hull = _convex_hull(np.vstack([_sole_outline(*pose, size) for pose in where.values()]))
+        axis.add_patch(Polygon(hull, closed=True, fill=False, linestyle="--", linewidth=0.6, edgecolor="k",
+                               label="double-support polygon" if index == 0 else None))
+    for index, (foot, x, y) in enumerate(info["footholds"]):
+        axis.plot(x, y, "x", color=colours[foot], label="measured footholds" if index == 0 else None)
+    axis.plot(log["zmp_ref"][:, 0], log["zmp_ref"][:, 1], color="tab:red", linewidth=1, label="ZMP planned")
+    _ground_paths(axis, log, "footsteps, CoM and ZMP from above")
+
+
+def _ground_paths(axis: Axes, log: Log, title: str) -> None:
+    """The measured ZMP and the CoM's ground projection on a top view, its title and axes."""
     zmp = log["zmp"][np.all(np.isfinite(log["zmp"]), axis=1)]
-    axis.plot(zmp[:, 0], zmp[:, 1], ".", markersize=1.5, color="tab:purple", label="ZMP (MuJoCo forces)")
+    axis.plot(zmp[:, 0], zmp[:, 1], ".", markersize=1.5, color="tab:purple", alpha=0.5, label="ZMP (MuJoCo forces)")
     axis.plot(log["com"][:, 0], log["com"][:, 1], color="tab:gray", label="CoM ground projection")
-    axis.set_title("zero-moment point and support polygon (at the start)")
+    axis.set_title(title)
     axis.set_xlabel("x (m)")
     axis.set_ylabel("y (m)")
     axis.set_aspect("equal", adjustable="datalim")
     axis.legend(fontsize=7, loc="best")
+
+
+def _foot_heights(axis: Axes, log: Log, info: dict) -> None:
+    colours = _foot_colours(info["feet"])
+    for index, foot in enumerate(info["feet"]):
+        axis.plot(log["time"], 100 * log["foot_heights"][:, index], color=colours[foot], label=foot)
+    axis.set_title("sole height above the floor")
+    axis.set_ylabel("cm")
+    _time_axis(axis, info)
+    axis.legend(fontsize=7)
 
 
 def _convex_hull(points: np.ndarray) -> np.ndarray:

@@ -1,0 +1,74 @@
+"""Walking in MuJoCo: short walks checked against the plan and the simulator."""
+
+import json
+import math
+import re
+
+import numpy as np
+import pytest
+
+from tests.test_examples import run_example
+from tsid_py.cli import main as cli_main
+from tsid_py.control.walking import Footstep, default_gait, plan_footsteps
+from tsid_py.sim.walk import run_walk
+
+
+def test_two_steps_land_where_the_plan_puts_them(talos):
+    """A walk of one step length: a swing and the closing step. MuJoCo's footholds (the sole
+    after its landing ramp) within 2 cm of the planned footsteps, no fall."""
+    robot, gait = talos, default_gait("talos")
+    summary, log, info = run_walk(robot, distance=gait.step_length)
+    assert not summary["fell"], summary
+    assert summary["steps"] == summary["planned_steps"] == 2
+    planned = {index: step for index, step in enumerate(info["footsteps"])}
+    assert len(info["footholds"]) == 2
+    for index, (foot, x, y) in enumerate(info["footholds"]):
+        planned_foot, px, py, _ = planned[index]
+        assert foot == planned_foot
+        assert math.hypot(x - px, y - py) < 0.02
+    # the feet's midpoint moved one step length forward (the simulator's soles)
+    assert summary["distance_m"] == pytest.approx(gait.step_length, abs=0.02)
+    # each foot was in the air once, by about the gait's step height
+    heights = log["foot_heights"]
+    assert np.all(heights.max(axis=0) == pytest.approx(gait.step_height, abs=0.01))
+
+
+def test_a_turn_plan_ends_at_the_angle_and_the_feet_never_cross():
+    left, right = Footstep("left", 0.0, 0.085, 0.0), Footstep("right", 0.0, -0.085, 0.0)
+    steps = plan_footsteps(left, right, [0.0, 0.0, math.radians(90.0)], default_gait("talos"))
+    assert steps[-1].yaw == pytest.approx(math.radians(90.0)) and steps[-2].yaw == pytest.approx(math.radians(90.0))
+    where = {"left": left, "right": right}
+    for step in steps:
+        where[step.foot] = step
+        heading = 0.5 * (where["left"].yaw + where["right"].yaw)
+        across = np.array([-math.sin(heading), math.cos(heading)])
+        assert across @ (where["left"].xy - where["right"].xy) > 0.1          # left stays on the left
+
+
+def test_the_walk_demo_writes_its_summary_and_plot(tmp_path, capsys):
+    summary_file, plot_file = tmp_path / "walk.json", tmp_path / "walk.png"
+    assert cli_main(["demo", "walk", "--distance", "0.25", "--json", str(summary_file), "--plot", str(plot_file)]) == 0
+    summary = json.loads(summary_file.read_text())
+    for key in ("fell", "distance_m", "walking_time_s", "steps", "yaw_change_deg", "recovery_steps", "median_step_us"):
+        assert key in summary
+    assert summary["fell"] is False and summary["steps"] == 2 and summary["recovery_steps"] == 0
+    assert summary["distance_m"] == pytest.approx(0.25, abs=0.02)
+    assert plot_file.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and plot_file.stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["demo", "walk", "--distance", "1", "--turn", "90"], "--distance and --turn are exclusive"),
+    (["demo", "balance", "--turn", "90"], "--turn applies to the walk demo only"),
+    (["demo", "walk", "--distance", "-1"], "--distance must be a positive number of metres, got -1.0"),
+    (["demo", "walk", "--robot", "go2"], "the walk demo runs g1, talos, not 'go2'"),
+])
+def test_walk_demo_usage_errors_name_the_option(argv, message, capsys):
+    assert cli_main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_the_walk_example_walks_a_metre(capsys):
+    out = run_example("walk.py", capsys)
+    forward, sideways = (float(v) for v in re.search(r"walked (\S+) m forward, (\S+) m sideways", out).groups())
+    assert forward == pytest.approx(1.0, abs=0.03) and abs(sideways) < 0.03
+    assert float(re.search(r"base height (\S+) m", out).group(1)) > 0.9
