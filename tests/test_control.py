@@ -284,3 +284,12 @@ def test_balance_controller_rejects_bad_configuration():
         BalanceController(load_robot("talos"), posture_leg_scale=1.5)
     with pytest.raises(ValueError, match="soles"):
         BalanceController(load_robot("go2"))
+
+
+def test_the_float_clamp_is_the_array_clamp_bit_for_bit():
+    """``SupportPolygon.clamp_xy`` (the control loop's path) gives exactly ``clamp``'s point."""
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        polygon = SupportPolygon(rng.normal(size=(6, 2)) * 0.2)
+        for point in rng.normal(size=(40, 2)) * 0.4:
+            assert polygon.clamp_xy(float(point[0]), float(point[1])) == tuple(float(v) for v in polygon.clamp(point))

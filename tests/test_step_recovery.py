@@ -112,3 +112,4 @@ def test_the_closing_step_puts_the_trailing_foot_beside_the_landed_one_at_the_st
     across = np.array([-math.sin(landed.yaw), math.cos(landed.yaw)])
     np.testing.assert_allclose(closing.xy, landed.xy - 0.17 * across, atol=1e-12)
     assert closing.foot == "right" and closing.yaw == landed.yaw
+

@@ -36,6 +36,7 @@ survive a little beyond them; they are what the soles alone allow.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -153,6 +154,9 @@ class SupportPolygon:
         self.normals = normals / np.linalg.norm(normals, axis=1)[:, None]
         self.offsets = np.einsum("ij,ij->i", self.normals, self.vertices)
         self._edges = [(float(n[0]), float(n[1]), float(o)) for n, o in zip(self.normals, self.offsets)]
+        #: each edge as (start x, start y, direction x, direction y, squared length), floats
+        self._segments = [(float(a[0]), float(a[1]), float(e[0]), float(e[1]), float(e[0] * e[0] + e[1] * e[1]))
+                          for a, e in zip(self.vertices, np.roll(self.vertices, -1, axis=0) - self.vertices)]
 
     def contains(self, point) -> bool:
         return bool(np.all(self.normals @ point <= self.offsets + 1e-12))
@@ -190,12 +194,21 @@ class SupportPolygon:
         return max(nx * x + ny * y - offset for nx, ny, offset in self._edges)
 
     def clamp_xy(self, x: float, y: float) -> tuple[float, float]:
-        """:meth:`clamp` on plain floats (the control loop's path: inside, no numpy call)."""
+        """:meth:`clamp` on plain floats, the same arithmetic without a numpy call (the
+        control loop's path, where numpy's per-call cost on 2-vectors is the whole cost)."""
         for nx, ny, offset in self._edges:
             if nx * x + ny * y > offset + 1e-12:
-                clamped = self.clamp(np.array([x, y]))
-                return float(clamped[0]), float(clamped[1])
-        return x, y
+                break
+        else:
+            return x, y
+        best, nearest = math.inf, (x, y)
+        for ax, ay, ex, ey, squared in self._segments:
+            ratio = min(max(((x - ax) * ex + (y - ay) * ey) / squared, 0.0), 1.0)
+            px, py = ax + ratio * ex, ay + ratio * ey
+            distance = (px - x) * (px - x) + (py - y) * (py - y)
+            if distance < best:
+                best, nearest = distance, (px, py)
+        return nearest
 
     def clamp(self, point) -> np.ndarray:
         """``point`` (2,) if it is inside, else the nearest point of the polygon's boundary."""
