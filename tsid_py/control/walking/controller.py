@@ -126,9 +126,10 @@ class WalkingController:
             self.recovery = step_recovery
         elif step_recovery is not False:
             raise ValueError(f"step_recovery must be a bool or a StepRecovery, got {type(step_recovery).__name__}")
-        #: Recovery steps taken so far.
+        #: Steps taken to recover from pushes so far (closing steps included).
         self.recovery_steps = 0
         self._recovering: _RecoverySwing | None = None
+        #: The recovery steps decided so far (where each was aimed at the decision).
         self.recovery_log: list[RecoveryStep] = []
 
     # ------------------------------------------------------------------ plans
@@ -207,7 +208,6 @@ class WalkingController:
         """Decide a recovery step now (:meth:`StepRecovery.choose`) and start it."""
         feet = self.feet()
         choice = self.recovery.choose(self.com.dcm_xy, feet, self.com.omega)
-        #: The recovery steps decided so far (where each was aimed at the decision).
         self.recovery_log.append(choice)
         if self._recovering is None:
             # no hip strategy fights the capture point's run toward the landing point
@@ -229,9 +229,9 @@ class WalkingController:
 
     def _follow_recovery(self, t: float) -> None:
         """Lift, swing (a recovery step retargeted on the measured capture point), land;
-        once the landing ramp is over: step again if the capture point is still outside the
-        support, else close the stance (:meth:`StepRecovery.closing_step`) after a recovery
-        step, else stand."""
+        once the landing ramp is over: after a recovery step, close the stance
+        (:meth:`StepRecovery.closing_step`); after the closing step, step again if the
+        capture point is still outside the support, else stand."""
         underway, recovery = self._recovering, self.recovery
         trajectory = underway.trajectory
         foot = underway.target.foot
