@@ -7,16 +7,18 @@ import re
 import numpy as np
 import pytest
 
+from tests.conftest import load_robot
 from tests.test_examples import run_example
 from tsid_py.cli import main as cli_main
 from tsid_py.control.walking import Footstep, default_gait, plan_footsteps
 from tsid_py.sim.walk import run_walk
 
 
-def test_two_steps_land_where_the_plan_puts_them(talos):
+@pytest.mark.parametrize("robot_name", ["talos", "g1"])
+def test_two_steps_land_where_the_plan_puts_them(robot_name):
     """A walk of one step length: a swing and the closing step. MuJoCo's footholds (the sole
     after its landing ramp) within 2 cm of the planned footsteps, no fall."""
-    robot, gait = talos, default_gait("talos")
+    robot, gait = load_robot(robot_name), default_gait(robot_name)
     summary, log, info = run_walk(robot, distance=gait.step_length)
     assert not summary["fell"], summary
     assert summary["steps"] == summary["planned_steps"] == 2
@@ -72,3 +74,17 @@ def test_the_walk_example_walks_a_metre(capsys):
     forward, sideways = (float(v) for v in re.search(r"walked (\S+) m forward, (\S+) m sideways", out).groups())
     assert forward == pytest.approx(1.0, abs=0.03) and abs(sideways) < 0.03
     assert float(re.search(r"base height (\S+) m", out).group(1)) > 0.9
+
+
+def test_a_walk_follows_its_planned_capture_point_out_of_the_stance_sole(talos):
+    """Walking, the reference capture point is not clamped into the support (during a swing
+    the plan takes it toward the next foothold); standing again, the balance margin is back."""
+    from tsid_py.control.walking import WalkingController
+
+    controller = WalkingController(talos)
+    standing = controller.com.reference_margin
+    assert standing == pytest.approx(0.01)
+    controller.walk_distance(0.2)
+    assert controller.com.reference_margin is None
+    with pytest.raises(ValueError, match="reference_margin"):
+        controller.com.reference_margin = -0.01

@@ -78,7 +78,8 @@ class CapturePointTask(CoMTask):
         cannot give that is still asked for (the hip strategy).
     height_kp : stiffness of the vertical CoM PD, 1/s² (kd = 2√kp).
     reference_margin : m; the reference capture point is kept this far inside the support
-        polygon (see :meth:`_update_offset`).
+        polygon (see :meth:`_update_offset`), or None: followed wherever it goes (a walk's
+        plan takes it out of the stance sole on purpose, see :attr:`reference_margin`).
     gravity : m/s².
 
     ``cop`` is the commanded centre of pressure (x, y) of the last step, ``dcm`` the capture
@@ -86,7 +87,7 @@ class CapturePointTask(CoMTask):
     """
 
     def __init__(self, com_height: float, *, gain: float = 8.0, hip_ratio: float = 0.5, height_kp: float = 100.0,
-                 reference_margin: float = 0.01, weight=1.0, gravity: float = 9.81, name: str | None = None):
+                 reference_margin: float | None = 0.01, weight=1.0, gravity: float = 9.81, name: str | None = None):
         super().__init__(kp=[0.0, 0.0, positive_scalar(height_kp, "height_kp", allow_zero=True)], weight=weight,
                          name=name or "CapturePointTask")
         self.omega = lipm_frequency(com_height, gravity)
@@ -96,8 +97,8 @@ class CapturePointTask(CoMTask):
         if not 0.0 <= self.hip_ratio <= 1.0:
             raise ValueError(f"hip_ratio must be in [0, 1], got {hip_ratio!r}")
         self.support: SupportPolygon | None = None
-        self.reference_margin = positive_scalar(reference_margin, "reference_margin", allow_zero=True)
         self._reference_region: SupportPolygon | None = None
+        self.reference_margin = reference_margin
         #: ``(ξ_x, ξ_y, p_x, p_y, saturated)`` of the last step (see the properties).
         self._state = np.zeros(5)
         self._edges_for, self._edges = None, _NO_EDGES     # the support's half-planes, as rows
@@ -129,12 +130,30 @@ class CapturePointTask(CoMTask):
         if self.position_ref is not None:
             self._update_offset()
 
+    @property
+    def reference_margin(self) -> float | None:
+        """Distance (m) kept between the reference capture point and the support polygon's
+        edges, or None: no clamp. Standing, a reference at the edge cannot be tracked
+        (:meth:`_update_offset`); walking, the reference capture point leaves the stance
+        sole during each swing by design (``ξ̇ = ω (ξ − p)`` with the planned ZMP ``p`` on
+        that sole, toward the next foothold), and clamping it there, at rest, removes the
+        plan's feed-forward (measured: G1 fell at its first touch-down)."""
+        return self._reference_margin
+
+    @reference_margin.setter
+    def reference_margin(self, value: float | None) -> None:
+        self._reference_margin = None if value is None else positive_scalar(value, "reference_margin",
+                                                                             allow_zero=True)
+        if self.support is not None:
+            self.set_support(self.support)
+
     def set_support(self, support: SupportPolygon) -> None:
         """The polygon the commanded centre of pressure is kept in (world x, y, m)."""
         if not isinstance(support, SupportPolygon):
             raise ValueError(f"support must be a SupportPolygon, got {type(support).__name__}")
         self.support = support
-        self._reference_region = support.shrunk(self.reference_margin)
+        margin = self._reference_margin
+        self._reference_region = None if margin is None else support.shrunk(margin)
         if self.position_ref is not None:
             self._update_offset()
 

@@ -15,7 +15,10 @@ plan, then solves:
 * the :class:`~tsid_py.control.CapturePointTask` gets the planned CoM position, velocity and
   acceleration (feed-forward). Its law is DCM tracking: the commanded centre of pressure is
   the planned ZMP plus ``(1 + gain/ω)`` times the DCM error, kept inside the soles on the
-  ground (a foot being unloaded still counts until it lifts);
+  ground (a foot being unloaded still counts until it lifts). During a walk the reference
+  capture point is followed wherever the plan puts it (``reference_margin`` None): in a
+  swing it leaves the stance sole toward the next foothold by design. Standing (between
+  walks, and in step recovery) it keeps the balance controller's margin;
 * the swing foot's :class:`~tsid_py.tasks.FrameTask` (added at lift-off, removed at
   touch-down) follows the :class:`~.swing.SwingTrajectory` with velocity and acceleration
   feed-forward;
@@ -153,6 +156,7 @@ class WalkingController:
         reference = self.com.position_ref.copy()
         feet = self.feet()
         self.plan = WalkPlan(feet, footsteps, reference, self.com.omega, self.gait)
+        self._standing_margin, self.com.reference_margin = self.com.reference_margin, None
         self.plan_start, self._event, self._footholds = self.time, 0, feet
         return self.plan
 
@@ -300,6 +304,7 @@ class WalkingController:
             self.balance.torso.set_target(yaw_rotation(heading) @ self.torso_rest)
         if self._event == len(events) and t >= plan.duration + SETTLE_TIME_CONSTANTS / plan.omega:
             self.plan = None                          # standing again; the CoM target stays
+            self.com.reference_margin = self._standing_margin
 
     def _apply(self, _time: float, kind: str, foot: str, index: int) -> None:
         """One contact event of the plan."""
