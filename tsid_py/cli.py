@@ -45,26 +45,25 @@ def _demo(args) -> int:
     kwargs = {"robot": args.robot} if args.robot else {}
     if args.duration is not None:
         kwargs["duration"] = args.duration
-    balance_options = {"push": args.push, "push_direction": args.push_direction, "push_at": args.push_at,
-                       "actuation_delay": args.actuation_delay, "trunk_mass": args.trunk_mass,
-                       "stance": "single" if args.single_leg else None, "step_recovery": args.step_recovery}
+    options_of = {  # the options each demo owns, by keyword argument of its function
+        "balance": {"push": args.push, "push_direction": args.push_direction, "push_at": args.push_at,
+                    "actuation_delay": args.actuation_delay, "trunk_mass": args.trunk_mass,
+                    "stance": "single" if args.single_leg else None, "step_recovery": args.step_recovery},
+        "walk": {"distance": args.distance, "turn": args.turn},
+    }
     if args.distance is not None and args.turn is not None:
         return _usage_error("--distance and --turn are exclusive: walk a distance or turn in place")
-    for option, value in (("--distance", args.distance), ("--turn", args.turn)):
-        if value is not None and args.name != "walk":
-            return _usage_error(f"{option} applies to the walk demo only")
-    if args.distance is not None and not args.distance > 0:
-        return _usage_error(f"--distance must be a positive number of metres, got {args.distance}")
-    kwargs.update({key: value for key, value in (("distance", args.distance), ("turn", args.turn))
-                   if value is not None})
     if args.single_leg and args.step_recovery:
         return _usage_error("--step-recovery steps from double stance: it does not combine with --single-leg")
-    for key, value in balance_options.items():
-        if value is not None:
-            if args.name != "balance":
-                option = {"stance": "--single-leg"}.get(key, f"--{key.replace('_', '-')}")
-                return _usage_error(f"{option} applies to the balance demo only")
-            kwargs[key] = value
+    for owner, options in options_of.items():
+        for key, value in options.items():
+            if value is not None:
+                if args.name != owner:
+                    option = {"stance": "--single-leg"}.get(key, f"--{key.replace('_', '-')}")
+                    return _usage_error(f"{option} applies to the {owner} demo only")
+                kwargs[key] = value
+    if args.distance is not None and not args.distance > 0:
+        return _usage_error(f"--distance must be a positive number of metres, got {args.distance}")
     if args.viewer:
         if not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
             print("--viewer: no display here (DISPLAY is unset); running headless", file=sys.stderr)
