@@ -73,6 +73,14 @@ def sole_corners(robot, feet=None, sole_size=None) -> np.ndarray:
     return np.vstack(corners)
 
 
+def sole_outline(x: float, y: float, yaw: float, size) -> np.ndarray:
+    """Corners (4, 2), counter-clockwise, of a ``size = (length, width)`` m sole rectangle
+    lying level at ``(x, y)`` m with heading ``yaw`` rad (length along the heading)."""
+    half = np.array([[1, 1], [-1, 1], [-1, -1], [1, -1]]) * np.asarray(size, dtype=float) / 2
+    c, s = math.cos(yaw), math.sin(yaw)
+    return half @ np.array([[c, s], [-s, c]]) + [x, y]
+
+
 def edge_distance(points: np.ndarray, origin, direction) -> float:
     """Distance from ``origin`` (x, y) to the edge of the convex hull of ``points`` (k, 2)
     along the horizontal unit ``direction``: the hull's support function

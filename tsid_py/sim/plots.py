@@ -127,28 +127,23 @@ def _support(axis: Axes, log: Log, info: dict) -> None:
     _ground_paths(axis, log, "zero-moment point and support polygon (at the start)")
 
 
-def _sole_outline(x: float, y: float, yaw: float, size) -> np.ndarray:
-    """Corners (4, 2) of a ``size = (length, width)`` sole centred at ``(x, y)``, heading ``yaw``."""
-    half = np.array([[1, 1], [-1, 1], [-1, -1], [1, -1]]) * np.asarray(size, dtype=float) / 2
-    c, s = np.cos(yaw), np.sin(yaw)
-    return half @ np.array([[c, s], [-s, c]]) + [x, y]
-
-
 def _walk_top_view(axis: Axes, log: Log, info: dict) -> None:
     """The walk from above: planned footsteps (filled soles), measured footholds (crosses),
     the support polygon of each double support (dashed: the landed sole and the other foot's),
     the CoM's ground projection and the ZMP, planned and measured."""
     from matplotlib.patches import Polygon
 
+    from ..control.capture_point import sole_outline
+
     colours, size = _foot_colours(info["feet"]), info["sole_size"]
     where = {foot: tuple(pose) for foot, pose in info["start_feet"].items()}
     for foot, (x, y, yaw) in where.items():
-        axis.add_patch(Polygon(_sole_outline(x, y, yaw, size), closed=True, fill=False, edgecolor=colours[foot]))
+        axis.add_patch(Polygon(sole_outline(x, y, yaw, size), closed=True, fill=False, edgecolor=colours[foot]))
     for index, (foot, x, y, yaw) in enumerate(info["footsteps"]):
         where[foot] = (x, y, yaw)
-        axis.add_patch(Polygon(_sole_outline(x, y, yaw, size), closed=True, facecolor=colours[foot], alpha=0.2,
+        axis.add_patch(Polygon(sole_outline(x, y, yaw, size), closed=True, facecolor=colours[foot], alpha=0.2,
                                edgecolor=colours[foot], label=f"{foot} planned" if index < 2 else None))
-        hull = _convex_hull(np.vstack([_sole_outline(*pose, size) for pose in where.values()]))
+        hull = _convex_hull(np.vstack([sole_outline(*pose, size) for pose in where.values()]))
         axis.add_patch(Polygon(hull, closed=True, fill=False, linestyle="--", linewidth=0.6, edgecolor="k",
                                label="double-support polygon" if index == 0 else None))
     for index, (foot, x, y) in enumerate(info["footholds"]):

@@ -251,11 +251,11 @@ class WalkingController:
             if (not underway.closing and elapsed < recovery.retarget_until * recovery.swing_time
                     and t >= underway.next_aim - 1e-9):
                 underway.next_aim = t + RETARGET_PERIOD
-                aim = recovery.landing(self.com.dcm_xy, underway.stance, underway.start, self.com.omega,
-                                       trajectory.touch_down - t)
-                if np.linalg.norm(aim.footstep.xy - underway.target.xy) > RETARGET_DISTANCE:
-                    underway.target = aim.footstep
-                    trajectory.retarget(level_placement(aim.footstep.position, aim.footstep.yaw), t)
+                aim, _ = recovery.aim(self.com.dcm_xy, underway.stance, underway.start, self.com.omega,
+                                      trajectory.touch_down - t)
+                if np.linalg.norm(aim.xy - underway.target.xy) > RETARGET_DISTANCE:
+                    underway.target = aim
+                    trajectory.retarget(level_placement(aim.position, aim.yaw), t)
             sample = trajectory.sample(t)
             task.set_target(sample.placement, velocity=sample.velocity, acceleration=sample.acceleration)
             if t >= trajectory.touch_down - 1e-9:

@@ -25,7 +25,7 @@ behind takes the foot whose landing leaves ``ξ_L`` deepest inside the hull of t
 and landing soles.
 
 **Retargeting.** The push may go on after the decision, and the model is the linear inverted
-pendulum: :meth:`StepRecovery.landing` is called again during the swing on the measured
+pendulum: :meth:`StepRecovery.aim` is called again during the swing on the measured
 ``ξ`` (with the time left), and the swing foot's trajectory is re-planned to the new point
 until ``retarget_until`` of the swing has passed (:meth:`.swing.SwingTrajectory.retarget`).
 
@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._validation import positive_scalar
-from ..capture_point import SupportPolygon
+from ..capture_point import SupportPolygon, sole_outline
 from .angles import mean_yaw
 from .footsteps import Footstep
 
@@ -166,7 +166,15 @@ class StepRecovery:
 
     def landing(self, dcm, stance: Footstep, swing: Footstep, omega: float, time_left: float) -> RecoveryStep:
         """Where ``swing`` should land, ``time_left`` s from now, with ``stance`` carrying
-        the load meanwhile (see the module)."""
+        the load meanwhile (see the module), and how deep the predicted capture point then
+        lies in the support."""
+        footstep, predicted = self.aim(dcm, stance, swing, omega, time_left)
+        hull = SupportPolygon(np.vstack([self._corners(stance), self._corners(footstep)]))
+        return RecoveryStep(footstep, stance.foot, predicted, -hull.outside_xy(float(predicted[0]), float(predicted[1])))
+
+    def aim(self, dcm, stance: Footstep, swing: Footstep, omega: float, time_left: float):
+        """:meth:`landing`'s ``(footstep, predicted capture point)`` without the depth (no
+        hull to build): what re-aiming a swing needs."""
         dcm = np.asarray(dcm, dtype=float)
         stance_sole = self._stance_region(stance)
         pivot = stance_sole.clamp(dcm)
@@ -182,15 +190,10 @@ class StepRecovery:
         along = min(max(along, -self.backward), self.forward)
         across = side * min(max(side * across, self.min_width), self.max_width)
         xy = stance.xy + to_frame.T @ np.array([along, across])
-        footstep = Footstep(swing.foot, float(xy[0]), float(xy[1]), swing.yaw, swing.z)
-        hull = SupportPolygon(np.vstack([self._corners(stance), self._corners(footstep)]))
-        return RecoveryStep(footstep, stance.foot, predicted, -hull.outside_xy(float(predicted[0]), float(predicted[1])))
+        return Footstep(swing.foot, float(xy[0]), float(xy[1]), swing.yaw, swing.z), predicted
 
     def _corners(self, step: Footstep) -> np.ndarray:
-        length, width = self.sole_size
-        c, s = math.cos(step.yaw), math.sin(step.yaw)
-        half = np.array([[sx * length / 2, sy * width / 2] for sx in (1, -1) for sy in (1, -1)])
-        return half @ np.array([[c, s], [-s, c]]) + step.xy
+        return sole_outline(step.x, step.y, step.yaw, self.sole_size)
 
     def _stance_region(self, step: Footstep) -> SupportPolygon:
         """Where the centre of pressure may be on the stance sole ``step`` (kept for the
