@@ -36,6 +36,8 @@ class ContactStateMonitor:
     max_tilt : rad, largest tilt of a sole from the horizontal to harden it again.
     settle_time : s a softened sole must stay still, flat and loaded before it is hardened.
     soft_weight : weight of a softened contact's no-slip rows, (s²/m)².
+
+    Each setting is a validated property: a change takes effect at the next :meth:`update`.
     """
 
     def __init__(self, solver: DynamicsSolver, *, max_angular_velocity: float = 1.5,
@@ -44,18 +46,63 @@ class ContactStateMonitor:
         if not isinstance(solver, DynamicsSolver):
             raise ValueError(f"solver must be a tsid_py.DynamicsSolver, got {type(solver).__name__}")
         self.solver = solver
-        self.max_angular_velocity = positive_scalar(max_angular_velocity, "max_angular_velocity")
-        weight = solver.robot.weight
-        self.min_normal_force = (0.02 * weight if min_normal_force is None
-                                 else positive_scalar(min_normal_force, "min_normal_force", allow_zero=True))
-        self.max_tilt = positive_scalar(max_tilt, "max_tilt")
-        self.settle_steps = max(1, int(round(positive_scalar(settle_time, "settle_time", allow_zero=True)
-                                             / solver.dt)))
-        self.soft_weight = positive_scalar(soft_weight, "soft_weight")
+        self.max_angular_velocity = max_angular_velocity
+        self.min_normal_force = 0.02 * solver.robot.weight if min_normal_force is None else min_normal_force
+        self.max_tilt = max_tilt
+        self.settle_time = settle_time
+        self.soft_weight = soft_weight
         #: Contacts this monitor softened: name -> (their own weight, steps settled so far).
         self.softened: dict[str, list] = {}
-        self._limit_squared = self.max_angular_velocity ** 2
-        self._cos_tilt = np.cos(self.max_tilt)
+
+    # Validated settings: each may be changed between steps (the next update uses it).
+    @property
+    def max_angular_velocity(self) -> float:
+        """rad/s above which a sole counts as rocking (> 0)."""
+        return self._max_angular_velocity
+
+    @max_angular_velocity.setter
+    def max_angular_velocity(self, value) -> None:
+        self._max_angular_velocity = positive_scalar(value, "max_angular_velocity")
+        self._limit_squared = self._max_angular_velocity ** 2
+
+    @property
+    def min_normal_force(self) -> float:
+        """N below which a contact counts as unloaded (≥ 0)."""
+        return self._min_normal_force
+
+    @min_normal_force.setter
+    def min_normal_force(self, value) -> None:
+        self._min_normal_force = positive_scalar(value, "min_normal_force", allow_zero=True)
+
+    @property
+    def max_tilt(self) -> float:
+        """rad, largest tilt from the horizontal at which a sole is hardened again (> 0)."""
+        return self._max_tilt
+
+    @max_tilt.setter
+    def max_tilt(self, value) -> None:
+        self._max_tilt = positive_scalar(value, "max_tilt")
+        self._cos_tilt = float(np.cos(self._max_tilt))
+
+    @property
+    def settle_time(self) -> float:
+        """s a softened sole stays still, flat and loaded before it is hardened (≥ 0; counted
+        in whole control periods, at least one)."""
+        return self._settle_time
+
+    @settle_time.setter
+    def settle_time(self, value) -> None:
+        self._settle_time = positive_scalar(value, "settle_time", allow_zero=True)
+        self.settle_steps = max(1, int(round(self._settle_time / self.solver.dt)))
+
+    @property
+    def soft_weight(self) -> float:
+        """Weight of a softened contact's no-slip rows, (s²/m)² (> 0)."""
+        return self._soft_weight
+
+    @soft_weight.setter
+    def soft_weight(self, value) -> None:
+        self._soft_weight = positive_scalar(value, "soft_weight")
 
     def update(self, solution, wrenches: dict | None = None, check_rotation: bool = True) -> bool:
         """Look at each contact after the step that produced ``solution`` (the robot's

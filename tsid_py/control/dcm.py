@@ -93,9 +93,7 @@ class CapturePointTask(CoMTask):
         self.omega = lipm_frequency(com_height, gravity)
         self._gain = positive_scalar(gain, "gain", allow_zero=True)
         self._cop_offset = [0.0, 0.0]
-        self.hip_ratio = float(hip_ratio)
-        if not 0.0 <= self.hip_ratio <= 1.0:
-            raise ValueError(f"hip_ratio must be in [0, 1], got {hip_ratio!r}")
+        self.hip_ratio = hip_ratio
         self.support: SupportPolygon | None = None
         self._reference_region: SupportPolygon | None = None
         self.reference_margin = reference_margin
@@ -129,6 +127,19 @@ class CapturePointTask(CoMTask):
         self._gain = positive_scalar(value, "gain", allow_zero=True)
         if self.position_ref is not None:
             self._update_offset()
+
+    @property
+    def hip_ratio(self) -> float:
+        """Share (0 … 1) of the CoM acceleration the saturated centre of pressure cannot give
+        that the hip strategy asks of the angular momentum."""
+        return self._hip_ratio
+
+    @hip_ratio.setter
+    def hip_ratio(self, value) -> None:
+        ratio = positive_scalar(value, "hip_ratio", allow_zero=True)
+        if ratio > 1.0:
+            raise ValueError(f"hip_ratio must be in [0, 1], got {value!r}")
+        self._hip_ratio = ratio
 
     @property
     def reference_margin(self) -> float | None:
