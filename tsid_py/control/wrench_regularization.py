@@ -35,19 +35,27 @@ class WrenchRegularization(DiagonalTask):
     acts_on = "x"
 
     def __init__(self, weights=DEFAULT_WEIGHTS, *, name: str = "wrench regularisation"):
-        axis_weights = as_vector(weights, "weights", 6).copy()
-        if np.any(axis_weights < 0):
-            raise ValueError(f"weights must be ≥ 0 for each of the 6 wrench axes, got {axis_weights}")
-        self.axis_weights = axis_weights
+        self._axis_weights = _checked_weights(weights, "weights")
         super().__init__(1, priority="soft", name=name)
         self._diagonal_key = None
+
+    @property
+    def axis_weights(self) -> np.ndarray:
+        """(6,) weights on ``[f_x, f_y, f_z, m_x, m_y, m_z]`` (read-only; assign a new array to
+        change them: the next solve uses it)."""
+        return self._axis_weights
+
+    @axis_weights.setter
+    def axis_weights(self, weights) -> None:
+        self._axis_weights = _checked_weights(weights, "axis_weights")
+        self._diagonal_key = None                  # the next diagonal() hands over new weights
 
     def _columns_and_weights(self, context) -> tuple[np.ndarray, np.ndarray]:
         columns, weights = [], []
         for span in context.contact_columns.values():
             size = span.stop - span.start
             columns.append(np.arange(span.start, span.stop))
-            weights.append(self.axis_weights[:size])
+            weights.append(self._axis_weights[:size])
         if not columns:
             return np.zeros(0, dtype=np.intp), np.zeros(0)
         return np.concatenate(columns), np.concatenate(weights)
@@ -67,3 +75,12 @@ class WrenchRegularization(DiagonalTask):
         matrix = np.zeros((columns.size, context.n))
         matrix[np.arange(columns.size), columns] = np.sqrt(weights)
         return Rows(matrix, np.zeros(columns.size))
+
+
+def _checked_weights(weights, name: str) -> np.ndarray:
+    """A read-only copy of ``weights``, (6,) finite and ≥ 0."""
+    values = as_vector(weights, name, 6).copy()
+    if np.any(values < 0):
+        raise ValueError(f"{name} must be ≥ 0 for each of the 6 wrench axes, got {values}")
+    values.flags.writeable = False
+    return values
