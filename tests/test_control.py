@@ -254,6 +254,36 @@ def test_contact_state_softens_a_rocking_sole_and_hardens_it_once_still(talos):
     assert solver.contacts[talos.feet[1]].priority == "hard"
 
 
+def test_contact_state_settings_changed_after_construction_take_effect(talos):
+    """Thresholds assigned after construction are the ones used: soles pitching at 2 rad/s
+    stay hard under a 3 rad/s threshold and are softened once it is lowered to 1 rad/s."""
+    solver = standing_solver(talos)
+    monitor = ContactStateMonitor(solver)
+    rocking = talos.zero_velocity()
+    rocking[3 + 1] = 2.0
+    monitor.max_angular_velocity = 3.0
+    assert not monitor.update(solver.solve(talos.q_ref, rocking))
+    monitor.max_angular_velocity = 1.0
+    assert monitor.update(solver.solve(talos.q_ref, rocking))
+    monitor.settle_time = 0.01
+    assert monitor.settle_steps == round(0.01 / solver.dt)
+    for name, value in (("max_angular_velocity", 0.0), ("max_tilt", -0.1), ("settle_time", float("nan")),
+                        ("min_normal_force", "x"), ("soft_weight", 0.0)):
+        with pytest.raises(ValueError, match=name):
+            setattr(monitor, name, value)
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, float("nan"), "half"])
+def test_capture_point_task_hip_ratio_is_checked_on_assignment(bad):
+    task = CapturePointTask(0.87)
+    with pytest.raises(ValueError, match="hip_ratio"):
+        task.hip_ratio = bad
+    with pytest.raises(ValueError, match="hip_ratio"):
+        CapturePointTask(0.87, hip_ratio=bad)
+    task.hip_ratio = 0.25
+    assert task.hip_ratio == 0.25
+
+
 def test_balance_controller_defaults_follow_the_robot():
     """Contact rectangles keep SOLE_MARGIN (m) from each edge of the robot's sole; the
     posture weighs the legs (the joints between the base and a sole) less, by robot."""
@@ -293,3 +323,28 @@ def test_the_float_clamp_is_the_array_clamp_bit_for_bit():
         polygon = SupportPolygon(rng.normal(size=(6, 2)) * 0.2)
         for point in rng.normal(size=(40, 2)) * 0.4:
             assert polygon.clamp_xy(float(point[0]), float(point[1])) == tuple(float(v) for v in polygon.clamp(point))
+
+
+def test_wrench_regularization_weights_assigned_later_give_the_solve_built_with_them():
+    """Torsion weight changed on a running controller: the next solve is the one a controller
+    built with that weight gives (and not the old weight's: a yawing torso makes the soles'
+    torsion matter)."""
+    from tsid_py.control.wrench_regularization import DEFAULT_WEIGHTS
+
+    robot = load_robot("talos")
+    q, v = robot.q_ref.copy(), robot.zero_velocity()
+    v[5] = 0.8                                    # the base yawing at 0.8 rad/s
+    heavy = np.array(DEFAULT_WEIGHTS)
+    heavy[5] = 10.0
+    built = BalanceController(robot, wrench_regularization=heavy).step(q, v)
+    changed = BalanceController(robot)
+    before = changed.step(q, v)
+    changed.wrench_regularization.axis_weights = heavy
+    after = changed.step(q, v)
+    np.testing.assert_allclose(after.x, built.x, rtol=1e-6, atol=1e-6)
+    torsion = [abs(before.local_wrenches[foot][5]) for foot in robot.feet]
+    assert max(torsion) > 10 * max(abs(after.local_wrenches[foot][5]) for foot in robot.feet)
+    with pytest.raises(ValueError, match="read-only"):
+        changed.wrench_regularization.axis_weights[5] = 1.0
+    with pytest.raises(ValueError, match="axis_weights"):
+        changed.wrench_regularization.axis_weights = [1.0, 1.0, 1.0, 1.0, 1.0, -1.0]

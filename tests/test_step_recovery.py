@@ -8,6 +8,7 @@ import pytest
 from tsid_py.cli import main as cli_main
 from tsid_py.control.capture_point import SupportPolygon
 from tsid_py.control.walking import Footstep, StepRecovery, WalkingController
+from tsid_py.control.wrench_regularization import DEFAULT_WEIGHTS as WRENCH_WEIGHTS
 from tsid_py.sim.push_recovery import push_trial
 
 OMEGA = math.sqrt(9.81 / 0.87)
@@ -91,6 +92,26 @@ def test_talos_steps_out_of_a_push_it_cannot_stand_in_mujoco(talos):
     stepping = push_trial(talos, 380.0, "+x", step_recovery=True, duration=2.0)
     assert stepping["survived"], stepping
     assert stepping["recovery_steps"] == 2
+
+
+@pytest.mark.parametrize("direction", ["+y", "-y"])
+def test_talos_steps_out_of_a_600_newton_sideways_push(talos, direction):
+    """600 N for 0.1 s sideways (the no-step CoP-at-edge bounds are 489 and 498 N): standing,
+    Talos falls; with step recovery the loaded foot steps out and the other closes in, and
+    the stance sole holds through the wide, fast swing (no slide or tip past the limits)."""
+    standing = push_trial(talos, 600.0, direction)
+    assert standing["fell"]
+    torsion = {}                     # recovering -> the soles' torsion weights seen
+
+    def watch(t, controller, sim):
+        weight = controller.balance.wrench_regularization.axis_weights[5]
+        torsion.setdefault(controller.recovering, set()).add(weight)
+
+    stepping = push_trial(talos, 600.0, direction, step_recovery=True, duration=2.0, on_step=watch)
+    assert stepping["survived"], stepping
+    assert stepping["recovery_steps"] >= 2
+    # the upper body takes the swing's yaw reaction only while recovering
+    assert torsion == {False: {WRENCH_WEIGHTS[5]}, True: {recovery().torsion_weight}}
 
 
 def test_a_push_the_soles_absorb_takes_no_step(talos):

@@ -214,9 +214,31 @@ class WalkingController:
         choice = self.recovery.choose(self.com.dcm_xy, feet, self.com.omega)
         self.recovery_log.append(choice)
         if self._recovering is None:
-            # no hip strategy fights the capture point's run toward the landing point
-            self._hip_ratio, self.com.hip_ratio = self.com.hip_ratio, 0.0
+            self._enter_recovery()
         self._begin_swing(choice.footstep, feet[choice.stance], feet[choice.footstep.foot], closing=False)
+
+    def _enter_recovery(self) -> None:
+        """Change for the recovery what :meth:`_leave_recovery` restores: no hip strategy
+        fights the capture point's run toward the landing point, and the soles' torsion
+        costs :attr:`StepRecovery.torsion_weight` (the upper body takes the swing's yaw
+        reaction)."""
+        regularization, torsion = self.balance.wrench_regularization, self.recovery.torsion_weight
+        saved_weights = None
+        if regularization is not None and torsion is not None:
+            saved_weights = regularization.axis_weights
+            weights = saved_weights.copy()
+            weights[5] = torsion
+            regularization.axis_weights = weights
+        self._standing_settings = (self.com.hip_ratio, saved_weights)
+        self.com.hip_ratio = 0.0
+
+    def _leave_recovery(self) -> None:
+        """Stand again with the settings :meth:`_enter_recovery` saved."""
+        self._recovering = None
+        hip_ratio, weights = self._standing_settings
+        self.com.hip_ratio = hip_ratio
+        if weights is not None:
+            self.balance.wrench_regularization.axis_weights = weights
 
     def _begin_swing(self, target: Footstep, stance: Footstep, start: Footstep, *, closing: bool) -> None:
         """Unload ``start``'s foot now (the support polygon shrinks to the stance sole at
@@ -274,8 +296,7 @@ class WalkingController:
             elif recovery.needed(self.com.dcm_xy, self.balance.support):
                 self._start_recovery()
             else:
-                self._recovering = None
-                self.com.hip_ratio = self._hip_ratio
+                self._leave_recovery()
 
     def _stand_between(self, footholds) -> None:
         """CoM target: at rest over the middle of ``footholds``, at the current height."""

@@ -88,12 +88,23 @@ class StepRecovery:
         (:meth:`closing_step`), so that the robot stands on its usual stance again rather
         than split — where, after a long sideways step, the trailing leg would stretch
         straight under a CoM held at its height.
+    torsion_weight : weight, 1/(N·m)², of the soles' torsional moments ``m_z`` in the
+        balance controller's :class:`~tsid_py.control.wrench_regularization.WrenchRegularization`
+        while a recovery is under way (None: the controller's own). A fast, wide swing
+        throws a yaw reaction on the stance sole (the swing leg's lateral acceleration times
+        its offset along the sole); a single sole near its edge on a compliant floor grips
+        little torsion, so the upper body should take that reaction instead. Measured on
+        Talos, 600 N sideways: at the standing weight (1e-3) the QP asked ~30 N·m of the
+        stance sole through the swing and it twisted 30° and slid 5 cm; at 0.1 it holds.
+        Standing, the higher weight would cost push tolerance (no-step +y survival 460 →
+        360 N), hence only during a recovery.
     """
 
     def __init__(self, sole_size, *, transition: float = 0.03, swing_time: float = 0.2, step_height: float = 0.04,
                  forward: float = 0.45, backward: float = 0.3, min_width: float = 0.17, max_width: float = 0.6,
                  overshoot: float = 0.03, trigger_margin: float = 0.0, retarget_until: float = 0.7,
-                 stance_margin: float = 0.02, lateral_deadband: float = 0.02, close: bool = True):
+                 stance_margin: float = 0.02, lateral_deadband: float = 0.02, close: bool = True,
+                 torsion_weight: float | None = 0.1):
         length, width = (positive_scalar(value, "sole_size") for value in sole_size)
         self.sole_size = (length, width)
         self.transition = positive_scalar(transition, "transition")
@@ -109,6 +120,8 @@ class StepRecovery:
         self.stance_margin = positive_scalar(stance_margin, "stance_margin", allow_zero=True)
         self.lateral_deadband = positive_scalar(lateral_deadband, "lateral_deadband", allow_zero=True)
         self.close = bool(close)
+        self.torsion_weight = (None if torsion_weight is None
+                               else positive_scalar(torsion_weight, "torsion_weight", allow_zero=True))
         self._stance_cache: tuple[Footstep | None, SupportPolygon | None] = (None, None)
         self.trigger_margin = positive_scalar(trigger_margin, "trigger_margin", allow_zero=True)
         self.retarget_until = positive_scalar(retarget_until, "retarget_until", allow_zero=True)
