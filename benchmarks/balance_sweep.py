@@ -1,7 +1,7 @@
 """Push sweep of the balance controller: per direction, the largest push survived, the
 largest recovered cleanly, and the capture-point bounds beside them.
 
-    python benchmarks/balance_sweep.py [--robot talos] [--directions +x -x +y -y] [--step 10]
+    python benchmarks/balance_sweep.py [--robot talos] [--directions=+x --directions=-y ...] [--step 10]
         [--stance double|single] [--actuation-delay 0.002] [--trunk-mass 1.1] [--json FILE]
 
 Each run is one 0.1 s push on the base at t = 1 s (single stance: at 2 s, after the CoM
@@ -32,7 +32,8 @@ from tsid_py.sim.sweep import sweep_direction
 def main(argv=None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--robot", default="talos")
-    parser.add_argument("--directions", nargs="+", default=list(DIRECTIONS), choices=list(DIRECTIONS))
+    parser.add_argument("--directions", action="extend", nargs="+", choices=list(DIRECTIONS),
+                        help="directions to sweep (default: all); a signed one as --directions=-y")
     parser.add_argument("--step", type=float, default=10.0, help="force grid, N")
     parser.add_argument("--stance", default="double", choices=["double", "single"])
     parser.add_argument("--actuation-delay", type=float, default=0.0, help="s")
@@ -49,7 +50,7 @@ def main(argv=None) -> list[dict]:
     print(f"{'dir':4s} {'survived':>9s} {'target':>7s} {'@tgt':>4s} {'clean':>7s} {'target':>7s} {'@tgt':>4s}"
           f" {'edge':>7s} {'impulse':>8s} {'1st fall':>9s} {'monotonic':>9s} {'policy':>6s} {'errors':>6s}"
           f" {'meets':>5s} {'time':>6s}")
-    for direction in args.directions:
+    for direction in args.directions or list(DIRECTIONS):
         tic = time.time()
         survive_target = survive_ratio * bounds[direction].cop_at_edge
         clean_target = 0.75 * bounds[direction].impulse

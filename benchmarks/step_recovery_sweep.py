@@ -1,7 +1,7 @@
 """Push sweep with step recovery: per direction, the largest push survived when the robot may
 step, beside the no-step capture-point bounds.
 
-    python benchmarks/step_recovery_sweep.py [--robot talos] [--directions +x -x +y -y] [--step 20]
+    python benchmarks/step_recovery_sweep.py [--robot talos] [--directions=+x --directions=-y ...] [--step 20]
         [--max-ratio 1.6] [--json FILE]
 
 Each run is one 0.1 s push on the base at t = 1 s, the controller a
@@ -31,7 +31,8 @@ TARGET_RATIO = 1.35 * 0.9
 def main(argv=None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--robot", default="talos")
-    parser.add_argument("--directions", nargs="+", default=list(DIRECTIONS), choices=list(DIRECTIONS))
+    parser.add_argument("--directions", action="extend", nargs="+", choices=list(DIRECTIONS),
+                        help="directions to sweep (default: all); a signed one as --directions=-y")
     parser.add_argument("--step", type=float, default=20.0, help="force grid, N")
     parser.add_argument("--max-ratio", type=float, default=1.6, help="grid end, × the CoP-at-edge bound")
     parser.add_argument("--json")
@@ -42,7 +43,7 @@ def main(argv=None) -> list[dict]:
     print(f"{'dir':4s} {'survived':>9s} {'1st fall':>9s} {'target':>7s} {'@tgt':>5s} {'edge':>6s}"
           f" {'stepped from':>12s} {'monotonic':>9s} {'errors':>6s} {'time':>6s}")
     reports = []
-    for direction in args.directions:
+    for direction in args.directions or list(DIRECTIONS):
         tic = time.time()
         target = TARGET_RATIO * bounds[direction].cop_at_edge
         report = sweep_direction(robot, direction, step=args.step, step_recovery=True, checks=[round(target)],
