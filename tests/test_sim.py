@@ -152,14 +152,15 @@ def test_harness_delays_torques_and_scales_trunk_mass():
 
 
 def test_balance_demo_one_push_recovers_cleanly_and_reports(tmp_path):
-    """The CLI's single-push interface: a push well inside the bounds is recovered with the
-    soles flat and in place, as MuJoCo measures them."""
+    """The CLI's single-push interface (a signed direction as its own word, ``-y``): a push
+    well inside the bounds is recovered with the soles flat and in place, as MuJoCo measures
+    them."""
     out = tmp_path / "balance.json"
-    code = cli_main(["demo", "balance", "--push", "150", "--push-direction", "+y", "--push-at", "0.3",
+    code = cli_main(["demo", "balance", "--push", "150", "--push-direction", "-y", "--push-at", "0.3",
                      "--duration", "1.5", "--json", str(out)])
     summary = json.loads(out.read_text())
     assert code == 0 and summary["fell"] is False and summary["recovered_cleanly"] is True
-    assert summary["pushes"] == [{"at": 0.3, "direction": "+y", "newtons": 150.0}]
+    assert summary["pushes"] == [{"at": 0.3, "direction": "-y", "newtons": 150.0}]
     assert summary["max_sole_tilt_deg"] < 2.0 and summary["max_sole_slip_m"] < 0.01
     assert summary["failure_policy_step_count"] == 0
     assert set(summary["failure_policy_steps"]) == {"contacts softened", "torque limits slackened", "damping command"}

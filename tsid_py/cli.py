@@ -144,6 +144,20 @@ def _add_inverse_dynamics_parser(commands) -> None:
     command.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
+#: Options whose value may start with "-" (a direction such as -y): argparse would read that
+#: value as another option, so ``OPTION -y`` is handed over as ``OPTION=-y``.
+SIGNED_VALUE_OPTIONS = ("--push-direction",)
+
+
+def _attach_signed_values(argv: list[str]) -> list[str]:
+    """``argv`` with each :data:`SIGNED_VALUE_OPTIONS` joined to the value that follows it."""
+    joined, tokens = [], iter(argv)
+    for token in tokens:
+        value = next(tokens, None) if token in SIGNED_VALUE_OPTIONS else None
+        joined.append(token if value is None else f"{token}={value}")
+    return joined
+
+
 def main(argv=None) -> int:
     from .sim.demos import DEMOS, ROBOTS
 
@@ -186,7 +200,7 @@ def main(argv=None) -> int:
     demo.add_argument("--viewer", action="store_true", help="open MuJoCo's viewer (needs a display)")
     commands.add_parser("bench", help="time the control step of the reference problem (see tsid-py bench -h)")
     _add_inverse_dynamics_parser(commands)
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_attach_signed_values(argv))
     return _inverse_dynamics(args) if args.command == "inverse-dynamics" else _demo(args)
 
 
