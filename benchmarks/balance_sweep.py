@@ -24,21 +24,16 @@ import time
 import tsid_py as tp
 from tsid_py.bench import write_json
 from tsid_py.control import push_bounds
-from tsid_py.control.capture_point import DIRECTIONS
 from tsid_py.sim.push_recovery import SingleLegStance
-from tsid_py.sim.sweep import sweep_direction
+from tsid_py.sim.sweep import add_sweep_arguments, sweep_direction, swept_directions
 
 
 def main(argv=None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--robot", default="talos")
-    parser.add_argument("--directions", action="extend", nargs="+", choices=list(DIRECTIONS),
-                        help="directions to sweep (default: all); a signed one as --directions=-y")
-    parser.add_argument("--step", type=float, default=10.0, help="force grid, N")
+    add_sweep_arguments(parser, step=10.0)
     parser.add_argument("--stance", default="double", choices=["double", "single"])
     parser.add_argument("--actuation-delay", type=float, default=0.0, help="s")
     parser.add_argument("--trunk-mass", type=float, default=1.0, help="factor on the simulated torso and base mass")
-    parser.add_argument("--json")
     args = parser.parse_args(argv)
     robot = tp.robots.load(args.robot)
     survive_ratio = 0.8 if args.stance == "single" else 0.9
@@ -50,7 +45,7 @@ def main(argv=None) -> list[dict]:
     print(f"{'dir':4s} {'survived':>9s} {'target':>7s} {'@tgt':>4s} {'clean':>7s} {'target':>7s} {'@tgt':>4s}"
           f" {'edge':>7s} {'impulse':>8s} {'1st fall':>9s} {'monotonic':>9s} {'policy':>6s} {'errors':>6s}"
           f" {'meets':>5s} {'time':>6s}")
-    for direction in args.directions or list(DIRECTIONS):
+    for direction in swept_directions(args):
         tic = time.time()
         survive_target = survive_ratio * bounds[direction].cop_at_edge
         clean_target = 0.75 * bounds[direction].impulse

@@ -21,8 +21,7 @@ import time
 import tsid_py as tp
 from tsid_py.bench import write_json
 from tsid_py.control import push_bounds
-from tsid_py.control.capture_point import DIRECTIONS
-from tsid_py.sim.sweep import sweep_direction
+from tsid_py.sim.sweep import add_sweep_arguments, sweep_direction, swept_directions
 
 #: The stepping target, as a multiple of the no-step survival goal (0.9 × the CoP-at-edge bound).
 TARGET_RATIO = 1.35 * 0.9
@@ -30,12 +29,8 @@ TARGET_RATIO = 1.35 * 0.9
 
 def main(argv=None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--robot", default="talos")
-    parser.add_argument("--directions", action="extend", nargs="+", choices=list(DIRECTIONS),
-                        help="directions to sweep (default: all); a signed one as --directions=-y")
-    parser.add_argument("--step", type=float, default=20.0, help="force grid, N")
+    add_sweep_arguments(parser, step=20.0)
     parser.add_argument("--max-ratio", type=float, default=1.6, help="grid end, × the CoP-at-edge bound")
-    parser.add_argument("--json")
     args = parser.parse_args(argv)
     robot = tp.robots.load(args.robot)
     bounds = push_bounds(robot, 0.1)
@@ -43,7 +38,7 @@ def main(argv=None) -> list[dict]:
     print(f"{'dir':4s} {'survived':>9s} {'1st fall':>9s} {'target':>7s} {'@tgt':>5s} {'edge':>6s}"
           f" {'stepped from':>12s} {'monotonic':>9s} {'errors':>6s} {'time':>6s}")
     reports = []
-    for direction in args.directions or list(DIRECTIONS):
+    for direction in swept_directions(args):
         tic = time.time()
         target = TARGET_RATIO * bounds[direction].cop_at_edge
         report = sweep_direction(robot, direction, step=args.step, step_recovery=True, checks=[round(target)],

@@ -16,13 +16,18 @@ above it — non-monotonic — would still be seen), or at ``max_force``.
 
 ``checks``: forces off the grid to run as well (``check_runs``), e.g. a target such as
 0.9 × the bound: "every push up to F survived" is shown by the grid up to F *and* F itself.
+
+:func:`add_sweep_arguments` and :func:`swept_directions`: the command-line options the sweep
+benchmarks share.
 """
 
 from __future__ import annotations
 
+import argparse
 import traceback
 
 from ..control import push_bounds
+from ..control.capture_point import DIRECTIONS
 from .push_recovery import SingleLegStance, push_trial
 
 
@@ -74,6 +79,21 @@ def sweep_direction(robot, direction: str, *, step: float = 10.0, max_force: flo
         "runs": runs,
         "check_runs": [trial(float(force)) for force in checks],
     }
+
+
+def add_sweep_arguments(parser: argparse.ArgumentParser, *, step: float) -> None:
+    """``--robot``, ``--directions`` (repeatable; a signed one as ``--directions=-y``, which
+    argparse would otherwise read as an option), ``--step`` (N, default ``step``), ``--json``."""
+    parser.add_argument("--robot", default="talos")
+    parser.add_argument("--directions", action="extend", nargs="+", choices=list(DIRECTIONS),
+                        help="directions to sweep (default: all); a signed one as --directions=-y")
+    parser.add_argument("--step", type=float, default=step, help="force grid, N")
+    parser.add_argument("--json")
+
+
+def swept_directions(args: argparse.Namespace) -> list[str]:
+    """The directions ``--directions`` chose, all of them when it was not given."""
+    return args.directions or list(DIRECTIONS)
 
 
 def _prefix_limit(runs: list[dict], key: str, wanted: bool) -> float:
