@@ -39,7 +39,7 @@ from ..._validation import positive_scalar
 from ...contacts import PlanarContact
 from ...robot import Robot
 from ...solution import Solution
-from ..balance import BalanceController
+from ..balance import BalanceController, leg_joints
 from .footsteps import Footstep, Gait, default_gait, footsteps_from_velocity, plan_footsteps
 from .angles import level_placement, mean_yaw, yaw_of, yaw_rotation
 from .plan import LAND, LIFT, UNLOAD, WalkPlan
@@ -351,15 +351,6 @@ class WalkingController:
         """``(footstep index, where the sole was when its contact was made)`` for each
         touch-down so far: the contact's anchor, fixed at the first solve after it."""
         return [(index, _footstep(contact.frame, contact.anchor)) for contact, index in self.landed]
-
-
-def leg_joints(robot: Robot) -> set[str]:
-    """Names of the joints between the root and a foot frame."""
-    model, names = robot.model, set()
-    for foot in robot.feet:
-        joint = model.frames[robot.frame_id(foot)].parentJoint
-        names.update(model.names[j] for j in model.supports[joint] if model.joints[j].nv == 1)
-    return names
 
 
 def _footstep(foot: str, placement) -> Footstep:
