@@ -93,3 +93,17 @@ def zmp_from_frames(robot: Robot, wrenches: dict[str, np.ndarray]) -> np.ndarray
         origin = robot.data.oMf[robot.frame_id(name)].translation
         about_origin[name] = np.r_[wrench[:3], wrench[3:] + np.cross(origin, wrench[:3])]
     return support_polygon_zmp(about_origin)
+
+
+def record_step(log: dict, t: float, robot: Robot, controller, solution, measured: dict, **extra) -> None:
+    """Append one control step of a humanoid demo to ``log`` (key -> list of arrays): time
+    (s), torques (N·m), CoM and ``controller.com``'s reference (m), the ``measured`` (wrenches
+    at the foot frames) and planned normal forces per foot (N), the measured ZMP (m), and
+    the ``extra`` entries."""
+    entry = {"time": t, "tau": solution.tau_actuated, "com": robot.com.copy(),
+             "com_ref": controller.com.position_ref.copy(),
+             "normal_forces": [measured[f][2] for f in robot.feet],
+             "planned_normal_forces": [solution.wrenches[f][2] if f in solution.wrenches else 0.0 for f in robot.feet],
+             "zmp": zmp_from_frames(robot, measured), **extra}
+    for key, value in entry.items():
+        log.setdefault(key, []).append(np.array(value, dtype=float))

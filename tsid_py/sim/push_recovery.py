@@ -32,7 +32,7 @@ from ..control.walking import WalkingController
 from ..control.capture_point import DIRECTIONS, SupportPolygon
 from ..control.failure import DAMPING, SLACKENED, SOFTENED
 from ..tasks import FrameTask
-from .controllers import zmp_from_frames
+from .controllers import record_step
 from .judge import FALL_HEIGHT_RATIO, FALL_SLIP, FALL_TILT, StanceJudge  # noqa: F401 (the criteria, re-exported)
 from .model import SOLE_THICKNESS
 from .simulation import Simulation
@@ -206,7 +206,7 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
             relaxed_steps[rung].append(round(t, 4))
         sim.step(solution.tau_actuated)
         if record:
-            _record(log, t, robot, controller, solution, sim)
+            record_step(log, t, robot, controller, solution, sim.contact_wrenches())
         watchers.after_step()
         if judge.update(t, controller.solver.contacts if step_recovery else watched) and stop_at_fall:
             break
@@ -245,14 +245,3 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
     if "com" in log:
         summary["max_com_error"] = float(np.linalg.norm(log["com"] - log["com_ref"], axis=1).max())
     return summary, log
-
-
-def _record(log: dict, t: float, robot, controller, solution, sim) -> None:
-    measured = sim.contact_wrenches()
-    entry = {"time": t, "tau": solution.tau_actuated, "com": robot.com.copy(),
-             "com_ref": controller.com.position_ref.copy(),
-             "normal_forces": [measured[f][2] for f in robot.feet],
-             "planned_normal_forces": [solution.wrenches[f][2] if f in solution.wrenches else 0.0 for f in robot.feet],
-             "zmp": zmp_from_frames(robot, measured)}
-    for key, value in entry.items():
-        log.setdefault(key, []).append(np.array(value, dtype=float))

@@ -14,7 +14,7 @@ import pinocchio as pin
 
 from ..control.walking import Gait, WalkingController, default_gait
 from ..control.walking.angles import wrap_angle, yaw_of
-from .controllers import zmp_from_frames
+from .controllers import record_step
 from .model import SOLE_THICKNESS
 from .judge import StanceJudge
 from .simulation import Simulation
@@ -91,17 +91,11 @@ def _base_yaw(sim: Simulation) -> float:
 
 
 def _record(log: dict, t: float, robot, controller, solution, sim, plan) -> None:
-    measured = sim.contact_wrenches()
+    """:func:`~.controllers.record_step` with the planned ZMP and the soles' heights (m)."""
     local = controller.time - controller.plan_start if plan is not None else 0.0
-    entry = {"time": t, "tau": solution.tau_actuated, "com": robot.com.copy(),
-             "com_ref": controller.com.position_ref.copy(), "zmp": zmp_from_frames(robot, measured),
-             "zmp_ref": plan.zmp(local) if plan is not None else controller.com.position_ref[:2],
-             "normal_forces": [measured[f][2] for f in robot.feet],
-             "planned_normal_forces": [solution.wrenches[f][2] if f in solution.wrenches else 0.0
-                                       for f in robot.feet],
-             "foot_heights": [sim.sole_pose(f)[1][2] - SOLE_THICKNESS / 2 for f in robot.feet]}
-    for key, value in entry.items():
-        log.setdefault(key, []).append(np.array(value, dtype=float))
+    record_step(log, t, robot, controller, solution, sim.contact_wrenches(),
+                zmp_ref=plan.zmp(local) if plan is not None else controller.com.position_ref[:2],
+                foot_heights=[sim.sole_pose(f)[1][2] - SOLE_THICKNESS / 2 for f in robot.feet])
 
 
 def _summary(judge, controller, plan, sim, start_feet, start_yaw, footholds, step_times) -> dict:
