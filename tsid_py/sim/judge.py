@@ -46,7 +46,7 @@ class StanceJudge:
             self.max_slip = max(self.max_slip, float(np.linalg.norm(position[:2] - start)))
         if self.fell_at is None:
             if self.sim.state()[0][2] < FALL_HEIGHT_RATIO * self.start_height:
-                self.reason = "base below 70 % of its start height"
+                self.reason = f"base below {FALL_HEIGHT_RATIO * 100:.0f} % of its start height"
             elif self.max_tilt > FALL_TILT:
                 self.reason = f"a sole tipped past {np.degrees(FALL_TILT):.0f}°"
             elif self.max_slip > FALL_SLIP:
