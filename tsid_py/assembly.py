@@ -13,9 +13,11 @@ equalities) and the contacts' columns first, then the tasks and constraints, whi
 ``T`` and ``t`` (:meth:`~tsid_py.rows.StepContext.torque_map` refuses before).
 
 A :class:`Layout` is built from the robot, the control period, the contacts, tasks,
-constraints and regularisation tasks and the root mode; it never calls back into a solver.
-:meth:`Layout.assemble` writes one step's :class:`~tsid_py.qp.QP` into buffers it reuses and
-:meth:`Layout.extract` turns a backend's answer into a :class:`~tsid_py.Solution`.
+constraints and regularisation tasks, the root mode and the hard contacts a step softens
+(:mod:`tsid_py.overrides`); it never calls back into a solver. :meth:`Layout.assemble`
+writes one step's :class:`~tsid_py.qp.QP` into buffers it reuses, applying that step's
+overrides, and :meth:`Layout.extract` turns a backend's answer into a
+:class:`~tsid_py.Solution`.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import numpy as np
 
 from .constraints.base import AccelerationBounds, Constraint, LinearConstraint
 from .contacts import Contact
+from .overrides import StepOverrides
 from .qp import QP, LeastSquaresCost
 from .robot import Robot
 from .row_writers import direct
@@ -47,6 +50,8 @@ class Layout:
     regularization : soft tasks added to the cost (the solver's small regularisation).
     root_equalities : on a floating base, hold the 6 root rows of the equation of motion
         as equalities (``tau[:6] == 0``); False leaves them free (the "crane" wrench).
+    softened : names of hard contacts whose no-slip rows are costs in this layout (the steps
+        that soften them pass the weights in their :class:`~tsid_py.overrides.StepOverrides`).
 
     :meth:`assemble` writes into the same buffers every step, so the returned :class:`QP`
     is valid until the next call.
@@ -54,8 +59,9 @@ class Layout:
 
     def __init__(self, robot: Robot, dt: float, contacts: Sequence[Contact] = (), tasks: Sequence[Task] = (),
                  constraints: Sequence[Constraint] = (), regularization: Sequence[Task] = (),
-                 root_equalities: bool = True):
+                 root_equalities: bool = True, softened: frozenset = frozenset()):
         self.robot = robot
+        self.softened = frozenset(softened)
         nv = robot.nv
         self.floating = robot.floating_base
         self.root_equalities = robot.floating_base and bool(root_equalities)
@@ -137,7 +143,7 @@ class Layout:
             row = 6
             labels += ["equation of motion (floating base)"] * 6
         for contact in self.kinematic:
-            if contact.priority == "hard":
+            if self._is_hard(contact):
                 size = contact.motion_rows.stop - contact.motion_rows.start
                 slices.append((contact, slice(row, row + size)))
                 labels += [_describe(contact)] * size
@@ -161,7 +167,7 @@ class Layout:
     def _build_soft_rows(self) -> None:
         """Row slices of the stacked soft costs ``||√W (A x − b)||²``."""
         slices, row = [], 0
-        for owner in self.row_tasks + [c for c in self.kinematic if c.priority == "soft"]:
+        for owner in self.row_tasks + [c for c in self.kinematic if not self._is_hard(c)]:
             size = owner.size if isinstance(owner, Task) else owner.motion_rows.stop - owner.motion_rows.start
             slices.append((owner, slice(row, row + size)))
             row += size
@@ -218,13 +224,19 @@ class Layout:
         if friction:
             self.C[:friction_rows] = np.vstack(friction)
 
+    def _is_hard(self, contact: Contact) -> bool:
+        """Whether the contact's no-slip rows are equalities in this layout."""
+        return contact.priority == "hard" and contact.name not in self.softened
+
     def _build_contact_views(self) -> None:
         """Per contact: its columns of D and of the root rows in A, its no-slip rows (in A if
         hard, in the soft rows if soft, none if it has no kinematics) and the √weight of soft
-        rows (None if hard)."""
+        rows (None if hard, and for a hard contact softened here: its step's override scales
+        them); ``soft_contact_rows``: the soft rows by contact name, with that √weight."""
         rows = {contact: (matrix, vector, None) for contact, matrix, vector in self.hard_contact_views}
-        rows.update({contact: (matrix, vector, np.sqrt(contact.weight))
+        rows.update({contact: (matrix, vector, None if contact.name in self.softened else np.sqrt(contact.weight))
                      for contact, matrix, vector in self.soft_contact_views})
+        self.soft_contact_rows = {contact.name: rows[contact] for contact, _, _ in self.soft_contact_views}
         no_rows = (np.zeros((0, self.nv)), np.zeros(0), None)
         self.contact_views = [(contact, block, root_block, *rows.get(contact, no_rows))
                               for contact, block, root_block in zip(self.contacts, self.D_forces,
@@ -237,12 +249,16 @@ class Layout:
         return (matrix[rows, : self.nv] if on_ddq else matrix[rows]), vector[rows]
 
     # ------------------------------------------------------------------ assembly
-    def assemble(self, normal_force_limits: Mapping[str, tuple[float, float]] | None = None) -> QP:
+    def assemble(self, normal_force_limits: Mapping[str, tuple[float, float]] | None = None,
+                 overrides: StepOverrides | None = None) -> QP:
         """The QP at the robot's current state (update the robot first).
 
         ``normal_force_limits`` overrides ``(f_min, f_max)`` of the contacts it names (a
-        ramping contact); the others use their own."""
+        ramping contact, a step's override); the others use their own. ``overrides``: the
+        step's softened contacts' weights (their names must be this layout's ``softened``),
+        torque-limit factor and task weights (:mod:`tsid_py.overrides`)."""
         robot, context = self.robot, self.context
+        context.torque_limit_scale = overrides.torque_limit_scale if overrides else 1.0
         # D = [M, −J_1ᵀG_1, …] and the root rows of the equation of motion; the contacts' rows.
         context.dynamics_written = False
         direct.dynamics_rows(robot.mass_matrix, robot.bias, self.D_ddq, self.root_rows, self.root_rhs)
@@ -251,14 +267,27 @@ class Layout:
             if soft_scale is not None:
                 matrix *= soft_scale
                 vector *= soft_scale
+        if overrides and overrides.contacts:
+            self._weigh_soft_contacts(overrides)
         context.dynamics_written = True         # T and t hold this step's equation of motion
         for task, matrix, vector in self.hard_task_views:
             task.write_rows(context, matrix, vector, weighted=False)
 
         # Soft costs in factored form: rows √W A, √W b; costs on single variables as d, e.
-        for task, matrix, vector in self.soft_task_views:
-            task.write_rows(context, matrix, vector, weighted=True)
-        self._fill_diagonal_costs(context)
+        task_weights = overrides.task_weights if overrides else None
+        if task_weights:
+            self._check_task_weights(task_weights)
+            for task, matrix, vector in self.soft_task_views:
+                weight = task_weights.get(task)
+                task.write_rows(context, matrix, vector, weighted=weight is None)
+                if weight is not None:
+                    root = np.sqrt(weight[task.kept_axes])
+                    matrix *= root[:, None]
+                    vector *= root
+        else:
+            for task, matrix, vector in self.soft_task_views:
+                task.write_rows(context, matrix, vector, weighted=True)
+        self._fill_diagonal_costs(context, task_weights)
 
         # Inequalities: friction rows (constant) and linear constraints; box on q̈ and f_z.
         for constraint, matrix, lower, upper in self.linear_views:
@@ -280,14 +309,40 @@ class Layout:
         self.qp.cost_changed()
         return self.qp
 
-    def _fill_diagonal_costs(self, context: StepContext) -> None:
+    def _weigh_soft_contacts(self, overrides: StepOverrides) -> None:
+        """Scale the soft no-slip rows of the contacts a step's overrides soften by
+        √weight (relative to the √weight they were written with)."""
+        for name, entry in overrides.contacts.items():
+            if entry.soft_weight is None:
+                continue
+            rows = self.soft_contact_rows.get(name)
+            if rows is None:
+                raise ValueError(f"contact {name!r} is softened by the step's overrides but not in this layout's "
+                                 f"soft rows (softened: {sorted(self.softened)})")
+            matrix, vector, written = rows
+            scale = np.sqrt(entry.soft_weight) / (1.0 if written is None else written)
+            matrix *= scale
+            vector *= scale
+
+    def _check_task_weights(self, task_weights: Mapping) -> None:
+        """Every task whose weight a step overrides is one of this layout's soft tasks."""
+        soft = set(self.soft_tasks)
+        for task in task_weights:
+            if task not in soft:
+                raise ValueError(f"task {getattr(task, 'name', task)!r} has a weight override but is not a soft "
+                                 "task of this solver")
+
+    def _fill_diagonal_costs(self, context: StepContext, task_weights: Mapping | None = None) -> None:
         """``d`` and ``e`` of the cost from the tasks on single variables: each adds ``w ∘ t``
-        of its cost ``Σ wᵢ (x_cᵢ − tᵢ)²`` into ``e`` and hands over ``(columns, w)``. ``d`` is
-        rebuilt only when a task hands over other weight arrays (assigning weights makes new
-        ones)."""
+        of its cost ``Σ wᵢ (x_cᵢ − tᵢ)²`` into ``e`` and hands over ``(columns, w)`` (``w``
+        from the step's weight override when it has one). ``d`` is rebuilt only when a task
+        hands over other weight arrays (assigning weights makes new ones)."""
         e = self.cost_diagonal_targets
         e.fill(0.0)
-        entries = [task.diagonal(context, e) for task in self.diagonal_tasks]
+        if task_weights:
+            entries = [task.diagonal(context, e, task_weights.get(task)) for task in self.diagonal_tasks]
+        else:
+            entries = [task.diagonal(context, e) for task in self.diagonal_tasks]
         previous = self._diagonal_weights
         if previous is None or any(map(operator.is_not, map(operator.itemgetter(1), entries), previous)):
             d = self.cost_diagonal

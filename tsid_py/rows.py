@@ -97,6 +97,8 @@ class StepContext:
     torque_offset: np.ndarray = field(default=None, repr=False)
     #: Set by the assembly once the equation of motion's rows of this step are written.
     dynamics_written: bool = False
+    #: Factor on every torque limit this step (a step's override; 1: as configured).
+    torque_limit_scale: float = 1.0
 
     def torque_map(self) -> tuple[np.ndarray, np.ndarray]:
         """``(T, t)`` with ``τ_a = T x + t`` at this step; ``RuntimeError`` if the equation of

@@ -13,6 +13,8 @@ import threading
 from dataclasses import dataclass
 from time import perf_counter
 
+import pinocchio as pin
+
 from ._validation import as_vector, finite_vector, positive_scalar
 from .assembly import Layout
 from .backends import Backend, QPResult, make_backend
@@ -20,6 +22,7 @@ from .backends.base import FEASIBILITY_TOLERANCE, constraint_violation
 from .constraints.base import Constraint
 from .contacts import Contact
 from .errors import SolverError
+from .overrides import StepOverrides
 from .qp import QP
 from .robot import Robot
 from .solution import Solution
@@ -31,6 +34,8 @@ from .tasks.regularization import AccelerationTask, ForceRegularization
 #: Small enough not to bias the tasks, large enough to make the QP strictly convex; they keep
 #: a 90 kg humanoid standing with only a CoM task and a posture task.
 DEFAULT_REGULARIZATION = {"acceleration": 1e-5, "force": 1e-8, "torque": 1e-7}
+
+_NOTHING_SOFTENED: frozenset = frozenset()
 
 
 @dataclass
@@ -93,7 +98,15 @@ class DynamicsSolver:
         self._transitions: dict[str, _Transition] = {}
         self._unanchored: list[Contact] = []           # contacts added since the last solve
         self._last_solution: Solution | None = None
-        self._layout: Layout | None = None
+        self._layouts: dict[frozenset, Layout] = {}    # by the hard contacts a step softens
+        #: How many layouts were built so far (one per new set of items, and per new set of
+        #: hard contacts a step's overrides soften): a count for tests and diagnostics.
+        self.layouts_built = 0
+        #: Incremented whenever a contact is added, removed or re-anchored: what depends on
+        #: the contacts' footprints (a support polygon) is stale when it changes.
+        self.contact_epoch = 0
+        #: The layout of the last solve (its labels describe :attr:`last_qp`).
+        self.last_layout: Layout | None = None
         self._busy = threading.Lock()
         self.last_qp: QP | None = None
         self._stamps: tuple[float, ...] | None = None     # perf_counter at the phases' ends
@@ -141,7 +154,7 @@ class DynamicsSolver:
     def invalidate(self) -> None:
         """Rebuild the QP's layout before the next solve (items call this when a setting
         that shapes the QP changes)."""
-        self._layout = None
+        self._layouts.clear()
 
     # ------------------------------------------------------------------------ configuration
     def add_contact(self, contact: Contact, transition: float = 0.0) -> Contact:
@@ -169,7 +182,26 @@ class DynamicsSolver:
         if transition > 0:
             self._transitions[contact.name] = _Transition(0.0, min(self.robot.weight, contact.f_max), transition)
         self.invalidate()
+        self.contact_epoch += 1
         return contact
+
+    def reanchor_contact(self, name: str, placement: pin.SE3 | None = None) -> None:
+        """Anchor an active contact anew: where its frame is at the robot's last update (or
+        at ``placement``, world): its ``kp`` term pulls the frame there from now on, and
+        :attr:`contact_epoch` tells what depends on its footprint that it moved."""
+        contact = self.contacts.get(name)
+        if contact is None:
+            raise KeyError(f"contact {name!r} is not active; active: {list(self.contacts)}")
+        if placement is None:
+            robot = self.robot
+            placement = (robot.frame_placement(contact.frame_id) if robot.updated
+                         else robot.placement_at(robot.q, contact.frame_id))
+        elif not isinstance(placement, pin.SE3):
+            raise ValueError(f"placement must be a pinocchio.SE3, got {type(placement).__name__}")
+        contact.anchor_at(placement)
+        if contact in self._unanchored:             # anchored now: not again at the next solve
+            self._unanchored.remove(contact)
+        self.contact_epoch += 1
 
     def remove_contact(self, name: str, transition: float = 0.0) -> None:
         """Deactivate a contact, at once or ramping its normal force to 0 over ``transition`` s
@@ -181,6 +213,7 @@ class DynamicsSolver:
             self.contacts.pop(name).detach()
             self._transitions.pop(name, None)
             self.invalidate()
+            self.contact_epoch += 1
             return
         contact = self.contacts[name]
         last = self._last_solution
@@ -229,24 +262,58 @@ class DynamicsSolver:
     @property
     def layout(self) -> Layout:
         """The QP's :class:`~tsid_py.assembly.Layout` for the current items (built on demand)."""
-        if self._layout is None:
-            self._layout = Layout(self.robot, self._dt, list(self.contacts.values()), self.tasks, self.constraints,
-                                  self.regularization_tasks, root_equalities=not self.actuated_root)
-        return self._layout
+        return self.layout_for(_NOTHING_SOFTENED)
 
-    def normal_force_limits(self) -> dict[str, tuple[float, float]]:
-        """``(f_min, f_max)`` of the contacts whose normal force is ramping, now."""
+    def layout_for(self, softened: frozenset) -> Layout:
+        """The layout for the current items with the hard contacts ``softened`` (names) made
+        costs, built the first time that set is asked for (until the items change)."""
+        layout = self._layouts.get(softened)
+        if layout is None:
+            layout = self._layouts[softened] = Layout(
+                self.robot, self._dt, list(self.contacts.values()), self.tasks, self.constraints,
+                self.regularization_tasks, root_equalities=not self.actuated_root, softened=softened)
+            self.layouts_built += 1
+        return layout
+
+    def normal_force_limits(self, overrides: StepOverrides | None = None) -> dict[str, tuple[float, float]]:
+        """``(f_min, f_max)`` of the contacts whose normal force is ramping now, or whose
+        bounds ``overrides`` change this step (within the ramp: its bound caps ``f_max``)."""
         limits = {}
         for name, transition in self._transitions.items():
             upper = transition.bound()
             limits[name] = (min(self.contacts[name].f_min, upper), upper)
+        if overrides is not None:
+            for name, entry in overrides.contacts.items():
+                if entry.normal_force is not None:
+                    lower, upper = entry.normal_force
+                    if name in limits:
+                        upper = min(upper, limits[name][1])
+                    limits[name] = (min(lower, upper), upper)
         return limits
 
+    def _softened(self, overrides: StepOverrides) -> frozenset:
+        """The hard contacts ``overrides`` soften (names), checking that every contact it
+        names is active."""
+        contacts = self.contacts
+        softened = []
+        for name, entry in overrides.contacts.items():
+            contact = contacts.get(name)
+            if contact is None:
+                raise KeyError(f"the step's overrides name contact {name!r}, which is not active; "
+                               f"active: {list(contacts)}")
+            if entry.soft_weight is not None and contact.priority == "hard" and contact.kinematic:
+                softened.append(name)
+        return frozenset(softened)
+
     # ------------------------------------------------------------------------ solving
-    def solve(self, q, v) -> Solution:
+    def solve(self, q, v, overrides: StepOverrides | None = None) -> Solution:
         """One control step at state ``(q, v)``; raises :class:`~tsid_py.SolverError`
         (or :class:`~tsid_py.InfeasibleError`, whose ``conflicts`` are found when first
-        read) when the QP has no solution."""
+        read) when the QP has no solution.
+
+        ``overrides`` (:class:`~tsid_py.overrides.StepOverrides`): what this step's QP
+        changes from the configured one — contacts softened or their normal force bounded,
+        torque limits scaled, soft tasks weighed otherwise — without changing any item."""
         if not self._busy.acquire(False):          # not blocking
             raise RuntimeError("this DynamicsSolver is being used by another thread; use one solver per thread")
         try:
@@ -256,13 +323,23 @@ class DynamicsSolver:
                 self._retire_finished_transitions()
                 for transition in self._transitions.values():
                     transition.elapsed += self._dt       # bounds hold at the end of this control period
-            layout = self._layout if self._layout is not None else self.layout
+            if overrides:
+                if not isinstance(overrides, StepOverrides):
+                    raise ValueError(f"overrides must be a tsid_py.overrides.StepOverrides, "
+                                     f"got {type(overrides).__name__}")
+                layout = self.layout_for(self._softened(overrides))
+                limits = self.normal_force_limits(overrides)
+            else:
+                overrides = None
+                layout = self._layouts.get(_NOTHING_SOFTENED) or self.layout
+                limits = self.normal_force_limits() if self._transitions else None
+            self.last_layout = layout
             tic = perf_counter()
             self.robot.update_unchecked(q, v)
             if self._unanchored:
                 self._anchor_new_contacts()
             t_dynamics = perf_counter()
-            qp = layout.assemble(self.normal_force_limits() if self._transitions else None)
+            qp = layout.assemble(limits, overrides)
             self.last_qp = qp
             t_assembly = perf_counter()
             result = self.backend.solve(qp)
@@ -285,6 +362,7 @@ class DynamicsSolver:
             if self.contacts.get(contact.name) is contact:
                 contact.anchor_at(self.robot.frame_placement(contact.frame_id))
         self._unanchored.clear()
+        self.contact_epoch += 1
 
     def _failure(self, layout: Layout, qp: QP, result: QPResult) -> SolverError:
         """The error for a step without a usable answer: non-finite data named by its items,
@@ -319,12 +397,14 @@ class DynamicsSolver:
                 if transition.removing:
                     self.contacts.pop(name).detach()
                     self.invalidate()
+                    self.contact_epoch += 1
 
     # ------------------------------------------------------------------------ copies
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state["_busy"] = None
-        state["_layout"] = None                      # views of the robot's buffers: rebuilt
+        state["_layouts"] = {}                       # views of the robot's buffers: rebuilt
+        state["last_layout"] = None
         state["last_qp"] = None
         return state
 

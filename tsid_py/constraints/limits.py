@@ -46,10 +46,13 @@ class TorqueLimits(LinearConstraint):
         return Bounds(matrix, lower, upper)
 
     def write_rows(self, context, matrix, lower, upper):
-        """The rows ``−τ_max − t ≤ T x ≤ τ_max − t`` in one compiled call."""
+        """The rows ``−τ_max − t ≤ T x ≤ τ_max − t`` in one compiled call (``τ_max`` times
+        the step's ``context.torque_limit_scale``, an override that relaxes a step)."""
         torque_matrix, torque_offset = context.torque_map()
-        direct.affine_bound_rows(torque_matrix, torque_offset, self.index, self._lowest, self.effort, matrix, lower,
-                                 upper)
+        lowest, effort = self._lowest, self.effort
+        if context.torque_limit_scale != 1.0:
+            lowest, effort = lowest * context.torque_limit_scale, effort * context.torque_limit_scale
+        direct.affine_bound_rows(torque_matrix, torque_offset, self.index, lowest, effort, matrix, lower, upper)
 
 
 class AccelerationLimits(AccelerationBounds):

@@ -161,7 +161,8 @@ class Task(SolverItem, ABC):
 
     @weight.setter
     def weight(self, value) -> None:
-        self._weight = per_axis(value, "weight", self.dim)
+        self._weight = per_axis(value, "weight", self.dim).copy()
+        self._weight.flags.writeable = False        # an in-place edit would not reach the cost
         self._settings["weight"] = self._weight
         #: √weight of the kept axes, to scale b (and, as a column, the rows of A); a plain
         #: float when every axis has the same weight (scaling by a scalar is cheaper).
@@ -200,9 +201,21 @@ class DiagonalTask(Task):
     """
 
     @abstractmethod
-    def diagonal(self, context: StepContext, targets: np.ndarray) -> DiagonalCost:
+    def diagonal(self, context: StepContext, targets: np.ndarray, weight: np.ndarray | None = None) -> DiagonalCost:
         """Add ``w ∘ t`` into ``targets`` (n,) at the task's columns and return the
-        :class:`~tsid_py.rows.DiagonalCost` ``(columns, w)`` of the kept axes."""
+        :class:`~tsid_py.rows.DiagonalCost` ``(columns, w)`` of the kept axes; ``weight``
+        (dim,): the per-axis weights of this step (a step's override), else the task's."""
+
+    def kept_weight_of(self, weight: np.ndarray | None) -> np.ndarray:
+        """The kept axes' weights: the task's (:attr:`kept_weight`, the same array until the
+        weights are assigned), or those of a step's override ``weight`` (the same array
+        for the same override array)."""
+        if weight is None:
+            return self.kept_weight
+        cached = getattr(self, "_override_kept", None)
+        if cached is None or cached[0] is not weight or cached[2] is not self._rows:
+            cached = self._override_kept = (weight, weight[self._rows], self._rows)
+        return cached[1]
 
 
 class PDTask(Task):

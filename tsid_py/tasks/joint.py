@@ -109,10 +109,10 @@ class JointTask(PDTask, DiagonalTask):
         else:
             self.position_ref = as_vector(target, "target", self.dim).copy()
 
-    def diagonal(self, context, targets) -> DiagonalCost:
+    def diagonal(self, context, targets, weight=None) -> DiagonalCost:
         """As a soft task the cost ``Σ w_i (q̈_j_i − a*_i)²`` is diagonal in q̈: adds
         ``w ∘ a*`` into ``targets`` at the joints' columns and returns ``(columns, w)``;
-        one compiled call (:func:`joint_targets`)."""
+        one compiled call (:func:`joint_targets`). ``weight``: a step's per-axis override."""
         robot = context.robot
         if self._columns_for is not self._rows:            # the mask changed: its columns anew
             self._columns_for = self._rows
@@ -120,11 +120,12 @@ class JointTask(PDTask, DiagonalTask):
             self._columns = index_selector(self._kept_columns)
             self._cost = None
         self.error, self.error_rate = np.empty(self.dim), np.empty(self.dim)
+        kept_weight = self.kept_weight if weight is None else self.kept_weight_of(weight)
         _direct.joint_targets(robot.q, robot.v, self._q_index, self._v_index, self.position_ref, self.velocity_ref,
-                              self.acceleration_ref, self._kp, self._kd, self._rows, self._kept_columns, self.kept_weight,
+                              self.acceleration_ref, self._kp, self._kd, self._rows, self._kept_columns, kept_weight,
                               self.error, self.error_rate, targets)
-        if self._cost is None or self._cost.weights is not self.kept_weight:       # new weights or mask
-            self._cost = DiagonalCost(self._columns, self.kept_weight)
+        if self._cost is None or self._cost.weights is not kept_weight:       # new weights or mask
+            self._cost = DiagonalCost(self._columns, kept_weight)
         return self._cost
 
     def kinematics(self, robot) -> PDKinematics:

@@ -61,15 +61,17 @@ class AccelerationTask(DiagonalTask):
         """``A = I`` (the kept rows, nv columns) and ``b = q̈_ref`` (rad/s², m/s² for the base)."""
         return Rows(self._eye[self._rows], self.acceleration_ref[self._rows])
 
-    def diagonal(self, context, targets) -> DiagonalCost:
+    def diagonal(self, context, targets, weight=None) -> DiagonalCost:
         """The cost ``Σ w_i (x_c_i − t_i)²`` on ``x[columns]``: returns ``(columns, weights)``
-        and adds ``w ∘ t`` into ``targets`` at the columns (nothing when every ``t`` is 0)."""
+        and adds ``w ∘ t`` into ``targets`` at the columns (nothing when every ``t`` is 0);
+        ``weight``: a step's per-axis override."""
         kept = self._kept          # axis i is the column of q̈_i
+        kept_weight = self.kept_weight_of(weight)
         if not self._zero_target:
-            targets[kept] += self.kept_weight * self.acceleration_ref[kept]
+            targets[kept] += kept_weight * self.acceleration_ref[kept]
         cost = self._cost
-        if cost is None or cost.weights is not self.kept_weight or cost.columns is not kept:
-            cost = self._cost = DiagonalCost(kept, self.kept_weight)       # the weights or mask changed
+        if cost is None or cost.weights is not kept_weight or cost.columns is not kept:
+            cost = self._cost = DiagonalCost(kept, kept_weight)       # the weights or mask changed
         return cost
 
 
@@ -99,11 +101,13 @@ class ForceRegularization(DiagonalTask):
         matrix[:, context.nv:] = np.eye(count)
         return Rows(matrix, np.zeros(count))
 
-    def diagonal(self, context, targets) -> DiagonalCost:
-        """``(columns, weights)`` of the cost on the contact variables (its targets are 0)."""
-        key = (context.nv, context.n)
-        if getattr(self, "_diagonal_key", None) != key:       # built once per set of contacts
+    def diagonal(self, context, targets, weight=None) -> DiagonalCost:
+        """``(columns, weights)`` of the cost on the contact variables (its targets are 0);
+        ``weight`` (1,): a step's override of the scalar weight."""
+        scalar = self.scalar_weight if weight is None else float(weight[0])
+        key = (context.nv, context.n, scalar)
+        if getattr(self, "_diagonal_key", None) != key:       # built once per set of contacts and weight
             count = context.n - context.nv
             self._diagonal_key = key
-            self._diagonal = DiagonalCost(slice(context.nv, context.n), np.full(count, self.scalar_weight))
+            self._diagonal = DiagonalCost(slice(context.nv, context.n), np.full(count, scalar))
         return self._diagonal
