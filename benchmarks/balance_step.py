@@ -5,7 +5,7 @@
 Both follow the reference motion of ``tsid-py bench`` (a 4 cm lateral CoM sinusoid at
 0.5 Hz; the state follows the solver's own q̈), one BLAS thread, pinned to one core:
 
-* ``reference``: ``solver.solve`` of ``tsid_py.sim.controllers.humanoid_balance`` (what
+* ``reference``: ``solver.solve`` of ``tsid_py.control.reference.humanoid_balance`` (what
   ``tsid-py bench`` times);
 * ``balance``: the whole :meth:`tsid_py.control.BalanceController.step` — capture-point
   task, wrench regularisation, the failure policy's wrapper and the contact-state monitor.
@@ -25,7 +25,7 @@ from threadpoolctl import threadpool_limits
 
 import tsid_py as tp
 from tsid_py.control import BalanceController
-from tsid_py.sim.controllers import humanoid_balance
+from tsid_py.control.reference import humanoid_balance
 
 
 class _Loop:

@@ -5,7 +5,7 @@ largest recovered cleanly, and the capture-point bounds beside them.
         [--stance double|single] [--actuation-delay 0.002] [--trunk-mass 1.1] [--json FILE]
 
 Each run is one 0.1 s push on the base at t = 1 s (single stance: at 2 s, after the CoM
-shift and the foot lift), judged by ``tsid_py.sim.push_recovery`` (survived: not fallen —
+shift and the foot lift), judged by ``tsid_py.scenarios.push_recovery`` (survived: not fallen —
 base below 70 % of its start height, a sole tipped past 15° or slid 5 cm — and come to rest
 after the push, the capture point back inside the soles; clean: survived with the soles
 within 2° and 1 cm).
@@ -22,10 +22,10 @@ import argparse
 import time
 
 import tsid_py as tp
-from tsid_py.bench import write_json
+from tsid_py.scenarios.reports import write_json
 from tsid_py.control import push_bounds
-from tsid_py.sim.push_recovery import SingleLegStance
-from tsid_py.sim.sweep import add_sweep_arguments, sweep_direction, swept_directions
+from tsid_py.scenarios.push_recovery import SingleLegStance
+from tsid_py.scenarios.sweep import add_sweep_arguments, sweep_direction, swept_directions
 
 
 def main(argv=None) -> list[dict]:

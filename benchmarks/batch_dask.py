@@ -3,7 +3,7 @@
     python benchmarks/batch_dask.py [--recordings 8] [--frames 4000] [--workers 2] [--repeat 3] [--json FILE]
 
 Each recording is the balance controller swaying Talos's CoM with its own amplitude
-(:func:`tsid_py.sim.recordings.balance_rollout`, 1 kHz), inverted with the documented call
+(:func:`tsid_py.control.reference.balance_rollout`, 1 kHz), inverted with the documented call
 (contact bounds, default smoothing). The serial run calls
 :func:`tsid_py.offline.batch.inverse_dynamics_over_time_batch` with ``workers=0`` (in this
 process); the parallel run gives it a client of a ``LocalCluster`` of single-threaded worker
@@ -27,9 +27,9 @@ import time
 import numpy as np
 
 import tsid_py as tp
-from tsid_py.bench import write_json
+from tsid_py.scenarios.reports import write_json
 from tsid_py.offline.batch import Recording, RobotSource, inverse_dynamics_over_time_batch, local_cluster, run_one
-from tsid_py.sim.recordings import balance_rollout
+from tsid_py.control.reference import balance_rollout
 
 
 def _spin(count: int) -> int:

@@ -22,9 +22,9 @@ import numpy as np
 import pinocchio as pin
 
 import tsid_py as tp
-from tsid_py.bench import write_json
+from tsid_py.scenarios.reports import write_json
 from tsid_py.offline.over_time import DEFAULT_FRICTION
-from tsid_py.sim.recordings import balance_rollout
+from tsid_py.control.reference import balance_rollout
 
 
 def swaying_trajectory(robot: tp.Robot, count: int, dt: float) -> np.ndarray:

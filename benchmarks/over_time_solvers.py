@@ -24,12 +24,12 @@ import numpy as np
 
 import tsid_py as tp
 from tsid_py.backends.qpsolvers_backend import ACCURATE_OPTIONS
-from tsid_py.bench import write_json
+from tsid_py.scenarios.reports import write_json
 from tsid_py.offline import ipm
 from tsid_py.offline.frames import finite_differences, frame_data
 from tsid_py.offline.over_time import DEFAULT_FRICTION, RELAXATION_PENALTY
 from tsid_py.offline.stacked import Weights, contact_bound_rows, reduce_root_rows, reduced_problem
-from tsid_py.sim.recordings import balance_rollout
+from tsid_py.control.reference import balance_rollout
 
 
 def stacked_problem(robot: tp.Robot, count: int) -> ipm.BlockTridiagonalQP:

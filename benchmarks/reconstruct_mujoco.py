@@ -3,7 +3,7 @@
     python benchmarks/reconstruct_mujoco.py [--duration 2.5] [--repeat 3] [--json FILE]
 
 The balance controller performs a motion the library does not plan for — an asymmetric
-sideways sway, over the left foot, with a squat (:func:`tsid_py.sim.recordings.sway_and_squat`)
+sideways sway, over the left foot, with a squat (:func:`tsid_py.scenarios.recordings.sway_and_squat`)
 — in MuJoCo at 1 kHz. Only the base and joint positions go to the documented call
 ``tp.multiple_contact_inverse_dynamics_over_time(robot, positions, dt, robot.feet)`` (default
 smoothing, the robot's soles and friction 1 as contact bounds); the vertical forces it
@@ -20,8 +20,8 @@ import time
 import numpy as np
 
 import tsid_py as tp
-from tsid_py.bench import write_json
-from tsid_py.sim.recordings import force_errors, sway_and_squat
+from tsid_py.scenarios.reports import write_json
+from tsid_py.scenarios.recordings import force_errors, sway_and_squat
 
 
 def main(argv=None) -> dict:

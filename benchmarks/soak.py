@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from tsid_py.bench import write_json
-from tsid_py.sim.soak import soak
+from tsid_py.scenarios.reports import write_json
+from tsid_py.scenarios.soak import soak
 
 
 def main() -> None:

@@ -5,7 +5,7 @@ step, beside the no-step capture-point bounds.
         [--max-ratio 1.6] [--json FILE]
 
 Each run is one 0.1 s push on the base at t = 1 s, the controller a
-``WalkingController(step_recovery=True)``, judged by ``tsid_py.sim.push_recovery`` (survived:
+``WalkingController(step_recovery=True)``, judged by ``tsid_py.scenarios.push_recovery`` (survived:
 not fallen — base below 70 % of its start height, a sole in contact tipped past 15° or slid
 5 cm from where its contact was made — and come to rest). The grid runs from ``step`` N to
 ``max-ratio`` × the CoP-at-edge bound. The target printed is issue 20's: 1.35 × the no-step
@@ -19,9 +19,9 @@ import argparse
 import time
 
 import tsid_py as tp
-from tsid_py.bench import write_json
+from tsid_py.scenarios.reports import write_json
 from tsid_py.control import push_bounds
-from tsid_py.sim.sweep import add_sweep_arguments, sweep_direction, swept_directions
+from tsid_py.scenarios.sweep import add_sweep_arguments, sweep_direction, swept_directions
 
 #: The stepping target, as a multiple of the no-step survival goal (0.9 × the CoP-at-edge bound).
 TARGET_RATIO = 1.35 * 0.9

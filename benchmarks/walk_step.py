@@ -21,7 +21,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 import tsid_py as tp
-from tsid_py.bench import write_json
+from tsid_py.scenarios.reports import write_json
 from tsid_py.control.walking import WalkingController
 from tsid_py.sim import Simulation
 

@@ -4,7 +4,7 @@ import numpy as np
 
 import tsid_py as tp
 from tsid_py.sim import Simulation
-from tsid_py.sim.controllers import humanoid_balance
+from tsid_py.control.reference import humanoid_balance
 
 robot = tp.robots.load("talos")
 sim = Simulation(robot)

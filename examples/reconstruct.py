@@ -2,7 +2,7 @@
 
 
 import tsid_py as tp
-import tsid_py.sim.demos
+import tsid_py.scenarios.demos
 
 robot = tp.robots.load("talos")
 run = tp.sim.demos.reconstruct(duration=2.0)      # simulate a sway with a squat in MuJoCo, then invert

@@ -8,7 +8,7 @@ import pinocchio as pin
 import pytest
 
 import tsid_py as tp
-from tsid_py.sim.recordings import balance_rollout  # noqa: F401 (shared with the tests)
+from tsid_py.control.reference import balance_rollout  # noqa: F401 (shared with the tests)
 
 _CACHE: dict[str, tp.Robot] = {}
 
@@ -20,7 +20,7 @@ def load_robot(name: str) -> tp.Robot:
     cached = _CACHE[name]
     return tp.Robot(cached.model.copy(), name=cached.name, feet=cached.feet, sole_size=cached.sole_size,
                     foot_radius=cached.foot_radius, q_ref=cached.q_ref.copy(), urdf_path=cached.urdf_path,
-                    package_dirs=cached.package_dirs, end_effector=cached.end_effector)
+                    package_dirs=cached.package_dirs, end_effector=cached.end_effector, profile=cached.profile)
 
 
 @pytest.fixture

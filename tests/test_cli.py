@@ -6,7 +6,7 @@ import json
 import pytest
 
 from tsid_py.cli import main as cli_main
-from tsid_py.sim import demos
+from tsid_py.scenarios import demos
 
 
 def test_demo_help_describes_every_demo_and_its_robots(capsys):

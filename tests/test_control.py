@@ -240,18 +240,18 @@ def test_contact_state_softens_a_rocking_sole_and_hardens_it_once_still(talos):
     rocking[3 + 1] = 2.0                 # the whole robot pitching at 2 rad/s: both soles rotate
     solution = solver.solve(q, rocking)
     assert monitor.update(solution)
-    assert all(contact.priority == "soft" for contact in solver.contacts.values())
+    assert set(monitor.softened) == set(solver.contacts)
     still = talos.zero_velocity()
     for _ in range(3):
         solution = solver.solve(q, still)
         monitor.update(solution)
-    assert all(contact.priority == "hard" for contact in solver.contacts.values())
+    assert not monitor.softened
     # a vanished normal force (measured) softens too
     solution = solver.solve(q, still)
     measured = {talos.feet[0]: np.zeros(6), talos.feet[1]: np.r_[0, 0, talos.weight, 0, 0, 0]}
     monitor.update(solution, measured)
-    assert solver.contacts[talos.feet[0]].priority == "soft"
-    assert solver.contacts[talos.feet[1]].priority == "hard"
+    assert talos.feet[0] in monitor.softened
+    assert talos.feet[1] not in monitor.softened
 
 
 def test_contact_state_settings_changed_after_construction_take_effect(talos):
@@ -287,7 +287,8 @@ def test_capture_point_task_hip_ratio_is_checked_on_assignment(bad):
 def test_balance_controller_defaults_follow_the_robot():
     """Contact rectangles keep SOLE_MARGIN (m) from each edge of the robot's sole; the
     posture weighs the legs (the joints between the base and a sole) less, by robot."""
-    from tsid_py.control.balance import POSTURE_DEFAULTS, ROBOT_POSTURE_DEFAULTS, SOLE_MARGIN, leg_joints
+    from tsid_py.control.balance import SOLE_MARGIN
+    from tsid_py.models.profile import profile_of
 
     for name in ("talos", "g1"):
         robot = load_robot(name)
@@ -295,11 +296,11 @@ def test_balance_controller_defaults_follow_the_robot():
         for contact in controller.solver.contacts.values():
             assert (robot.sole_size[0] - contact.length) / 2 == pytest.approx(SOLE_MARGIN[0])
             assert (robot.sole_size[1] - contact.width) / 2 == pytest.approx(SOLE_MARGIN[1])
-        legs = leg_joints(robot)
+        legs = profile_of(robot).leg_joints
         assert len(legs) == 12 and all(any(word in joint for word in ("leg", "hip", "knee", "ankle")) for joint in legs)
-        defaults = {**POSTURE_DEFAULTS, **ROBOT_POSTURE_DEFAULTS.get(name, {})}
+        defaults = profile_of(robot).balance
         joints = [joint for joint in robot.joint_names if robot.has_1dof_joint(joint)]
-        expected = [defaults["posture_weight"] * (defaults["posture_leg_scale"] if joint in legs else 1.0)
+        expected = [defaults.posture_weight * (defaults.posture_leg_scale if joint in legs else 1.0)
                     for joint in joints]
         np.testing.assert_allclose(controller.posture.weight, expected)
     custom = BalanceController(load_robot("talos"), posture_weight=0.02, posture_leg_scale=0.0, sole_scale=0.8)

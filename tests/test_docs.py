@@ -15,12 +15,12 @@ from types import FunctionType, ModuleType
 import tsid_py
 import tsid_py.constraints
 import tsid_py.report
-import tsid_py.sim.plots
-import tsid_py.sim.video
+import tsid_py.scenarios.plots
+import tsid_py.scenarios.video
 import tsid_py.tasks
 
 PACKAGES = (tsid_py, tsid_py.tasks, tsid_py.constraints)
-MODULES = (tsid_py.report, tsid_py.sim.plots, tsid_py.sim.video)
+MODULES = (tsid_py.report, tsid_py.scenarios.plots, tsid_py.scenarios.video)
 
 
 def _own(obj) -> bool:

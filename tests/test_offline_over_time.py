@@ -194,7 +194,7 @@ def test_a_mujoco_recording_is_recovered_from_positions_alone():
     """The balance controller sways over the left foot and squats in MuJoCo; the documented
     call recovers the vertical contact forces the physics engine applied from the base and
     joint positions alone (80 frames, mid-motion)."""
-    from tsid_py.sim.recordings import sway_and_squat
+    from tsid_py.scenarios.recordings import sway_and_squat
 
     simulated = sway_and_squat("talos", duration=0.08, settle=0.9)
     robot = tp.robots.load("talos")

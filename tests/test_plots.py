@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from tsid_py.sim import demos
-from tsid_py.sim.plots import plot_run, save_plot
+from tsid_py.scenarios import demos
+from tsid_py.scenarios.plots import plot_run, save_plot
 
 #: Each demo, short: long enough for every signal (and, for balance, a push) to appear.
 SHORT_RUNS = {

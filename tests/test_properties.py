@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 import tsid_py as tp
-from tsid_py.sim.controllers import humanoid_balance, quadruped_stance
+from tsid_py.control.reference import humanoid_balance, quadruped_stance
 
 from .conftest import check_contact_solution, load_robot
 

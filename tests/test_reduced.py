@@ -18,7 +18,7 @@ import tsid_py as tp
 from tsid_py.backends import active_set as _kernels, reduced
 from tsid_py.qp import QP, LeastSquaresCost
 from tsid_py.backends.reduced import BasisElimination, OrthonormalElimination, reduced_cost
-from tsid_py.sim.controllers import humanoid_balance, quadruped_stance
+from tsid_py.control.reference import humanoid_balance, quadruped_stance
 
 from .conftest import load_robot, perturbed_state
 

@@ -8,7 +8,8 @@ import pytest
 
 import tsid_py as tp
 from tsid_py.cli import main as cli_main
-from tsid_py.sim import Simulation, demos
+from tsid_py.sim import Simulation
+from tsid_py.scenarios import demos
 
 from .conftest import load_robot, perturbed_state
 
@@ -112,7 +113,7 @@ def test_cli_bench_reports_timings(tmp_path, capsys):
 def test_short_soak_with_pushes_and_a_contact_switch():
     """The short version of benchmarks/soak.py: one 2 s cycle (a random push, then one foot
     unloaded, lifted 1 cm and put back) without a failure, a NaN or a fall."""
-    from tsid_py.sim.soak import soak
+    from tsid_py.scenarios.soak import soak
 
     report = soak(2000, seed=3)
     assert report["steps"] == 2000 and not report["fell"]
@@ -126,7 +127,7 @@ def test_every_backend_soaks_through_a_ramped_contact_switch(qp_solver):
     """The soak's first 1.2 s with each general-purpose backend: a push, the ramped removal of
     a foot (its last step bounds the normal force to [0, 0]), the foot lifted, without a false
     failure (OSQP had 3, quadprog 1 here before the presolve and the exact polish)."""
-    from tsid_py.sim.soak import soak
+    from tsid_py.scenarios.soak import soak
 
     report = soak(1200, seed=3, qp_solver=qp_solver)
     assert report["steps"] == 1200 and not report["fell"] and report["contact_switches"] == 1
@@ -176,7 +177,7 @@ def test_g1_survives_its_default_push_short():
 def test_a_fall_is_judged_from_the_simulator():
     """Far beyond the capture-point bound the robot falls, and the run says so."""
     from tsid_py.control import push_bounds
-    from tsid_py.sim.push_recovery import push_trial
+    from tsid_py.scenarios.push_recovery import push_trial
 
     robot = load_robot("talos")
     bound = push_bounds(robot)["+x"].cop_at_edge
@@ -187,7 +188,7 @@ def test_a_fall_is_judged_from_the_simulator():
 def test_the_loop_never_stops_when_the_qp_fails():
     """Without the contact-state monitor, a robot knocked to the ground makes its hard
     contacts infeasible; the failure policy relaxes those steps and the loop runs on."""
-    from tsid_py.sim.push_recovery import push_trial
+    from tsid_py.scenarios.push_recovery import push_trial
 
     robot = load_robot("talos")
     summary = push_trial(robot, 900.0, "+x", push_at=0.2, duration=1.5, stop_at_fall=False,
@@ -222,7 +223,7 @@ def test_a_slow_fall_after_the_window_is_not_survived():
     """Standing still (a 1 N push) comes to rest right after the hold; a push whose capture point ends
     beyond the soles is not survived even though the base is still up when ``duration``
     ends: the trial runs on until the robot falls."""
-    from tsid_py.sim.push_recovery import REST_HOLD, push_trial
+    from tsid_py.scenarios.push_recovery import REST_HOLD, push_trial
 
     robot = load_robot("talos")
     still = push_trial(robot, 1.0, "+x", push_at=0.2, duration=0.8)

@@ -9,7 +9,7 @@ from tsid_py.cli import main as cli_main
 from tsid_py.control.capture_point import SupportPolygon
 from tsid_py.control.walking import Footstep, StepRecovery, WalkingController
 from tsid_py.control.wrench_regularization import DEFAULT_WEIGHTS as WRENCH_WEIGHTS
-from tsid_py.sim.push_recovery import push_trial
+from tsid_py.scenarios.push_recovery import push_trial
 
 OMEGA = math.sqrt(9.81 / 0.87)
 LEFT, RIGHT = Footstep("left", 0.0, 0.085, 0.0), Footstep("right", 0.0, -0.085, 0.0)
@@ -104,7 +104,7 @@ def test_talos_steps_out_of_a_600_newton_sideways_push(talos, direction):
     torsion = {}                     # recovering -> the soles' torsion weights seen
 
     def watch(t, controller, sim):
-        weight = controller.balance.wrench_regularization.axis_weights[5]
+        weight = controller.weight_in_force(controller.balance.wrench_regularization)[5]
         torsion.setdefault(controller.recovering, set()).add(weight)
 
     stepping = push_trial(talos, 600.0, direction, step_recovery=True, duration=2.0, on_step=watch)

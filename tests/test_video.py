@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from tsid_py.sim import Simulation
-from tsid_py.sim.video import VideoRecorder
+from tsid_py.scenarios.video import VideoRecorder
 
 from .conftest import load_robot
 

@@ -11,14 +11,15 @@ from tests.conftest import load_robot
 from tests.test_examples import run_example
 from tsid_py.cli import main as cli_main
 from tsid_py.control.walking import Footstep, default_gait, plan_footsteps
-from tsid_py.sim.walk import run_walk
+from tsid_py.scenarios.walk import run_walk
 
 
 @pytest.mark.parametrize("robot_name", ["talos", "g1"])
 def test_two_steps_land_where_the_plan_puts_them(robot_name):
     """A walk of one step length: a swing and the closing step. MuJoCo's footholds (the sole
     after its landing ramp) within 2 cm of the planned footsteps, no fall."""
-    robot, gait = load_robot(robot_name), default_gait(robot_name)
+    robot = load_robot(robot_name)
+    gait = default_gait(robot)
     summary, log, info = run_walk(robot, distance=gait.step_length)
     assert not summary["fell"], summary
     assert summary["steps"] == summary["planned_steps"] == 2
@@ -37,7 +38,7 @@ def test_two_steps_land_where_the_plan_puts_them(robot_name):
 
 def test_a_turn_plan_ends_at_the_angle_and_the_feet_never_cross():
     left, right = Footstep("left", 0.0, 0.085, 0.0), Footstep("right", 0.0, -0.085, 0.0)
-    steps = plan_footsteps(left, right, [0.0, 0.0, math.radians(90.0)], default_gait("talos"))
+    steps = plan_footsteps(left, right, [0.0, 0.0, math.radians(90.0)], default_gait(load_robot("talos")))
     assert steps[-1].yaw == pytest.approx(math.radians(90.0)) and steps[-2].yaw == pytest.approx(math.radians(90.0))
     where = {"left": left, "right": right}
     for step in steps:

@@ -30,21 +30,9 @@ import pinocchio as pin
 from threadpoolctl import threadpool_limits
 
 import tsid_py as tp
-from tsid_py.sim.controllers import humanoid_balance, quadruped_stance
-
-
-def write_json(path: str | None, report) -> None:
-    """Write ``report`` to ``path`` as indented JSON (nothing when no path was asked for)."""
-    if path:
-        with open(path, "w") as handle:
-            json.dump(report, handle, indent=2)
-
-
-def resident_megabytes() -> float:
-    """Resident set size of this process, MB (Linux: /proc/self/statm)."""
-    with open("/proc/self/statm") as handle:
-        pages = int(handle.read().split()[1])
-    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+from tsid_py.control.reference import humanoid_balance, quadruped_stance
+from tsid_py.scenarios.reports import write_json  # noqa: F401 (the benchmarks' writer)
+from tsid_py.scenarios.soak import resident_megabytes  # noqa: F401 (benchmarks/memory.py)
 
 
 def benchmark(robot_name: str, steps: int = 2000, warmup: int = 200, qp_solver: str = "reduced") -> dict:

@@ -37,8 +37,8 @@ def _usage_error(message: str) -> int:
 
 
 def _demo(args) -> int:
-    from .bench import write_json
-    from .sim import demos
+    from .scenarios.reports import write_json
+    from .scenarios import demos
 
     if args.robot and args.robot not in demos.ROBOTS[args.name]:
         return _usage_error(f"the {args.name} demo runs {', '.join(demos.ROBOTS[args.name])}, not {args.robot!r}")
@@ -70,7 +70,7 @@ def _demo(args) -> int:
         else:
             kwargs["viewer"] = True
     if args.video:
-        from .sim.video import select_offscreen_gl
+        from .scenarios.video import select_offscreen_gl
 
         select_offscreen_gl()           # before MuJoCo is imported: it fixes its OpenGL then
         kwargs["video"] = args.video
@@ -80,7 +80,7 @@ def _demo(args) -> int:
     print(json.dumps(summary, indent=2))
     write_json(args.json, summary)
     if args.plot:
-        from .sim.plots import save_plot
+        from .scenarios.plots import save_plot
 
         save_plot(run, args.plot)
     return 1 if summary.get("fell") else 0
@@ -159,7 +159,7 @@ def _attach_signed_values(argv: list[str]) -> list[str]:
 
 
 def main(argv=None) -> int:
-    from .sim.demos import DEMOS, ROBOTS
+    from .scenarios.demos import DEMOS, ROBOTS
 
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["bench"]:            # bench has its own parser (tsid_py.bench)

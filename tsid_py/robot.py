@@ -52,6 +52,7 @@ class Robot:
         urdf_path: str | None = None,
         package_dirs: Sequence[str] = (),
         end_effector: str | None = None,
+        profile=None,
     ):
         self.model = model
         self.data = model.createData()
@@ -78,6 +79,10 @@ class Robot:
         self.q = self.q_ref.copy()
         self.v = np.zeros(self.nv)
         self.updated = False
+        #: The robot's :class:`~tsid_py.models.profile.RobotProfile` (feet, torso, posture,
+        #: controller defaults), or None: controllers then derive one from the model
+        #: (:func:`tsid_py.models.profile.profile_of`).
+        self.profile = profile
 
     def _bind_data_views(self) -> None:
         """Numpy views of the data that :meth:`update` refreshes (pinocchio returns views of

@@ -1,4 +1,9 @@
-"""Robots shipped by example-robot-data, each with a reference posture and its feet.
+"""Robots shipped by example-robot-data, each a model file and a profile with overrides.
+
+Each built-in robot is its URDF, a reference posture and its feet, and the profile
+(:mod:`tsid_py.models.profile`) derived from its model, with the facts that were measured
+on it (gaits and controller defaults tuned in MuJoCo) given as overrides. This is the only
+module that names robots: controllers read the profile, never a robot's name.
 
 example-robot-data's wheel ships data only (no Python module), so the files are located
 through the installed distribution's metadata rather than a hard-coded path.
@@ -14,6 +19,8 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 
+from .models.gait import Gait
+from .models.profile import BalanceDefaults, WalkDefaults, derive_profile
 from .robot import Robot
 
 _DATA_PREFIX = "cmeel.prefix/share/example-robot-data/robots"
@@ -34,6 +41,8 @@ class RobotSpec:
     extra_frames: tuple[tuple[str, str, tuple[float, float, float]], ...] = ()
     foot_radius: float = 0.0                    # point feet: radius of the foot sphere centred at the frame
     end_effector: str | None = None
+    # Profile overrides: what was measured on the robot (field name -> value of RobotProfile).
+    profile: dict = field(default_factory=dict)
 
 
 SPECS: dict[str, RobotSpec] = {
@@ -42,6 +51,8 @@ SPECS: dict[str, RobotSpec] = {
         srdf="talos_data/srdf/talos.srdf", posture="half_sitting",
         feet=("left_sole_link", "right_sole_link"), sole_size=(0.20, 0.13),
         end_effector="gripper_left_base_link",
+        # Measured in MuJoCo (tsid-py demo walk): 3 m at 0.31 m/s in 13 steps.
+        profile={"gait": Gait(step_length=0.25, single_support=0.6, double_support=0.15, step_height=0.05)},
     ),
     "g1": RobotSpec(
         urdf="g1_description/urdf/g1_29dof_rev_1_0.urdf", floating_base=True,
@@ -55,6 +66,23 @@ SPECS: dict[str, RobotSpec] = {
         extra_frames=(("left_sole", "left_ankle_roll_link", (0.035, 0.0, -0.035)),
                       ("right_sole", "right_ankle_roll_link", (0.035, 0.0, -0.035))),
         feet=("left_sole", "right_sole"), sole_size=(0.17, 0.05),
+        profile={
+            # Measured in MuJoCo (tsid-py demo walk): 3 m at 0.25 m/s in 16 steps. Its narrow soles
+            # (5 cm) want a narrower stance than its standing one (0.237 m) and a lower swing: the
+            # swing leg's reaction moments rock a narrow sole.
+            "gait": Gait(step_length=0.2, single_support=0.6, double_support=0.15, step_width=0.18, step_height=0.04,
+                         start_time=0.8, end_time=0.8),
+            # Chosen on the push sweep (benchmarks/balance_sweep.py): the posture regularises joint
+            # accelerations, larger on a smaller robot for the same CoM acceleration, so Talos's
+            # weight held G1 (CoM 0.68 m high, 33 kg) back more: its unloaded sole came down tilted
+            # 2.1–2.3° after lateral pushes at 0.75 × the impulse bound; with these 1.5–1.7°.
+            "balance": BalanceDefaults(posture_weight=5e-3, posture_leg_scale=0.2),
+            # With its 5 cm soles the friction and torsion bounds (mu) are G1's yaw budget: at the
+            # balance default (0.5) a stance sole held its torsion bound through each swing and crept
+            # 16 mm and 10° per step, at 0.3 about 6 mm and 3°, the upper body (a lighter posture)
+            # taking up the rest of the swing leg's yaw reaction.
+            "walk": WalkDefaults(mu=0.3, posture_weight=1e-3),
+        },
     ),
     "solo12": RobotSpec(
         urdf="solo_description/robots/solo12.urdf", floating_base=True,
@@ -125,9 +153,11 @@ def load(name: str) -> Robot:
                                  placement, pin.FrameType.OP_FRAME))
     q_ref = _reference_posture(model, spec)
     feet = _add_contact_points(model, spec, q_ref) if spec.foot_radius > 0 else spec.feet
-    return Robot(model, name=name, feet=feet, sole_size=spec.sole_size, foot_radius=spec.foot_radius,
-                 q_ref=q_ref, urdf_path=str(urdf), package_dirs=[package_dir()],
-                 end_effector=spec.end_effector)
+    robot = Robot(model, name=name, feet=feet, sole_size=spec.sole_size, foot_radius=spec.foot_radius,
+                  q_ref=q_ref, urdf_path=str(urdf), package_dirs=[package_dir()],
+                  end_effector=spec.end_effector)
+    robot.profile = derive_profile(robot, **spec.profile)
+    return robot
 
 
 def _add_contact_points(model: pin.Model, spec: RobotSpec, q_ref: np.ndarray) -> tuple[str, ...]:

@@ -9,11 +9,14 @@ each contact after every step and
 * **softens** it (its no-slip rows become a cost of weight ``soft_weight``) when the sole's
   angular velocity exceeds ``max_angular_velocity`` (rad/s) or its normal force falls below
   ``min_normal_force`` (N) — the measured force when the loop passes one, else the planned;
-* **hardens** it again (re-anchored where the sole now is) once the sole has been still
-  (angular velocity below half the threshold), flat (tilt below ``max_tilt``, rad) and
-  loaded for ``settle_time`` s.
+* **hardens** it again once the sole has been still (angular velocity below half the
+  threshold), flat (tilt below ``max_tilt``, rad) and loaded for ``settle_time`` s.
 
-Contacts in a force ramp (being added or removed with a transition) are left alone.
+A contact is re-anchored where its sole is when it is softened and when it is hardened
+(:meth:`~tsid_py.DynamicsSolver.reanchor_contact`: its footprint, and the support polygon
+built on it, move with it). Softening is a per-step override
+(:meth:`ContactStateMonitor.soften`, :class:`ContactStateStage`): the contacts keep their
+settings. Contacts in a force ramp (being added or removed with a transition) are left alone.
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import positive_scalar
+from ..overrides import StepOverrides
 from ..solver import DynamicsSolver
+from .pipeline import Stage, StepState
 
 
 class ContactStateMonitor:
@@ -51,8 +56,8 @@ class ContactStateMonitor:
         self.max_tilt = max_tilt
         self.settle_time = settle_time
         self.soft_weight = soft_weight
-        #: Contacts this monitor softened: name -> (their own weight, steps settled so far).
-        self.softened: dict[str, list] = {}
+        #: Contacts this monitor softened: name -> steps they have been settled so far.
+        self.softened: dict[str, int] = {}
 
     # Validated settings: each may be changed between steps (the next update uses it).
     @property
@@ -110,8 +115,10 @@ class ContactStateMonitor:
         are measured ones. ``check_rotation=False`` skips the soles' angular velocities
         (hard contacts only: a loop that knows no sole can have started to rock, e.g. while
         its commanded centre of pressure is well inside the soles, saves their cost).
-        Returns whether a contact changed state."""
-        if not check_rotation and not self.softened and wrenches is None and solution is not None:
+        Returns whether a contact changed state (softened or hardened, and re-anchored);
+        :meth:`soften` passes the softened ones to the next solve."""
+        softened = self.softened
+        if not check_rotation and not softened and wrenches is None and solution is not None:
             # The loop's usual step: nothing softened, no rotation to look at, so only a planned
             # normal force below the threshold can change a state (a contact without a wrench in
             # the solution counts as loaded). All of them above it: nothing to do.
@@ -122,47 +129,44 @@ class ContactStateMonitor:
             else:
                 return False
         solver, robot = self.solver, self.solver.robot
+        contacts = solver.contacts
+        for name in [name for name in softened if name not in contacts]:         # removed meanwhile
+            del softened[name]
         changed = False
         limit = self._limit_squared
-        ramping = solver.normal_force_limits() if solver.contacts else {}
-        for name, contact in solver.contacts.items():
-            state = self.softened.get(name)
+        ramping = solver.normal_force_limits() if contacts else {}
+        for name, contact in contacts.items():
+            settled = softened.get(name)
             speed = 0.0
-            if check_rotation or state is not None:
+            if check_rotation or settled is not None:
                 omega = robot.frame_velocity(contact.frame_id)
                 speed = float(omega[3]) ** 2 + float(omega[4]) ** 2 + float(omega[5]) ** 2
             force = self._normal_force(name, solution, wrenches)
-            if state is None:
+            if settled is None:
                 if (speed > limit or force < self.min_normal_force) and contact.priority == "hard" \
                         and name not in ramping:
-                    self.softened[name] = [contact.weight, 0]
+                    softened[name] = 0
+                    solver.reanchor_contact(name)
                     changed = True
                 continue
             flat = robot.frame_rotation(contact.frame_id)[2, 2] >= self._cos_tilt
             if 4.0 * speed < limit and flat and force >= self.min_normal_force:
-                state[1] += 1
-                if state[1] >= self.settle_steps:
-                    state[1] = -1           # to harden
+                softened[name] = settled + 1
+                if settled + 1 >= self.settle_steps:
+                    del softened[name]
+                    solver.reanchor_contact(name)
                     changed = True
             else:
-                state[1] = 0
-        if changed:
-            self._apply()
+                softened[name] = 0
         return changed
 
-    def _apply(self) -> None:
-        """Soften the contacts just flagged, harden those that settled (outside the loop over
-        the solver's contacts, which this changes)."""
+    def soften(self, overrides: StepOverrides) -> None:
+        """Write this monitor's softened contacts into a step's ``overrides`` (their no-slip
+        rows a cost of :attr:`soft_weight`)."""
         contacts = self.solver.contacts
-        for name, state in list(self.softened.items()):
-            contact = contacts.get(name)
-            if contact is None:                           # removed meanwhile
-                del self.softened[name]
-            elif state[1] == -1:
-                self._set(contact, "hard", state[0])
-                del self.softened[name]
-            elif contact.priority == "hard":
-                self._set(contact, "soft", self.soft_weight)
+        for name in self.softened:
+            if name in contacts:
+                overrides.soften(name, self._soft_weight)
 
     @staticmethod
     def _normal_force(name: str, solution, wrenches) -> float:
@@ -171,10 +175,35 @@ class ContactStateMonitor:
         local = solution.local_wrenches.get(name) if solution is not None else None
         return float(local[2]) if local is not None else np.inf
 
-    def _set(self, contact, priority: str, weight: float) -> None:
-        """Change the contact's priority and weight, re-adding it so that a contact made hard
-        again is anchored where its sole has settled."""
-        self.solver.remove_contact(contact.name)
-        contact.priority, contact.weight = priority, weight
-        self.solver.add_contact(contact)
 
+class ContactStateStage(Stage):
+    """The contact-state monitor as a control stage: at the start of each step it watches
+    the contacts as the last step left them (:meth:`ContactStateMonitor.update` with
+    ``state.previous`` and ``state.wrenches``) and softens this step's contacts
+    (:meth:`ContactStateMonitor.soften` into ``state.overrides``).
+
+    ``watch_rotation`` (optional, ``() -> bool``): whether a sole may have started to rock
+    (e.g. while the commanded centre of pressure is saturated on the support's edge, or the
+    last step was relaxed); the soles' angular velocities are checked then and for
+    ``window`` s after, else skipped (they cost a frame velocity each)."""
+
+    def __init__(self, monitor: ContactStateMonitor, watch_rotation=None, window: float = 0.1):
+        if not isinstance(monitor, ContactStateMonitor):
+            raise ValueError(f"monitor must be a ContactStateMonitor, got {type(monitor).__name__}")
+        self.monitor = monitor
+        self.watch_rotation = watch_rotation
+        self._window = max(1, int(round(positive_scalar(window, "window") / monitor.solver.dt)))
+        self._watch_steps = self._window
+
+    def step(self, state: StepState) -> None:
+        """Watch the contacts after the last step, then soften this step's."""
+        monitor, previous = self.monitor, state.previous
+        if previous is not None:
+            if self.watch_rotation is None:
+                watch = 1
+            else:
+                watch = self._window if (not previous.success or self.watch_rotation()) else self._watch_steps - 1
+                self._watch_steps = watch
+            monitor.update(previous, state.wrenches, watch > 0)
+        if monitor.softened:
+            monitor.soften(state.overrides)

@@ -65,6 +65,7 @@ def capture_point_rows(com, com_velocity, omega, gain, offset_x, offset_y, edges
 
 _direct = direct_calls(capture_point_rows)
 _NO_EDGES = np.zeros((0, 3))
+_UNCHANGED = object()
 
 
 class CapturePointTask(CoMTask):
@@ -158,10 +159,17 @@ class CapturePointTask(CoMTask):
         if self.support is not None:
             self.set_support(self.support)
 
-    def set_support(self, support: SupportPolygon) -> None:
-        """The polygon the commanded centre of pressure is kept in (world x, y, m)."""
+    def set_support(self, support: SupportPolygon, *, hip_ratio=_UNCHANGED, reference_margin=_UNCHANGED) -> None:
+        """The polygon the commanded centre of pressure is kept in (world x, y, m), and with
+        it, when given, the :attr:`hip_ratio` and :attr:`reference_margin` in force: a
+        balance stage's per-step inputs (:class:`~tsid_py.control.support.CapturePointStage`)."""
         if not isinstance(support, SupportPolygon):
             raise ValueError(f"support must be a SupportPolygon, got {type(support).__name__}")
+        if hip_ratio is not _UNCHANGED:
+            self.hip_ratio = hip_ratio
+        if reference_margin is not _UNCHANGED:
+            self._reference_margin = None if reference_margin is None else positive_scalar(
+                reference_margin, "reference_margin", allow_zero=True)
         self.support = support
         margin = self._reference_margin
         self._reference_region = None if margin is None else support.shrunk(margin)

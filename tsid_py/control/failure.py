@@ -15,6 +15,10 @@ if the one before failed too:
    ``−damping · v`` (N·m·s/rad), clipped to the limits: a command that holds the posture's
    effort and removes energy.
 
+Each rung is a per-step override (:class:`~tsid_py.overrides.StepOverrides`, on top of the
+step's own): the solver's contacts and constraints keep their settings, and the softened
+contacts' layout is built once, the first time that set of contacts is softened.
+
 The step's :class:`~tsid_py.Solution` then has ``success=False`` and ``relaxed`` names the
 rungs used. Only :class:`~tsid_py.SolverError` (the QP failed) is handled; invalid input
 still raises. Build the solver with ``diagnose=False`` to keep even the feasibility check of
@@ -31,6 +35,7 @@ import numpy as np
 from .._validation import positive_scalar
 from ..constraints import TorqueLimits
 from ..errors import SolverError
+from ..overrides import StepOverrides
 from ..solution import Solution
 from ..solver import DynamicsSolver
 
@@ -64,57 +69,46 @@ class FailurePolicy:
         #: How many steps each rung produced since construction (the loop's failure count).
         self.counts = {SOFTENED: 0, SLACKENED: 0, DAMPING: 0}
 
-    def solve(self, q, v) -> Solution:
-        """One control step that returns a Solution whatever the QP does (see the module)."""
+    def solve(self, q, v, overrides: StepOverrides | None = None) -> Solution:
+        """One control step that returns a Solution whatever the QP does (see the module);
+        ``overrides``: the step's own, which each rung of the ladder adds to."""
         try:
-            solution = self.solver.solve(q, v)
+            solution = self.solver.solve(q, v, overrides)
         except SolverError:
-            solution = self._relaxed(q, v)
+            solution = self._relaxed(q, v, overrides)
         self.last_tau_actuated = solution.tau_actuated     # each solution owns its arrays
         return solution
 
     # ------------------------------------------------------------------ the ladder
-    def _relaxed(self, q, v) -> Solution:
-        softened = self._soften_contacts()
+    def _relaxed(self, q, v, overrides: StepOverrides | None) -> Solution:
+        relaxed = overrides.copy() if overrides else StepOverrides()
+        softened = self._soften_contacts(relaxed)
         done = (SOFTENED,) if softened else ()
-        try:
-            if softened:
-                try:
-                    return self._failed(self.solver.solve(q, v), done)
-                except SolverError:
-                    pass
-            limits = [(c, c.scale) for c in self.solver.constraints if isinstance(c, TorqueLimits)]
-            for constraint, scale in limits:
-                constraint.scale = scale * self.torque_slack
+        if softened:
             try:
-                solution = self.solver.solve(q, v)
+                return self._failed(self.solver.solve(q, v, relaxed), done)
             except SolverError:
-                solution = None
-            finally:
-                for constraint, scale in limits:
-                    constraint.scale = scale
-            if solution is not None:
-                solution = self._failed(solution, done + (SLACKENED,))
-                solution.tau_actuated[:] = self._clip(solution.tau_actuated)
-                return solution
-        finally:
-            self._harden(softened)
-        return self._damping_command(v, done)
+                pass
+        relaxed.scale_torque_limits(relaxed.torque_limit_scale * self.torque_slack)
+        try:
+            solution = self.solver.solve(q, v, relaxed)
+        except SolverError:
+            return self._damping_command(v, done)
+        solution = self._failed(solution, done + (SLACKENED,))
+        solution.tau_actuated[:] = self._clip(solution.tau_actuated)
+        return solution
 
-    def _soften_contacts(self) -> list:
-        """Turn the hard contacts that are not in a force ramp soft (settings take effect at
-        the next solve; the anchors stay); return them with their weights."""
+    def _soften_contacts(self, overrides: StepOverrides) -> list[str]:
+        """Soften, in ``overrides``, the hard contacts that are not in a force ramp and not
+        softened already; return their names."""
         ramping, softened = self.solver.normal_force_limits(), []
-        for contact in list(self.solver.contacts.values()):
-            if contact.priority != "hard" or contact.name in ramping:
+        already = overrides.softened()
+        for name, contact in self.solver.contacts.items():
+            if contact.priority != "hard" or name in ramping or name in already:
                 continue
-            softened.append((contact, contact.weight))
-            contact.priority, contact.weight = "soft", self.soft_contact_weight
+            overrides.soften(name, self.soft_contact_weight)
+            softened.append(name)
         return softened
-
-    def _harden(self, softened: list) -> None:
-        for contact, weight in softened:
-            contact.priority, contact.weight = "hard", weight
 
     def _clip(self, tau_actuated: np.ndarray) -> np.ndarray:
         """Torques clipped to the solver's torque limits (the URDF efforts when it has none;

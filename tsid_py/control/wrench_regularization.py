@@ -28,59 +28,58 @@ DEFAULT_WEIGHTS = (1e-5, 1e-5, 1e-8, 1e-8, 1e-8, 1e-3)
 class WrenchRegularization(DiagonalTask):
     """``Σ_i Σ_a w_a f_{i,a}²`` over every active contact's variables (local axes).
 
-    ``weights`` (6,) for ``[f_x, f_y, f_z, m_x, m_y, m_z]`` (≥ 0); a point contact uses the
-    first three.
+    ``weights`` (6,) for ``[f_x, f_y, f_z, m_x, m_y, m_z]`` (≥ 0) are the task's per-axis
+    :attr:`weight` (a step may override them, :meth:`tsid_py.overrides.StepOverrides.weigh`);
+    a point contact uses the first three.
     """
 
     acts_on = "x"
 
     def __init__(self, weights=DEFAULT_WEIGHTS, *, name: str = "wrench regularisation"):
-        self._axis_weights = _checked_weights(weights, "weights")
-        super().__init__(1, priority="soft", name=name)
+        super().__init__(6, weight=_checked_weights(weights, "weights"), priority="soft", name=name)
         self._diagonal_key = None
 
     @property
     def axis_weights(self) -> np.ndarray:
         """(6,) weights on ``[f_x, f_y, f_z, m_x, m_y, m_z]`` (read-only; assign a new array to
-        change them: the next solve uses it)."""
-        return self._axis_weights
+        change them: the next solve uses it). The task's :attr:`weight`."""
+        return self.weight
 
     @axis_weights.setter
     def axis_weights(self, weights) -> None:
-        self._axis_weights = _checked_weights(weights, "axis_weights")
-        self._diagonal_key = None                  # the next diagonal() hands over new weights
+        self.weight = _checked_weights(weights, "axis_weights")
 
-    def _columns_and_weights(self, context) -> tuple[np.ndarray, np.ndarray]:
+    def _columns_and_weights(self, context, axis_weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         columns, weights = [], []
         for span in context.contact_columns.values():
             size = span.stop - span.start
             columns.append(np.arange(span.start, span.stop))
-            weights.append(self._axis_weights[:size])
+            weights.append(axis_weights[:size])
         if not columns:
             return np.zeros(0, dtype=np.intp), np.zeros(0)
         return np.concatenate(columns), np.concatenate(weights)
 
-    def diagonal(self, context, targets) -> DiagonalCost:
+    def diagonal(self, context, targets, weight=None) -> DiagonalCost:
         """``(columns, weights)`` of the cost on the contact variables (targets 0); rebuilt
-        when the contacts change."""
-        columns = context.contact_columns          # one dict per layout: rebuilt with the contacts
-        if columns is not self._diagonal_key:
-            self._diagonal_key = columns
-            self._diagonal = DiagonalCost(*self._columns_and_weights(context))
+        when the contacts or the weights change (``weight``: a step's override)."""
+        axis_weights = self.weight if weight is None else weight
+        key = (context.contact_columns, axis_weights)       # one dict per layout: rebuilt with the contacts
+        if self._diagonal_key is None or any(a is not b for a, b in zip(key, self._diagonal_key)):
+            self._diagonal_key = key
+            self._diagonal = DiagonalCost(*self._columns_and_weights(context, axis_weights))
         return self._diagonal
 
     def compute(self, context) -> Rows:
         """The same cost as rows ``√w_a e_a`` (for a solver that asks for rows)."""
-        columns, weights = self._columns_and_weights(context)
+        columns, weights = self._columns_and_weights(context, self.weight)
         matrix = np.zeros((columns.size, context.n))
         matrix[np.arange(columns.size), columns] = np.sqrt(weights)
         return Rows(matrix, np.zeros(columns.size))
 
 
 def _checked_weights(weights, name: str) -> np.ndarray:
-    """A read-only copy of ``weights``, (6,) finite and ≥ 0."""
+    """``weights`` as (6,), finite and ≥ 0, naming ``name`` when they are not."""
     values = as_vector(weights, name, 6).copy()
     if np.any(values < 0):
         raise ValueError(f"{name} must be ≥ 0 for each of the 6 wrench axes, got {values}")
-    values.flags.writeable = False
     return values

@@ -16,14 +16,14 @@ import pinocchio as pin
 
 from .. import robots
 from ..control import BalanceController
-from ..control.walking import GAITS
+from ..control.reference import Controller, arm_tracking, quadruped_stance
 from ..errors import SolverError
 from ..inverse_dynamics import multiple_contact_inverse_dynamics_over_time
+from ..sim.simulation import Simulation
 from ..tasks import FrameTask
 from . import recordings
-from .controllers import Controller, arm_tracking, quadruped_stance, zmp_from_frames
+from .logs import zmp_from_frames
 from .push_recovery import FALL_HEIGHT_RATIO, default_push, push_force, run_pushes
-from .simulation import Simulation
 from .video import Watchers
 from .walk import run_walk
 
@@ -147,8 +147,8 @@ def _robots_where(condition: Callable[[robots.RobotSpec], bool]) -> tuple[str, .
 HUMANOIDS = _robots_where(lambda spec: spec.sole_size is not None)
 QUADRUPEDS = _robots_where(lambda spec: spec.floating_base and len(spec.feet) == 4)
 ARMS = _robots_where(lambda spec: not spec.floating_base)
-#: The humanoids with a gait measured in MuJoCo (:data:`tsid_py.control.walking.GAITS`).
-WALKERS = tuple(name for name in HUMANOIDS if name in GAITS)
+#: The humanoids whose profile has a gait measured in MuJoCo (:mod:`tsid_py.robots`).
+WALKERS = _robots_where(lambda spec: spec.sole_size is not None and "gait" in spec.profile)
 
 
 def _load(robot_name: str, supported: tuple[str, ...], kind: str):
@@ -170,17 +170,17 @@ def balance(robot: str = "talos", duration: float | None = None, push: float | N
             step_recovery: bool = False, video: str | None = None) -> DemoRun:
     """A humanoid keeps its balance under pushes on the base (capture-point controller).
 
-    Each push is ``push`` N (default :func:`~tsid_py.sim.push_recovery.default_push`: it scales
+    Each push is ``push`` N (default :func:`~tsid_py.scenarios.push_recovery.default_push`: it scales
     with the robot's mass) for 0.1 s. With ``push_direction`` (``+x``, ``-x``, ``+y``, ``-y``):
     one push at ``push_at`` s (``duration`` default 3 s). Without: the two-push schedule,
     lateral (+y) then forward (+x) at ``push_times`` (``duration`` default 10 s); the summary
     lists the pushes that happened within ``duration``. ``actuation_delay`` (s) and
     ``trunk_mass`` (factor on the simulated torso and base mass) perturb the simulation;
     ``stance="single"`` pushes the robot on one foot (see
-    :class:`~tsid_py.sim.push_recovery.SingleLegStance`). ``step_recovery``: the robot steps
+    :class:`~tsid_py.scenarios.push_recovery.SingleLegStance`). ``step_recovery``: the robot steps
     when a push carries its capture point out of the soles
     (:class:`~tsid_py.control.walking.StepRecovery`). Fell/clean are judged as
-    :mod:`tsid_py.sim.push_recovery` documents."""
+    :mod:`tsid_py.scenarios.push_recovery` documents."""
     model = _load(robot, HUMANOIDS, "a humanoid with soles")
     push = default_push(model) if push is None else push
     if push_direction is not None:
@@ -342,7 +342,7 @@ def reconstruct(robot: str = "talos", duration: float = 3.0, viewer: bool = Fals
                 video: str | None = None, **_) -> DemoRun:
     """Recover torques and ground-reaction forces of a simulated motion from positions alone.
 
-    Simulate an asymmetric sway with a squat (:func:`~tsid_py.sim.recordings.sway_and_squat`),
+    Simulate an asymmetric sway with a squat (:func:`~tsid_py.scenarios.recordings.sway_and_squat`),
     keep only the base and joint positions, recover torques and ground-reaction forces with
     the documented over-time inverse dynamics (default smoothing and contact bounds: the
     robot's soles, friction 1) and compare with MuJoCo's.
@@ -380,10 +380,10 @@ def walk(robot: str = "talos", duration: float | None = None, distance: float | 
     """A humanoid walks ``distance`` m forward (default 3 m) or turns ``turn`` degrees in place.
 
     A :class:`~tsid_py.control.walking.WalkingController` follows the footstep plan of the
-    robot's gait (:data:`~tsid_py.control.walking.GAITS`) after 0.2 s of standing, then stands
+    robot profile's gait (:mod:`tsid_py.robots`) after 0.2 s of standing, then stands
     until the plan has settled (``duration``: simulated seconds in all, default the plan's
     length plus 1 s). Fell is judged on the soles in contact
-    (:class:`~tsid_py.sim.judge.StanceJudge`); the summary reports the distance between the
+    (:class:`~tsid_py.scenarios.judge.StanceJudge`); the summary reports the distance between the
     feet's midpoints at the start and the end, the walking time (first lift-off to last
     touch-down), the steps, the base's change of yaw and each foothold's error from the plan."""
     model = _load(robot, WALKERS, "a humanoid with a gait")

@@ -18,13 +18,14 @@ import time
 
 import numpy as np
 
+import os
+
 from .. import robots
-from ..bench import resident_megabytes
 from ..contacts import PlanarContact
+from ..control.reference import REFERENCE_SOLE_SCALE, humanoid_balance
 from ..errors import InfeasibleError, SolverError
+from ..sim.simulation import Simulation
 from ..tasks import FrameTask
-from .controllers import SOLE_MARGIN, humanoid_balance
-from .simulation import Simulation
 
 CYCLE = 2.0            # s
 PUSH_WINDOW = (0.1, 0.3)
@@ -89,8 +90,8 @@ def soak(steps: int = 10_000, *, robot: str = "talos", seed: int = 0, qp_solver:
             now["task"].set_target(target)
         if phase >= UNLOADED[1] and now["task"] is not None and now["swing"] not in solver.contacts:
             solver.remove_task(now["task"])
-            solver.add_contact(PlanarContact(now["swing"], length=SOLE_MARGIN * length,
-                                             width=SOLE_MARGIN * width, mu=0.8, kp=0.0),
+            solver.add_contact(PlanarContact(now["swing"], length=REFERENCE_SOLE_SCALE * length,
+                                             width=REFERENCE_SOLE_SCALE * width, mu=0.8, kp=0.0),
                                transition=now["transition"])
         if phase >= RETURN[0] and now["task"] is not None:
             controller.com.set_target(over + _ramp(phase, RETURN) * (centre - over))
@@ -122,3 +123,10 @@ def soak(steps: int = 10_000, *, robot: str = "talos", seed: int = 0, qp_solver:
 def _horizontal(rng: np.random.Generator, magnitude: tuple[float, float]) -> np.ndarray:
     angle = rng.uniform(0, 2 * np.pi)
     return rng.uniform(*magnitude) * np.array([np.cos(angle), np.sin(angle), 0.0])
+
+
+def resident_megabytes() -> float:
+    """Resident set size of this process, MB (Linux: /proc/self/statm)."""
+    with open("/proc/self/statm") as handle:
+        pages = int(handle.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20

@@ -6,7 +6,7 @@
 :func:`run_pushes` does the same for a schedule of pushes (the balance demo).
 
 **Fell** (judged from the simulator, not from the controller, by
-:class:`~tsid_py.sim.judge.StanceJudge`): the base drops below :data:`FALL_HEIGHT_RATIO` of
+:class:`~tsid_py.scenarios.judge.StanceJudge`): the base drops below :data:`FALL_HEIGHT_RATIO` of
 its start height, or a sole slides more than :data:`FALL_SLIP` m (horizontally, from where
 it stood at the start; with step recovery, from where its contact was made, and only while
 it is in contact) or tips more than :data:`FALL_TILT` rad from the horizontal: past those
@@ -32,10 +32,11 @@ from ..control.walking import WalkingController
 from ..control.capture_point import DIRECTIONS, SupportPolygon
 from ..control.failure import DAMPING, SLACKENED, SOFTENED
 from ..tasks import FrameTask
-from .controllers import record_step
+from ..models.profile import profile_of
+from ..sim.model import SOLE_THICKNESS
+from ..sim.simulation import Simulation
 from .judge import FALL_HEIGHT_RATIO, FALL_SLIP, FALL_TILT, StanceJudge  # noqa: F401 (the criteria, re-exported)
-from .model import SOLE_THICKNESS
-from .simulation import Simulation
+from .logs import record_step
 from .video import Watchers
 
 #: Clean recovery: every sole within this tilt (rad, 2°) and slip (m, 1 cm).
@@ -47,8 +48,6 @@ REST_SPEED, REST_MARGIN, REST_HOLD = 0.02, 0.01, 0.3
 SETTLE_TIMEOUT = 4.0
 #: The default push, N per kg of the robot's mass (Talos: 144 N; G1: 53 N).
 DEFAULT_PUSH_PER_KG = 1.6
-#: Bodies whose mass the ``mass_scale`` option scales, by robot (torso and base).
-TRUNK_BODIES = {"talos": ("base_link", "torso_1_link", "torso_2_link"), "g1": ("pelvis", "torso_link")}
 
 
 def default_push(robot) -> float:
@@ -64,11 +63,9 @@ def push_force(force: float, direction: str) -> np.ndarray:
 
 
 def trunk_mass_scale(robot, factor: float) -> dict[str, float]:
-    """``mass_scale`` for :class:`~tsid_py.sim.Simulation` scaling the torso and base by ``factor``."""
-    bodies = TRUNK_BODIES.get(robot.name)
-    if bodies is None:
-        raise ValueError(f"robot must be one of {list(TRUNK_BODIES)} to scale its trunk, got {robot.name!r}")
-    return {body: factor for body in bodies}
+    """``mass_scale`` for :class:`~tsid_py.sim.Simulation` scaling the trunk's bodies (the
+    profile's ``trunk_bodies``: base, waist, torso) by ``factor``."""
+    return {body: factor for body in profile_of(robot).trunk_bodies}
 
 
 class SingleLegStance:
@@ -163,7 +160,7 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
     (see the module), running up to that much past ``duration`` until it has or has fallen
     (``None``: not watched). ``record`` fills ``log`` (time, CoM and its reference, torques,
     measured and planned normal forces, ZMP) for a plot; ``viewer`` shows MuJoCo's passive viewer; ``video``
-    writes an MP4 of the run off-screen (:class:`~tsid_py.sim.video.VideoRecorder`).
+    writes an MP4 of the run off-screen (:class:`~tsid_py.scenarios.video.VideoRecorder`).
     """
     if stance == "single":
         if step_recovery:

@@ -3,8 +3,9 @@
 :func:`record` runs the humanoid balance controller against MuJoCo and keeps what a motion
 capture system would see (base and joint positions) together with what the physics engine
 knows (contact wrenches, applied torques). :func:`sway_and_squat` is a motion the library
-does not plan for: an asymmetric sideways sway with a squat. :func:`balance_rollout` is a
-fast kinematic stand-in without MuJoCo (the controller's own q̈ integrated).
+does not plan for: an asymmetric sideways sway with a squat.
+(:func:`tsid_py.control.reference.balance_rollout` is a fast kinematic stand-in without
+MuJoCo: the controller's own q̈ integrated.)
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import pinocchio as pin
 from .. import robots
 from ..offline.batch import Recording
 from ..robot import Robot
-from .controllers import humanoid_balance
-from .simulation import Simulation
+from ..control.reference import humanoid_balance
+from ..sim.simulation import Simulation
 from .video import Watchers
 
 
@@ -98,24 +99,3 @@ def force_errors(simulated: SimulatedRecording, result) -> dict[str, float]:
     scale = 100.0 / simulated.weight
     return {"per_foot_pct_weight": float(scale * np.sqrt(np.mean(error**2))),
             "total_pct_weight": float(scale * np.sqrt(np.mean(error.sum(axis=1) ** 2)))}
-
-
-def balance_rollout(robot: Robot, steps: int, dt: float = 2e-3, sway: float = 0.05):
-    """Positions (steps + 1, nq) and wrenches (steps, k, 6) of the balance controller swaying
-    the CoM sideways and down, integrated with its own q̈ (semi-implicit Euler on the
-    manifold, no simulator): a motion whose wrenches satisfy the controller's friction and
-    sole bounds at every step."""
-    controller = humanoid_balance(robot, dt)
-    q, v = robot.q_ref.copy(), robot.zero_velocity()
-    robot.update(q, v)
-    centre = robot.com.copy()
-    positions, wrenches = [q.copy()], []
-    for k in range(steps):
-        phase = np.sin(2 * np.pi * 2.0 * k * dt)
-        controller.com.set_target(centre + [0.0, sway * phase, -0.2 * sway * phase])
-        solution = controller.step(q, v)
-        wrenches.append([solution.wrenches[foot] for foot in robot.feet])
-        v = v + dt * solution.ddq
-        q = pin.integrate(robot.model, q, dt * v)
-        positions.append(q.copy())
-    return np.array(positions), np.array(wrenches)

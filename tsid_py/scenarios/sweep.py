@@ -1,11 +1,11 @@
 """Push sweeps: per direction, the largest push a controller survives, on a force grid.
 
-:func:`sweep_direction` runs :func:`~tsid_py.sim.push_recovery.push_trial` at ``step``,
+:func:`sweep_direction` runs :func:`~tsid_py.scenarios.push_recovery.push_trial` at ``step``,
 ``2 step``, … N and reports, beside the capture-point bounds
 (:func:`tsid_py.control.push_bounds`):
 
 * ``survived_up_to``: the largest grid force such that every push up to it was survived (not
-  fallen, and come to rest: :mod:`tsid_py.sim.push_recovery`);
+  fallen, and come to rest: :mod:`tsid_py.scenarios.push_recovery`);
 * ``clean_up_to``: the same for a clean recovery (soles within 2° and 1 cm);
 * ``monotonic``: no push was survived above the first one that was not;
 * ``first_fall``: the first grid force not survived;

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .simulation import Simulation
+from ..sim.simulation import Simulation
 
 #: A floating-base robot has fallen when its base drops below this fraction of its start height.
 FALL_HEIGHT_RATIO = 0.7

@@ -36,7 +36,7 @@ NAMED_JOINTS = 4
 
 
 def plot_run(run: DemoRun) -> Figure:
-    """A :class:`matplotlib.figure.Figure` of ``run`` (a :class:`~tsid_py.sim.demos.DemoRun`)
+    """A :class:`matplotlib.figure.Figure` of ``run`` (a :class:`~tsid_py.scenarios.demos.DemoRun`)
     with four panels; see the module's description for which."""
     import matplotlib
 

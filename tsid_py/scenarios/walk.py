@@ -1,7 +1,7 @@
 """The walk demo's loop: a :class:`~tsid_py.control.walking.WalkingController` walks a
 humanoid in MuJoCo, judged from the simulator.
 
-**Fell**: judged by :class:`~tsid_py.sim.judge.StanceJudge` on the soles the controller
+**Fell**: judged by :class:`~tsid_py.scenarios.judge.StanceJudge` on the soles the controller
 holds in contact (a swinging foot is not judged).
 """
 
@@ -12,12 +12,12 @@ import time
 import numpy as np
 import pinocchio as pin
 
-from ..control.walking import Gait, WalkingController, default_gait
+from ..control.walking import Gait, WalkingController
 from ..control.walking.angles import wrap_angle, yaw_of
-from .controllers import record_step
-from .model import SOLE_THICKNESS
+from ..sim.model import SOLE_THICKNESS
+from ..sim.simulation import Simulation
 from .judge import StanceJudge
-from .simulation import Simulation
+from .logs import record_step
 from .video import Watchers
 
 #: Seconds the robot stands before the walk starts (the simulation starts with the soles
@@ -39,7 +39,7 @@ def run_walk(robot, *, distance: float | None = None, turn: float | None = None,
     if distance is not None and turn is not None:
         raise ValueError("give distance or turn, not both")
     sim = Simulation(robot, visual=viewer or bool(video))
-    controller = WalkingController(robot, sim.timestep, gait=gait or default_gait(robot.name),
+    controller = WalkingController(robot, sim.timestep, gait=gait,
                                    **(controller_options or {}))
     watchers = Watchers(sim, viewer=viewer, video=video)
     judge, dt = StanceJudge(sim, robot.feet), sim.timestep

@@ -1,0 +1,158 @@
+"""Controllers as pipelines of stages sharing one step state.
+
+A control step is a sequence of stages, each a small object with one method,
+``step(state)``, run in order on one :class:`StepState`::
+
+    (estimate) → plan → contact state → targets → solve
+
+* an **estimate** stage may replace the measured ``state.q``, ``state.v``;
+* **plan** stages move task targets along a plan and make or break contacts
+  (:class:`~tsid_py.control.stance.Stance`, the one way a controller changes contacts);
+* a **contact-state** stage looks at what the last step left (``state.previous``, and the
+  robot's kinematics, which are that step's until the solve) and decides for this step's
+  contacts (a rocking sole softened);
+* **targets** stages hand tasks their per-step inputs (the support polygon the centre of
+  pressure is kept in);
+* the **solve** stage (:class:`SolveStage`) solves the QP at ``(state.q, state.v)`` with
+  ``state.overrides`` and sets ``state.solution``; stages after it may look at the result.
+
+What a stage changes for this step only — a contact softened or released, torque-limit slack,
+a task weighed otherwise — goes into ``state.overrides``
+(:class:`~tsid_py.overrides.StepOverrides`), which the solver's assembly applies: stages
+never change a task's, contact's or constraint's settings to act for one step. Per-step
+inputs reach items through their input methods (``set_target``, ``set_support``).
+
+A :class:`Pipeline` runs its stages each :meth:`~Pipeline.step`; a user inserts their own
+stage with :meth:`Pipeline.insert` (see ``docs/extending.md``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from .._validation import positive_scalar
+from ..overrides import StepOverrides
+from ..solution import Solution
+
+
+class StepState:
+    """What one control step's stages share (one object, refreshed each step).
+
+    Attributes
+    ----------
+    time : the controller's clock at this step, s.
+    q, v : the state the solve uses (nq,), (nv,): the measured one, unless a stage (an
+        estimator) replaces it.
+    wrenches : measured contact wrenches by contact name (6,) world-aligned at the contact
+        frames, or None.
+    overrides : this step's :class:`~tsid_py.overrides.StepOverrides` (empty at the start).
+    previous : the last step's :class:`~tsid_py.Solution` (None at the first step).
+    solution : this step's, set by the solve stage.
+    mode : how the balance stages use the support this step
+        (:class:`~tsid_py.control.support.BalanceMode`; ``None``: standing).
+    """
+
+    __slots__ = ("time", "q", "v", "wrenches", "overrides", "previous", "solution", "mode")
+
+    def __init__(self):
+        self.time = 0.0
+        self.q = self.v = None
+        self.wrenches = None
+        self.overrides = StepOverrides()
+        self.previous: Solution | None = None
+        self.solution: Solution | None = None
+        self.mode = None
+
+    def begin(self, time: float, q: np.ndarray, v: np.ndarray, wrenches: dict | None) -> None:
+        """Start a step: the last solution becomes ``previous``, the overrides and the mode
+        are cleared."""
+        self.time, self.q, self.v, self.wrenches = time, q, v, wrenches
+        self.previous, self.solution = self.solution, None
+        if self.overrides:
+            self.overrides.clear()
+        self.mode = None
+
+
+class Stage:
+    """One part of a control step (see the module): implement :meth:`step`."""
+
+    def step(self, state: StepState) -> None:
+        """Read and update ``state`` for this step."""
+        raise NotImplementedError(f"{type(self).__name__} must implement step(state)")
+
+
+class SolveStage(Stage):
+    """Solve the step's QP at ``(state.q, state.v)`` with ``state.overrides`` and set
+    ``state.solution``. ``solver``: anything with ``solve(q, v, overrides)`` — a
+    :class:`~tsid_py.DynamicsSolver`, or a :class:`~tsid_py.control.FailurePolicy` around
+    one (which never raises)."""
+
+    def __init__(self, solver):
+        if not callable(getattr(solver, "solve", None)):
+            raise ValueError(f"solver must have a solve(q, v, overrides) method, got {type(solver).__name__}")
+        self.solver = solver
+
+    def step(self, state: StepState) -> None:
+        """``state.solution = solver.solve(q, v, overrides)``."""
+        state.solution = self.solver.solve(state.q, state.v, state.overrides)
+
+
+class Pipeline:
+    """A controller: its ``stages`` run in order each :meth:`step` (see the module).
+
+    Parameters
+    ----------
+    stages : the stages, one of which sets ``state.solution`` (a :class:`SolveStage`).
+    dt : control period, s: the clock :attr:`time` advances by it each step.
+    """
+
+    def __init__(self, stages: Iterable[Stage], dt: float):
+        self.stages: list[Stage] = []
+        for stage in stages:
+            self.insert(stage)
+        self.dt = positive_scalar(dt, "dt")
+        #: The state the stages share; after a step, its solution and overrides are that step's.
+        self.state = StepState()
+        #: The controller's clock, s (advanced by ``dt`` after each step).
+        self.time = 0.0
+
+    def step(self, q, v, wrenches: dict | None = None) -> Solution:
+        """One control step at the measured state ``(q, v)`` (``wrenches``: measured contact
+        wrenches by contact name, world-aligned at the contact frames, optional): run the
+        stages, advance the clock, return the step's solution."""
+        state = self.state
+        state.begin(self.time, q, v, wrenches)
+        for stage in self.stages:
+            stage.step(state)
+        if state.solution is None:
+            raise RuntimeError("no stage set state.solution: the pipeline needs a solve stage")
+        self.time += self.dt
+        return state.solution
+
+    def insert(self, stage: Stage, *, before: Stage | type | None = None, after: Stage | type | None = None) -> Stage:
+        """Add ``stage``: at the end, or just ``before`` / ``after`` a stage (an instance, or
+        the first stage of a type). Returns the stage."""
+        if not callable(getattr(stage, "step", None)):
+            raise ValueError(f"stage must have a step(state) method, got {type(stage).__name__}")
+        if before is not None and after is not None:
+            raise ValueError("give before or after, not both")
+        if before is None and after is None:
+            self.stages.append(stage)
+        else:
+            index = self.index(before if before is not None else after)
+            self.stages.insert(index if before is not None else index + 1, stage)
+        return stage
+
+    def index(self, stage: Stage | type) -> int:
+        """Position of ``stage`` (an instance, or the first stage of a type); ``KeyError``
+        naming the stages otherwise."""
+        for position, candidate in enumerate(self.stages):
+            if candidate is stage or (isinstance(stage, type) and isinstance(candidate, stage)):
+                return position
+        raise KeyError(f"stage {stage!r} is not in the pipeline; stages: {[type(s).__name__ for s in self.stages]}")
+
+    def weight_in_force(self, task) -> np.ndarray:
+        """The per-axis weights ``task`` had at the last step: a stage's override, else its own."""
+        return self.state.overrides.task_weights.get(task, task.weight)

@@ -1,0 +1,262 @@
+"""The walking controller's own stages: following a walk's plan, and stepping to recover
+from a push.
+
+Both run before the capture point's support stage and the solve
+(:class:`~tsid_py.control.walking.WalkingController` lists the pipeline); they move the
+task targets (CoM, swing foot, torso), make and break contacts through the
+:class:`~tsid_py.control.stance.Stance`, and set the step's
+:class:`~tsid_py.control.support.BalanceMode` and overrides.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...contacts import PlanarContact
+from ...solver import DynamicsSolver
+from ..dcm import CapturePointTask
+from ..pipeline import Stage, StepState
+from ..stance import Stance
+from ..support import WALKING, BalanceMode
+from .angles import level_placement, mean_yaw, yaw_of, yaw_rotation
+from .footsteps import Footstep, Gait
+from .plan import LAND, LIFT, UNLOAD, WalkPlan
+from .recovery import RecoveryStep, StepRecovery
+from .swing import SwingTrajectory
+
+#: The torso's yaw target is refreshed when the heading has moved this far (rad) since the
+#: last refresh: while turning, not at every step (a validated rotation costs ~20 µs).
+HEADING_STEP = 1e-3
+
+#: During a recovery swing the landing point is re-aimed on the measured capture point every
+#: RETARGET_PERIOD s, and re-planned when that moves it farther than RETARGET_DISTANCE m.
+RETARGET_PERIOD, RETARGET_DISTANCE = 0.005, 0.005
+
+#: A plan counts as done this many LIPM time constants (1/ω) after its end: the CoM has
+#: come within e^-4 (2 %) of its last offset from the final ZMP.
+SETTLE_TIME_CONSTANTS = 4.0
+
+
+def footstep_of(foot: str, placement) -> Footstep:
+    """The :class:`~.footsteps.Footstep` of a sole at ``placement`` (its position and yaw)."""
+    position = placement.translation
+    return Footstep(foot, float(position[0]), float(position[1]), yaw_of(placement.rotation), float(position[2]))
+
+
+def standing_feet(solver: DynamicsSolver, feet) -> dict[str, Footstep]:
+    """Where ``feet`` stand now: each contact's anchor (the pose where it was made)."""
+    standing = {}
+    for name in feet:
+        contact = solver.contacts.get(name)
+        if contact is None:
+            raise ValueError(f"foot {name!r} is not on the ground: a walk starts on both feet")
+        standing[name] = footstep_of(name, contact.anchor)
+    return standing
+
+
+class PlanStage(Stage):
+    """Follow a :class:`~.plan.WalkPlan`: its contact events through the stance (a foot being
+    unloaded counts in the support until it lifts), the planned CoM position, velocity and
+    acceleration into the capture-point task, the swing foot's trajectory into its frame
+    task (added at lift-off, removed at touch-down), the torso's yaw with the feet; the mode
+    is :data:`~tsid_py.control.support.WALKING` while a plan is under way."""
+
+    def __init__(self, stance: Stance, com: CapturePointTask, torso, swing_tasks: dict, gait: Gait):
+        self.stance, self.solver, self.com, self.torso = stance, stance.solver, com, torso
+        self.swing_tasks, self.gait = swing_tasks, gait
+        self.torso_rest = torso.target.rotation.copy()
+        self.plan: WalkPlan | None = None
+        self.plan_start = 0.0
+        self.swinging: str | None = None
+        self.steps_taken = 0
+        #: The contacts made at touch-down, with their footstep's index.
+        self.landed: list[tuple[PlanarContact, int]] = []
+        self._event, self._heading, self._footholds, self._swing_index = 0, None, {}, None
+
+    def start(self, plan: WalkPlan, time: float, feet: dict[str, Footstep]) -> None:
+        """Follow ``plan`` from ``time`` (s), the feet standing at ``feet``."""
+        self.plan, self.plan_start, self._event, self._footholds = plan, time, 0, feet
+
+    def step(self, state: StepState) -> None:
+        """The plan's events, targets and mode at ``state.time``."""
+        if self.plan is None:
+            return
+        self._follow(state.time - self.plan_start)
+        if self.plan is not None:
+            state.mode = WALKING
+
+    def _follow(self, t: float) -> None:
+        plan = self.plan
+        events = plan.events
+        while self._event < len(events) and events[self._event][0] <= t + 1e-9:
+            self._apply(*events[self._event])
+            self._event += 1
+        cx, cy, vx, vy, ax, ay = plan.com_trajectory.state(t)
+        height = plan.com_start[2]
+        self.com.set_target(np.array([cx, cy, height]), velocity=np.array([vx, vy, 0.0]),
+                            acceleration=np.array([ax, ay, 0.0]))
+        yaws = [step.yaw for name, step in self._footholds.items() if name != self.swinging]
+        if self.swinging is not None:
+            sample = plan.swings[self._swing_index].sample(t)
+            self.swing_tasks[self.swinging].set_target(sample.placement, velocity=sample.velocity,
+                                                       acceleration=sample.acceleration)
+            yaws.append(sample.yaw)
+        heading = mean_yaw(*yaws)
+        if self._heading is None or abs(heading - self._heading) > HEADING_STEP:
+            self._heading = heading
+            self.torso.set_target(yaw_rotation(heading) @ self.torso_rest)
+        if self._event == len(events) and t >= plan.duration + SETTLE_TIME_CONSTANTS / plan.omega:
+            self.plan = None                          # standing again; the CoM target stays
+
+    def _apply(self, _time: float, kind: str, foot: str, index: int) -> None:
+        """One contact event of the plan."""
+        ramp = self.gait.transition
+        if kind == UNLOAD:
+            self.stance.release(foot, ramp, counted_until_lift=True)
+        elif kind == LIFT:
+            self.stance.lift(foot)
+            task = self.swing_tasks[foot]
+            task.set_target(self.plan.swings[index].sample(self.plan.swings[index].lift_off).placement)
+            self.solver.add_task(task)
+            self.swinging, self._swing_index = foot, index
+        elif kind == LAND:
+            self.solver.remove_task(self.swing_tasks[foot])
+            self.swinging = None
+            self._footholds[foot] = self.plan.footsteps[index]
+            self.landed.append((self.stance.make(foot, ramp), index))
+            self.steps_taken += 1
+
+
+class RecoveryStage(Stage):
+    """Step recovery (:class:`~.recovery.StepRecovery`): when, standing on two feet with no
+    plan under way, the capture point the last step measured has left the support, decide a
+    step and swing it (re-aimed on the measured capture point), then close the stance; while
+    a recovery is under way the hip strategy is off, the centre of pressure keeps the
+    recovery's stance margin inside the stance sole during a swing, and the soles' torsion
+    weighs :attr:`~.recovery.StepRecovery.torsion_weight` (a per-step override of the
+    wrench regularisation, when there is one)."""
+
+    def __init__(self, recovery: StepRecovery, stance: Stance, com: CapturePointTask, swing_tasks: dict,
+                 plan_stage: PlanStage, feet, regularization=None):
+        self.recovery, self.stance, self.solver, self.com = recovery, stance, stance.solver, com
+        self.swing_tasks, self.plan_stage, self.feet = swing_tasks, plan_stage, list(feet)
+        self.regularization = regularization
+        #: Steps taken to recover from pushes so far (closing steps included).
+        self.steps = 0
+        #: The recovery steps decided so far (where each was aimed at the decision).
+        self.log: list[RecoveryStep] = []
+        self.underway: _RecoverySwing | None = None
+        self._torsion = None
+        self._swinging_mode = BalanceMode(hip_ratio=0.0, support_margin=recovery.stance_margin)
+        self._landed_mode = BalanceMode(hip_ratio=0.0)
+
+    def step(self, state: StepState) -> None:
+        """Start a recovery if one is needed, follow the one under way, and set the mode and
+        the torsion override while it lasts."""
+        if (self.underway is None and self.plan_stage.plan is None and state.previous is not None
+                and len(self.solver.contacts) == 2 and self.recovery.needed(self.com.dcm_xy, self.stance.support())):
+            self._start(state.time)
+        if self.underway is None:
+            return
+        self._follow(state.time)
+        underway = self.underway
+        if underway is None:
+            return
+        state.mode = self._landed_mode if underway.landed else self._swinging_mode
+        if self._torsion is not None:
+            state.overrides.weigh(self.regularization, self._torsion)
+
+    # ------------------------------------------------------------------ decisions
+    def _start(self, time: float) -> None:
+        """Decide a recovery step now (:meth:`StepRecovery.choose`) and start it."""
+        feet = standing_feet(self.solver, self.feet)
+        choice = self.recovery.choose(self.com.dcm_xy, feet, self.com.omega)
+        self.log.append(choice)
+        if self.underway is None:
+            self._enter()
+        self._begin_swing(choice.footstep, feet[choice.stance], feet[choice.footstep.foot], time, closing=False)
+
+    def _enter(self) -> None:
+        """The soles' torsion weight for the recovery's steps (see the class)."""
+        torsion, regularization = self.recovery.torsion_weight, self.regularization
+        self._torsion = None
+        if regularization is not None and torsion is not None:
+            weights = regularization.weight.copy()
+            weights[5] = torsion
+            self._torsion = weights
+            weights.flags.writeable = False
+
+    def _begin_swing(self, target: Footstep, stance: Footstep, start: Footstep, time: float, *,
+                     closing: bool) -> None:
+        """Unload ``start``'s foot now (the support polygon shrinks to the stance sole at
+        once) and swing it to ``target`` after the ramp."""
+        recovery = self.recovery
+        self.stance.release(target.foot, recovery.transition)
+        lift = time + recovery.transition
+        trajectory = SwingTrajectory(level_placement(start.position, start.yaw),
+                                     level_placement(target.position, target.yaw),
+                                     lift, lift + recovery.swing_time, recovery.step_height)
+        self.underway = _RecoverySwing(target, stance, start, trajectory, closing)
+
+    def _follow(self, t: float) -> None:
+        """Lift, swing (a recovery step retargeted on the measured capture point), land;
+        once the landing ramp is over: after a recovery step, close the stance
+        (:meth:`StepRecovery.closing_step`); after the closing step, step again if the
+        capture point is still outside the support, else stand."""
+        underway, recovery = self.underway, self.recovery
+        trajectory = underway.trajectory
+        foot = underway.target.foot
+        task = self.swing_tasks[foot]
+        if not underway.lifted and t >= trajectory.lift_off - 1e-9:
+            self.stance.lift(foot)               # its ramp is over
+            task.set_target(trajectory.sample(t).placement)
+            self.solver.add_task(task)
+            underway.lifted = True
+        if underway.lifted and not underway.landed:
+            elapsed = t - trajectory.lift_off
+            if (not underway.closing and elapsed < recovery.retarget_until * recovery.swing_time
+                    and t >= underway.next_aim - 1e-9):
+                underway.next_aim = t + RETARGET_PERIOD
+                aim, _ = recovery.aim(self.com.dcm_xy, underway.stance, underway.start, self.com.omega,
+                                      trajectory.touch_down - t)
+                if np.linalg.norm(aim.xy - underway.target.xy) > RETARGET_DISTANCE:
+                    underway.target = aim
+                    trajectory.retarget(level_placement(aim.position, aim.yaw), t)
+            sample = trajectory.sample(t)
+            task.set_target(sample.placement, velocity=sample.velocity, acceleration=sample.acceleration)
+            if t >= trajectory.touch_down - 1e-9:
+                self.solver.remove_task(task)
+                self.stance.make(foot, recovery.transition)
+                self._stand_between(standing_feet(self.solver, self.feet).values())
+                underway.landed, underway.landed_at = True, t
+                self.steps += 1
+        elif underway.landed and t >= underway.landed_at + recovery.transition:
+            if recovery.close and not underway.closing:
+                feet = standing_feet(self.solver, self.feet)
+                trailing = feet[underway.stance.foot]
+                closing = recovery.closing_step(feet[foot], trailing)
+                self._stand_between([feet[foot], closing])
+                self._begin_swing(closing, feet[foot], trailing, t, closing=True)
+            elif recovery.needed(self.com.dcm_xy, self.stance.support()):
+                self._start(t)
+            else:
+                self.underway = None               # standing again
+
+    def _stand_between(self, footholds) -> None:
+        """CoM target: at rest over the middle of ``footholds``, at the current height."""
+        middle = np.mean([step.xy for step in footholds], axis=0)
+        self.com.set_target(np.array([middle[0], middle[1], self.com.position_ref[2]]))
+
+
+class _RecoverySwing:
+    """A step of a recovery under way: where it is aimed now (``target``), the stance and
+    start footholds, the swing's trajectory, and whether it is the closing step."""
+
+    def __init__(self, target: Footstep, stance: Footstep, start: Footstep, trajectory: SwingTrajectory,
+                 closing: bool):
+        self.target, self.stance, self.start, self.trajectory = target, stance, start, trajectory
+        self.closing = closing
+        self.lifted = self.landed = False
+        self.landed_at = 0.0
+        self.next_aim = trajectory.lift_off
+

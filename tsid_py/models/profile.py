@@ -1,0 +1,203 @@
+"""RobotProfile: what a controller needs to know about a robot beyond its dynamics.
+
+A :class:`~tsid_py.Robot` is a pinocchio model and its state. Standing, walking or pushing
+it also needs facts that no rigid-body algorithm gives: which frames are its feet and what
+touches the ground there, which frame is its torso, its reference posture, which joints are
+its legs, and controller defaults that suit its size. A :class:`RobotProfile` holds them.
+:func:`derive_profile` derives each from the model by the rules below; any field can be given
+explicitly instead (an override), which is how the built-in robots
+(:mod:`tsid_py.robots`, the only module that names robots) record what was measured on them.
+
+Rules (each an override when given):
+
+* **feet, sole size, foot radius, end effector, posture**: the robot's declared facts
+  (``Robot(feet=..., sole_size=..., foot_radius=..., end_effector=..., q_ref=...)``).
+* **leg joints**: the joints on the kinematic path from the base to any foot frame.
+* **torso chain**: from the root joint, follow the one child joint whose subtree holds no
+  foot, as long as there is exactly one; the chain's joints move the trunk. The **torso
+  frame** is the body of the chain's last joint (the link where the arms and head branch
+  off); on a robot with no such chain (a quadruped), the base body. The **trunk bodies**
+  are the bodies of the chain's joints (the base, waist and torso links), e.g. for a model
+  error applied to the trunk's mass.
+* **gait, balance and walking defaults**: the library's generic values (:class:`Gait`,
+  :class:`BalanceDefaults`, :class:`WalkDefaults`) unless given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+
+import numpy as np
+import pinocchio as pin
+
+from .._validation import positive_scalar
+from .gait import Gait
+
+
+@dataclass(frozen=True)
+class BalanceDefaults:
+    """Defaults of :class:`~tsid_py.control.BalanceController` that depend on the robot.
+
+    ``posture_weight``: weight of the posture task; ``posture_leg_scale`` (0 … 1): its factor
+    on the legs' joints (see the controller); ``mu``: friction coefficient of the soles'
+    contacts."""
+
+    posture_weight: float = 1e-2
+    posture_leg_scale: float = 0.7
+    mu: float = 0.5
+
+    def __post_init__(self):
+        positive_scalar(self.posture_weight, "posture_weight", allow_zero=True)
+        if not 0.0 <= positive_scalar(self.posture_leg_scale, "posture_leg_scale", allow_zero=True) <= 1.0:
+            raise ValueError(f"posture_leg_scale must be in [0, 1], got {self.posture_leg_scale!r}")
+        positive_scalar(self.mu, "mu")
+
+
+@dataclass(frozen=True)
+class WalkDefaults:
+    """What :class:`~tsid_py.control.walking.WalkingController` changes from the balance
+    defaults for a walk (None: the balance default): the soles' ``mu`` (their torsion budget
+    is ``μ`` times the half width) and the ``posture_weight``."""
+
+    mu: float | None = None
+    posture_weight: float | None = None
+
+    def __post_init__(self):
+        if self.mu is not None:
+            positive_scalar(self.mu, "mu")
+        if self.posture_weight is not None:
+            positive_scalar(self.posture_weight, "posture_weight", allow_zero=True)
+
+    def balance_options(self) -> dict[str, float]:
+        """The balance controller's keyword arguments these defaults set."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
+
+
+@dataclass(frozen=True)
+class RobotProfile:
+    """A robot's feet, torso, posture, legs and controller defaults (see the module).
+
+    Parameters
+    ----------
+    feet : contact frame names (z along the ground normal at the posture).
+    sole_size : ``(length, width)`` m of the soles' rectangles centred at the feet frames,
+        or None for point feet.
+    foot_radius : radius (m) of a point foot's sphere; its contact frame is the sphere's
+        lowest point.
+    torso_frame : the frame whose orientation a controller keeps upright.
+    posture : the reference configuration (nq,), standing on the ground.
+    leg_joints : names of the joints between the base and a foot.
+    trunk_bodies : names of the trunk's bodies (base, waist, torso).
+    end_effector : an arm's tool frame, or None.
+    gait, balance, walk : controller defaults.
+    """
+
+    feet: tuple[str, ...]
+    sole_size: tuple[float, float] | None
+    foot_radius: float
+    torso_frame: str
+    posture: np.ndarray = field(repr=False)
+    leg_joints: frozenset[str]
+    trunk_bodies: tuple[str, ...]
+    end_effector: str | None = None
+    gait: Gait = field(default_factory=Gait)
+    balance: BalanceDefaults = field(default_factory=BalanceDefaults)
+    walk: WalkDefaults = field(default_factory=WalkDefaults)
+
+    def __post_init__(self):
+        posture = np.array(self.posture, dtype=float)
+        posture.flags.writeable = False
+        object.__setattr__(self, "posture", posture)
+        object.__setattr__(self, "feet", tuple(self.feet))
+        object.__setattr__(self, "leg_joints", frozenset(self.leg_joints))
+        object.__setattr__(self, "trunk_bodies", tuple(self.trunk_bodies))
+
+    @property
+    def point_feet(self) -> bool:
+        """Whether the feet are points (no sole rectangle)."""
+        return self.sole_size is None
+
+    def with_(self, **changes) -> RobotProfile:
+        """A copy with some fields changed."""
+        return replace(self, **changes)
+
+
+def derive_profile(robot, **overrides) -> RobotProfile:
+    """The profile of ``robot`` by the module's rules; ``overrides`` (field name -> value)
+    replace derived fields. ``ValueError`` names a frame or joint that is not in the model."""
+    unknown = set(overrides) - {f.name for f in fields(RobotProfile)}
+    if unknown:
+        raise ValueError(f"unknown profile fields {sorted(unknown)}; fields: {[f.name for f in fields(RobotProfile)]}")
+    feet = tuple(overrides.get("feet", robot.feet))
+    for foot in feet:
+        robot.frame_id(foot)                          # KeyError naming close matches
+    model = robot.model
+    chain = torso_chain(model, feet, robot.floating_base)
+    derived = {
+        "feet": feet,
+        "sole_size": robot.sole_size,
+        "foot_radius": robot.foot_radius,
+        "posture": robot.q_ref,
+        "leg_joints": leg_joints(model, [robot.frame_id(foot) for foot in feet], robot.floating_base),
+        "torso_frame": joint_body(model, chain[-1]) if chain else model.frames[0].name,
+        "trunk_bodies": tuple(joint_body(model, joint) for joint in chain),
+        "end_effector": robot.end_effector,
+    }
+    derived.update(overrides)
+    torso = derived["torso_frame"]
+    if not (isinstance(torso, str) and model.existFrame(torso)):
+        raise ValueError(f"torso_frame must be a frame of the model, got {torso!r}")
+    return RobotProfile(**derived)
+
+
+def profile_of(robot) -> RobotProfile:
+    """``robot.profile`` when it has one (a built-in robot, or one given to it), else the
+    profile :func:`derive_profile` derives (kept on the robot for the next call)."""
+    profile = getattr(robot, "profile", None)
+    if profile is None:
+        profile = robot.profile = derive_profile(robot)
+    elif not isinstance(profile, RobotProfile):
+        raise ValueError(f"robot.profile must be a RobotProfile or None, got {type(profile).__name__}")
+    return profile
+
+
+# ---------------------------------------------------------------------------- rules
+def leg_joints(model: pin.Model, foot_frames, floating_base: bool) -> frozenset[str]:
+    """Names of the joints on the path from the base to any of ``foot_frames`` (ids): the
+    universe and a floating base's root joint are not leg joints."""
+    first = 2 if floating_base else 1
+    names = set()
+    for frame in foot_frames:
+        names.update(model.names[joint] for joint in model.supports[model.frames[frame].parentJoint]
+                     if joint >= first)
+    return frozenset(names)
+
+
+def torso_chain(model: pin.Model, feet, floating_base: bool) -> list[int]:
+    """The joints (ids) from the root that move the trunk: the root joint, then as long as
+    exactly one child joint's subtree holds no foot, that child (see the module). Empty for
+    a fixed-base robot."""
+    if not floating_base:
+        return []
+    children: dict[int, list[int]] = {joint: [] for joint in range(model.njoints)}
+    for joint in range(1, model.njoints):
+        children[model.parents[joint]].append(joint)
+    to_feet = set()
+    for foot in feet:
+        to_feet.update(model.supports[model.frames[model.getFrameId(foot)].parentJoint])
+    chain = [1]
+    while True:
+        trunk = [child for child in children[chain[-1]] if child not in to_feet]
+        if len(trunk) != 1:
+            return chain
+        chain.append(trunk[0])
+
+
+def joint_body(model: pin.Model, joint: int) -> str:
+    """The name of the link a joint moves: the body frame attached to the joint's own frame
+    (links fixed to it by fixed joints hang from that body, not from the joint)."""
+    for frame in model.frames:
+        if (frame.type == pin.FrameType.BODY and frame.parentJoint == joint
+                and model.frames[frame.parentFrame].type == pin.FrameType.JOINT):
+            return frame.name
+    return model.names[joint]
