@@ -1,16 +1,61 @@
-"""The package's shape, read from its source so that it stays true: no import cycle, no
-module over 500 lines, no module reaching into another object's private attributes."""
+"""The package's shape, read from its source so that it stays true: the layers import only
+downward, no import cycle, no module over 500 lines, no module reaching into another
+object's private attributes, no robot named outside the built-in robots' module, and the
+core tests never import the simulator."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "tsid_py"
+TESTS = Path(__file__).resolve().parent
 MODULES = sorted(PACKAGE.rglob("*.py"))
 MAX_LINES = 500
+
+#: The layers, lowest first: a module may import only from its own layer or below. A module
+#: not listed is core (layer 0: the robot, rows, QP, tasks, contacts, constraints, assembly,
+#: backends, solver, diagnosis, loaders). The package itself (``tsid_py``) re-exports core,
+#: ``robots`` and the offline cases: importing it counts as importing layer 2.
+LAYERS = {
+    "tsid_py.models": 1, "tsid_py.robots": 1,                       # robot profiles, built-in robots
+    "tsid_py.control": 2, "tsid_py.offline": 2, "tsid_py.inverse_dynamics": 2,
+    "tsid_py": 2,
+    "tsid_py.sim": 3,                                                # the MuJoCo harness only
+    "tsid_py.scenarios": 4,                                          # demos, trials, sweeps, plots, video
+    "tsid_py.cli": 5, "tsid_py.bench": 5,                            # tools
+}
+
+#: Test modules that run the simulator (or the demos, CLI and docs that do); every other
+#: test module is a core test and imports neither MuJoCo nor the harness or scenarios.
+SIMULATION_TESTS = {"test_sim", "test_walk", "test_step_recovery", "test_video", "test_plots", "test_cli",
+                    "test_examples", "test_docs", "test_offline_files", "test_architecture"}
+SIMULATOR_MODULES = ("mujoco", "tsid_py.sim", "tsid_py.scenarios", "tsid_py.cli")
+
+#: Every robot example-robot-data ships that a user may load (the built-in ones and others).
+ROBOT_NAMES = ("talos", "g1", "go2", "solo12", "ur5", "panda", "romeo", "icub", "alexander", "simple_humanoid",
+               "a1", "anymal_c", "anymal", "hyq", "go1", "b1", "kinova", "xarm", "z1", "tiago", "pr2")
+
+
+def layer_of(module: str) -> int:
+    """The layer of a module: the package itself, or its longest subpackage or module prefix
+    in :data:`LAYERS`, else 0 (core)."""
+    best, length = LAYERS["tsid_py"] if module == "tsid_py" else 0, -1
+    for prefix, layer in LAYERS.items():
+        if prefix != "tsid_py" and (module == prefix or module.startswith(prefix + ".")) and len(prefix) > length:
+            best, length = layer, len(prefix)
+    return best
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """``"a (layer i) -> b (layer j)"`` for every import of a higher layer; the package's
+    own ``__init__`` (its public namespace) is not checked as an importer."""
+    return [f"{source} ({layer_of(source)}) -> {target} ({layer_of(target)})"
+            for source, targets in sorted(graph.items()) if source != "tsid_py"
+            for target in sorted(targets) if layer_of(target) > layer_of(source)]
 
 
 def module_name(path: Path) -> str:
@@ -18,12 +63,13 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imported_modules(path: Path) -> set[str]:
-    """The tsid_py modules ``path`` imports at module level or in a function (absolute names)."""
+def imported_modules(path: Path, source: str | None = None) -> set[str]:
+    """The tsid_py modules ``path`` (or the text ``source`` as that module) imports at module
+    level or in a function (absolute names)."""
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(ast.parse(path.read_text() if source is None else source)):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
@@ -38,6 +84,78 @@ def imported_modules(path: Path) -> set[str]:
             found.update(alias.name for alias in node.names if alias.name.startswith("tsid_py"))
     known = {module_name(p) for p in MODULES}
     return {target for target in found if target in known and target != name}
+
+
+def test_layers_import_only_downward():
+    graph = {module_name(path): imported_modules(path) for path in MODULES}
+    assert not upward_imports(graph), upward_imports(graph)
+    every = set(graph)
+    assert {layer_of(module) for module in every} == set(range(6)), "each declared layer has modules"
+
+
+def test_the_layer_check_sees_an_upward_import():
+    """Self-test on synthetic sources: a core module importing the controllers, a harness
+    module importing a scenario, relative and absolute."""
+    solver = PACKAGE / "solver.py"
+    core = imported_modules(solver, "from .control.balance import BalanceController\n")
+    assert upward_imports({"tsid_py.solver": core}) == [
+        "tsid_py.solver (0) -> tsid_py.control.balance (2)"]
+    harness = imported_modules(PACKAGE / "sim" / "simulation.py", "def f():\n    import tsid_py.scenarios.demos\n")
+    assert upward_imports({"tsid_py.sim.simulation": harness}) == [
+        "tsid_py.sim.simulation (3) -> tsid_py.scenarios.demos (4)"]
+    assert upward_imports({"tsid_py.scenarios.demos": {"tsid_py.sim.simulation", "tsid_py.control"}}) == []
+
+
+def robot_names_in_code(source: str) -> list[str]:
+    """String literals (not docstrings) of ``source`` that name a robot, as
+    ``"line N: 'text'"``."""
+    pattern = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(sorted(ROBOT_NAMES, key=len, reverse=True))
+                         + r")(?![A-Za-z0-9_])", re.IGNORECASE)
+    tree = ast.parse(source)
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return [f"line {node.lineno}: {node.value!r}" for node in sorted(
+        (node for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)),
+        key=lambda node: node.lineno) if id(node) not in docstrings and pattern.search(node.value)]
+
+
+@pytest.mark.parametrize("path", [p for p in MODULES if module_name(p) != "tsid_py.robots"],
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_robot_is_named_outside_the_built_in_robots(path):
+    """Robot facts come from profiles: only ``tsid_py/robots.py`` names a robot in code
+    (docstrings may quote what was measured on one)."""
+    assert not robot_names_in_code(path.read_text())
+
+
+def test_the_robot_name_check_sees_a_name():
+    source = '"""Talos walks."""\nGAITS = {"talos": 1}\nframe = f"{robot}_sole"\nhelp = "e.g. g1 or go2"\n'
+    assert robot_names_in_code(source) == ["line 2: 'talos'", "line 4: 'e.g. g1 or go2'"]
+
+
+def simulator_imports(path: Path) -> list[str]:
+    """The simulator modules (:data:`SIMULATOR_MODULES`) a test file imports, anywhere in it."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                 else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+        if isinstance(node, ast.ImportFrom) and node.module == "tsid_py":
+            names += [f"tsid_py.{alias.name}" for alias in node.names]
+        found += [name for name in names if name.startswith(SIMULATOR_MODULES)]
+    return found
+
+
+@pytest.mark.parametrize("path", [p for p in sorted(TESTS.glob("*.py")) if p.stem not in SIMULATION_TESTS],
+                         ids=lambda p: p.name)
+def test_core_tests_do_not_import_the_simulator(path):
+    assert not simulator_imports(path), simulator_imports(path)
+
+
+def test_the_simulator_import_check_sees_one(tmp_path):
+    sample = tmp_path / "test_sample.py"
+    sample.write_text("import numpy\ndef f():\n    from tsid_py.scenarios.demos import balance\n"
+                      "from tsid_py import sim\nimport mujoco\n")
+    assert sorted(simulator_imports(sample)) == ["mujoco", "tsid_py.scenarios.demos", "tsid_py.sim"]
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:

@@ -188,21 +188,3 @@ def test_bad_arguments_are_named(rollout):
         tp.multiple_contact_inverse_dynamics_over_time(robot, positions[:5], dt, robot.feet, relaxation_penalty=1e6)
     with pytest.raises(ValueError, match="friction"):
         tp.multiple_contact_inverse_dynamics_over_time(robot, positions[:5], dt, robot.feet, friction=-0.5)
-
-
-def test_a_mujoco_recording_is_recovered_from_positions_alone():
-    """The balance controller sways over the left foot and squats in MuJoCo; the documented
-    call recovers the vertical contact forces the physics engine applied from the base and
-    joint positions alone (80 frames, mid-motion)."""
-    from tsid_py.scenarios.recordings import sway_and_squat
-
-    simulated = sway_and_squat("talos", duration=0.08, settle=0.9)
-    robot = tp.robots.load("talos")
-    recording = simulated.recording
-    result = tp.multiple_contact_inverse_dynamics_over_time(robot, recording.positions, recording.dt,
-                                                            list(recording.contacts))
-    truth = simulated.wrenches[1:-1, :, 2]                 # frame t ↔ physics step t + 1
-    error = result.wrenches[..., 2] - truth
-    assert np.sqrt(np.mean(error**2)) < 0.05 * robot.weight
-    assert np.sqrt(np.mean(error.sum(axis=1) ** 2)) < 0.005 * robot.weight
-    assert np.ptp(truth[:, 0]) > 0.05 * robot.weight        # the split does change: not a static stance

@@ -123,7 +123,7 @@ def _dynamics_pass_us(robot, calls: int = 2000) -> tuple[float, float]:
 
 def main(argv=None) -> list[dict]:
     parser = argparse.ArgumentParser(prog="tsid-py bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--robot", nargs="+", default=["talos", "g1", "go2"])
+    parser.add_argument("--robot", nargs="+", default=list(tp.robots.BENCHMARK_ROBOTS))
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument("--qp-solver", default="reduced")

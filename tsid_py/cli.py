@@ -132,7 +132,9 @@ def _add_inverse_dynamics_parser(commands) -> None:
                     "FILE holds positions, one frame a row (pinocchio q: x y z qx qy qz qw, then the joints), "
                     "as .npz (array 'positions') or .csv. Quaternion sign flips between frames are fixed.")
     command.add_argument("file", metavar="FILE", help="recorded positions (.npz or .csv)")
-    command.add_argument("--robot", required=True, help="robot name (talos, g1, ...) or a URDF file")
+    from .robots import available
+
+    command.add_argument("--robot", required=True, help=f"robot name ({', '.join(available())}) or a URDF file")
     command.add_argument("--dt", type=float, required=True, help="sampling period, s")
     command.add_argument("--contacts", nargs="+", help="contact frames (default: the robot's feet)")
     command.add_argument("--friction", type=float, default=DEFAULT_FRICTION,

@@ -109,6 +109,12 @@ SPECS: dict[str, RobotSpec] = {
 }
 
 
+#: The robots a demo, benchmark or sweep runs when none is named: a humanoid, a quadruped, an arm.
+DEFAULT_HUMANOID, DEFAULT_QUADRUPED, DEFAULT_ARM = "talos", "go2", "panda"
+#: The robots ``tsid-py bench`` times by default (two humanoids and a quadruped).
+BENCHMARK_ROBOTS = ("talos", "g1", "go2")
+
+
 def available() -> list[str]:
     """Names accepted by :func:`load`."""
     return sorted(SPECS)

@@ -65,12 +65,16 @@ def sole_corners(robot, feet=None, sole_size=None) -> np.ndarray:
     if size is None:
         raise ValueError(f"sole_size must be (length, width) in m: robot {robot.name!r} has no soles")
     length, width = (positive_scalar(s, "sole_size") for s in size)
+    return np.vstack([rectangle_corners(robot.frame_placement(robot.frame_id(foot)), length, width)
+                      for foot in feet])
+
+
+def rectangle_corners(placement, length: float, width: float) -> np.ndarray:
+    """World (x, y) of the four corners (4, 2) of a ``length × width`` m rectangle centred at
+    ``placement``'s origin, length along its x axis and width along its y axis (a sole, as
+    :class:`~tsid_py.PlanarContact` models it)."""
     local = np.array([[sx * length / 2, sy * width / 2, 0.0] for sx in (1, -1) for sy in (1, -1)])
-    corners = []
-    for foot in feet:
-        placement = robot.frame_placement(robot.frame_id(foot))
-        corners.append((local @ placement.rotation.T + placement.translation)[:, :2])
-    return np.vstack(corners)
+    return (local @ placement.rotation.T + placement.translation)[:, :2]
 
 
 def sole_outline(x: float, y: float, yaw: float, size) -> np.ndarray:

@@ -28,7 +28,7 @@ import numpy as np
 from .._validation import positive_scalar
 from ..contacts import Contact, PlanarContact
 from ..solver import DynamicsSolver
-from .capture_point import SupportPolygon
+from .capture_point import SupportPolygon, rectangle_corners
 
 
 class Stance:
@@ -103,12 +103,9 @@ class Stance:
         """World (x, y) of ``foot``'s footprint at its anchor: the four corners of a planar
         contact's rectangle, or a point contact's point, (k, 2), m."""
         contact = self.solver.contacts[foot]
-        anchor = contact.anchor
         if isinstance(contact, PlanarContact):
-            half = np.array([[sx * contact.length / 2, sy * contact.width / 2, 0.0]
-                             for sx in (1, -1) for sy in (1, -1)])
-            return (half @ anchor.rotation.T + anchor.translation)[:, :2]
-        return anchor.translation[None, :2].copy()
+            return rectangle_corners(contact.anchor, contact.length, contact.width)
+        return contact.anchor.translation[None, :2].copy()
 
     def support(self) -> SupportPolygon:
         """The support polygon of the supporting feet's footprints (recomputed only when a

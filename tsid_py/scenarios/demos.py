@@ -164,7 +164,7 @@ def _humanoid(robot_name: str, *, visual=False):
 
 
 # ------------------------------------------------------------------------------ demos
-def balance(robot: str = "talos", duration: float | None = None, push: float | None = None, viewer: bool = False,
+def balance(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None, push: float | None = None, viewer: bool = False,
             push_direction: str | None = None, push_at: float = 1.0, push_times: tuple[float, float] = (3.0, 6.0),
             actuation_delay: float = 0.0, trunk_mass: float = 1.0, stance: str = "double",
             step_recovery: bool = False, video: str | None = None) -> DemoRun:
@@ -202,7 +202,7 @@ def balance(robot: str = "talos", duration: float | None = None, push: float | N
     return DemoRun("balance", robot, summary, log, dict(robot_info(model), pushes=applied))
 
 
-def com_sway(robot: str = "talos", duration: float = 6.0, amplitude: float = 0.04, frequency: float = 0.5,
+def com_sway(robot: str = robots.DEFAULT_HUMANOID, duration: float = 6.0, amplitude: float = 0.04, frequency: float = 0.5,
              viewer: bool = False, video: str | None = None, **_) -> DemoRun:
     """A humanoid sways its centre of mass sideways over its two feet.
 
@@ -230,7 +230,7 @@ def _smooth(ratio: float) -> float:
     return r**3 * (10 - 15 * r + 6 * r**2)
 
 
-def single_leg(robot: str = "talos", duration: float = 7.5, hold: float = 3.0, viewer: bool = False,
+def single_leg(robot: str = robots.DEFAULT_HUMANOID, duration: float = 7.5, hold: float = 3.0, viewer: bool = False,
                video: str | None = None, **_) -> DemoRun:
     """A humanoid stands on one leg: CoM over the left foot, right foot lifted, then back.
 
@@ -285,7 +285,7 @@ def single_leg(robot: str = "talos", duration: float = 7.5, hold: float = 3.0, v
     return DemoRun("single-leg", robot, summary, log, info)
 
 
-def quadruped(robot: str = "go2", duration: float = 5.0, viewer: bool = False, video: str | None = None,
+def quadruped(robot: str = robots.DEFAULT_QUADRUPED, duration: float = 5.0, viewer: bool = False, video: str | None = None,
               **_) -> DemoRun:
     """A quadruped on four point feet sways its body sideways and bobs it up and down."""
     model = _load(robot, QUADRUPEDS, "a quadruped")
@@ -306,7 +306,7 @@ def quadruped(robot: str = "go2", duration: float = 5.0, viewer: bool = False, v
     return DemoRun("quadruped", robot, summary, log, info)
 
 
-def arm(robot: str = "panda", duration: float = 4.0, viewer: bool = False, video: str | None = None,
+def arm(robot: str = robots.DEFAULT_ARM, duration: float = 4.0, viewer: bool = False, video: str | None = None,
         **_) -> DemoRun:
     """A fixed-base arm's end effector follows a 5 cm circle at 0.5 Hz under torque control."""
     model = _load(robot, ARMS, "a fixed-base arm")
@@ -338,7 +338,7 @@ def arm(robot: str = "panda", duration: float = 4.0, viewer: bool = False, video
     return DemoRun("arm", robot, summary, log, info)
 
 
-def reconstruct(robot: str = "talos", duration: float = 3.0, viewer: bool = False, settle: float = 0.2,
+def reconstruct(robot: str = robots.DEFAULT_HUMANOID, duration: float = 3.0, viewer: bool = False, settle: float = 0.2,
                 video: str | None = None, **_) -> DemoRun:
     """Recover torques and ground-reaction forces of a simulated motion from positions alone.
 
@@ -375,7 +375,7 @@ def reconstruct(robot: str = "talos", duration: float = 3.0, viewer: bool = Fals
     return DemoRun("reconstruct", robot, summary, log, robot_info(model))
 
 
-def walk(robot: str = "talos", duration: float | None = None, distance: float | None = None,
+def walk(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None, distance: float | None = None,
          turn: float | None = None, viewer: bool = False, video: str | None = None) -> DemoRun:
     """A humanoid walks ``distance`` m forward (default 3 m) or turns ``turn`` degrees in place.
 

@@ -70,7 +70,7 @@ def record(robot_name: str, duration: float, targets: Callable, *, settle: float
                               np.array(torques), robot.weight)
 
 
-def sway_and_squat(robot_name: str = "talos", duration: float = 2.5, **kwargs) -> SimulatedRecording:
+def sway_and_squat(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 2.5, **kwargs) -> SimulatedRecording:
     """An asymmetric sway with a squat: the CoM sways 8 cm towards the left foot — over it,
     unloading the right foot — and 4 cm towards the right (0.6 Hz) while squatting 3 cm and
     back (0.4 Hz), and drifts 1 cm forward. Velocity and acceleration feed-forward are given;

@@ -40,7 +40,7 @@ def _ramp(t: float, window: tuple[float, float]) -> float:
     return r**3 * (10 - 15 * r + 6 * r**2)
 
 
-def soak(steps: int = 10_000, *, robot: str = "talos", seed: int = 0, qp_solver: str = "reduced",
+def soak(steps: int = 10_000, *, robot: str = robots.DEFAULT_HUMANOID, seed: int = 0, qp_solver: str = "reduced",
          push_newtons: tuple[float, float] = (30.0, 100.0)) -> dict:
     """Run ``steps`` control steps with the backend ``qp_solver``; return counts of solver
     failures (false ones and infeasible steps), NaNs and falls, the pushes and contact

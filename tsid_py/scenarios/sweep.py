@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import traceback
 
+from .. import robots
 from ..control import push_bounds
 from ..control.capture_point import DIRECTIONS
 from .push_recovery import SingleLegStance, push_trial
@@ -84,7 +85,7 @@ def sweep_direction(robot, direction: str, *, step: float = 10.0, max_force: flo
 def add_sweep_arguments(parser: argparse.ArgumentParser, *, step: float) -> None:
     """``--robot``, ``--directions`` (repeatable; a signed one as ``--directions=-y``, which
     argparse would otherwise read as an option), ``--step`` (N, default ``step``), ``--json``."""
-    parser.add_argument("--robot", default="talos")
+    parser.add_argument("--robot", default=robots.DEFAULT_HUMANOID)
     parser.add_argument("--directions", action="extend", nargs="+", choices=list(DIRECTIONS),
                         help="directions to sweep (default: all); a signed one as --directions=-y")
     parser.add_argument("--step", type=float, default=step, help="force grid, N")

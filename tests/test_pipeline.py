@@ -1,0 +1,260 @@
+"""Controllers as pipelines of stages: per-step overrides instead of item changes, one layout
+build per relaxed step, a re-anchored contact moving the support, user stages — checked
+against the geometry (pinocchio's frame placements) and the solver's own items, without the
+simulator."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import tsid_py as tp
+from tsid_py.control import BalanceController
+from tsid_py.control.capture_point import SupportPolygon, sole_corners
+from tsid_py.control.failure import SLACKENED, SOFTENED, FailurePolicy
+from tsid_py.control.pipeline import Stage
+from tsid_py.control.walking import WalkingController
+from tsid_py.items import SolverItem
+from tsid_py.overrides import StepOverrides
+
+from .conftest import load_robot, standing_solver
+
+
+def moved_foot(robot: tp.Robot, foot: str, shift) -> np.ndarray:
+    """A configuration at which ``foot``'s frame is ``shift`` (3,) m from where it is at
+    ``q_ref``, same orientation, the base and the other joints unchanged (Gauss-Newton on
+    the foot's leg joints, checked to 1e-9 m)."""
+    model, data = robot.model, robot.model.createData()
+    frame = robot.frame_id(foot)
+    pin.framesForwardKinematics(model, data, robot.q_ref)
+    goal = pin.SE3(data.oMf[frame].rotation, data.oMf[frame].translation + np.asarray(shift, dtype=float))
+    columns = [joint.idx_v for joint in (model.joints[j] for j in model.supports[model.frames[frame].parentJoint])
+               if joint.idx_v >= 6]
+    q = robot.q_ref.copy()
+    for _ in range(50):
+        pin.framesForwardKinematics(model, data, q)
+        error = pin.log6(data.oMf[frame].actInv(goal)).vector
+        if np.linalg.norm(error) < 1e-12:
+            break
+        jacobian = pin.computeFrameJacobian(model, data, q, frame, pin.LOCAL)[:, columns]
+        step = np.zeros(robot.nv)
+        step[columns] = np.linalg.lstsq(jacobian, error, rcond=None)[0]
+        q = pin.integrate(model, q, step)
+    pin.framesForwardKinematics(model, data, q)
+    assert np.linalg.norm(data.oMf[frame].translation - goal.translation) < 1e-9
+    return q
+
+
+def test_a_re_anchored_sole_moves_the_support_the_commanded_cop_is_kept_in(talos):
+    """The right sole slides 10 cm forward. The contact-state monitor softens it (no load
+    measured) and re-anchors it where it now is; the commanded centre of pressure, saturated
+    by a forward capture point, then lies in the support of the soles where they are now —
+    the hull of the sole rectangles at that configuration (pinocchio's placements) — and
+    beyond the front edge of the support they had left."""
+    controller = BalanceController(talos)
+    right, left = "right_sole_link", "left_sole_link"
+    old_front = SupportPolygon(controller.support.vertices).vertices[:, 0].max()
+    q_moved = moved_foot(talos, right, [0.10, 0.0, 0.0])
+    v = talos.zero_velocity()
+    loaded = {left: np.r_[0.0, 0.0, talos.weight, 0.0, 0.0, 0.0], right: np.r_[0.0, 0.0, talos.weight, 0.0, 0.0, 0.0]}
+    controller.step(q_moved, v)
+    controller.step(q_moved, v, {**loaded, right: np.zeros(6)})          # unloaded: softened, re-anchored
+    assert right in controller.contact_state.softened
+    for _ in range(int(round(controller.contact_state.settle_time / controller.dt)) + 2):
+        controller.step(q_moved, v, loaded)                             # settled: hard again
+    assert not controller.contact_state.softened
+    rushing = v.copy()
+    rushing[0] = 1.5                                                    # the base at 1.5 m/s forward
+    controller.step(q_moved, rushing, loaded)
+    assert controller.com.saturated
+    talos.update(q_moved, v)
+    contact = controller.solver.contacts[right]
+    footprint = SupportPolygon(sole_corners(talos, [left, right], (contact.length, contact.width)))
+    cop = controller.com.cop
+    assert footprint.outside_xy(*cop) <= 1e-9
+    assert cop[0] > old_front + 0.05
+    np.testing.assert_allclose(contact.anchor.translation, talos.frame_placement(talos.frame_id(right)).translation,
+                               atol=1e-9)
+
+
+def test_a_relaxed_step_builds_at_most_one_layout_and_changes_no_item(talos):
+    """A step the QP cannot solve (a hard task against the hard soles; then every joint held
+    still under torque limits below gravity's torques): the failure policy softens the
+    contacts, then slackens the torque limits, through per-step overrides — one new layout
+    on the first relaxed step (the slack reuses it), none on the next, every item's
+    settings as they were."""
+    solver = standing_solver(talos, diagnose=False)
+    limits = solver.add_constraint(tp.constraints.TorqueLimits(scale=1.0))
+    foot = solver.add_task(tp.tasks.PositionTask(talos.feet[0], kp=0.0, priority="hard"))
+    foot.set_target(np.zeros(3), acceleration=[0.0, 0.0, 5.0])
+    policy = FailurePolicy(solver)
+    q, v = talos.q_ref, talos.zero_velocity()
+
+    def builds_of_a_relaxed_step(expected):
+        with pytest.raises(tp.SolverError):
+            solver.solve(q, v)                          # the configured layout, built once
+        before = solver.layouts_built
+        solution = policy.solve(q, v)
+        assert solution.relaxed == expected and not solution.success
+        first = solver.layouts_built - before
+        policy.solve(q, v)
+        return first, solver.layouts_built - before - first
+
+    assert builds_of_a_relaxed_step((SOFTENED,)) == (1, 0)
+    assert all(contact.priority == "hard" and contact.weight == 1e3 for contact in solver.contacts.values())
+    solver.remove_task(foot)
+    solver.add_task(tp.tasks.JointTask(kp=0.0, kd=0.0, priority="hard"))
+    solver.add_task(tp.tasks.CoMTask(kp=0.0, kd=0.0, priority="hard"))
+    held = solver.solve(q, v)                           # the torques that hold every joint still
+    limits.scale = 0.8 * float(np.max(np.abs(held.tau_actuated) / talos.effort_limits))
+    scale = limits.scale
+    assert builds_of_a_relaxed_step((SOFTENED, SLACKENED)) == (1, 0)
+    assert limits.scale == scale
+    assert all(contact.priority == "hard" for contact in solver.contacts.values())
+
+
+def test_overrides_soften_a_contact_for_one_step_and_name_what_is_wrong(talos):
+    """Softened by an override, a contact's no-slip rows are a cost of the given weight for
+    that step: the rows equal the hard rows times √weight; the next step is hard again.
+    Overrides naming an inactive contact or a task not in the solver are refused."""
+    solver = standing_solver(talos)
+    q, v = talos.q_ref, talos.zero_velocity()
+    v[3] = 0.5
+    hard = solver.solve(q, v)
+    hard_rows = solver.last_qp.A.copy()
+    overrides = StepOverrides()
+    overrides.soften(talos.feet[0], 4.0)
+    soft = solver.solve(q, v, overrides)
+    layout = solver.last_layout
+    assert layout.softened == {talos.feet[0]}
+    rows, _, _ = layout.soft_contact_rows[talos.feet[0]]
+    np.testing.assert_allclose(rows, 2.0 * hard_rows[6:12, : talos.nv], rtol=1e-12, atol=1e-12)
+    assert not np.allclose(soft.ddq, hard.ddq)
+    np.testing.assert_allclose(solver.solve(q, v).ddq, hard.ddq, atol=1e-9)
+    bad = StepOverrides()
+    bad.soften("no_such_sole", 1.0)
+    with pytest.raises(KeyError, match="no_such_sole"):
+        solver.solve(q, v, bad)
+    stray = StepOverrides()
+    stray.weigh(tp.tasks.CoMTask(kp=1.0), 2.0)
+    with pytest.raises(ValueError, match="not a soft task"):
+        solver.solve(q, v, stray)
+    with pytest.raises(ValueError, match="weight"):
+        StepOverrides().soften(talos.feet[0], -1.0)
+
+
+def test_a_task_weight_override_is_the_solve_of_a_task_built_with_it(talos):
+    """A step's weight override gives the solution of the same problem whose task was built
+    with that weight (row tasks and diagonal tasks alike)."""
+    q, v = talos.q_ref.copy(), talos.zero_velocity()
+    v[6:] = 0.3
+    for make in (lambda weight: tp.tasks.CoMTask(kp=100.0, weight=weight),
+                 lambda weight: tp.tasks.JointTask(talos.q_ref, kp=10.0, weight=weight)):
+        reference = standing_solver(talos)
+        reference.add_task(make(5.0))
+        expected = reference.solve(q, v)
+        solver = standing_solver(talos)
+        task = solver.add_task(make(1.0))
+        overrides = StepOverrides()
+        overrides.weigh(task, 5.0)
+        got = solver.solve(q, v, overrides)
+        np.testing.assert_allclose(got.x, expected.x, rtol=1e-7, atol=1e-8)
+        assert np.all(task.weight == 1.0)
+
+
+class _RecordingStage(Stage):
+    """A user's stage: records the time and the previous solution's success each step."""
+
+    def __init__(self):
+        self.seen = []
+
+    def step(self, state):
+        self.seen.append((state.time, None if state.previous is None else state.previous.success))
+
+
+def test_a_user_stage_runs_in_order_and_sees_the_step_state():
+    robot = load_robot("talos")
+    controller = BalanceController(robot)
+    stage = controller.insert(_RecordingStage(), before=controller.solve_stage)
+    assert controller.stages.index(stage) == controller.stages.index(controller.solve_stage) - 1
+    for _ in range(3):
+        controller.step(robot.q_ref, robot.zero_velocity())
+    assert stage.seen == [(0.0, None), (pytest.approx(1e-3), True), (pytest.approx(2e-3), True)]
+    with pytest.raises(KeyError, match="stages"):
+        controller.insert(_RecordingStage(), after=object())
+    with pytest.raises(ValueError, match="step"):
+        controller.insert(object())
+
+
+class _Watch:
+    """Records every attribute assigned on a solver item by code in ``tsid_py.control``
+    other than the item's own methods, while ``active``: :meth:`hook` is the items'
+    ``__setattr__``."""
+
+    def __init__(self):
+        self.active, self.found = False, []
+
+    def hook(self):
+        watch = self
+
+        def __setattr__(item, name, value):
+            if watch.active:
+                frame = sys._getframe(1)
+                module = frame.f_globals.get("__name__", "")
+                if module.startswith("tsid_py.control") and frame.f_locals.get("self") is not item:
+                    watch.found.append(f"{type(item).__name__}.{name} = ... in {module}:{frame.f_lineno}")
+            object.__setattr__(item, name, value)
+
+        return __setattr__
+
+
+def test_no_controller_stage_changes_an_item_setting_during_a_step(monkeypatch):
+    """During steps that soften contacts, relax an infeasible step, walk and recover from a
+    push, no code in tsid_py.control assigns an attribute of a task, contact or constraint
+    (items change their own state in their methods: targets, supports). The watch itself
+    sees an assignment made from a controller module (the self-test)."""
+    watch = _Watch()
+    monkeypatch.setattr(SolverItem, "__setattr__", watch.hook(), raising=False)
+    robot = load_robot("talos")
+    balance = BalanceController(robot)
+    walker = WalkingController(load_robot("talos"), step_recovery=True)
+    q, v = robot.q_ref.copy(), robot.zero_velocity()
+    watch.active = True
+    try:
+        balance.step(q, v)
+        hard = balance.solver.add_task(tp.tasks.PositionTask(robot.feet[0], kp=0.0, priority="hard"))
+        hard.set_target(np.zeros(3), acceleration=[0.0, 0.0, 5.0])
+        assert balance.step(q, v).relaxed                   # the failure policy's ladder
+        balance.solver.remove_task(hard)
+        rocking = v.copy()
+        rocking[4] = 3.0                                     # pitching: the soles rock
+        balance.step(q, rocking)
+        balance.step(q, rocking, {foot: np.zeros(6) for foot in robot.feet})
+        assert balance.contact_state.softened
+        # walk with the controller's own accelerations; then a recovery from a fast capture point
+        state = walker.robot.q_ref.copy(), walker.robot.zero_velocity()
+        walker.walk_distance(0.3)
+        for _ in range(2000):                               # lands its first step at 1.6 s
+            solution = walker.step(*state)
+            velocity = state[1] + 1e-3 * solution.ddq
+            state = (pin.integrate(walker.robot.model, state[0], 1e-3 * velocity), velocity)
+        assert walker.steps_taken >= 1
+        while walker.walking:
+            walker.step(walker.robot.q_ref, walker.robot.zero_velocity())
+        pushed = walker.robot.zero_velocity()
+        pushed[1] = 1.2                                     # sideways at 1.2 m/s: the capture point leaves
+        for _ in range(100):
+            walker.step(walker.robot.q_ref, pushed)
+        assert walker.recovering
+        assert not watch.found, watch.found
+        # the self-test: an assignment from a controller module is seen
+        from tsid_py.control import balance as balance_module
+
+        exec(compile("balance.com.hip_ratio = 0.5", balance_module.__file__, "exec"),
+             {"__name__": balance_module.__name__, "balance": balance})
+        assert watch.found and "hip_ratio" in watch.found[0]
+    finally:
+        watch.active = False
