@@ -107,14 +107,14 @@ def test_the_layer_check_sees_an_upward_import():
 
 
 def robot_names_in_code(source: str) -> list[str]:
-    """String literals (not docstrings) of ``source`` that name a robot, as
-    ``"line N: 'text'"``."""
+    """String literals of ``source`` that name a robot, as ``"line N: 'text'"``; docstrings
+    (every string standing alone as a statement: module, class, function and attribute
+    docstrings) are documentation, not code."""
     pattern = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(sorted(ROBOT_NAMES, key=len, reverse=True))
                          + r")(?![A-Za-z0-9_])", re.IGNORECASE)
     tree = ast.parse(source)
-    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
-                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    docstrings = {id(node.value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
     return [f"line {node.lineno}: {node.value!r}" for node in sorted(
         (node for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)),
         key=lambda node: node.lineno) if id(node) not in docstrings and pattern.search(node.value)]

@@ -186,59 +186,6 @@ def test_torque_task_hard_and_wrench_task_distribution(talos):
     np.testing.assert_allclose(torque.error, 0.0, atol=1e-7)
 
 
-@pytest.mark.parametrize("make", [
-    lambda: tp.tasks.CoMTask(kp=100.0, weight=[1.0, 4.0, 9.0], mask=[1, 0, 1]),
-    lambda: tp.tasks.OrientationTask("torso_2_link", kp=50.0, kd=3.0, weight=2.0),
-    lambda: tp.tasks.FrameTask("arm_left_7_link", kp=30.0, weight=[1, 1, 1, 4, 4, 4]),
-    lambda: tp.tasks.FrameTask("arm_right_7_link", local=True, kp=20.0, weight=[1, 2, 3, 4, 5, 6],
-                               mask=[1, 1, 0, 1, 0, 1]),
-    lambda: tp.tasks.PositionTask("leg_left_6_link", kp=40.0, weight=3.0),
-    lambda: tp.tasks.OrientationTask("arm_left_4_link", local=True, kp=25.0),
-], ids=["com", "orientation", "frame", "frame-local", "position", "orientation-local"])
-def test_compiled_rows_equal_the_pd_law(make, rng):
-    """The rows a PD task writes into the solver's buffers (one compiled call) equal
-    √W (J, a_ref + Kp e + Kd ė − J̇v) formed with numpy from the task's own measure()."""
-    robot = load_robot("talos")
-    task = make()
-    task.prepare(robot)
-    target = {tp.tasks.CoMTask: lambda: task.position_ref + 0.01,
-              tp.tasks.PositionTask: lambda: task.target.translation + 0.02,
-              tp.tasks.OrientationTask: lambda: task.target.rotation}.get(type(task), lambda: task.target)()
-    task.set_target(target, velocity=rng.normal(size=task.dim), acceleration=rng.normal(size=task.dim))
-    q = pin.integrate(robot.model, robot.q_ref, rng.normal(0, 0.1, robot.nv))
-    robot.update(q, rng.normal(0, 0.5, robot.nv))
-    context = tp.rows.StepContext(robot=robot, dt=1e-3, n=robot.nv, nv=robot.nv)
-    matrix, vector = np.full((task.size, robot.nv), np.nan), np.full(task.size, np.nan)
-    task.write_rows(context, matrix, vector, weighted=True)
-    error, error_rate, jacobian, drift = measure(task, robot)
-    root = np.sqrt(task.weight)[task.mask]
-    expected = task.acceleration_ref + task.kp * error + task.kd * error_rate - drift
-    np.testing.assert_allclose(matrix, root[:, None] * jacobian[task.mask], rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(vector, root * expected[task.mask], rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(task.error_rate, error_rate, atol=1e-12)
-
-
-def test_contact_rows_are_the_frame_kinematics(rng):
-    """A contact writes −J[:size]ᵀ into D and J q̈ = −J̇v − kd J v as its no-slip rows,
-    with J and J̇v (formed in the kernel from the joint Jacobians) equal to pinocchio's LOCAL
-    frame quantities."""
-    robot = load_robot("go2")
-    contact = tp.PointContact(robot.feet[0], kp=0.0, kd=7.0)
-    contact.bind(robot)
-    q = pin.integrate(robot.model, robot.q_ref, rng.normal(0, 0.1, robot.nv))
-    v = rng.normal(0, 0.5, robot.nv)
-    robot.update(q, v)
-    block, root_block = np.empty((robot.nv, 3)), np.empty((6, 3))
-    matrix, vector = np.empty((3, robot.nv)), np.empty(3)
-    contact.write_rows(robot, block, root_block, matrix, vector)
-    jacobian = pin.getFrameJacobian(robot.model, robot.data, contact.frame_id, pin.LOCAL)[:3]
-    drift = pin.getFrameClassicalAcceleration(robot.model, robot.data, contact.frame_id, pin.LOCAL).linear
-    np.testing.assert_allclose(block, -jacobian.T, rtol=1e-12, atol=1e-12)
-    np.testing.assert_array_equal(root_block, block[:6])
-    np.testing.assert_allclose(matrix, jacobian, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(vector, -drift - 7.0 * jacobian @ v, rtol=1e-12, atol=1e-12)
-
-
 def test_compiled_rotation_vector_is_log3(rng):
     """The kernels' rotation vector equals pinocchio's log3 at any angle, including the
     series near 0 and the symmetric-part branch near π (where ±θn are both right at π)."""

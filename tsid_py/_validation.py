@@ -110,7 +110,8 @@ def as_rotation(value, name: str) -> np.ndarray:
     return rotation
 
 
-def priority(value: str) -> str:
+def priority(value: str, name: str = "priority") -> str:
+    """``"soft"`` or ``"hard"``."""
     if value not in ("soft", "hard"):
-        raise ValueError(f"priority must be 'soft' or 'hard', got {value!r}")
+        raise ValueError(f"{name} must be 'soft' or 'hard', got {value!r}")
     return value

@@ -25,6 +25,7 @@ from ._numba import FASTMATH, MATRIX, VECTOR, direct_calls
 from ._validation import positive_scalar, priority as check_priority
 from .frames import FRAME_SOURCES, frame_motion, placement_error
 from .items import SolverItem
+from .settings import Setting, flag, non_negative, positive
 
 #: The inscribed pyramid keeps |f_x| ≤ μ/√2 f_z and |f_y| ≤ μ/√2 f_z, so that
 #: √(f_x² + f_y²) ≤ μ f_z: no force outside the true Coulomb cone.
@@ -121,51 +122,50 @@ class Contact(SolverItem):
             raise ValueError(f"frame must be a frame name (str), got {frame!r}")
         self.frame = frame
         self.name = frame
+        self.frame_id = -1
+        self.anchor: pin.SE3 | None = None      # placement when the contact was made
+        self._unilateral = True
         self._mu = positive_scalar(mu, "mu")
         self._f_min, self._f_max = 0.0, np.inf
         self.set_normal_force_bounds(f_min, f_max)
         self.set_gains(kp, kd)
-        self._priority = check_priority(priority)
-        self._weight = positive_scalar(weight, "weight")
-        self._unilateral = bool(unilateral)
-        self._kinematic = bool(kinematic)
-        self.frame_id = -1
-        self.anchor: pin.SE3 | None = None      # placement when the contact was made
+        self.priority = priority
+        self.weight = weight
+        self._kinematic = flag(kinematic, "kinematic")
         self.generator = self.force_generator()
         expected = np.eye(6)[:, : self.size]
         #: Whether ``generator`` is the first ``size`` columns of the identity (the compiled
         #: rows then copy the Jacobian's rows instead of multiplying).
         self.generator_selects = self.generator.shape == expected.shape and bool(np.all(self.generator == expected))
-        self._rebuild_friction()
+        self.unilateral = unilateral
 
     # --------------------------------------------------------------------------- settings
-    @property
-    def mu(self) -> float:
-        """Coulomb friction coefficient (> 0)."""
-        return self._mu
+    mu = Setting(positive, after="_rebuild_friction")
+    """Coulomb friction coefficient (> 0)."""
 
-    @mu.setter
-    def mu(self, value) -> None:
-        self._mu = positive_scalar(value, "mu")
-        self._rebuild_friction()
+    f_min = Setting(non_negative, after="_normal_force_bounds_changed")
+    """Smallest normal force, N (≥ 0, < f_max)."""
 
-    @property
-    def f_min(self) -> float:
-        """Smallest normal force, N (≥ 0)."""
-        return self._f_min
+    f_max = Setting(positive, after="_normal_force_bounds_changed")
+    """Largest normal force, N (> f_min)."""
 
-    @f_min.setter
-    def f_min(self, value) -> None:
-        self.set_normal_force_bounds(value, self._f_max)
+    kp = Setting(non_negative)
+    """Stiffness of the contact-acceleration stabilisation, 1/s² (≥ 0)."""
 
-    @property
-    def f_max(self) -> float:
-        """Largest normal force, N (> f_min)."""
-        return self._f_max
+    kd = Setting(non_negative)
+    """Damping of the contact-acceleration stabilisation, 1/s (≥ 0)."""
 
-    @f_max.setter
-    def f_max(self, value) -> None:
-        self.set_normal_force_bounds(self._f_min, value)
+    priority = Setting(check_priority, after="structure_changed")
+    """``"hard"`` (the no-slip rows are equalities) or ``"soft"`` (a cost with :attr:`weight`)."""
+
+    weight = Setting(positive, after="structure_changed")
+    """Weight of the no-slip rows when soft, 1/(m/s²)² (> 0)."""
+
+    unilateral = Setting(flag, after="_rebuild_friction")
+    """Whether friction, normal-force and (planar) centre-of-pressure bounds apply."""
+
+    kinematic = Setting(flag, after="structure_changed")
+    """Whether the frame's acceleration is constrained (no-slip rows)."""
 
     def set_normal_force_bounds(self, f_min: float, f_max: float) -> None:
         """Both normal-force bounds at once, N: ``0 ≤ f_min < f_max``."""
@@ -174,71 +174,19 @@ class Contact(SolverItem):
         if lower >= upper:
             raise ValueError(f"f_min must be < f_max, got f_min={f_min}, f_max={f_max}")
         self._f_min, self._f_max = lower, upper
+        self._normal_force_bounds_changed()
+
+    def _normal_force_bounds_changed(self) -> None:
+        """Check ``f_min < f_max`` and publish them as one value, read each step by the assembly."""
+        if self._f_min >= self._f_max:
+            raise ValueError(f"f_min must be < f_max, got f_min={self._f_min}, f_max={self._f_max}")
         #: ``(f_min, f_max)`` as one value, read each step by the assembly.
-        self.normal_force_bounds = (lower, upper)
-
-    @property
-    def kp(self) -> float:
-        """Stiffness of the contact-acceleration stabilisation, 1/s² (≥ 0)."""
-        return self._kp
-
-    @kp.setter
-    def kp(self, value) -> None:
-        self._kp = positive_scalar(value, "kp", allow_zero=True)
-
-    @property
-    def kd(self) -> float:
-        """Damping of the contact-acceleration stabilisation, 1/s (≥ 0)."""
-        return self._kd
-
-    @kd.setter
-    def kd(self, value) -> None:
-        self._kd = positive_scalar(value, "kd", allow_zero=True)
+        self.normal_force_bounds = (self._f_min, self._f_max)
 
     def set_gains(self, kp: float, kd: float | None = None) -> None:
         """``kp`` (1/s²) and ``kd`` (1/s); ``kd = 2√kp`` when omitted."""
         self.kp = kp
         self.kd = 2.0 * np.sqrt(self._kp) if kd is None else kd
-
-    @property
-    def priority(self) -> str:
-        """``"hard"`` (the no-slip rows are equalities) or ``"soft"`` (a cost with :attr:`weight`)."""
-        return self._priority
-
-    @priority.setter
-    def priority(self, value: str) -> None:
-        self._priority = check_priority(value)
-        self.structure_changed()
-
-    @property
-    def weight(self) -> float:
-        """Weight of the no-slip rows when soft, 1/(m/s²)² (> 0)."""
-        return self._weight
-
-    @weight.setter
-    def weight(self, value) -> None:
-        self._weight = positive_scalar(value, "weight")
-        self.structure_changed()
-
-    @property
-    def unilateral(self) -> bool:
-        """Whether friction, normal-force and (planar) centre-of-pressure bounds apply."""
-        return self._unilateral
-
-    @unilateral.setter
-    def unilateral(self, value: bool) -> None:
-        self._unilateral = bool(value)
-        self._rebuild_friction()
-
-    @property
-    def kinematic(self) -> bool:
-        """Whether the frame's acceleration is constrained (no-slip rows)."""
-        return self._kinematic
-
-    @kinematic.setter
-    def kinematic(self, value: bool) -> None:
-        self._kinematic = bool(value)
-        self.structure_changed()
 
     # --------------------------------------------------------------------------- parametrisation
     def force_generator(self) -> np.ndarray:
@@ -295,6 +243,30 @@ class Contact(SolverItem):
         self.anchor = placement.copy()
         self._anchor_translation = np.array(placement.translation, dtype=float)
         self._anchor_rotation = np.array(placement.rotation, dtype=float)
+
+    def compute(self, robot) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The readable definition of the contact's part of the QP at the robot's current
+        state (:meth:`write_rows` forms the same in compiled code): with ``J`` and ``J̇v`` the
+        frame's LOCAL Jacobian and classical acceleration at ``q̈ = 0`` (pinocchio's), returns
+        ``(force_block, A, b)``: its columns of the equation of motion ``−Jᵀ G`` (nv × size)
+        and its no-slip rows ``A q̈ = b``, ``A = J[rows]``,
+        ``b = −J̇v[rows] − kd J[rows] v + kp e[rows]`` with the drift from the anchor
+        ``e = [Rᵀ (p_anchor − p); log3(Rᵀ R_anchor)]`` (no rows without kinematics; ``e = 0``
+        before the contact is anchored)."""
+        jacobian = robot.frame_jacobian(self.frame_id, pin.LOCAL)
+        drift = robot.frame_drift(self.frame_id, pin.LOCAL)
+        force_block = -jacobian.T @ self.generator
+        if not self._kinematic:
+            return force_block, np.zeros((0, robot.nv)), np.zeros(0)
+        error = np.zeros(6)
+        if self.anchor is not None and self._kp != 0.0:
+            placement = robot.frame_placement(self.frame_id)
+            rotation_t = placement.rotation.T
+            error = np.r_[rotation_t @ (self.anchor.translation - placement.translation),
+                          pin.log3(rotation_t @ self.anchor.rotation)]
+        rows = self.motion_rows
+        return (force_block, jacobian[rows],
+                -drift[rows] - self._kd * jacobian[rows] @ robot.v + self._kp * error[rows])
 
     def write_rows(self, robot, force_block: np.ndarray, root_block: np.ndarray, matrix: np.ndarray,
                    vector: np.ndarray) -> None:
@@ -354,25 +326,11 @@ class PlanarContact(Contact):
         super().__init__(frame, mu=mu, f_min=f_min, f_max=f_max, kp=kp, kd=kd, priority=priority, weight=weight,
                          unilateral=unilateral, kinematic=kinematic)
 
-    @property
-    def length(self) -> float:
-        """Sole length along the frame's x axis, m (> 0)."""
-        return self._length
+    length = Setting(positive, after="_rebuild_friction")
+    """Sole length along the frame's x axis, m (> 0)."""
 
-    @length.setter
-    def length(self, value) -> None:
-        self._length = positive_scalar(value, "length")
-        self._rebuild_friction()
-
-    @property
-    def width(self) -> float:
-        """Sole width along the frame's y axis, m (> 0)."""
-        return self._width
-
-    @width.setter
-    def width(self, value) -> None:
-        self._width = positive_scalar(value, "width")
-        self._rebuild_friction()
+    width = Setting(positive, after="_rebuild_friction")
+    """Sole width along the frame's y axis, m (> 0)."""
 
     def friction_rows(self) -> np.ndarray:
         """The pyramid, then the centre of pressure in the sole and the torsion bound."""

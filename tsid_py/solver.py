@@ -10,6 +10,7 @@ of items (or a setting that shapes the QP) changes, and hands each step's QP to 
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from time import perf_counter
 
@@ -25,6 +26,7 @@ from .errors import SolverError
 from .overrides import StepOverrides
 from .qp import QP
 from .robot import Robot
+from .settings import Setting, positive
 from .solution import Solution
 from .tasks.base import Task
 from .tasks.effort import TorqueTask
@@ -36,6 +38,20 @@ from .tasks.regularization import AccelerationTask, ForceRegularization
 DEFAULT_REGULARIZATION = {"acceleration": 1e-5, "force": 1e-8, "torque": 1e-7}
 
 _NOTHING_SOFTENED: frozenset = frozenset()
+
+
+class _ReadOnlyWeights(dict):
+    """Regularisation weights in force: read-only (an edit would not reach the tasks built
+    from them; assign ``solver.regularization = {...}`` instead)."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("the regularisation weights are read-only: assign solver.regularization = {...} "
+                        "to change them")
+
+    __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = _refuse
+
+    def __reduce__(self):
+        return type(self), (dict(self),)
 
 
 @dataclass
@@ -88,7 +104,7 @@ class DynamicsSolver:
         if not isinstance(robot, Robot):
             raise ValueError(f"robot must be a tsid_py.Robot, got {type(robot).__name__}")
         self.robot = robot
-        self._dt = positive_scalar(dt, "dt")
+        self._dt = positive(dt, "dt")
         self.actuated_root = bool(actuated_root) and robot.floating_base
         self.diagnose = bool(diagnose)
         self.backend = make_backend(qp_solver)
@@ -113,37 +129,34 @@ class DynamicsSolver:
         self.regularization = regularization or {}
 
     # ------------------------------------------------------------------------ settings
-    @property
-    def dt(self) -> float:
-        """Control period, s (> 0)."""
-        return self._dt
+    dt = Setting(positive, after="invalidate")
+    """Control period, s (> 0)."""
 
-    @dt.setter
-    def dt(self, value) -> None:
-        self._dt = positive_scalar(value, "dt")
-        self.invalidate()
+    regularization = Setting("_checked_regularization", after="_regularization_changed")
+    """The regularisation weights in force (assign a dict overriding some of them)."""
 
-    @property
-    def regularization(self) -> dict[str, float]:
-        """The regularisation weights in force (assign a dict overriding some of them)."""
-        return dict(self._regularization)
-
-    @regularization.setter
-    def regularization(self, value) -> None:
-        if not isinstance(value, dict):
-            raise ValueError(f"regularization must be a dict with keys {list(DEFAULT_REGULARIZATION)}, "
+    @staticmethod
+    def _checked_regularization(value, name: str) -> Mapping[str, float]:
+        """The weights of :data:`DEFAULT_REGULARIZATION` overridden by ``value`` (a mapping), as
+        a read-only mapping (a change is an assignment, which rebuilds the tasks)."""
+        if not isinstance(value, Mapping):
+            raise ValueError(f"{name} must be a dict with keys {list(DEFAULT_REGULARIZATION)}, "
                              f"got {type(value).__name__}")
         weights = dict(DEFAULT_REGULARIZATION)
         for key, weight in value.items():
             if key not in weights:
-                raise KeyError(f"regularization key {key!r} is unknown; expected {list(weights)}")
-            weights[key] = positive_scalar(weight, f"regularization[{key!r}]", allow_zero=True)
+                raise KeyError(f"{name} key {key!r} is unknown; expected {list(weights)}")
+            weights[key] = positive_scalar(weight, f"{name}[{key!r}]", allow_zero=True)
+        return _ReadOnlyWeights(weights)
+
+    def _regularization_changed(self) -> None:
+        """The regularisation tasks of the weights in force (one per non-zero weight)."""
+        weights = self._regularization
         candidates = [
             AccelerationTask(weight=weights["acceleration"], name="acceleration regularisation"),
             ForceRegularization(weights["force"], name="force regularisation"),
             TorqueTask(weight=weights["torque"], name="torque regularisation"),
         ]
-        self._regularization = weights
         self.regularization_tasks: list[Task] = []
         for task, weight in zip(candidates, weights.values()):
             if weight > 0:

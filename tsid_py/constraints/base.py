@@ -21,30 +21,19 @@ import numpy as np
 
 from ..items import SolverItem
 from ..rows import Bounds, StepContext, VariableBounds
+from ..settings import Setting
 
 
-class Setting:
-    """A constraint's parameter: validated by ``check(value, name)`` on every assignment
-    (the constructor's too); a change re-binds the constraint to its robot and takes effect
-    at the next solve."""
-
-    def __init__(self, check):
-        self.check = check
-
-    def __set_name__(self, owner, name: str) -> None:
-        self.public, self.stored = name, f"_{name}"
-
-    def __get__(self, instance, owner=None):
-        return self if instance is None else getattr(instance, self.stored)
-
-    def __set__(self, instance, value) -> None:
-        setattr(instance, self.stored, self.check(value, self.public))
-        instance.reconfigure()
+def setting(check) -> Setting:
+    """A constraint's parameter: validated by ``check(value, name)`` on every assignment (the
+    constructor's too); a change re-binds the constraint to its robot and takes effect at
+    the next solve (:meth:`Constraint.reconfigure`)."""
+    return Setting(check, after="reconfigure")
 
 
 class Constraint(SolverItem, ABC):
     """An inequality on the QP's variables; see :class:`AccelerationBounds` and
-    :class:`LinearConstraint`. Parameters are :class:`Setting` attributes."""
+    :class:`LinearConstraint`. Parameters are :func:`setting` attributes."""
 
     name = "constraint"
     robot = None

@@ -7,7 +7,8 @@ import numpy as np
 from .._validation import positive_scalar
 from ..row_writers import direct
 from ..rows import Bounds, VariableBounds
-from .base import AccelerationBounds, LinearConstraint, Setting, actuated_limits, limit_values
+from ..settings import non_negative
+from .base import AccelerationBounds, LinearConstraint, actuated_limits, limit_values, setting
 
 
 class TorqueLimits(LinearConstraint):
@@ -18,8 +19,8 @@ class TorqueLimits(LinearConstraint):
     """
 
     name = "torque limits"
-    limits = Setting(limit_values)
-    scale = Setting(positive_scalar)
+    limits = setting(limit_values)
+    scale = setting(positive_scalar)
 
     def __init__(self, limits=None, *, scale: float = 1.0):
         self.limits, self.scale = limits, scale
@@ -37,13 +38,14 @@ class TorqueLimits(LinearConstraint):
         return self.effort.size
 
     def rows(self, context) -> Bounds:
-        """``Bounds(C, lower, upper)`` over the whole ``x`` (n columns): with ``τ_a = T x + t``
-        at this step, ``C = T[j]``, ``lower = −τ_max − t[j]`` and ``upper = τ_max − t[j]``
-        (N·m) for the limited joints ``j``."""
-        size = self.effort.size
-        matrix, lower, upper = np.empty((size, context.n)), np.empty(size), np.empty(size)
-        self.write_rows(context, matrix, lower, upper)
-        return Bounds(matrix, lower, upper)
+        """The readable definition of the rows, ``Bounds(C, lower, upper)`` over the whole
+        ``x`` (n columns): with ``τ_a = T x + t`` at this step, ``C = T[j]``,
+        ``lower = −τ_max − t[j]`` and ``upper = τ_max − t[j]`` (N·m) for the limited joints
+        ``j`` (numpy; :meth:`write_rows` forms the same rows in compiled code)."""
+        torque_matrix, torque_offset = context.torque_map()
+        effort = self.effort * context.torque_limit_scale
+        offset = torque_offset[self.index]
+        return Bounds(torque_matrix[self.index], -effort - offset, effort - offset)
 
     def write_rows(self, context, matrix, lower, upper):
         """The rows ``−τ_max − t ≤ T x ≤ τ_max − t`` in one compiled call (``τ_max`` times
@@ -59,7 +61,7 @@ class AccelerationLimits(AccelerationBounds):
     """``|q̈_j| ≤ a_max`` on the actuated joints (scalar, (na,) array or dict), rad/s²."""
 
     name = "acceleration limits"
-    limits = Setting(limit_values)
+    limits = setting(limit_values)
 
     def __init__(self, limits=10.0):
         self.limits = limits
@@ -82,8 +84,8 @@ class VelocityLimits(AccelerationBounds):
     i.e. ``(−v_max − v)/dt ≤ q̈ ≤ (v_max − v)/dt``."""
 
     name = "velocity limits"
-    limits = Setting(limit_values)
-    scale = Setting(positive_scalar)
+    limits = setting(limit_values)
+    scale = setting(positive_scalar)
 
     def __init__(self, limits=None, *, scale: float = 1.0):
         self.limits, self.scale = limits, scale
@@ -119,8 +121,8 @@ class JointLimits(AccelerationBounds):
     """
 
     name = "joint position limits"
-    acceleration_limit = Setting(limit_values)
-    margin = Setting(lambda value, name: positive_scalar(value, name, allow_zero=True))
+    acceleration_limit = setting(limit_values)
+    margin = setting(non_negative)
 
     def __init__(self, acceleration_limit=10.0, *, margin: float = 0.0):
         self.acceleration_limit = acceleration_limit

@@ -25,6 +25,7 @@ import numpy as np
 
 from .._validation import positive_scalar
 from ..overrides import StepOverrides
+from ..settings import Setting, non_negative, positive
 from ..solver import DynamicsSolver
 from .pipeline import Stage, StepState
 
@@ -60,54 +61,30 @@ class ContactStateMonitor:
         self.softened: dict[str, int] = {}
 
     # Validated settings: each may be changed between steps (the next update uses it).
-    @property
-    def max_angular_velocity(self) -> float:
-        """rad/s above which a sole counts as rocking (> 0)."""
-        return self._max_angular_velocity
+    max_angular_velocity = Setting(positive, after="_limit_changed")
+    """rad/s above which a sole counts as rocking (> 0)."""
 
-    @max_angular_velocity.setter
-    def max_angular_velocity(self, value) -> None:
-        self._max_angular_velocity = positive_scalar(value, "max_angular_velocity")
+    min_normal_force = Setting(non_negative)
+    """N below which a contact counts as unloaded (≥ 0)."""
+
+    max_tilt = Setting(positive, after="_tilt_changed")
+    """rad, largest tilt from the horizontal at which a sole is hardened again (> 0)."""
+
+    settle_time = Setting(non_negative, after="_settle_changed")
+    """s a softened sole stays still, flat and loaded before it is hardened (≥ 0; counted
+    in whole control periods, at least one)."""
+
+    soft_weight = Setting(positive)
+    """Weight of a softened contact's no-slip rows, (s²/m)² (> 0)."""
+
+    def _limit_changed(self) -> None:
         self._limit_squared = self._max_angular_velocity ** 2
 
-    @property
-    def min_normal_force(self) -> float:
-        """N below which a contact counts as unloaded (≥ 0)."""
-        return self._min_normal_force
-
-    @min_normal_force.setter
-    def min_normal_force(self, value) -> None:
-        self._min_normal_force = positive_scalar(value, "min_normal_force", allow_zero=True)
-
-    @property
-    def max_tilt(self) -> float:
-        """rad, largest tilt from the horizontal at which a sole is hardened again (> 0)."""
-        return self._max_tilt
-
-    @max_tilt.setter
-    def max_tilt(self, value) -> None:
-        self._max_tilt = positive_scalar(value, "max_tilt")
+    def _tilt_changed(self) -> None:
         self._cos_tilt = float(np.cos(self._max_tilt))
 
-    @property
-    def settle_time(self) -> float:
-        """s a softened sole stays still, flat and loaded before it is hardened (≥ 0; counted
-        in whole control periods, at least one)."""
-        return self._settle_time
-
-    @settle_time.setter
-    def settle_time(self, value) -> None:
-        self._settle_time = positive_scalar(value, "settle_time", allow_zero=True)
+    def _settle_changed(self) -> None:
         self.settle_steps = max(1, int(round(self._settle_time / self.solver.dt)))
-
-    @property
-    def soft_weight(self) -> float:
-        """Weight of a softened contact's no-slip rows, (s²/m)² (> 0)."""
-        return self._soft_weight
-
-    @soft_weight.setter
-    def soft_weight(self, value) -> None:
-        self._soft_weight = positive_scalar(value, "soft_weight")
 
     def update(self, solution, wrenches: dict | None = None, check_rotation: bool = True) -> bool:
         """Look at each contact after the step that produced ``solution`` (the robot's

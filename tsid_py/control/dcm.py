@@ -26,6 +26,7 @@ from numba import boolean, float64, intp, njit
 from .._numba import MATRIX, VECTOR, direct_calls
 from .._validation import as_vector, positive_scalar
 from ..row_writers import pd_rows
+from ..settings import Setting, fraction, non_negative, optional_non_negative
 from ..tasks import CoMTask
 from .capture_point import SupportPolygon, lipm_frequency
 
@@ -118,44 +119,26 @@ class CapturePointTask(CoMTask):
         """Whether the last step's ``p*`` was outside the support polygon."""
         return self._state.item(4) != 0.0
 
-    @property
-    def gain(self) -> float:
-        """Decay rate of the capture point error, 1/s."""
-        return self._gain
+    gain = Setting(non_negative, after="_gain_changed")
+    """Decay rate of the capture point error, 1/s (≥ 0)."""
 
-    @gain.setter
-    def gain(self, value: float) -> None:
-        self._gain = positive_scalar(value, "gain", allow_zero=True)
+    hip_ratio = Setting(fraction)
+    """Share (0 … 1) of the CoM acceleration the saturated centre of pressure cannot give
+    that the hip strategy asks of the angular momentum."""
+
+    reference_margin = Setting(optional_non_negative, after="_reference_margin_changed")
+    """Distance (m) kept between the reference capture point and the support polygon's
+    edges, or None: no clamp. Standing, a reference at the edge cannot be tracked
+    (:meth:`_update_offset`); walking, the reference capture point leaves the stance
+    sole during each swing by design (``ξ̇ = ω (ξ − p)`` with the planned ZMP ``p`` on
+    that sole, toward the next foothold), and clamping it there, at rest, removes the
+    plan's feed-forward (measured: G1 fell at its first touch-down)."""
+
+    def _gain_changed(self) -> None:
         if self.position_ref is not None:
             self._update_offset()
 
-    @property
-    def hip_ratio(self) -> float:
-        """Share (0 … 1) of the CoM acceleration the saturated centre of pressure cannot give
-        that the hip strategy asks of the angular momentum."""
-        return self._hip_ratio
-
-    @hip_ratio.setter
-    def hip_ratio(self, value) -> None:
-        ratio = positive_scalar(value, "hip_ratio", allow_zero=True)
-        if ratio > 1.0:
-            raise ValueError(f"hip_ratio must be in [0, 1], got {value!r}")
-        self._hip_ratio = ratio
-
-    @property
-    def reference_margin(self) -> float | None:
-        """Distance (m) kept between the reference capture point and the support polygon's
-        edges, or None: no clamp. Standing, a reference at the edge cannot be tracked
-        (:meth:`_update_offset`); walking, the reference capture point leaves the stance
-        sole during each swing by design (``ξ̇ = ω (ξ − p)`` with the planned ZMP ``p`` on
-        that sole, toward the next foothold), and clamping it there, at rest, removes the
-        plan's feed-forward (measured: G1 fell at its first touch-down)."""
-        return self._reference_margin
-
-    @reference_margin.setter
-    def reference_margin(self, value: float | None) -> None:
-        self._reference_margin = None if value is None else positive_scalar(value, "reference_margin",
-                                                                             allow_zero=True)
+    def _reference_margin_changed(self) -> None:
         if self.support is not None:
             self.set_support(self.support)
 
@@ -168,8 +151,7 @@ class CapturePointTask(CoMTask):
         if hip_ratio is not _UNCHANGED:
             self.hip_ratio = hip_ratio
         if reference_margin is not _UNCHANGED:
-            self._reference_margin = None if reference_margin is None else positive_scalar(
-                reference_margin, "reference_margin", allow_zero=True)
+            self._reference_margin = optional_non_negative(reference_margin, "reference_margin")
         self.support = support
         margin = self._reference_margin
         self._reference_region = None if margin is None else support.shrunk(margin)

@@ -17,12 +17,22 @@ import numpy as np
 
 from .._validation import as_vector
 from ..rows import DiagonalCost, Rows
+from ..settings import Setting
 from ..tasks import DiagonalTask
 
 #: Default weights on ``[f_x, f_y, f_z, m_x, m_y, m_z]`` (local axes): 1/N² and 1/(N·m)². The
 #: normal force and CoP moments keep the solver's default force regularisation (1e-8), so
 #: that this task can stand in for it (one diagonal cost instead of two).
 DEFAULT_WEIGHTS = (1e-5, 1e-5, 1e-8, 1e-8, 1e-8, 1e-3)
+
+
+def _checked_weights(weights, name: str) -> np.ndarray:
+    """``weights`` as (6,), finite and ≥ 0, naming ``name`` when they are not."""
+    values = as_vector(weights, name, 6).copy()
+    if np.any(values < 0):
+        raise ValueError(f"{name} must be ≥ 0 for each of the 6 wrench axes, got {values}")
+    values.flags.writeable = False        # an in-place edit would not reach the cost
+    return values
 
 
 class WrenchRegularization(DiagonalTask):
@@ -39,15 +49,9 @@ class WrenchRegularization(DiagonalTask):
         super().__init__(6, weight=_checked_weights(weights, "weights"), priority="soft", name=name)
         self._diagonal_key = None
 
-    @property
-    def axis_weights(self) -> np.ndarray:
-        """(6,) weights on ``[f_x, f_y, f_z, m_x, m_y, m_z]`` (read-only; assign a new array to
-        change them: the next solve uses it). The task's :attr:`weight`."""
-        return self.weight
-
-    @axis_weights.setter
-    def axis_weights(self, weights) -> None:
-        self.weight = _checked_weights(weights, "axis_weights")
+    axis_weights = Setting(_checked_weights, stored="_weight", after="_weight_changed")
+    """(6,) weights on ``[f_x, f_y, f_z, m_x, m_y, m_z]`` (read-only; assign a new array to
+    change them: the next solve uses it). The task's :attr:`weight`."""
 
     def _columns_and_weights(self, context, axis_weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         columns, weights = [], []
@@ -70,16 +74,25 @@ class WrenchRegularization(DiagonalTask):
         return self._diagonal
 
     def compute(self, context) -> Rows:
-        """The same cost as rows ``√w_a e_a`` (for a solver that asks for rows)."""
+        """The cost's variables as unit rows ``e_c`` (n columns, one per contact variable) with
+        targets 0; :meth:`weighted_rows` weighs each by its axis's ``√w_a``."""
+        columns, _ = self._columns_and_weights(context, self.weight)
+        matrix = np.zeros((columns.size, context.n))
+        matrix[np.arange(columns.size), columns] = 1.0
+        return Rows(matrix, np.zeros(columns.size))
+
+    def weighted_rows(self, context) -> Rows:
+        """The same cost as rows ``√w_a e_c`` (one per contact variable ``c`` of axis ``a``)."""
         columns, weights = self._columns_and_weights(context, self.weight)
         matrix = np.zeros((columns.size, context.n))
         matrix[np.arange(columns.size), columns] = np.sqrt(weights)
         return Rows(matrix, np.zeros(columns.size))
 
+    def _soft_only(self, value, name: str) -> str:
+        if value != "soft":
+            raise ValueError(f"{name} of a regularisation must be 'soft' (a cost on the contact variables), "
+                             f"got {value!r}")
+        return value
 
-def _checked_weights(weights, name: str) -> np.ndarray:
-    """``weights`` as (6,), finite and ≥ 0, naming ``name`` when they are not."""
-    values = as_vector(weights, name, 6).copy()
-    if np.any(values < 0):
-        raise ValueError(f"{name} must be ≥ 0 for each of the 6 wrench axes, got {values}")
-    return values
+    priority = Setting("_soft_only", after="structure_changed")
+    """Always ``"soft"``: a regularisation is a cost."""

@@ -41,6 +41,7 @@ from .._validation import as_vector, mask_vector, per_axis, priority as check_pr
 from ..items import SolverItem
 from ..row_writers import pd_rows
 from ..rows import DiagonalCost, PDKinematics, Rows, StepContext
+from ..settings import Setting
 
 
 class Task(SolverItem, ABC):
@@ -128,24 +129,19 @@ class Task(SolverItem, ABC):
         self.weight = self._settings["weight"]
 
     # ------------------------------------------------------------------ settings
-    @property
-    def priority(self) -> str:
-        """``"soft"`` (a weighted cost) or ``"hard"`` (equalities)."""
-        return self._priority
+    priority = Setting(check_priority, after="structure_changed")
+    """``"soft"`` (a weighted cost) or ``"hard"`` (equalities)."""
 
-    @priority.setter
-    def priority(self, value: str) -> None:
-        self._priority = check_priority(value)
-        self.structure_changed()
+    mask = Setting("_checked_mask", after="_mask_changed")
+    """Booleans (dim,) selecting the axes the task keeps."""
 
-    @property
-    def mask(self) -> np.ndarray:
-        """Booleans (dim,) selecting the axes the task keeps."""
-        return self._mask
+    weight = Setting("_checked_weight", after="_weight_changed")
+    """Per-axis weights (dim,), ≥ 0 (read-only array); the cost is ``Σ weight_i (A_i x − b_i)²``."""
 
-    @mask.setter
-    def mask(self, value) -> None:
-        self._mask = mask_vector(value, "mask", self.dim)
+    def _checked_mask(self, value, name: str) -> np.ndarray:
+        return mask_vector(value, name, self.dim)
+
+    def _mask_changed(self) -> None:
         self._settings["mask"] = self._mask
         self._rows = np.flatnonzero(self._mask)
         #: Selects the kept axes: a slice (a view, no copy) when they are contiguous.
@@ -154,15 +150,12 @@ class Task(SolverItem, ABC):
             self.weight = self._weight
         self.structure_changed()
 
-    @property
-    def weight(self) -> np.ndarray:
-        """Per-axis weights (dim,), ≥ 0; the cost is ``Σ weight_i (A_i x − b_i)²``."""
-        return self._weight
+    def _checked_weight(self, value, name: str) -> np.ndarray:
+        weight = per_axis(value, name, self.dim).copy()
+        weight.flags.writeable = False        # an in-place edit would not reach the cost
+        return weight
 
-    @weight.setter
-    def weight(self, value) -> None:
-        self._weight = per_axis(value, "weight", self.dim).copy()
-        self._weight.flags.writeable = False        # an in-place edit would not reach the cost
+    def _weight_changed(self) -> None:
         self._settings["weight"] = self._weight
         #: √weight of the kept axes, to scale b (and, as a column, the rows of A); a plain
         #: float when every axis has the same weight (scaling by a scalar is cheaper).
@@ -305,23 +298,14 @@ class PDTask(Task):
         self._gains = (kp, kd)
         self._kp, self._kd = kp_value, kd_value
 
-    @property
-    def kp(self) -> np.ndarray:
-        """Proportional gains (dim,), 1/s²."""
-        return self._kp
+    kp = Setting("_checked_gain")
+    """Proportional gains (dim,), 1/s²."""
 
-    @kp.setter
-    def kp(self, value) -> None:
-        self._kp = per_axis(value, "kp", self.dim)
+    kd = Setting("_checked_gain")
+    """Derivative gains (dim,), 1/s."""
 
-    @property
-    def kd(self) -> np.ndarray:
-        """Derivative gains (dim,), 1/s."""
-        return self._kd
-
-    @kd.setter
-    def kd(self, value) -> None:
-        self._kd = per_axis(value, "kd", self.dim)
+    def _checked_gain(self, value, name: str) -> np.ndarray:
+        return per_axis(value, name, self.dim)
 
     def desired_acceleration(self) -> np.ndarray:
         """``a* = a_ref + Kp e + Kd ė`` from the last measured error."""
@@ -329,10 +313,16 @@ class PDTask(Task):
 
     # ------------------------------------------------------------------ rows
     def compute(self, context: StepContext) -> Rows:
-        """``A = J`` and ``b = a* − J̇v`` on the kept axes, from :meth:`kinematics`."""
-        matrix, vector = np.empty((self.size, context.nv)), np.empty(self.size)
-        self.write_rows(context, matrix, vector, weighted=False)
-        return Rows(matrix, vector)
+        """The readable definition of the rows: with ``(e, J, J̇v)`` of the task's axes from
+        :meth:`kinematics` and ``ė = v_ref − J v``, ``A = J`` and
+        ``b = a_ref + Kp e + Kd ė − J̇v`` on the kept axes (numpy; :meth:`write_rows` forms
+        the same rows in compiled code)."""
+        robot = context.robot
+        error, jacobian, drift, first = self.kinematics(robot)
+        axes = slice(first, first + self.dim)
+        rate = self.velocity_ref - jacobian[axes] @ robot.v
+        desired = self.acceleration_ref + self._kp * error + self._kd * rate - drift[axes]
+        return Rows(jacobian[axes][self._rows], desired[self._rows])
 
     def write_rows(self, context, matrix, vector, weighted):
         """:meth:`compute`'s rows (scaled by √W when ``weighted``) in one compiled call from

@@ -79,9 +79,9 @@ class TorqueTask(Task):
     def compute(self, context) -> Rows:
         """With ``τ_a = T x + t`` this step: ``A = T[rows]`` (n columns, over the whole ``x``) and
         ``b = τ_ref − t[rows]`` (N·m) for the kept joints' rows of ``τ_a``."""
-        matrix, vector = np.empty((self.size, context.n)), np.empty(self.size)
-        self.write_rows(context, matrix, vector, weighted=False)
-        return Rows(matrix, vector)
+        torque_matrix, torque_offset = context.torque_map()
+        rows = self._index[self._rows]
+        return Rows(torque_matrix[rows], self.torque_ref[self._rows] - torque_offset[rows])
 
     def write_rows(self, context, matrix, vector, weighted):
         """``τ_a[rows] = T[rows] x + t[rows]`` asked to equal the target: one compiled call."""

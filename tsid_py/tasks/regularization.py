@@ -13,6 +13,7 @@ import numpy as np
 
 from .._validation import as_vector, positive_scalar
 from ..rows import DiagonalCost, Rows
+from ..settings import Setting
 from .base import DiagonalTask
 
 
@@ -88,10 +89,21 @@ class ForceRegularization(DiagonalTask):
     """
 
     def __init__(self, weight: float = 1e-8, *, priority: str = "soft", mask=None, name: str | None = None):
-        if priority != "soft":
-            raise ValueError("priority must be 'soft' for a regularisation task")
-        self.scalar_weight = positive_scalar(weight, "weight", allow_zero=True)
-        super().__init__(1, weight=weight, priority=priority, mask=mask, name=name)
+        super().__init__(1, weight=positive_scalar(weight, "weight", allow_zero=True), priority=priority, mask=mask,
+                         name=name)
+
+    def _soft_only(self, value, name: str) -> str:
+        if value != "soft":
+            raise ValueError(f"{name} must be 'soft' for a regularisation task, got {value!r}")
+        return value
+
+    priority = Setting("_soft_only", after="structure_changed")
+    """Always ``"soft"``: a regularisation is a cost."""
+
+    @property
+    def scalar_weight(self) -> float:
+        """The weight of the cost (the task's one axis), 1/N²."""
+        return float(self._weight[0])
 
     def compute(self, context) -> Rows:
         """``A = [0 I]`` (n columns: identity on the contact variables, zero on q̈) and ``b = 0``,
