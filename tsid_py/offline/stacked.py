@@ -106,7 +106,6 @@ def reduce_root_rows(data: FrameData, active: np.ndarray | None = None) -> Reduc
         reduction.particular[np.ix_(frames, columns)] = part.particular
         reduction.basis[frames[:, None, None], columns[None, :, None], np.arange(width)[None, None, :]] = part.basis
         reduction.padding[frames, :width] = False
-    del k
     return reduction
 
 
