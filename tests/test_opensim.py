@@ -11,7 +11,12 @@ import tsid_py as tp
 from tsid_py.loaders.osim_functions import CubicSpline
 from tsid_py.offline.frames import KnownWrench
 from tsid_py.offline.gait import human_inverse_dynamics
-from tsid_py.offline.opensim_files import read_external_loads, read_storage, read_trc, write_storage
+from tsid_py.offline.opensim_files import (
+    read_external_loads,
+    read_storage,
+    read_trc,
+    write_storage,
+)
 
 DATA = Path(__file__).parent / "data" / "opensim"
 MODEL, MOTION = DATA / "subject01_simbody.osim", DATA / "subject01_walk1_ik.mot"
@@ -173,9 +178,22 @@ def test_bad_motion_files_are_named(human, tmp_path, edit, message):
 
 def test_motion_outside_the_plates_is_named(human, tmp_path):
     lines = MOTION.read_text().splitlines()
-    shifted = [lines[i] if i < 11 else "\t".join([f"{float(line.split()[0]) + 2.0:.8f}", *line.split("\t")[1:]])
+    shifted = [line if i < 11 else "\t".join([f"{float(line.split()[0]) + 2.0:.8f}", *line.split("\t")[1:]])
                for i, line in enumerate(lines)]
     (tmp_path / "late.mot").write_text("\n".join(shifted) + "\n")
     with pytest.raises(ValueError, match=r"subject01_walk1_grf.xml: the force data \(subject01_walk1_grf.mot\) "
                                          r"span 0–2.5 s but the motion spans 2.4–3.6 s"):
         human_inverse_dynamics(human, tmp_path / "late.mot", external_loads=LOADS)
+
+
+def test_monte_carlo_band_brackets_the_draws(human):
+    from tsid_py.offline.gait_uncertainty import ground_reaction_band
+
+    band = ground_reaction_band(human, MOTION, draws=4, seed=3)
+    assert band.draws.shape == (4, 73, 2, 6) and not band.failed
+    assert np.all(band.low <= band.median + 1e-9) and np.all(band.median <= band.high + 1e-9)
+    assert np.ptp(band.draws[:, :, :, 1], axis=0).max() > 1.0             # the noise moves the estimate
+    # Over about one gait cycle the vertical ground force averages the body's weight.
+    assert abs(band.draws[:, :, :, 1].sum(axis=2).mean() - human.weight) < 0.1 * human.weight
+    with pytest.raises(ValueError, match="draws must be a positive number"):
+        ground_reaction_band(human, MOTION, draws=0)

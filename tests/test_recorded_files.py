@@ -61,7 +61,7 @@ def test_corrupt_npz_is_named(tmp_path):
 
 
 def test_frame_indices_follow_the_input(tmp_path, recorded):
-    robot, positions = recorded
+    _, positions = recorded
     text = "\ufeff" + "\n".join(",".join(repr(float(x)) for x in row) for row in positions) + "\n"
     (tmp_path / "motion.csv").write_text(text, encoding="utf-8")
     assert cli_main(["inverse-dynamics", str(tmp_path / "motion.csv"), "--robot", "talos", "--dt", "2e-3",
@@ -74,6 +74,7 @@ def test_frame_indices_follow_the_input(tmp_path, recorded):
 
 def test_interrupted_write_keeps_the_previous_result(tmp_path, recorded, monkeypatch):
     robot, positions = recorded
+    assert robot.feet
     result = tp.multiple_contact_inverse_dynamics_over_time(robot, positions, 2e-3, robot.feet)
     path = tmp_path / "result.npz"
     save_result(path, result, contacts=robot.feet, dt=2e-3, robot="talos")
@@ -95,7 +96,7 @@ def test_interrupted_write_keeps_the_previous_result(tmp_path, recorded, monkeyp
     (".", "is a folder"),
 ])
 def test_output_path_is_checked_before_the_solve(tmp_path, recorded, capsys, monkeypatch, out, message):
-    robot, positions = recorded
+    _, positions = recorded
     np.savez(tmp_path / "motion.npz", positions=positions)
 
     def never(*args, **kwargs):

@@ -62,10 +62,6 @@ class OpenSimModel:
     name: str = "opensim"
 
 
-class _FileError(ValueError):
-    pass
-
-
 def _vector(element: ET.Element, tag: str, size: int, where: str, default=None) -> np.ndarray:
     text = element.findtext(tag)
     if text is None:
@@ -361,8 +357,7 @@ def add_sole_frames(loaded: OpenSimModel, feet) -> tuple[list[str], tuple[float,
         if body not in loaded.bodies:
             raise KeyError(f"foot {body!r} is not a body of {loaded.name!r}; bodies: {loaded.bodies}")
         frame = model.frames[model.getFrameId(body)]
-        toes = [j for j in range(1, model.njoints) if model.parents[j] == frame.parentJoint
-                and j not in model.supports[frame.parentJoint]]
+        toes = [j for j in range(1, model.njoints) if model.parents[j] == frame.parentJoint]
         if not toes:
             raise ValueError(f"foot {body!r} has no toes joint to measure its sole from")
         toe_joint = frame.placement.inverse() * model.jointPlacements[toes[0]]

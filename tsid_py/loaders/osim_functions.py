@@ -103,7 +103,7 @@ class CubicSpline(OsimFunction):
     d: np.ndarray
 
     @classmethod
-    def simm(cls, x, y) -> "CubicSpline":
+    def simm(cls, x, y) -> CubicSpline:
         x, y = _knots(x, y)
         n = len(x)
         if n < 4:
@@ -136,7 +136,7 @@ class CubicSpline(OsimFunction):
         return cls(x, y, b_out, 3.0 * c, d_out)
 
     @classmethod
-    def natural(cls, x, y) -> "CubicSpline":
+    def natural(cls, x, y) -> CubicSpline:
         from scipy.interpolate import CubicSpline as Scipy
 
         x, y = _knots(x, y)

@@ -8,8 +8,20 @@ as known wrenches, contact phases and ground reactions from the motion (:mod:`.g
 from .batch import BatchResult, Recording, RobotSource, inverse_dynamics_over_time_batch
 from .frames import KnownWrench, finite_differences
 from .gait import HumanInverseDynamicsResult, human_inverse_dynamics
-from .over_time import InverseDynamicsOverTimeResult, multiple_contact_inverse_dynamics_over_time
+from .over_time import (
+           InverseDynamicsOverTimeResult,
+           multiple_contact_inverse_dynamics_over_time,
+)
 
-__all__ = ["BatchResult", "Recording", "RobotSource", "inverse_dynamics_over_time_batch", "finite_differences",
-           "KnownWrench", "HumanInverseDynamicsResult", "human_inverse_dynamics",
-           "InverseDynamicsOverTimeResult", "multiple_contact_inverse_dynamics_over_time"]
+__all__ = [
+           "BatchResult",
+           "HumanInverseDynamicsResult",
+           "InverseDynamicsOverTimeResult",
+           "KnownWrench",
+           "Recording",
+           "RobotSource",
+           "finite_differences",
+           "human_inverse_dynamics",
+           "inverse_dynamics_over_time_batch",
+           "multiple_contact_inverse_dynamics_over_time",
+]

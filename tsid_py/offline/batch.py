@@ -19,7 +19,10 @@ from threadpoolctl import threadpool_limits
 
 from .. import robots
 from ..robot import Robot
-from .over_time import InverseDynamicsOverTimeResult, multiple_contact_inverse_dynamics_over_time
+from .over_time import (
+    InverseDynamicsOverTimeResult,
+    multiple_contact_inverse_dynamics_over_time,
+)
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,7 @@ class RobotSource:
     osim: str | None = None
 
     @classmethod
-    def of(cls, robot) -> "RobotSource":
+    def of(cls, robot) -> RobotSource:
         """From a robot name, a URDF path, a :class:`Robot` or a :class:`RobotSource`."""
         if isinstance(robot, RobotSource):
             return robot

@@ -27,7 +27,11 @@ from ..robot import Robot
 from .frames import KnownWrench
 from .motion import coordinate_states, lowpass, uniform_step
 from .opensim_files import ExternalLoads, Storage, read_external_loads, read_storage
-from .over_time import DEFAULT_FRICTION, InverseDynamicsOverTimeResult, multiple_contact_inverse_dynamics_over_time
+from .over_time import (
+    DEFAULT_FRICTION,
+    InverseDynamicsOverTimeResult,
+    multiple_contact_inverse_dynamics_over_time,
+)
 
 #: Default low-pass cutoff of the joint angles, Hz (OpenSim's examples and most gait labs).
 DEFAULT_LOWPASS = 6.0
@@ -50,6 +54,10 @@ class ContactThresholds:
     height: float = 0.03
     speed: float = 0.6
     ground_percentile: float = 10.0
+
+
+#: The thresholds used unless others are given.
+DEFAULT_THRESHOLDS = ContactThresholds()
 
 
 @dataclass
@@ -108,7 +116,7 @@ def _up(robot: Robot) -> np.ndarray:
     return -gravity / np.linalg.norm(gravity)
 
 
-def detect_contacts(robot: Robot, positions, dt: float, feet, thresholds: ContactThresholds = ContactThresholds()
+def detect_contacts(robot: Robot, positions, dt: float, feet, thresholds: ContactThresholds = DEFAULT_THRESHOLDS
                     ) -> np.ndarray:
     """Contact phases (T, k) booleans of the sole frames ``feet`` along ``positions`` (T, nq)
     sampled every ``dt`` s (see :class:`ContactThresholds`)."""
@@ -131,7 +139,7 @@ def detect_contacts(robot: Robot, positions, dt: float, feet, thresholds: Contac
 
 
 def human_inverse_dynamics(robot: Robot, motion, *, external_loads=None, lowpass_hz: float | None = DEFAULT_LOWPASS,
-                           contacts=None, thresholds: ContactThresholds = ContactThresholds(),
+                           contacts=None, thresholds: ContactThresholds = DEFAULT_THRESHOLDS,
                            friction: float | None = DEFAULT_FRICTION, smoothing_weight: float = 1.0,
                            dt: float | None = None) -> HumanInverseDynamicsResult:
     """The inverse dynamics of a recorded human motion (see the module docstring).

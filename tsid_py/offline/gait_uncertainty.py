@@ -17,7 +17,13 @@ import numpy as np
 
 from ..robot import Robot
 from .batch import Recording, inverse_dynamics_over_time_batch
-from .gait import DEFAULT_LOWPASS, ContactThresholds, detect_contacts, motion_coordinates
+from .gait import (
+    DEFAULT_LOWPASS,
+    DEFAULT_THRESHOLDS,
+    ContactThresholds,
+    detect_contacts,
+    motion_coordinates,
+)
 from .motion import coordinate_states, lowpass, uniform_step
 from .over_time import DEFAULT_FRICTION
 
@@ -65,7 +71,7 @@ def noisy_recordings(robot: Robot, time, values, *, draws: int, angle_noise: flo
 def ground_reaction_band(robot: Robot, motion, *, draws: int = 50, angle_noise: float = ANGLE_NOISE,
                          translation_noise: float = TRANSLATION_NOISE, seed: int = 0,
                          lowpass_hz: float | None = DEFAULT_LOWPASS, percentiles=(5.0, 95.0),
-                         thresholds: ContactThresholds = ContactThresholds(), friction: float | None = DEFAULT_FRICTION,
+                         thresholds: ContactThresholds = DEFAULT_THRESHOLDS, friction: float | None = DEFAULT_FRICTION,
                          smoothing_weight: float = 1.0, client=None, workers: int = 0) -> GroundReactionBand:
     """The feet's wrenches estimated from ``motion`` alone, with their spread over ``draws``
     redraws of the angles' noise (see the module docstring). ``client``/``workers`` as in

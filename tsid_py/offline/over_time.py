@@ -12,8 +12,15 @@ import pinocchio as pin
 from .._validation import as_matrix, positive_scalar
 from ..robot import Robot
 from .coupling import coordinate_projection, project_torque_rows
-from .frames import (FrameData, KnownWrench, check_contacts, check_known_wrenches, check_positions,
-                     finite_differences, frame_data)
+from .frames import (
+    FrameData,
+    KnownWrench,
+    check_contacts,
+    check_known_wrenches,
+    check_positions,
+    finite_differences,
+    frame_data,
+)
 from .stacked import StackedSolution, Weights, contact_bound_rows, solve_stacked
 
 #: Default Coulomb friction coefficient of the contact bounds (dry rubber or a shoe on a

@@ -29,8 +29,7 @@ def read_text(path: str | os.PathLike, what: str = "file") -> list[str]:
         raise ValueError(f"{what} {str(path)!r} does not exist" if not path.exists()
                          else f"{what} {str(path)!r} is not a file")
     raw = path.read_bytes()
-    if raw.startswith(BYTE_ORDER_MARK):
-        raw = raw[len(BYTE_ORDER_MARK):]
+    raw = raw.removeprefix(BYTE_ORDER_MARK)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
