@@ -7,6 +7,8 @@
     tsid-py bench [--robot talos g1 go2] [--steps 2000] [--json FILE]
     tsid-py inverse-dynamics FILE --robot R --dt S [--contacts A B] [--friction MU | --no-bounds]
         [--smoothing W] --out RESULT.npz
+    tsid-py inverse-dynamics MOTION.mot --robot MODEL.osim [--external-loads LOADS.xml]
+        [--lowpass HZ] --out RESULT.sto [--out-grf GRF.mot]
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import inspect
 import json
 import os
 import sys
+
+from . import cli_inverse_dynamics as inverse_dynamics_command
 
 
 def _demo_epilog(demos, robots) -> str:
@@ -86,66 +90,6 @@ def _demo(args) -> int:
     return 1 if summary.get("fell") else 0
 
 
-def _inverse_dynamics(args) -> int:
-    """Recorded positions (.npz/.csv) → torques and contact wrenches (.npz). Bad input is
-    reported on stderr with exit code 2, naming the problem."""
-    import time
-
-    from .offline.batch import RobotSource
-    from .offline.files import load_positions, save_result
-    from .offline.frames import align_quaternions
-    from .offline.over_time import multiple_contact_inverse_dynamics_over_time
-
-    try:
-        if args.dt <= 0:
-            raise ValueError(f"--dt must be the sampling period in seconds (> 0), got {args.dt}")
-        if not args.out.lower().endswith(".npz"):
-            raise ValueError(f"--out must be an .npz file, got {args.out!r}")
-        robot = RobotSource.of(args.robot).build()
-        contacts = args.contacts or robot.feet
-        if not contacts:
-            raise ValueError(f"robot {robot.name!r} has no feet: name the contact frames with --contacts")
-        positions = load_positions(args.file)
-        flips = align_quaternions(positions)[1] if robot.floating_base and positions.shape[-1] == robot.nq else []
-        tic = time.perf_counter()
-        result = multiple_contact_inverse_dynamics_over_time(
-            robot, positions, args.dt, contacts, friction=None if args.no_bounds else args.friction,
-            smoothing_weight=args.smoothing, progress=not args.quiet)
-        seconds = time.perf_counter() - tic
-        save_result(args.out, result, contacts=contacts, dt=args.dt, robot=robot.name)
-    except (ValueError, KeyError) as error:
-        message = f"--contacts: {error.args[0]}" if isinstance(error, KeyError) and error.args else str(error)
-        print(f"tsid-py inverse-dynamics: error: {message}", file=sys.stderr)
-        return 2
-    print(json.dumps({"frames": len(positions), "solved_frames": len(result.tau), "seconds": round(seconds, 3),
-                      "relaxed_frames": result.relaxed_frames.tolist(),
-                      "quaternion_sign_flips_fixed": [int(f) for f in flips], "out": args.out}, indent=2))
-    return 0
-
-
-def _add_inverse_dynamics_parser(commands) -> None:
-    from .offline.over_time import DEFAULT_FRICTION
-
-    command = commands.add_parser(
-        "inverse-dynamics", help="torques and contact wrenches behind recorded positions",
-        description="Torques and contact wrenches behind a recorded motion (over-time inverse dynamics). "
-                    "FILE holds positions, one frame a row (pinocchio q: x y z qx qy qz qw, then the joints), "
-                    "as .npz (array 'positions') or .csv. Quaternion sign flips between frames are fixed.")
-    command.add_argument("file", metavar="FILE", help="recorded positions (.npz or .csv)")
-    from .robots import available
-
-    command.add_argument("--robot", required=True, help=f"robot name ({', '.join(available())}) or a URDF file")
-    command.add_argument("--dt", type=float, required=True, help="sampling period, s")
-    command.add_argument("--contacts", nargs="+", help="contact frames (default: the robot's feet)")
-    command.add_argument("--friction", type=float, default=DEFAULT_FRICTION,
-                         help=f"friction coefficient of the contact bounds (default {DEFAULT_FRICTION})")
-    command.add_argument("--no-bounds", action="store_true",
-                         help="no friction / centre-of-pressure bounds (contacts may pull)")
-    command.add_argument("--smoothing", type=float, default=1.0, help="smoothing weight (default 1)")
-    command.add_argument("--out", required=True, help="result file (.npz)")
-    command.add_argument("--quiet", action="store_true", help="no progress bar")
-
-
 #: Options whose value may start with "-" (a direction such as -y): argparse would read that
 #: value as another option, so ``OPTION -y`` is handed over as ``OPTION=-y``.
 SIGNED_VALUE_OPTIONS = ("--push-direction",)
@@ -201,9 +145,9 @@ def main(argv=None) -> int:
                            "uses EGL or OSMesa without a display)")
     demo.add_argument("--viewer", action="store_true", help="open MuJoCo's viewer (needs a display)")
     commands.add_parser("bench", help="time the control step of the reference problem (see tsid-py bench -h)")
-    _add_inverse_dynamics_parser(commands)
+    inverse_dynamics_command.add_parser(commands)
     args = parser.parse_args(_attach_signed_values(argv))
-    return _inverse_dynamics(args) if args.command == "inverse-dynamics" else _demo(args)
+    return inverse_dynamics_command.run(args) if args.command == "inverse-dynamics" else _demo(args)
 
 
 if __name__ == "__main__":

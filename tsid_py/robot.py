@@ -146,6 +146,29 @@ class Robot:
         return cls(model, name=name, feet=feet, sole_size=sole_size, foot_radius=foot_radius, q_ref=q_ref,
                    urdf_path=path, package_dirs=package_dirs or (), end_effector=end_effector)
 
+    #: The OpenSim model this robot was read from (:meth:`from_osim`), else None: its
+    #: coordinates (the map to pinocchio's q and v, with coupled joints), bodies, markers, path.
+    opensim = None
+
+    @classmethod
+    def from_osim(cls, path: str | os.PathLike, *, name: str | None = None, feet: Sequence[str] | None = None
+                  ) -> "Robot":
+        """Load an OpenSim model (``.osim``, format 4.x) with :func:`tsid_py.loaders.opensim.load_osim`;
+        the coordinates are the joint names, and joints coupled to a coordinate (the knee's
+        translations) are reproduced exactly. ``feet``: foot bodies (default: ``calcn_r``,
+        ``calcn_l`` if the model has them), each given a sole frame ``<body>_sole``
+        (see :func:`~tsid_py.loaders.opensim.add_sole_frames`); ``robot.feet`` are those frames
+        and ``robot.sole_size`` their (length, width). ``q_ref`` is the coordinates' defaults."""
+        from .loaders.opensim import add_sole_frames, load_osim
+
+        loaded = load_osim(path)
+        feet = [b for b in ("calcn_r", "calcn_l") if b in loaded.bodies] if feet is None else list(feet)
+        soles, sole_size = add_sole_frames(loaded, feet)
+        robot = cls(loaded.model, name=name or loaded.name, feet=soles, sole_size=sole_size,
+                    q_ref=loaded.coordinates.configurations(loaded.coordinates.defaults))
+        robot.opensim = loaded
+        return robot
+
     def _build_joint_maps(self) -> None:
         """Name → (q index, v index) for the 1-dof actuated joints, and their limits."""
         model = self.model

@@ -1,11 +1,27 @@
 """Offline inverse dynamics of recorded motions: the stacked over-time problem
 (:mod:`.frames`, :mod:`.stacked`), its structure-exploiting interior-point solver
 (:mod:`.ipm`), many recordings at once on Dask (:mod:`.batch`) and file input/output for the
-command line (:mod:`.files`)."""
+command line (:mod:`.files`); human gait — OpenSim files (:mod:`.opensim_files`), force plates
+as known wrenches, contact phases and ground reactions from the motion (:mod:`.gait`,
+:mod:`.gait_uncertainty`)."""
 
 from .batch import BatchResult, Recording, RobotSource, inverse_dynamics_over_time_batch
-from .frames import finite_differences
-from .over_time import InverseDynamicsOverTimeResult, multiple_contact_inverse_dynamics_over_time
+from .frames import KnownWrench, finite_differences
+from .gait import HumanInverseDynamicsResult, human_inverse_dynamics
+from .over_time import (
+           InverseDynamicsOverTimeResult,
+           multiple_contact_inverse_dynamics_over_time,
+)
 
-__all__ = ["BatchResult", "Recording", "RobotSource", "inverse_dynamics_over_time_batch", "finite_differences",
-           "InverseDynamicsOverTimeResult", "multiple_contact_inverse_dynamics_over_time"]
+__all__ = [
+           "BatchResult",
+           "HumanInverseDynamicsResult",
+           "InverseDynamicsOverTimeResult",
+           "KnownWrench",
+           "Recording",
+           "RobotSource",
+           "finite_differences",
+           "human_inverse_dynamics",
+           "inverse_dynamics_over_time_batch",
+           "multiple_contact_inverse_dynamics_over_time",
+]

@@ -19,36 +19,46 @@ from threadpoolctl import threadpool_limits
 
 from .. import robots
 from ..robot import Robot
-from .over_time import InverseDynamicsOverTimeResult, multiple_contact_inverse_dynamics_over_time
+from .over_time import (
+    InverseDynamicsOverTimeResult,
+    multiple_contact_inverse_dynamics_over_time,
+)
 
 
 @dataclass(frozen=True)
 class Recording:
-    """One recorded motion: ``positions`` (T, nq) every ``dt`` s, in contact through ``contacts``."""
+    """One recorded motion: ``positions`` (T, nq) every ``dt`` s, in contact through ``contacts``;
+    ``options``: keyword arguments of this recording only (e.g. its ``contact_schedule``,
+    ``known_wrenches``, ``velocities``), over the batch's common ones."""
 
     positions: np.ndarray
     dt: float
     contacts: tuple[str, ...]
+    options: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class RobotSource:
-    """How a worker builds the robot: ``name`` (see :func:`tsid_py.robots.load`), or a
-    floating-base ``urdf`` path with its ``package_dirs``, ``feet`` and ``sole_size``."""
+    """How a worker builds the robot: ``name`` (see :func:`tsid_py.robots.load`), a
+    floating-base ``urdf`` path with its ``package_dirs``, ``feet`` and ``sole_size``, or an
+    OpenSim model ``osim`` with its foot bodies ``feet``."""
 
     name: str | None = None
     urdf: str | None = None
     package_dirs: tuple[str, ...] = ()
     feet: tuple[str, ...] = ()
     sole_size: tuple[float, float] | None = None
+    osim: str | None = None
 
     @classmethod
-    def of(cls, robot) -> "RobotSource":
+    def of(cls, robot) -> RobotSource:
         """From a robot name, a URDF path, a :class:`Robot` or a :class:`RobotSource`."""
         if isinstance(robot, RobotSource):
             return robot
         if isinstance(robot, Robot):
-            if robot.name in robots.SPECS:
+            if robot.opensim is not None:
+                return cls(osim=robot.opensim.path, feet=tuple(foot.removesuffix("_sole") for foot in robot.feet))
+            if _is_builtin(robot):
                 return cls(name=robot.name)
             if robot.urdf_path is None:
                 raise ValueError("robot must come from tsid_py.robots.load or Robot.from_urdf (the workers "
@@ -69,10 +79,28 @@ class RobotSource:
         pinocchio data, so threads of one worker must not share it)."""
         cache = _THREAD_ROBOTS.__dict__.setdefault("robots", {})
         if self not in cache:
-            cache[self] = robots.load(self.name) if self.name is not None else Robot.from_urdf(
-                self.urdf, floating_base=True, package_dirs=list(self.package_dirs), feet=list(self.feet),
-                sole_size=self.sole_size)
+            if self.osim is not None:
+                cache[self] = Robot.from_osim(self.osim, feet=list(self.feet))
+            else:
+                cache[self] = robots.load(self.name) if self.name is not None else Robot.from_urdf(
+                    self.urdf, floating_base=True, package_dirs=list(self.package_dirs), feet=list(self.feet),
+                    sole_size=self.sole_size)
         return cache[self]
+
+
+def _is_builtin(robot: Robot) -> bool:
+    """Whether ``robot`` is a built-in robot as :func:`tsid_py.robots.load` makes it — its
+    name *and* its URDF file, feet and soles — not merely a robot that shares its name."""
+    spec = robots.SPECS.get(robot.name)
+    if spec is None or robot.urdf_path is None:
+        return False
+    try:
+        builtin_urdf = robots.data_root() / spec.urdf
+    except (ModuleNotFoundError, FileNotFoundError):
+        return False
+    return (os.path.realpath(robot.urdf_path) == os.path.realpath(builtin_urdf)
+            and tuple(robot.sole_size or ()) == tuple(spec.sole_size or ())
+            and (tuple(robot.feet) == tuple(spec.feet) or spec.foot_radius > 0))
 
 
 #: Per-thread cache of the robots built by :meth:`RobotSource.build`.
@@ -92,24 +120,32 @@ class BatchResult:
 
 
 def _as_recording(item, index: int) -> Recording:
+    """``item`` as a :class:`Recording`; ``ValueError`` naming the entry if it is not one at
+    all. Missing or None fields pass through: that recording then fails alone, in its run."""
     if isinstance(item, Recording):
         return item
+    options = {}
     if isinstance(item, dict):
+        options = dict(item.get("options") or {})
         item = (item.get("positions"), item.get("dt"), item.get("contacts"))
     try:
         positions, dt, contacts = item
     except (TypeError, ValueError) as exc:
         raise ValueError(f"recordings[{index}] must be a Recording, a (positions, dt, contacts) tuple or a "
                          f"dict with those keys, got {type(item).__name__}") from exc
-    contacts = (contacts,) if isinstance(contacts, str) else tuple(contacts)
-    return Recording(positions, dt, contacts)
+    contacts = () if contacts is None else (contacts,) if isinstance(contacts, str) else contacts
+    return Recording(positions, dt, tuple(contacts) if isinstance(contacts, (Sequence, np.ndarray)) else contacts,
+                     options)
 
 
 def run_one(source: RobotSource, recording: Recording, options: dict) -> InverseDynamicsOverTimeResult:
     """One recording, as a worker runs it (BLAS on one thread)."""
     with threadpool_limits(1):
+        if not isinstance(recording.contacts, tuple):
+            raise ValueError(f"contacts must be frame names, got {type(recording.contacts).__name__}")
         return multiple_contact_inverse_dynamics_over_time(source.build(), recording.positions, recording.dt,
-                                                           list(recording.contacts), **options)
+                                                           list(recording.contacts),
+                                                           **{**options, **recording.options})
 
 
 def inverse_dynamics_over_time_batch(robot, recordings: Sequence, *, client=None, workers: int = 2,
@@ -133,10 +169,10 @@ def inverse_dynamics_over_time_batch(robot, recordings: Sequence, *, client=None
     index.
     """
     source = RobotSource.of(robot)
-    items = [_as_recording(item, i) for i, item in enumerate(recordings)]
     if options is not None and not isinstance(options, dict):
         raise ValueError(f"options must be a dict of keyword arguments, got {type(options).__name__}")
     options = dict(options or {})
+    items = [_as_recording(item, i) for i, item in enumerate(recordings)]
     from tqdm.auto import tqdm
 
     bar = tqdm(total=len(items), desc="recordings", unit="recording", disable=not progress)

@@ -60,13 +60,14 @@ class FrameData:
 
 
 # ------------------------------------------------------------------------------ input
-def check_contacts(robot: Robot, contacts) -> list[str]:
-    """Distinct contact frame names of a floating-base robot (``KeyError`` for an unknown one)."""
+def check_contacts(robot: Robot, contacts, allow_none: bool = False) -> list[str]:
+    """Distinct contact frame names of a floating-base robot (``KeyError`` for an unknown one);
+    none only with ``allow_none`` (every wrench known, the root's residual reported)."""
     if isinstance(contacts, str):
         contacts = [contacts]
-    contacts = list(contacts)
-    if not contacts:
-        raise ValueError("contacts must name at least one contact frame")
+    contacts = list(contacts or [])
+    if not contacts and not allow_none:
+        raise ValueError("contacts must name at least one contact frame (or give known_wrenches)")
     if not robot.floating_base:
         raise ValueError("contact inverse dynamics needs a floating-base robot (floating_base=True)")
     for name in contacts:
@@ -126,43 +127,99 @@ def finite_differences(robot: Robot, positions: np.ndarray, dt: float):
     return steps[:-1], (steps[1:] - steps[:-1]) / dt
 
 
+# ------------------------------------------------------------------------------ known wrenches
+@dataclass(frozen=True)
+class KnownWrench:
+    """A measured wrench on the robot (a force plate under a foot): ``wrenches`` (T, 6)
+    ``[f; m]`` in world-aligned axes, N and N·m, exerted on frame ``frame``, one row per
+    recorded frame; the moment is about ``points`` (T, 3), world positions in m (e.g. the
+    plate's centre of pressure, ``m`` then the free moment), or about the frame's origin
+    when ``points`` is None. It enters the equation of motion as a known term:
+
+        M a + h = Sᵀ τ + Σ_j J_jᵀ f_j + Σ_known J_kᵀ w_k.
+    """
+
+    frame: str
+    wrenches: np.ndarray
+    points: np.ndarray | None = None
+
+
+def check_known_wrenches(robot: Robot, known, count: int, contacts: Sequence[str]) -> list[KnownWrench]:
+    """``known`` (KnownWrench items, or a mapping frame → (T, 6) wrenches about the frame's
+    origin) checked against ``count`` recorded frames."""
+    if known is None:
+        return []
+    items = [KnownWrench(name, value) for name, value in known.items()] if isinstance(known, dict) else list(known)
+    checked = []
+    for item in items:
+        if not isinstance(item, KnownWrench):
+            raise ValueError(f"known_wrenches must be KnownWrench items or a dict frame -> (T, 6), "
+                             f"got {type(item).__name__}")
+        robot.frame_id(item.frame)
+        if item.frame in contacts:
+            raise ValueError(f"frame {item.frame!r} is both a contact (unknown wrench) and a known wrench")
+        name = f"known_wrenches[{item.frame!r}]"
+        wrenches = as_matrix(item.wrenches, name, (count, 6))
+        points = None if item.points is None else as_matrix(item.points, f"{name}.points", (count, 3))
+        checked.append(KnownWrench(item.frame, wrenches, points))
+    if len({item.frame for item in checked}) != len(checked):
+        raise ValueError("known_wrenches must name each frame once (add the wrenches of one frame together)")
+    return checked
+
+
 # ------------------------------------------------------------------------------ dynamics
 def frame_data(robot: Robot, contacts: Sequence[str], frames: np.ndarray, velocities: np.ndarray,
-               accelerations: np.ndarray, progress=None) -> FrameData:
+               accelerations: np.ndarray, progress=None, known: Sequence[KnownWrench] = ()) -> FrameData:
     """The equation of motion at each frame, in the contact wrenches, from the solver's own
     assembly of a control step (so the offline problem and a control step share one model of
-    the dynamics). ``progress``, if given, is called with the number of frames done.
+    the dynamics). ``known`` wrenches (rows aligned with ``frames``) are moved to the known
+    side. ``progress``, if given, is called with the number of frames done.
     The robot's state is restored afterwards."""
     saved = (robot.q.copy(), robot.v.copy())
     try:
-        return _rows_from_the_layout(robot, contacts, frames, velocities, accelerations, progress)
+        return _rows_from_the_layout(robot, contacts, frames, velocities, accelerations, progress, known)
     finally:
         robot.update(*saved)
 
 
+def _local_known(robot: Robot, item: KnownWrench, t: int, frame_id: int) -> np.ndarray:
+    """The known wrench of row t in the frame's own axes, about its origin."""
+    force, moment = item.wrenches[t, :3], item.wrenches[t, 3:]
+    if item.points is not None:                         # m_o = m_p + (p − o) × f
+        moment = moment + np.cross(item.points[t] - robot.frame_translation(frame_id), force)
+    rotation = robot.frame_rotation(frame_id)
+    return np.concatenate([rotation.T @ force, rotation.T @ moment])
+
+
 def _rows_from_the_layout(robot: Robot, contacts: Sequence[str], frames, velocities, accelerations,
-                             progress) -> FrameData:
+                          progress, known: Sequence[KnownWrench]) -> FrameData:
     """Each frame's rows from the solver's public :class:`~tsid_py.assembly.Layout`: a solver
-    with one free 6-D wrench per contact and no costs is assembled at each frame, and the
-    root rows (``A[:6] x = b[:6]``) and the torque map (``τ_a = T x + t``) are read in the
-    wrench columns with ``q̈`` fixed to the measured acceleration."""
+    with one free 6-D wrench per contact (and per known wrench) and no costs is assembled at
+    each frame, and the root rows (``A[:6] x = b[:6]``) and the torque map (``τ_a = T x + t``)
+    are read in the wrench columns with ``q̈`` fixed to the measured acceleration and the
+    known wrenches' columns moved to the right-hand side."""
     solver = DynamicsSolver(robot, regularization={"acceleration": 0.0, "force": 0.0, "torque": 0.0})
-    for name in contacts:
+    for name in [*contacts, *(item.frame for item in known)]:
         solver.add_contact(PlanarContact(name, unilateral=False, kinematic=False))
     layout = solver.layout
     nv, count, size = robot.nv, len(frames), WRENCH_SIZE * len(contacts)
     data = FrameData(np.empty((count, 6, size)), np.empty((count, 6)), np.empty((count, robot.na, size)),
                      np.empty((count, robot.na)), np.empty((count, len(contacts), 3, 3)))
     frame_ids = [robot.frame_id(name) for name in contacts]
+    known_ids = [robot.frame_id(item.frame) for item in known]
     for t, (q, v, a) in enumerate(zip(frames, velocities, accelerations)):
         robot.update_unchecked(q, v)
         layout.assemble()
-        root, rhs = layout.A[:6], layout.b[:6]                 # root rows: A x = b, x = [q̈; f]
-        data.root_matrix[t] = root[:, nv:]
-        data.root_rhs[t] = rhs - root[:, :nv] @ a
+        root, rhs = layout.A[:6], layout.b[:6]                 # root rows: A x = b, x = [q̈; f; w]
         matrix, offset = layout.context.torque_map()          # τ_a = T x + t
-        data.torque_matrix[t] = matrix[:, nv:]
+        data.root_matrix[t] = root[:, nv:nv + size]
+        data.root_rhs[t] = rhs - root[:, :nv] @ a
+        data.torque_matrix[t] = matrix[:, nv:nv + size]
         data.torque_offset[t] = matrix[:, :nv] @ a + offset
+        if known:
+            w = np.concatenate([_local_known(robot, item, t, frame_id) for item, frame_id in zip(known, known_ids)])
+            data.root_rhs[t] -= root[:, nv + size:] @ w
+            data.torque_offset[t] += matrix[:, nv + size:] @ w
         for j, frame_id in enumerate(frame_ids):
             data.rotations[t, j] = robot.frame_rotation(frame_id)
         if progress is not None and (t + 1) % 100 == 0:

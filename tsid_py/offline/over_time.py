@@ -7,11 +7,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import pinocchio as pin
 
-from .._validation import positive_scalar
+from .._validation import as_matrix, positive_scalar
 from ..robot import Robot
-from .frames import FrameData, check_contacts, check_positions, finite_differences, frame_data
-from .stacked import Weights, contact_bound_rows, solve_stacked
+from .coupling import coordinate_projection, project_torque_rows
+from .frames import (
+    FrameData,
+    KnownWrench,
+    check_contacts,
+    check_known_wrenches,
+    check_positions,
+    finite_differences,
+    frame_data,
+)
+from .stacked import StackedSolution, Weights, contact_bound_rows, solve_stacked
 
 #: Default Coulomb friction coefficient of the contact bounds (dry rubber or a shoe on a
 #: floor is 0.6–1.0). The inscribed pyramid uses μ/√2 per axis, so 1.0 still admits the
@@ -51,6 +61,16 @@ class InverseDynamicsOverTimeResult:
     objective: float = float("nan")
     #: Interior-point iterations (0: no bounds or a single contact, solved directly).
     iterations: int = 0
+    #: (N, 6) the wrench ``[f; m]`` the free-floating root still needs, world-aligned at the
+    #: root's origin (a "crane"; OpenSim's residual forces): ~0 where contacts balance the
+    #: motion, the model/data mismatch where every wrench is known (force plates).
+    residuals: np.ndarray | None = None
+    #: (N,) the rows of the input each result row is (1 … T−2, or 0 … T−1 with derivatives given).
+    frame_indices: np.ndarray | None = None
+    #: (N, n) for a robot read from an OpenSim model: the generalized forces of its
+    #: coordinates, ``Φᵀ τ`` (N·m or N), the root's being the residuals (see
+    #: :mod:`tsid_py.loaders.osim_coordinates`), in ``robot.opensim.coordinates.names`` order.
+    coordinate_forces: np.ndarray | None = None
 
 
 def _soles(robot: Robot, contacts: list[str], sole_size) -> list:
@@ -81,7 +101,8 @@ def multiple_contact_inverse_dynamics_over_time(
         robot: Robot, positions, dt: float, contacts: Sequence[str], *, smoothing_weight: float = 1.0,
         min_torque_weight: float = 1.0, friction: float | None = DEFAULT_FRICTION, sole_size="robot",
         regularization: float = 1e-8, relaxation_penalty: float = RELAXATION_PENALTY,
-        progress: bool = False) -> InverseDynamicsOverTimeResult:
+        progress: bool = False, known_wrenches=None, contact_schedule=None, velocities=None,
+        accelerations=None) -> InverseDynamicsOverTimeResult:
     """Torques and contact wrenches behind a recorded motion, all frames in one problem.
 
     ``positions`` (T, nq) sampled every ``dt`` s. Velocities and accelerations come from
@@ -113,6 +134,25 @@ def multiple_contact_inverse_dynamics_over_time(
     smoothing terms joining it to its neighbours are dropped, so that it does not pull them
     off their bounds; ``objective`` is the value without those terms.
 
+    **Known wrenches** (``known_wrenches``: :class:`~tsid_py.offline.frames.KnownWrench`
+    items, or a dict frame → (T, 6) world-aligned wrenches about the frame's origin; force
+    plates) are known terms of the equation of motion,
+    ``M a + h = Sᵀ τ + Σ_j J_jᵀ f_j + Σ_k J_kᵀ w_k``. ``contacts`` may then be empty: every
+    wrench is known, the torques follow and the root's 6 rows cannot hold exactly — the
+    wrench the root still needs is reported per frame in ``residuals`` (OpenSim's pelvis
+    residuals). The same holds at frames where a ``contact_schedule`` (T, k) booleans leaves
+    no contact active; an inactive contact carries no wrench.
+
+    **Derivatives.** ``velocities`` and ``accelerations`` (T, nv), if given, replace the
+    finite differences (e.g. from splines of filtered joint angles) and then every frame
+    ``0 … T−1`` is solved. ``frame_indices`` tells which input rows the results are.
+
+    **Coupled coordinates.** For a robot read from an OpenSim model whose joints move as
+    functions of a coordinate (the knee's translations), the torques minimised are the
+    coordinates' generalized forces ``Φᵀ τ`` (the dependent joints' forces are carried by
+    the joint, not by an actuator), and ``coordinate_forces`` holds them with the root's
+    residuals in OpenSim's layout.
+
     The frames are coupled only by the smoothing term: after eliminating each frame's root
     rows the problem is block-tridiagonal and an interior-point method
     (:mod:`tsid_py.offline.ipm`) solves it in time linear in T (about 0.2 ms a frame on
@@ -121,7 +161,7 @@ def multiple_contact_inverse_dynamics_over_time(
     Quaternion sign flips between frames are fixed (see
     :func:`~tsid_py.offline.frames.check_positions`).
     """
-    contacts = check_contacts(robot, contacts)
+    contacts = check_contacts(robot, contacts, allow_none=known_wrenches is not None)
     dt = positive_scalar(dt, "dt")
     weights = Weights(positive_scalar(min_torque_weight, "min_torque_weight", allow_zero=True),
                       positive_scalar(smoothing_weight, "smoothing_weight", allow_zero=True),
@@ -137,30 +177,77 @@ def multiple_contact_inverse_dynamics_over_time(
                          f"interior-point iterations ill-conditioned), got {relaxation_penalty!r}")
     soles = _soles(robot, contacts, sole_size)
     positions = check_positions(robot, positions)
-    velocities, accelerations = finite_differences(robot, positions, dt)
-    frames = positions[1:-1]
+    rows, velocities, accelerations = _derivatives(robot, positions, dt, velocities, accelerations)
+    frames = positions[rows]
+    known = [KnownWrench(item.frame, item.wrenches[rows], None if item.points is None else item.points[rows])
+             for item in check_known_wrenches(robot, known_wrenches, len(positions), contacts)]
+    active = _schedule(contact_schedule, len(positions), contacts)
+    active = None if active is None else active[rows]
     bar = _progress_bar(progress, len(frames))
     try:
         data = frame_data(robot, contacts, frames, velocities, accelerations,
-                          progress=None if bar is None else bar.update)
+                          progress=None if bar is None else bar.update, known=known)
+        projection = coordinate_projection(robot, frames)
+        solved = project_torque_rows(robot, data, projection)
         bounds = contact_bound_rows(len(contacts), friction, soles)
         if bar is not None:
             bar.set_description("interior point")
         iterations = itertools.count(1)
-        solution = solve_stacked(data, weights, bounds, penalty=penalty, relaxation_tolerance=RELAXATION_TOLERANCE,
-                                 progress=None if bar is None
-                                 else lambda _: bar.set_postfix(iteration=next(iterations)))
+        solution = _solve(solved, weights, bounds, penalty, active,
+                          None if bar is None else lambda _: bar.set_postfix(iteration=next(iterations)))
     finally:
         if bar is not None:
             bar.close()
-    relaxed = solution.relaxed_frames(RELAXATION_TOLERANCE)
-    count = len(frames)
+    return _result(robot, data, solved, solution, weights, frames, velocities, accelerations, rows, projection)
+
+
+def _derivatives(robot: Robot, positions: np.ndarray, dt: float, velocities, accelerations):
+    """``(rows, v, a)``: the rows of ``positions`` solved and their velocities and accelerations."""
+    if velocities is None and accelerations is None:
+        velocities, accelerations = finite_differences(robot, positions, dt)
+        return np.arange(1, len(positions) - 1), velocities, accelerations
+    if velocities is None or accelerations is None:
+        raise ValueError("velocities and accelerations go together: give both or neither")
+    shape = (len(positions), robot.nv)
+    return (np.arange(len(positions)), as_matrix(velocities, "velocities", shape),
+            as_matrix(accelerations, "accelerations", shape))
+
+
+def _schedule(schedule, count: int, contacts: list[str]) -> np.ndarray | None:
+    if schedule is None:
+        return None
+    array = np.asarray(schedule)
+    if array.shape != (count, len(contacts)) or array.dtype.kind not in "biu":
+        raise ValueError(f"contact_schedule must be ({count}, {len(contacts)}) booleans (frames x contacts), "
+                         f"got shape {array.shape} of {array.dtype}")
+    return array.astype(bool)
+
+
+def _solve(data: FrameData, weights: Weights, bounds, penalty: float, active, progress) -> StackedSolution:
+    if data.root_matrix.shape[2] == 0:                # every wrench known: nothing to choose
+        count = data.frame_count
+        return StackedSolution(np.zeros((count, 0)), np.zeros((count, 0)), 0, np.zeros(max(count - 1, 0)))
+    return solve_stacked(data, weights, bounds, penalty=penalty, relaxation_tolerance=RELAXATION_TOLERANCE,
+                         progress=progress, active=active)
+
+
+def _result(robot, data, solved, solution, weights, frames, velocities, accelerations, rows,
+            projection) -> InverseDynamicsOverTimeResult:
+    count, k = len(frames), data.rotations.shape[1]
     tau = np.zeros((count, robot.nv))
     tau[:, 6:] = data.torques(solution.local)
+    root = np.matmul(data.root_matrix, solution.local[:, :, None])[:, :, 0] - data.root_rhs   # G f − e
+    rotations = np.array([pin.Quaternion(q[3:7]).matrix() for q in frames])
+    residuals = np.concatenate([np.matmul(rotations, root[:, :3, None])[:, :, 0],
+                                np.matmul(rotations, root[:, 3:, None])[:, :, 0]], axis=1)
+    forces = None
+    if projection is not None:
+        forces = np.einsum("tvn,tv->tn", projection, np.concatenate([root, tau[:, 6:]], axis=1))
     return InverseDynamicsOverTimeResult(
-        tau, data.world_wrenches(solution.local), frames, velocities, accelerations, relaxed,
-        solution.local.reshape(count, len(contacts), 6), objective(data, solution.local, weights, solution.smoothing),
-        solution.iterations)
+        tau, data.world_wrenches(solution.local), frames, velocities, accelerations,
+        solution.relaxed_frames(RELAXATION_TOLERANCE), solution.local.reshape(count, k, 6),
+        objective(solved, solution.local, weights, solution.smoothing), solution.iterations,
+        residuals, rows, forces)
 
 
 def _progress_bar(enabled: bool, frames: int):

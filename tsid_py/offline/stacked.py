@@ -54,7 +54,7 @@ def contact_bound_rows(count: int, friction: float | None, soles: list) -> np.nd
     ``|m_z| ≤ μ min(l, w)/2 f_z`` — the rows of :class:`~tsid_py.PlanarContact`. No rows when
     ``friction`` is None.
     """
-    if friction is None:
+    if friction is None or count == 0:
         return np.zeros((0, WRENCH_SIZE * count))
     unilateral = np.zeros((1, WRENCH_SIZE))
     unilateral[0, 2] = -1.0
@@ -71,24 +71,52 @@ def contact_bound_rows(count: int, friction: float | None, soles: list) -> np.nd
 
 @dataclass
 class Reduction:
-    """``f_t = p_t + N_t z_t``: ``particular`` (N, 6k), ``basis`` (N, 6k, 6k − 6)."""
+    """``f_t = p_t + N_t z_t``: ``particular`` (N, 6k), ``basis`` (N, 6k, 6k − 6). Where
+    contacts are inactive (a contact schedule) the basis has fewer columns; it is padded with
+    zero columns, the ``padding`` (N, 6k − 6) directions of z, which move no wrench and are
+    held at 0. ``unbalanced`` (N,) marks frames without an active contact, whose root rows
+    cannot hold (their residual is reported)."""
 
     particular: np.ndarray
     basis: np.ndarray
+    padding: np.ndarray | None = None
+    unbalanced: np.ndarray | None = None
 
     def wrenches(self, z: np.ndarray) -> np.ndarray:
         return self.particular + times(self.basis, z)
 
 
-def reduce_root_rows(data: FrameData) -> Reduction:
-    """Minimal-norm solutions and kernels of the root rows, one batched SVD for all frames."""
-    U, S, Vt = np.linalg.svd(data.root_matrix, full_matrices=True)
+def reduce_root_rows(data: FrameData, active: np.ndarray | None = None) -> Reduction:
+    """Minimal-norm solutions and kernels of the root rows, one batched SVD for each pattern
+    of ``active`` contacts (N, k) booleans (all active by default)."""
+    count, size = data.root_matrix.shape[0], data.root_matrix.shape[2]
+    if active is None or active.all():
+        return _reduce(data.root_matrix, data.root_rhs, np.arange(count))
+    kernel = max(size - 6, 0)
+    reduction = Reduction(np.zeros((count, size)), np.zeros((count, size, kernel)),
+                          np.ones((count, kernel), dtype=bool), np.zeros(count, dtype=bool))
+    for pattern in np.unique(active, axis=0):
+        frames = np.flatnonzero(np.all(active == pattern, axis=1))
+        columns = np.flatnonzero(np.repeat(pattern, WRENCH_SIZE))
+        if not pattern.any():
+            reduction.unbalanced[frames] = True
+            continue
+        part = _reduce(data.root_matrix[frames][:, :, columns], data.root_rhs[frames], frames)
+        width = part.basis.shape[2]
+        reduction.particular[np.ix_(frames, columns)] = part.particular
+        reduction.basis[frames[:, None, None], columns[None, :, None], np.arange(width)[None, None, :]] = part.basis
+        reduction.padding[frames, :width] = False
+    return reduction
+
+
+def _reduce(matrix: np.ndarray, rhs: np.ndarray, frames: np.ndarray) -> Reduction:
+    U, S, Vt = np.linalg.svd(matrix, full_matrices=True)
     degenerate = np.flatnonzero(S[:, -1] <= RANK_TOLERANCE * S[:, 0])
     if degenerate.size:
-        raise SolverError(f"the contacts cannot balance the root rows at frames {degenerate[:10].tolist()} "
+        raise SolverError(f"the contacts cannot balance the root rows at frames {frames[degenerate][:10].tolist()} "
                           "(their Jacobians' root columns are rank-deficient)", "degenerate")
     rows = S.shape[1]
-    coefficients = transposed_times(U, data.root_rhs) / S
+    coefficients = transposed_times(U, rhs) / S
     particular = transposed_times(Vt[:, :rows], coefficients)
     return Reduction(particular, np.transpose(Vt[:, rows:], (0, 2, 1)))
 
@@ -121,7 +149,7 @@ class StackedSolution:
 
 def solve_stacked(data: FrameData, weights: Weights, bounds: np.ndarray, *, penalty: float,
                   relaxation_tolerance: float, curvature: float = 1.0, tolerance: float = 1e-9,
-                  progress=None) -> StackedSolution:
+                  progress=None, active: np.ndarray | None = None) -> StackedSolution:
     """Solve the stacked problem; ``bounds`` is ``C`` (r, 6k). The bound rows are elastic:
     ``C f_t ≤ s_t``, ``s_t ≥ 0`` at a cost ``penalty Σ s + ½ curvature Σ s²`` in the scaled
     units (see the module docstring and :mod:`.ipm`).
@@ -132,19 +160,28 @@ def solve_stacked(data: FrameData, weights: Weights, bounds: np.ndarray, *, pena
     impact the true wrench jumps, and smoothing across it would pull the neighbouring frames
     off their bounds (an impact's multipliers grow with its size, past any fixed penalty).
     ``StackedSolution.smoothing`` tells which pairs were kept.
+
+    ``active`` (N, k) booleans: which contacts may carry a wrench at each frame (a contact
+    schedule); an inactive contact's wrench is 0 and its bound rows are dropped.
     """
-    reduction = reduce_root_rows(data)
+    reduction = reduce_root_rows(data, active)
     count, size = reduction.basis.shape[0], reduction.basis.shape[2]
     force_scale = float(np.abs(data.root_rhs).max()) or 1.0
     pairs = np.full(max(count - 1, 0), weights.smoothing)
-    if size == 0:                                # one contact: the wrenches are determined
+    if size == 0:                                # one contact (or none): the wrenches are determined
         slack = np.maximum(reduction.particular @ bounds.T, 0.0)
         return StackedSolution(reduction.particular, slack, 0, pairs)
     rows = np.matmul(bounds, reduction.basis)                      # E_t = C N_t
     limits = -(reduction.particular / force_scale) @ bounds.T      # h_t = −C p_t (scaled)
+    if active is not None and bounds.size:                         # inactive contacts: 0 ≤ 1, never binding
+        owner = np.argmax(np.abs(bounds).reshape(len(bounds), -1, WRENCH_SIZE).sum(axis=2), axis=1)
+        limits = np.where(active[:, owner], limits, 1.0)
 
     def solve_with(pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         problem = reduced_problem(data, reduction, weights, pairs, force_scale, rows, limits, penalty, curvature)
+        if reduction.padding is not None:            # padded directions: ½‖z‖², held at 0
+            frames, directions = np.nonzero(reduction.padding)
+            problem.diagonal[frames, directions, directions] += 1.0
         return _solve(problem, tolerance, progress)
 
     z, slack, iterations = solve_with(pairs)
