@@ -67,7 +67,7 @@ class AccelerationTask(DiagonalTask):
         and adds ``w ∘ t`` into ``targets`` at the columns (nothing when every ``t`` is 0);
         ``weight``: a step's per-axis override."""
         kept = self._kept          # axis i is the column of q̈_i
-        kept_weight = self.kept_weight_of(weight)
+        kept_weight = self.kept_weight if weight is None else self.kept_weight_of(weight)
         if not self._zero_target:
             targets[kept] += kept_weight * self.acceleration_ref[kept]
         cost = self._cost
@@ -116,10 +116,9 @@ class ForceRegularization(DiagonalTask):
     def diagonal(self, context, targets, weight=None) -> DiagonalCost:
         """``(columns, weights)`` of the cost on the contact variables (its targets are 0);
         ``weight`` (1,): a step's override of the scalar weight."""
-        scalar = self.scalar_weight if weight is None else float(weight[0])
-        key = (context.nv, context.n, scalar)
-        if getattr(self, "_diagonal_key", None) != key:       # built once per set of contacts and weight
-            count = context.n - context.nv
-            self._diagonal_key = key
-            self._diagonal = DiagonalCost(slice(context.nv, context.n), np.full(count, scalar))
+        weights = self._weight if weight is None else weight
+        if getattr(self, "_diagonal_for", None) is not context or self._weights_for is not weights:
+            count = context.n - context.nv           # built once per layout (its contacts) and weight
+            self._diagonal_for, self._weights_for = context, weights
+            self._diagonal = DiagonalCost(slice(context.nv, context.n), np.full(count, float(weights[0])))
         return self._diagonal
