@@ -27,3 +27,17 @@ def test_extending_example_enforces_its_constraint_through_its_backend(capsys):
     acceleration = float(re.search(r"vertical CoM acceleration (\S+) m/s²", out).group(1))
     assert abs(acceleration) == pytest.approx(0.1, abs=1e-6)       # the bound is active
     assert "backend calls: 1" in out
+
+
+def test_a_stage_of_your_own_filters_the_velocities_the_controller_reads(capsys):
+    """The example's estimate stage runs first and cuts the velocity noise of finite-differenced
+    encoders by more than five times; the profile override doubles the arms' posture weight;
+    Talos stands through it."""
+    out = run_example("custom_stage.py", capsys)
+    assert "stages: FilteredJointVelocities → ContactStateStage" in out
+    measured, filtered = (float(x) for x in re.search(r"measured (\S+), after the stage (\S+)", out).groups())
+    assert filtered < measured / 5
+    weight, built_in = (float(x) for x in re.search(r"arm joint: (\S+) \(built-in (\S+)\)", out).groups())
+    assert weight == pytest.approx(2 * built_in)
+    assert "relaxed steps: 0 of 1000" in out
+    assert float(re.search(r"CoM drift after 1 s \(m\): (\S+)", out).group(1)) < 0.005

@@ -258,7 +258,10 @@ class Layout:
         step's softened contacts' weights (their names must be this layout's ``softened``),
         torque-limit factor and task weights (:mod:`tsid_py.overrides`)."""
         robot, context = self.robot, self.context
-        context.torque_limit_scale = overrides.torque_limit_scale if overrides else 1.0
+        if overrides is not None:
+            context.torque_limit_scale = overrides.torque_limit_scale
+        elif context.torque_limit_scale != 1.0:
+            context.torque_limit_scale = 1.0
         # D = [M, −J_1ᵀG_1, …] and the root rows of the equation of motion; the contacts' rows.
         context.dynamics_written = False
         direct.dynamics_rows(robot.mass_matrix, robot.bias, self.D_ddq, self.root_rows, self.root_rhs)
@@ -267,14 +270,14 @@ class Layout:
             if soft_scale is not None:
                 matrix *= soft_scale
                 vector *= soft_scale
-        if overrides and overrides.contacts:
+        if overrides is not None and overrides.contacts:
             self._weigh_soft_contacts(overrides)
         context.dynamics_written = True         # T and t hold this step's equation of motion
         for task, matrix, vector in self.hard_task_views:
             task.write_rows(context, matrix, vector, weighted=False)
 
         # Soft costs in factored form: rows √W A, √W b; costs on single variables as d, e.
-        task_weights = overrides.task_weights if overrides else None
+        task_weights = None if overrides is None else overrides.task_weights
         if task_weights:
             self._check_task_weights(task_weights)
             for task, matrix, vector in self.soft_task_views:

@@ -45,7 +45,7 @@ class ContactOverride:
 class StepOverrides:
     """The overrides of one solve (see the module). Empty when built."""
 
-    __slots__ = ("contacts", "torque_limit_scale", "task_weights")
+    __slots__ = ("contacts", "torque_limit_scale", "task_weights", "active")
 
     def __init__(self):
         #: Contact name -> :class:`ContactOverride`.
@@ -54,15 +54,20 @@ class StepOverrides:
         self.torque_limit_scale = 1.0
         #: Soft task -> its per-axis weights (dim,) for this step.
         self.task_weights: dict = {}
+        #: Whether any override was set since the last :meth:`clear` (read on the control
+        #: loop's path: an attribute, not a computed truth value).
+        self.active = False
 
     def __bool__(self) -> bool:
-        return bool(self.contacts or self.task_weights or self.torque_limit_scale != 1.0)
+        return self.active
 
     def clear(self) -> None:
         """Remove every override (a loop calls this at the start of each step)."""
-        self.contacts.clear()
-        self.task_weights.clear()
-        self.torque_limit_scale = 1.0
+        if self.active:
+            self.contacts.clear()
+            self.task_weights.clear()
+            self.torque_limit_scale = 1.0
+            self.active = False
 
     def copy(self) -> StepOverrides:
         """An independent copy (the contact overrides are immutable values)."""
@@ -70,6 +75,7 @@ class StepOverrides:
         other.contacts.update(self.contacts)
         other.task_weights.update(self.task_weights)
         other.torque_limit_scale = self.torque_limit_scale
+        other.active = self.active
         return other
 
     # ------------------------------------------------------------------ contacts
@@ -94,6 +100,7 @@ class StepOverrides:
         if not isinstance(contact, str):
             raise ValueError(f"contact must be a contact name (str), got {contact!r}")
         self.contacts[contact] = replace(self.contacts.get(contact, _NO_CHANGE), **changes)
+        self.active = True
 
     def softened(self) -> dict[str, float]:
         """Name -> weight of the contacts softened this step."""
@@ -103,6 +110,7 @@ class StepOverrides:
     def scale_torque_limits(self, factor: float) -> None:
         """Multiply every torque limit by ``factor`` (> 0) this step."""
         self.torque_limit_scale = positive_scalar(factor, "factor")
+        self.active = True
 
     def weigh(self, task, weight) -> None:
         """A soft task's per-axis weights (scalar or (dim,), ≥ 0) for this step; ``task``
@@ -112,6 +120,7 @@ class StepOverrides:
         weights = per_axis(weight, f"weight of task {task.name!r}", task.dim)
         weights.flags.writeable = False
         self.task_weights[task] = weights
+        self.active = True
 
 
 _NO_CHANGE = ContactOverride()

@@ -336,7 +336,7 @@ class DynamicsSolver:
                 self._retire_finished_transitions()
                 for transition in self._transitions.values():
                     transition.elapsed += self._dt       # bounds hold at the end of this control period
-            if overrides:
+            if overrides is not None and (type(overrides) is not StepOverrides or overrides.active):
                 if not isinstance(overrides, StepOverrides):
                     raise ValueError(f"overrides must be a tsid_py.overrides.StepOverrides, "
                                      f"got {type(overrides).__name__}")

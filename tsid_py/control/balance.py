@@ -174,7 +174,7 @@ class BalanceController(Pipeline):
         #: The stages, by role: the contact state (None without a monitor), the capture
         #: point's support and the solve. A walking controller composes the same ones.
         self.contact_stage = (None if self.contact_state is None
-                              else ContactStateStage(self.contact_state, watch_rotation=self._may_rock))
+                              else ContactStateStage(self.contact_state, watch_rotation=_saturation_of(self.com)))
         self.support_stage = CapturePointStage(self.com, self.stance)
         self.solve_stage = SolveStage(self.policy if self.policy is not None else solver)
         stages = [self.contact_stage, self.support_stage, self.solve_stage]
@@ -185,12 +185,6 @@ class BalanceController(Pipeline):
         length, width = self.profile.sole_size
         return PlanarContact(foot, length=self.sole_scale[0] * length, width=self.sole_scale[1] * width, mu=self.mu,
                              kp=self.contact_kp)
-
-    def _may_rock(self) -> bool:
-        """A sole rocks once the centre of pressure reaches its edge: the soles' rotation is
-        watched while the commanded CoP is saturated (and, by the contact stage, for 0.1 s
-        after and after a relaxed step)."""
-        return self.com.saturated
 
     # ------------------------------------------------------------------ support
     @property
@@ -206,3 +200,14 @@ class BalanceController(Pipeline):
     def add_contact(self, foot: str, transition: float = 0.0) -> PlanarContact:
         """Put a sole down where it is now (its force ramps up over ``transition`` s)."""
         return self.stance.make(foot, transition)
+
+
+def _saturation_of(task: CapturePointTask):
+    """``() -> bool``: whether ``task``'s commanded centre of pressure was saturated at the
+    last step. A sole rocks once the centre of pressure reaches its edge: the contact stage
+    watches the soles' rotation then (and for 0.1 s after, and after a relaxed step)."""
+
+    def saturated() -> bool:
+        return task.saturated
+
+    return saturated

@@ -169,18 +169,20 @@ class ContactStateStage(Stage):
             raise ValueError(f"monitor must be a ContactStateMonitor, got {type(monitor).__name__}")
         self.monitor = monitor
         self.watch_rotation = watch_rotation
+        self._update, self._soften = monitor.update, monitor.soften        # bound once: the loop's path
         self._window = max(1, int(round(positive_scalar(window, "window") / monitor.solver.dt)))
         self._watch_steps = self._window
 
     def step(self, state: StepState) -> None:
         """Watch the contacts after the last step, then soften this step's."""
-        monitor, previous = self.monitor, state.previous
+        previous = state.previous
         if previous is not None:
-            if self.watch_rotation is None:
+            watch_rotation = self.watch_rotation
+            if watch_rotation is None:
                 watch = 1
             else:
-                watch = self._window if (not previous.success or self.watch_rotation()) else self._watch_steps - 1
+                watch = self._window if (not previous.success or watch_rotation()) else self._watch_steps - 1
                 self._watch_steps = watch
-            monitor.update(previous, state.wrenches, watch > 0)
-        if monitor.softened:
-            monitor.soften(state.overrides)
+            self._update(previous, state.wrenches, watch > 0)
+        if self.monitor.softened:
+            self._soften(state.overrides)

@@ -200,7 +200,7 @@ class CapturePointTask(CoMTask):
             self._edges_for = support
             self._edges = (_NO_EDGES if support is None
                            else np.ascontiguousarray(np.column_stack([support.normals, support.offsets])))
-        self.error, self.error_rate = np.empty(3), np.empty(3)
+        self.error, self.error_rate = self.error_buffers
         offset_x, offset_y = self._cop_offset
         if not _direct.capture_point_rows(robot.com, robot.com_velocity, self.omega, self._gain, offset_x, offset_y,
                                           self._edges, self._state, robot.com_jacobian, robot.v, robot.com_drift,

@@ -69,10 +69,9 @@ class StepState:
         """Start a step: the last solution becomes ``previous``, the overrides and the mode
         are cleared."""
         self.time, self.q, self.v, self.wrenches = time, q, v, wrenches
-        self.previous, self.solution = self.solution, None
-        if self.overrides:
+        self.previous, self.solution, self.mode = self.solution, None, None
+        if self.overrides.active:
             self.overrides.clear()
-        self.mode = None
 
 
 class Stage:
@@ -90,13 +89,22 @@ class SolveStage(Stage):
     one (which never raises)."""
 
     def __init__(self, solver):
-        if not callable(getattr(solver, "solve", None)):
-            raise ValueError(f"solver must have a solve(q, v, overrides) method, got {type(solver).__name__}")
         self.solver = solver
 
     def step(self, state: StepState) -> None:
         """``state.solution = solver.solve(q, v, overrides)``."""
-        state.solution = self.solver.solve(state.q, state.v, state.overrides)
+        state.solution = self._solve(state.q, state.v, state.overrides)
+
+    @property
+    def solver(self):
+        """What this stage solves with (a solver or a failure policy)."""
+        return self._solver
+
+    @solver.setter
+    def solver(self, solver) -> None:
+        if not callable(getattr(solver, "solve", None)):
+            raise ValueError(f"solver must have a solve(q, v, overrides) method, got {type(solver).__name__}")
+        self._solver, self._solve = solver, solver.solve
 
 
 class Pipeline:
@@ -124,12 +132,13 @@ class Pipeline:
         stages, advance the clock, return the step's solution."""
         state = self.state
         state.begin(self.time, q, v, wrenches)
-        for stage in self.stages:
-            stage.step(state)
-        if state.solution is None:
+        for step in self._steps:
+            step(state)
+        solution = state.solution
+        if solution is None:
             raise RuntimeError("no stage set state.solution: the pipeline needs a solve stage")
         self.time += self.dt
-        return state.solution
+        return solution
 
     def insert(self, stage: Stage, *, before: Stage | type | None = None, after: Stage | type | None = None) -> Stage:
         """Add ``stage``: at the end, or just ``before`` / ``after`` a stage (an instance, or
@@ -143,6 +152,7 @@ class Pipeline:
         else:
             index = self.index(before if before is not None else after)
             self.stages.insert(index if before is not None else index + 1, stage)
+        self._steps = tuple(stage.step for stage in self.stages)       # bound once: the loop's path
         return stage
 
     def index(self, stage: Stage | type) -> int:

@@ -48,7 +48,7 @@ class Stance:
         self.make_contact = make_contact
         self._released: dict[str, bool] = {}        # foot -> still counted in the support
         self._version = 0                           # counts this stance's own changes
-        self._support_key = None
+        self._support_epoch = self._support_version = -1
         self._support: SupportPolygon | None = None
 
     # ------------------------------------------------------------------ changes
@@ -86,6 +86,12 @@ class Stance:
 
     # ------------------------------------------------------------------ where the feet are
     @property
+    def changes(self) -> int:
+        """How many times this stance made, released or lifted a foot (with the solver's
+        ``contact_epoch``: what tells that the support polygon may have changed)."""
+        return self._version
+
+    @property
     def in_contact(self) -> list[str]:
         """The feet whose contacts are active (releasing ones included)."""
         return list(self.solver.contacts)
@@ -110,11 +116,11 @@ class Stance:
     def support(self) -> SupportPolygon:
         """The support polygon of the supporting feet's footprints (recomputed only when a
         contact was added, removed, released or re-anchored since the last call)."""
-        key = (self.solver.contact_epoch, self._version)
-        if key != self._support_key:
+        epoch = self.solver.contact_epoch
+        if epoch != self._support_epoch or self._version != self._support_version:
             feet = self.supporting
             if not feet:
                 raise RuntimeError("no foot supports the robot: the support polygon is empty")
             self._support = SupportPolygon(np.vstack([self.footprint(foot) for foot in feet]))
-            self._support_key = key
+            self._support_epoch, self._support_version = epoch, self._version
         return self._support

@@ -55,21 +55,26 @@ class CapturePointStage(Stage):
         if not isinstance(task, CapturePointTask):
             raise ValueError(f"task must be a CapturePointTask, got {type(task).__name__}")
         self.task, self.stance = task, stance
-        self._key = None
+        self._support = self._mode = None                # what the task was last handed
+        self._solver = stance.solver
+        self._epoch = self._changes = -1                 # the contacts' and stance's counts then
         self._standing: tuple[float, float | None] | None = None     # the task's, while not standing
 
     def step(self, state: StepState) -> None:
         """Hand the task this step's support and mode (when they changed)."""
-        self.apply(state.mode or STANDING)
+        mode = state.mode or STANDING
+        if mode is not self._mode or self._solver.contact_epoch != self._epoch or self.stance.changes != self._changes:
+            self.apply(mode)
 
     def apply(self, mode: BalanceMode) -> None:
         """Hand the task the stance's support and ``mode`` now (when either changed): what
         :meth:`step` does, for a controller that switches mode between steps."""
         support = self.stance.support()
-        key = (support, mode)
-        if key == self._key:
+        self._epoch, self._changes = self._solver.contact_epoch, self.stance.changes
+        if support is self._support and (mode is self._mode or mode == self._mode):
+            self._mode = mode
             return
-        self._key = key
+        self._support, self._mode = support, mode
         task = self.task
         if mode == STANDING:
             if self._standing is not None:

@@ -47,7 +47,7 @@ class WrenchRegularization(DiagonalTask):
 
     def __init__(self, weights=DEFAULT_WEIGHTS, *, name: str = "wrench regularisation"):
         super().__init__(6, weight=_checked_weights(weights, "weights"), priority="soft", name=name)
-        self._diagonal_key = None
+        self._columns_for = self._weights_for = None
 
     axis_weights = Setting(_checked_weights, stored="_weight", after="_weight_changed")
     """(6,) weights on ``[f_x, f_y, f_z, m_x, m_y, m_z]`` (read-only; assign a new array to
@@ -66,10 +66,10 @@ class WrenchRegularization(DiagonalTask):
     def diagonal(self, context, targets, weight=None) -> DiagonalCost:
         """``(columns, weights)`` of the cost on the contact variables (targets 0); rebuilt
         when the contacts or the weights change (``weight``: a step's override)."""
-        axis_weights = self.weight if weight is None else weight
-        key = (context.contact_columns, axis_weights)       # one dict per layout: rebuilt with the contacts
-        if self._diagonal_key is None or any(a is not b for a, b in zip(key, self._diagonal_key)):
-            self._diagonal_key = key
+        axis_weights = self._weight if weight is None else weight
+        columns = context.contact_columns           # one dict per layout: rebuilt with the contacts
+        if self._columns_for is not columns or self._weights_for is not axis_weights:
+            self._columns_for, self._weights_for = columns, axis_weights
             self._diagonal = DiagonalCost(*self._columns_and_weights(context, axis_weights))
         return self._diagonal
 

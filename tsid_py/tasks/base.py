@@ -215,7 +215,8 @@ class PDTask(Task):
     """A task asking ``J q̈ + J̇ v = a* = a_ref + Kp e + Kd ė`` on its kept axes.
 
     ``e = x_ref − x`` is the error and ``ė = v_ref − J v`` its rate (both readable after each
-    step as :attr:`error` and :attr:`error_rate`); ``kp`` (1/s²) and ``kd`` (1/s) take a
+    step as :attr:`error` and :attr:`error_rate`: arrays the next step refreshes in place, so
+    copy one to keep its value); ``kp`` (1/s²) and ``kd`` (1/s) take a
     scalar or one value per axis, ``kd`` defaulting to ``2 √kp`` (critically damped).
     Subclasses implement :meth:`kinematics`, and :meth:`apply_target` /
     :meth:`default_target` when their target is not a plain (dim,) vector.
@@ -285,8 +286,11 @@ class PDTask(Task):
     def _configure(self, dim: int) -> None:
         super()._configure(dim)
         self.set_gains(*self._gains)
-        self.error = np.zeros(dim)
-        self.error_rate = np.zeros(dim)
+        #: The buffers the compiled fast paths write the error and its rate into, each step
+        #: (no allocation on the control loop's path): ``error`` and ``error_rate`` are them
+        #: after such a step — copy to keep a value.
+        self.error_buffers = (np.zeros(dim), np.zeros(dim))
+        self.error, self.error_rate = self.error_buffers
         if self.velocity_ref is None or self.velocity_ref.size != dim:
             self._feedforward(None, None)
 

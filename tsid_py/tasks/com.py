@@ -45,7 +45,8 @@ class CoMTask(PDTask):
         """The PD rows from pinocchio's CoM buffers through the compiled function (the
         arrays are the library's own: no dispatcher)."""
         robot = context.robot
-        self.error, self.error_rate = self.position_ref - robot.com, np.empty(3)
+        self.error, self.error_rate = self.error_buffers
+        np.subtract(self.position_ref, robot.com, out=self.error)
         direct.pd_rows(robot.com_jacobian, robot.v, robot.com_drift, self.error, 0, self._rows,
                        self._row_scales[weighted], self.acceleration_ref, self.velocity_ref, self._kp, self._kd,
                        matrix, vector, self.error_rate)

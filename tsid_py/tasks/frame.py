@@ -133,7 +133,7 @@ class FrameTask(PDTask):
         """The PD rows from the frame's sources in one compiled call
         (:func:`~tsid_py.frames.frame_pd_rows`: the frame's Jacobian and drift, the
         placement error, and :meth:`PDTask.write_rows`'s rows)."""
-        self.error, self.error_rate = np.empty(self.dim), np.empty(self.dim)
+        self.error, self.error_rate = self.error_buffers
         direct.frame_pd_rows(*self._sources, context.robot.v, self._translation_ref, self._rotation_ref,
                              self.local, self.components.start, self._rows, self._row_scales[weighted],
                              self.acceleration_ref, self.velocity_ref, self._kp, self._kd, self._jacobian,

@@ -119,7 +119,7 @@ class JointTask(PDTask, DiagonalTask):
             self._kept_columns = self._v_index[self._rows]
             self._columns = index_selector(self._kept_columns)
             self._cost = None
-        self.error, self.error_rate = np.empty(self.dim), np.empty(self.dim)
+        self.error, self.error_rate = self.error_buffers
         kept_weight = self.kept_weight if weight is None else self.kept_weight_of(weight)
         _direct.joint_targets(robot.q, robot.v, self._q_index, self._v_index, self.position_ref, self.velocity_ref,
                               self.acceleration_ref, self._kp, self._kd, self._rows, self._kept_columns, kept_weight,
