@@ -43,12 +43,14 @@ from tsid_py.sim.controllers import quadruped_stance
 
 #: The contact models compared (None: MuJoCo's own for a built model, the file's for MJCF).
 OPTIONS = {
-    "pyramidal, impratio 1": ContactOptions(cone="pyramidal", impratio=1.0),
-    "pyramidal, impratio 10": ContactOptions(cone="pyramidal", impratio=10.0),
-    "elliptic, impratio 1": ContactOptions(cone="elliptic", impratio=1.0),
-    "elliptic, impratio 10": ContactOptions(cone="elliptic", impratio=10.0),
-    "elliptic, impratio 100": ContactOptions(cone="elliptic", impratio=100.0),
-    "pyramidal, no-slip 3": ContactOptions(cone="pyramidal", impratio=1.0, noslip_iterations=3),
+    "pyramidal, impratio 1": ContactOptions(cone="pyramidal", impratio=1.0, point_foot_impedance=None),
+    "pyramidal, impratio 10": ContactOptions(cone="pyramidal", impratio=10.0, point_foot_impedance=None),
+    "elliptic, impratio 1": ContactOptions(cone="elliptic", impratio=1.0, point_foot_impedance=None),
+    "elliptic, impratio 10": ContactOptions(cone="elliptic", impratio=10.0, point_foot_impedance=None),
+    "elliptic, impratio 100": ContactOptions(cone="elliptic", impratio=100.0, point_foot_impedance=None),
+    "pyramidal, no-slip 3": ContactOptions(noslip_iterations=3, point_foot_impedance=None),
+    "feet d 0.999": ContactOptions(point_foot_impedance=0.999),
+    "feet d 0.9999 (default)": ContactOptions(),
 }
 
 

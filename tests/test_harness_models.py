@@ -262,11 +262,11 @@ def test_inertias_mujoco_refuses_are_repaired_with_a_warning(tmp_path):
 
 def test_standing_point_feet_do_not_creep():
     """Go2 holding still on four point feet: the default contact model keeps each foot within
-    a millimetre over 1.5 s; MuJoCo's own defaults (pyramidal cone, impratio 1) let them creep."""
+    a millimetre over 1.5 s; MuJoCo's own contact parameters let them creep."""
     from tsid_py.sim.controllers import quadruped_stance
 
     creep = {}
-    for name, options in {"default": None, "mujoco": ContactOptions(cone="pyramidal", impratio=1.0)}.items():
+    for name, options in {"default": None, "mujoco": ContactOptions(point_foot_impedance=None)}.items():
         robot = load_robot("go2")
         sim = Simulation(robot, contact=options)
         controller = quadruped_stance(robot, sim.timestep)
@@ -281,7 +281,7 @@ def test_standing_point_feet_do_not_creep():
 
 def test_contact_options_are_validated():
     for bad, match in [({"friction": 0.0}, "friction"), ({"cone": "round"}, "cone"), ({"impratio": 0.5}, "impratio"),
-                       ({"noslip_iterations": 1.5}, "noslip_iterations")]:
+                       ({"noslip_iterations": 1.5}, "noslip_iterations"), ({"point_foot_impedance": 1.0}, "impedance")]:
         with pytest.raises(ValueError, match=match):
             ContactOptions(**bad)
 

@@ -7,7 +7,7 @@ configuration (``X_foot = X_body · X_offset``), so the feet of any model — th
 the harness adds to a URDF, or an MJCF file's own foot geoms — are read the same way.
 
 A foot's collision geoms are those of its rigid body (MuJoCo bodies welded together) that
-collide; when several feet share a rigid body, each geom belongs to the nearest foot frame.
+collide (by ``contype``/``conaffinity`` or an explicit ``<pair>``); when several feet share a rigid body, each geom belongs to the nearest foot frame.
 """
 
 from __future__ import annotations
@@ -115,8 +115,9 @@ class Feet:
         welds = model.body_weldid[self.bodies]
         origins = data.xpos[self.bodies] + np.einsum("kij,kj->ki", data.xmat[self.bodies].reshape(-1, 3, 3),
                                                      self.offsets)
+        paired = set(model.pair_geom1) | set(model.pair_geom2)     # explicit <pair> contacts
         for geom in range(model.ngeom):
-            if not (model.geom_contype[geom] or model.geom_conaffinity[geom]):
+            if not (model.geom_contype[geom] or model.geom_conaffinity[geom] or geom in paired):
                 continue
             candidates = np.flatnonzero(welds == model.body_weldid[model.geom_bodyid[geom]])
             if candidates.size:

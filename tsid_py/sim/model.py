@@ -6,7 +6,8 @@ inertias are the ones pinocchio read. On top of it:
 
 * a free joint on the root body for a floating-base robot (named as pinocchio's root joint),
   unless the file's own ``floating`` joint is there;
-* a floor plane, and the contact model of :mod:`tsid_py.sim.contact`;
+* a floor plane, and the contact model of :mod:`tsid_py.sim.contact` (MuJoCo's options;
+  point feet stiffer, so that they do not creep);
 * foot collision geometry at the contact frames: a box the size of the sole rectangle for
   a humanoid (``robot.sole_size``), a sphere of ``robot.foot_radius`` for point feet; the
   URDF's own collision geometry is left out;
@@ -23,6 +24,7 @@ readable, else dropped, with one warning that lists them: the physics never depe
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import warnings
 import xml.etree.ElementTree as ElementTree
@@ -56,7 +58,7 @@ def build_model(robot, *, timestep: float = 1e-3, friction: float | None = None,
 def _contact(contact: ContactOptions | None, friction: float | None) -> ContactOptions:
     contact = contact or DEFAULT_CONTACT
     if friction is not None:
-        contact = ContactOptions(friction, contact.cone, contact.impratio, contact.noslip_iterations)
+        contact = dataclasses.replace(contact, friction=friction)
     return contact
 
 
@@ -81,7 +83,7 @@ def build_urdf_model(robot, *, timestep: float, visual: bool, contact: ContactOp
         geom.contype = geom.conaffinity = 0
         geom.group = 1
     add_floor(spec, contact.sliding)
-    _add_feet(spec, robot, mujoco, contact.sliding)
+    _add_feet(spec, robot, mujoco, contact)
     repair_inertias(spec, robot.source.path if robot.source else robot.name)
     spec.visual.global_.offwidth, spec.visual.global_.offheight = 640, 480
     return spec.compile()
@@ -164,8 +166,9 @@ class _MeshResolver:
 
 
 # ---------------------------------------------------------------------------------- feet
-def _add_feet(spec, robot, mujoco, friction) -> None:
-    """Collision geometry at each foot frame, attached to the body of its parent joint."""
+def _add_feet(spec, robot, mujoco, contact: ContactOptions) -> None:
+    """Collision geometry at each foot frame, attached to the body of its parent joint, with
+    the contact model's parameters."""
     import pinocchio as pin
 
     model = robot.model
@@ -188,7 +191,8 @@ def _add_feet(spec, robot, mujoco, friction) -> None:
             centre = placement.translation + placement.rotation @ np.array([0.0, 0.0, radius])
             geom = body.add_geom(name=f"{foot}_sphere", type=mujoco.mjtGeom.mjGEOM_SPHERE,
                                  size=[radius, 0, 0], pos=centre)
-        geom.friction = friction
+            contact.apply_to_point_foot(geom)
+        geom.friction = contact.sliding
         geom.mass = 0.0
         geom.contype = geom.conaffinity = 1
         geom.condim = 3 if robot.sole_size is None else 4
