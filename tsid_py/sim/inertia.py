@@ -92,6 +92,7 @@ class InertiaRepair:
         return float(np.linalg.norm(self.inertia_after - self.inertia_before))
 
     def describe(self) -> str:
+        """One line: the body, its principal moments before and after, the change, the mass."""
         before = np.linalg.eigvalsh(self.inertia_before)
         after = np.linalg.eigvalsh(self.inertia_after)
         scale = np.linalg.norm(self.inertia_before)

@@ -152,8 +152,11 @@ class Simulation:
     def foot_pose(self, foot: str) -> tuple[float, np.ndarray]:
         """``(tilt, position)`` of a foot frame (a sole's centre or a sphere foot's contact
         point): the angle (rad) between its z axis and the vertical, and its world position
-        (3,), m. For point feet as for soles: the horizontal drift of ``position`` while the
-        foot is held on the ground is its slip."""
+        (3,), m. For point feet as for soles, the horizontal drift of ``position`` while the
+        foot is held on the ground is its slip (a sphere that rolls by θ without slipping
+        moves its contact frame, a point of its surface, by only ``r (θ − sin θ) ≈ r θ³/6``).
+        A sphere foot's tilt is its body's rotation since the posture that placed the frame:
+        it rolls, so a large tilt is no sign of a fall, as it is for a sole."""
         rotation, position = self.feet.pose(self.data, foot)
         return _tilt(rotation), position
 
