@@ -11,19 +11,25 @@ gives the largest horizontal displacement of a foot's contact point over ``--dur
 the median time of a physics step. ``--mjcf`` adds a robot read from an MJCF file, simulated as
 shipped (its own options, then each option set), its contact points ``--foot-radius`` below
 the ``--feet`` frames (sphere centres). Measured on this machine (MuJoCo 4.0), 5 s, slip of the
-worst foot and median physics step:
+worst foot and median physics step (``feet d``: the impedance of the harness's sphere feet,
+:attr:`~tsid_py.sim.contact.ContactOptions.point_foot_impedance`; a file's own feet keep theirs):
 
-=====================================  ================  ================  =====================
-contact model                          go2 (URDF)        solo12 (URDF)     Unitree go2.xml
-=====================================  ================  ================  =====================
-pyramidal, impratio 1 (MuJoCo's)       94.2 mm, 16.6 µs  59.3 mm, 16.2 µs  35.6 mm, 26.7 µs
-pyramidal, impratio 10                 13.8 mm, 16.1 µs  10.4 mm, 16.2 µs   4.6 mm, 26.8 µs
-elliptic, impratio 1                   42.9 mm, 15.5 µs  28.5 mm, 15.6 µs  14.2 mm, 24.5 µs
-elliptic, impratio 10                   3.9 mm, 15.7 µs   2.7 mm, 15.3 µs   1.7 mm, 24.7 µs
-elliptic, impratio 100 (the default)    0.4 mm, 15.7 µs   0.3 mm, 15.8 µs   0.2 mm, 24.7 µs
-pyramidal, no-slip 3 iterations         0.0 mm, 19.5 µs   0.0 mm, 19.8 µs   3.1 mm, 44.4 µs
-the file's own (elliptic, impratio 100)                                     0.2 mm, 24.8 µs
-=====================================  ================  ================  =====================
+======================================  ================  ================  ================
+contact model                           go2 (URDF)        solo12 (URDF)     Unitree go2.xml
+======================================  ================  ================  ================
+pyramidal, impratio 1 (MuJoCo's)        94.2 mm, 15.9 µs  59.3 mm, 15.9 µs  35.6 mm, 26.8 µs
+pyramidal, impratio 10                  13.8 mm, 15.8 µs  10.4 mm, 15.9 µs   4.6 mm, 26.9 µs
+elliptic, impratio 1                    42.9 mm, 15.4 µs  28.5 mm, 15.4 µs  14.2 mm, 24.9 µs
+elliptic, impratio 10                    3.9 mm, 15.6 µs   2.7 mm, 15.6 µs   1.7 mm, 25.0 µs
+elliptic, impratio 100                   0.4 mm, 15.5 µs   0.3 mm, 15.5 µs   0.2 mm, 24.9 µs
+pyramidal, no-slip 3 iterations          0.0 mm, 19.4 µs   0.0 mm, 19.3 µs   3.1 mm, 44.8 µs
+pyramidal, feet d 0.999                  1.5 mm, 15.9 µs   1.1 mm, 15.9 µs
+pyramidal, feet d 0.9999 (the default)   0.15 mm, 16.0 µs  0.11 mm, 15.9 µs
+the file's own (elliptic, impratio 100)                                      0.2 mm, 25.0 µs
+======================================  ================  ================  ================
+
+The global options stiffen the humanoids' soles too, and the built-in G1 then falls on its 3 m
+walk (see :mod:`tsid_py.sim.contact`): the default stiffens the point feet only.
 """
 
 from __future__ import annotations
