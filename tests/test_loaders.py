@@ -133,3 +133,26 @@ def test_mjcf_robot_pickles_and_copies_with_its_source_and_postures():
         assert clone.source == robot.source and list(clone.postures) == list(robot.postures)
         np.testing.assert_array_equal(clone.postures["straight"], robot.postures["straight"])
         np.testing.assert_allclose(clone.com_at(clone.postures["straight"]), robot.com_at(robot.postures["straight"]))
+
+
+def test_joints_inside_composite_joints_are_addressed_by_their_file_names():
+    """An MJCF body with several joints is one composite joint in pinocchio; the robot still
+    lists and indexes each of the file's joints, so posture tasks and limits include them."""
+    import mujoco
+
+    robot = tp.Robot.from_mjcf(BIPED)
+    model = mujoco.MjModel.from_xml_path(str(BIPED))
+    file_joints = [model.joint(j).name for j in range(1, model.njnt)]       # all but the free joint
+    assert robot.joint_names == file_joints
+    for name in file_joints:
+        assert robot.has_1dof_joint(name)
+        assert robot.joint_v_index(name) == _dof(robot, name)
+        assert robot.joint_q_index(name) == robot.joint_v_index(name) + 1   # after the free flyer's quaternion
+        low, high = model.joint(name).range
+        assert robot.model.lowerPositionLimit[robot.joint_q_index(name)] == low
+        assert robot.model.upperPositionLimit[robot.joint_q_index(name)] == high
+    posture = tp.tasks.JointTask(robot.q_ref)
+    solver = tp.DynamicsSolver(robot, dt=1e-3)
+    solver.add_task(posture)
+    assert posture.dimension(robot) == robot.na == len(file_joints)
+    assert sorted(robot.joint_v_index(name) for name in robot.joint_names) == list(range(6, robot.nv))

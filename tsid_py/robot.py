@@ -191,15 +191,26 @@ class Robot:
                    postures=loaded.postures)
 
     def _build_joint_maps(self) -> None:
-        """Name → (q index, v index) for the 1-dof actuated joints, and their limits."""
+        """Name → (q index, v index) for the 1-dof actuated joints, and their limits. The 1-dof
+        joints inside a composite joint (an MJCF body with several joints) are listed by the
+        file's names (:attr:`ModelSource.components`) in place of the composite's."""
         model = self.model
         first = 2 if self.floating_base else 1
+        components: dict[int, list[tuple[str, int]]] = {}
+        for name, joint_id, position in (self.source.components if self.source is not None else ()):
+            components.setdefault(joint_id, []).append((name, position))
         self.joint_names: list[str] = []
         self._joint_q_index: dict[str, int] = {}
         self._joint_v_index: dict[str, int] = {}
         for joint_id in range(first, model.njoints):
             joint = model.joints[joint_id]
             name = model.names[joint_id]
+            if joint_id in components:
+                for part, position in components[joint_id]:
+                    self.joint_names.append(part)
+                    self._joint_q_index[part] = joint.idx_q + position
+                    self._joint_v_index[part] = joint.idx_v + position
+                continue
             self.joint_names.append(name)
             if joint.nq == 1 and joint.nv == 1:
                 self._joint_q_index[name] = joint.idx_q

@@ -5,6 +5,9 @@ becomes one composite joint —, inertias, including those MuJoCo derives from t
 joint ranges, armature). MuJoCo's parser (imported only here, lazily) adds what pinocchio does
 not read:
 
+* **joint names** inside composite joints: the file's 1-dof joints by their own names
+  (:attr:`~tsid_py.loaders.source.ModelSource.components`), so that a robot addresses them as
+  it does any other joint;
 * **postures**: the file's ``<keyframe>`` keys, by name and in file order (pinocchio converts
   their ``qpos`` to its own conventions); the first one is the default, else ``qpos0`` (the
   bodies as placed in the file).
@@ -42,7 +45,8 @@ def load_mjcf(path) -> LoadedModel:
     _set_effort_limits(model, mj, path)
     postures = _postures(model, mj)
     floating = model.njoints > 1 and model.joints[1].shortname() == "JointModelFreeFlyer"
-    source = ModelSource(path=path, kind="mjcf", root_joint=model.names[1] if floating else None)
+    source = ModelSource(path=path, kind="mjcf", root_joint=model.names[1] if floating else None,
+                         components=_composite_components(model, mj))
     return LoadedModel(model, source, postures, next(iter(postures)) if postures else None)
 
 
@@ -123,6 +127,27 @@ def _set_effort_limits(model: pin.Model, mj, path: str) -> None:
     effort = np.array(model.effortLimit, dtype=float)
     effort[first:] = limits[first:]
     model.effortLimit = effort
+
+
+def _composite_components(model: pin.Model, mj) -> tuple[tuple[str, int, int], ...]:
+    """``(name, composite joint id, position)`` of the hinge and slide joints of each body
+    pinocchio made one composite joint of (all of them 1-dof: else the composite is left out)."""
+    import mujoco
+
+    components = []
+    for joint_id in range(1, model.njoints):
+        if model.joints[joint_id].shortname() != "JointModelComposite":
+            continue
+        body = next(frame.name for frame in model.frames
+                    if frame.parentJoint == joint_id and frame.type == pin.FrameType.BODY)
+        body_id = mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_BODY, body)
+        joints = range(mj.body_jntadr[body_id], mj.body_jntadr[body_id] + mj.body_jntnum[body_id])
+        if any(int(mj.jnt_type[joint]) not in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE)
+               for joint in joints):
+            continue
+        components += [(mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_JOINT, joint) or f"{model.names[joint_id]}_{k}",
+                        joint_id, k) for k, joint in enumerate(joints)]
+    return tuple(components)
 
 
 def _postures(model: pin.Model, mj) -> dict[str, np.ndarray]:

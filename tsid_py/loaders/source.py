@@ -38,6 +38,8 @@ class ModelSource:
     root_added : whether that free flyer was added by the loader (not in the file).
     mimic : the URDF's mimic couplings; the model (and the simulator) treat these joints as
         independent actuated joints, see :func:`tsid_py.loaders.urdf.load_urdf`.
+    components : the file's 1-dof joints that pinocchio merged into a composite joint (an MJCF
+        body with several joints), as ``(name, composite joint id, position in it)``.
     """
 
     path: str
@@ -46,6 +48,7 @@ class ModelSource:
     root_joint: str | None = None
     root_added: bool = False
     mimic: tuple[MimicJoint, ...] = ()
+    components: tuple[tuple[str, int, int], ...] = ()
 
     def __post_init__(self):
         if self.kind not in KINDS:
