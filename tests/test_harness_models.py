@@ -317,3 +317,9 @@ def test_nearest_valid_inertia_is_the_projection(rng):
                                        f'fullinertia="{" ".join(f"{x:.17g}" for x in six)}"/></body></worldbody></mujoco>')
     valid = np.diag([1.0, 2.0, 2.5])
     np.testing.assert_array_equal(nearest_valid_inertia(valid), valid)
+
+
+def test_a_foot_without_collision_geometry_is_named():
+    robot = tp.Robot.from_mjcf(BIPED, feet=["left_sole", "left_thigh"], sole_size=(0.2, 0.1))
+    with pytest.raises(ValueError, match=r"feet \['left_thigh'\] have no collision geometry .*\['left_thigh'\]"):
+        Simulation(robot)
