@@ -82,11 +82,17 @@ def build_urdf_model(robot, *, timestep: float, visual: bool, contact: ContactOp
     for geom in spec.geoms:        # the URDF's visuals never collide
         geom.contype = geom.conaffinity = 0
         geom.group = 1
+    for mesh in spec.meshes:       # nor weigh (inertiafromgeom is off): a flat mesh's volume is no error
+        mesh.inertia = mujoco.mjtMeshInertia.mjMESH_INERTIA_SHELL
     add_floor(spec, contact.sliding)
     _add_feet(spec, robot, mujoco, contact)
-    repair_inertias(spec, robot.source.path if robot.source else robot.name)
+    filename = robot.source.path if robot.source else robot.name
+    repair_inertias(spec, filename)
     spec.visual.global_.offwidth, spec.visual.global_.offheight = 640, 480
-    return spec.compile()
+    try:
+        return spec.compile()
+    except ValueError as exc:
+        raise ValueError(f"{filename}: MuJoCo cannot compile the model built from this URDF: {exc}") from None
 
 
 # ---------------------------------------------------------------------------------- URDF text

@@ -77,7 +77,6 @@ class Simulation:
         self._push_body = None
         self._push_until = -1.0
         self._pin_data = robot.model.createData()     # the harness's own: the robot's is the controller's
-        self._q, self._v = np.empty(robot.nq), np.empty(robot.nv)
         self.reset(robot.q_ref, robot.zero_velocity())
 
     def _scale_body(self, body: str, factor: float) -> None:
@@ -109,6 +108,7 @@ class Simulation:
 
     @property
     def time(self) -> float:
+        """Simulated time, s."""
         return float(self.data.time)
 
     # ------------------------------------------------------------------ stepping
