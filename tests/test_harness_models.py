@@ -190,6 +190,10 @@ def test_urdf_visuals_fall_back_to_collision_geometry(tmp_path):
     robot = tp.Robot.from_urdf(urdf, mimic="independent")
     with pytest.warns(UserWarning, match=r"links 'carriage' are shown with their collision geometry, 'rotor' without"):
         sim = Simulation(robot, visual=True)
+    packaged = tmp_path / "packaged.urdf"
+    packaged.write_text(text.replace('filename="missing.stl"', 'filename="package://robot/meshes/rotor.stl"'))
+    with pytest.warns(UserWarning, match="package:// paths resolve against the robot's package_dirs, and it has none"):
+        Simulation(tp.Robot.from_urdf(packaged, mimic="independent"), visual=True)
     boxes = [g for g in range(sim.model.ngeom) if sim.model.geom_bodyid[g] == sim.model.body("carriage").id]
     assert [sim.model.geom_type[g] for g in boxes] == [mujoco.mjtGeom.mjGEOM_BOX]
     assert sim.model.geom_contype[boxes[0]] == 0 and sim.model.geom_conaffinity[boxes[0]] == 0

@@ -125,7 +125,9 @@ def prepared_urdf(robot, visual: bool = False) -> str:
         for element in shown:
             link.append(element)
     if replaced or dropped:
-        warnings.warn(f"{path}: visual meshes MuJoCo cannot read (Collada) or that are missing: links "
+        hint = (" (package:// paths resolve against the robot's package_dirs, and it has none)"
+                if resolver.unresolved_package and not robot.package_dirs else "")
+        warnings.warn(f"{path}: visual meshes MuJoCo cannot read (Collada) or that are missing{hint}: links "
                       f"{_names(replaced)} are shown with their collision geometry, {_names(dropped)} without "
                       "visuals (the simulated physics does not depend on them)", UserWarning, stacklevel=4)
     compiler = ElementTree.Element("compiler", discardvisual="false" if visual else "true", fusestatic="true",
@@ -148,12 +150,15 @@ class _MeshResolver:
     def __init__(self, urdf: str, package_dirs):
         self.folder = os.path.dirname(os.path.abspath(urdf))
         self.package_dirs = list(package_dirs)
+        self.unresolved_package = False
 
     def resolve(self, filename: str) -> str | None:
         if filename.startswith("package://"):
             relative = filename[len("package://"):]
             candidates = [os.path.join(folder, relative) for folder in self.package_dirs]
-            return next((c for c in candidates if os.path.isfile(c)), None)
+            found = next((c for c in candidates if os.path.isfile(c)), None)
+            self.unresolved_package |= found is None
+            return found
         filename = filename[len("file://"):] if filename.startswith("file://") else filename
         path = filename if os.path.isabs(filename) else os.path.join(self.folder, filename)
         return path if os.path.isfile(path) else None
