@@ -11,6 +11,9 @@ import numpy as np
 import pinocchio as pin
 
 from ._validation import as_vector
+from .loaders.mjcf import load_mjcf
+from .loaders.source import ModelSource
+from .loaders.urdf import load_urdf
 
 #: A quaternion whose norm is this close to 1 is normalised; farther away it is an error.
 QUATERNION_TOLERANCE = 1e-3
@@ -52,14 +55,20 @@ class Robot:
         urdf_path: str | None = None,
         package_dirs: Sequence[str] = (),
         end_effector: str | None = None,
+        source: ModelSource | None = None,
+        postures: dict[str, np.ndarray] | None = None,
         profile=None,
     ):
         self.model = model
         self.data = model.createData()
         self._bind_data_views()
         self.name = name
-        self.urdf_path = urdf_path
-        self.package_dirs = list(package_dirs)
+        if source is None and urdf_path is not None:
+            source = ModelSource(path=os.fspath(urdf_path), kind="urdf", package_dirs=tuple(package_dirs))
+        #: The file the model was read from and the loader's choices (None: built in code).
+        self.source = source
+        self.urdf_path = source.path if source is not None and source.kind == "urdf" else None
+        self.package_dirs = list(package_dirs or (source.package_dirs if source is not None else ()))
         self.floating_base = model.joints[1].shortname() == "JointModelFreeFlyer" if model.njoints > 1 else False
         self.nq, self.nv = model.nq, model.nv
         self.na = self.nv - 6 if self.floating_base else self.nv
@@ -74,6 +83,9 @@ class Robot:
         self.foot_radius = foot_radius
         self.end_effector = end_effector
         self.q_ref = pin.neutral(model) if q_ref is None else self.check_configuration(q_ref, "q_ref")
+        #: Named configurations from the model file (an MJCF's keyframes), name → q (nq,).
+        self.postures = {key: self.check_configuration(value, f"postures[{key!r}]")
+                         for key, value in (postures or {}).items()}
         self._build_joint_maps()
         #: The state of the last update: the robot's own arrays (an update copies into them).
         self.q = self.q_ref.copy()
@@ -122,13 +134,16 @@ class Robot:
         foot_radius: float = 0.0,
         q_ref: np.ndarray | None = None,
         end_effector: str | None = None,
+        mimic: str | None = None,
     ) -> "Robot":
-        """Load a URDF; ``floating_base`` adds a free-flyer root joint (7 q, 6 v).
+        """Load a URDF (:func:`tsid_py.loaders.urdf.load_urdf`: continuous, floating, planar
+        and mimic joints); ``floating_base`` adds a free-flyer root joint (7 q, 6 v).
 
         Parameters
         ----------
         path : the URDF file (``ValueError`` if it does not exist).
-        floating_base : add a free-flyer root joint (7 q, 6 v) instead of a fixed base.
+        floating_base : add a free-flyer root joint (7 q, 6 v) instead of a fixed base (a
+            ``floating`` joint on the file's root link is that free flyer).
         package_dirs : folders that replace ``package://`` in the URDF's mesh paths (the
             simulator's visual model reads them).
         name : the robot's name in reports and errors.
@@ -137,14 +152,48 @@ class Robot:
         foot_radius : the radius of a point foot's sphere, centred at the foot frame, m.
         q_ref : the reference configuration (nq,) (default: pinocchio's neutral one).
         end_effector : the name of the end-effector frame, if any.
+        mimic : None (warn about mimic joints, loaded as independent joints) or
+            ``"independent"`` (the same, silently).
         """
-        path = os.fspath(path)
-        if not os.path.isfile(path):
-            raise ValueError(f"path must be an existing URDF file, got {path!r}")
-        root = pin.JointModelFreeFlyer() if floating_base else None
-        model = pin.buildModelFromUrdf(path, root) if root is not None else pin.buildModelFromUrdf(path)
-        return cls(model, name=name, feet=feet, sole_size=sole_size, foot_radius=foot_radius, q_ref=q_ref,
-                   urdf_path=path, package_dirs=package_dirs or (), end_effector=end_effector)
+        loaded = load_urdf(path, floating_base, package_dirs, mimic=mimic)
+        return cls(loaded.model, name=name, feet=feet, sole_size=sole_size, foot_radius=foot_radius, q_ref=q_ref,
+                   package_dirs=loaded.source.package_dirs, end_effector=end_effector, source=loaded.source)
+
+    @classmethod
+    def from_mjcf(
+        cls,
+        path: str | os.PathLike,
+        *,
+        posture: str | None = None,
+        name: str | None = None,
+        feet: Sequence[str] = (),
+        sole_size: tuple[float, float] | None = None,
+        foot_radius: float = 0.0,
+        q_ref: np.ndarray | None = None,
+        end_effector: str | None = None,
+    ) -> "Robot":
+        """Load an MJCF file (:func:`tsid_py.loaders.mjcf.load_mjcf`): a ``<freejoint>`` on
+        the root body makes a floating base; the keyframes become :attr:`postures`.
+
+        Parameters
+        ----------
+        path : the MJCF file (``ValueError`` if it does not exist).
+        posture : the keyframe ``q_ref`` starts from (default: the file's first keyframe,
+            else ``qpos0``); ``KeyError`` naming the keyframes if it is not one.
+        name : the robot's name (default: the file's model name).
+        feet, sole_size, foot_radius, end_effector : as for :meth:`from_urdf`.
+        q_ref : the reference configuration (nq,), instead of a keyframe.
+        """
+        loaded = load_mjcf(path)
+        if posture is not None and posture not in loaded.postures:
+            raise KeyError(f"posture {posture!r} is not a keyframe of {loaded.source.path}; "
+                           f"keyframes: {list(loaded.postures)}")
+        if q_ref is None:
+            chosen = posture or loaded.default_posture
+            q_ref = loaded.postures[chosen] if chosen is not None else None
+        return cls(loaded.model, name=name or loaded.model.name or "robot", feet=feet, sole_size=sole_size,
+                   foot_radius=foot_radius, q_ref=q_ref, end_effector=end_effector, source=loaded.source,
+                   postures=loaded.postures)
 
     #: The OpenSim model this robot was read from (:meth:`from_osim`), else None: its
     #: coordinates (the map to pinocchio's q and v, with coupled joints), bodies, markers, path.
@@ -170,15 +219,26 @@ class Robot:
         return robot
 
     def _build_joint_maps(self) -> None:
-        """Name → (q index, v index) for the 1-dof actuated joints, and their limits."""
+        """Name → (q index, v index) for the 1-dof actuated joints, and their limits. The 1-dof
+        joints inside a composite joint (an MJCF body with several joints) are listed by the
+        file's names (:attr:`ModelSource.components`) in place of the composite's."""
         model = self.model
         first = 2 if self.floating_base else 1
+        components: dict[int, list[tuple[str, int]]] = {}
+        for name, joint_id, position in (self.source.components if self.source is not None else ()):
+            components.setdefault(joint_id, []).append((name, position))
         self.joint_names: list[str] = []
         self._joint_q_index: dict[str, int] = {}
         self._joint_v_index: dict[str, int] = {}
         for joint_id in range(first, model.njoints):
             joint = model.joints[joint_id]
             name = model.names[joint_id]
+            if joint_id in components:
+                for part, position in components[joint_id]:
+                    self.joint_names.append(part)
+                    self._joint_q_index[part] = joint.idx_q + position
+                    self._joint_v_index[part] = joint.idx_v + position
+                continue
             self.joint_names.append(name)
             if joint.nq == 1 and joint.nv == 1:
                 self._joint_q_index[name] = joint.idx_q

@@ -1,6 +1,7 @@
 """MuJoCo harness for the demos: the same robot, simulated by a real physics engine."""
 
+from .contact import DEFAULT_CONTACT, ContactOptions
 from .model import build_model
 from .simulation import Simulation
 
-__all__ = ["Simulation", "build_model"]
+__all__ = ["Simulation", "build_model", "ContactOptions", "DEFAULT_CONTACT"]

@@ -1,106 +1,185 @@
-"""Build a MuJoCo model from the same URDF as a :class:`~tsid_py.Robot`.
+"""Build the MuJoCo model of a :class:`~tsid_py.Robot`: from its URDF (here) or, for a robot
+read from an MJCF file, that file as shipped (:mod:`tsid_py.sim.shipped`).
 
 The URDF goes through MuJoCo's own parser (``MjSpec``), so the links, joints, masses and
 inertias are the ones pinocchio read. On top of it:
 
-* a free joint on the root body for a floating-base robot;
-* a floor plane;
+* a free joint on the root body for a floating-base robot (named as pinocchio's root joint),
+  unless the file's own ``floating`` joint is there;
+* a floor plane, and the contact model of :mod:`tsid_py.sim.contact` (MuJoCo's options;
+  point feet stiffer, so that they do not creep);
 * foot collision geometry at the contact frames: a box the size of the sole rectangle for
-  a humanoid (``robot.sole_size``), a sphere of ``robot.foot_radius`` for point feet;
-* the URDF's joint damping and dry friction are removed, so that MuJoCo integrates the same
-  rigid-body dynamics pinocchio models (``M q̈ + h = τ + Σ Jᵀ f``).
+  a humanoid (``robot.sole_size``), a sphere of ``robot.foot_radius`` for point feet; the
+  URDF's own collision geometry is left out;
+* the URDF's joint damping, dry friction and MuJoCo's mimic couplings are removed, so that
+  MuJoCo integrates the same rigid-body dynamics pinocchio models (``M q̈ + h = τ + Σ Jᵀ f``);
+* inertias MuJoCo refuses replaced by the nearest valid ones (:mod:`tsid_py.sim.inertia`),
+  with a warning that says by how much.
 
-With ``visual=True`` the URDF's meshes are kept as non-colliding visuals (their
-``package://`` paths are rewritten to the installed files), for the viewer.
+With ``visual=True`` the URDF's meshes are kept as non-colliding visuals (``package://`` paths
+resolved against the robot's package folders). A visual mesh MuJoCo cannot read (Collada
+``.dae``) or that is missing is replaced by its link's collision geometry when that is
+readable, else dropped, with one warning that lists them: the physics never depends on them.
 """
 
 from __future__ import annotations
 
-import re
+import dataclasses
+import os
+import warnings
+import xml.etree.ElementTree as ElementTree
 
 import numpy as np
 
+from .contact import DEFAULT_CONTACT, ContactOptions, add_floor
+from .engine import import_mujoco
+from .inertia import repair_inertias
+
 #: Thickness of a sole box, m (its bottom face is the sole plane).
 SOLE_THICKNESS = 0.02
-
-
-def _import_mujoco():
-    try:
-        import mujoco
-    except ImportError as exc:  # the sim extra is optional
-        raise ModuleNotFoundError("MuJoCo is needed for simulation: pip install 'tsid_py[sim]'") from exc
-    return mujoco
-
-
-def prepared_urdf(robot, visual: bool = False) -> str:
-    """The robot's URDF text ready for MuJoCo's parser."""
-    if robot.urdf_path is None:
-        raise ValueError("robot has no URDF path: build it with Robot.from_urdf or tsid_py.robots.load")
-    with open(robot.urdf_path) as handle:
-        text = handle.read()
-    if visual:
-        text = re.sub(r"<link\b[^>]*?(?:/>|>.*?</link>)", _decodable_visuals, text, flags=re.S)
-    text = re.sub(r"<collision\b.*?</collision>", "", text, flags=re.S)
-    if visual:
-        for package_dir in robot.package_dirs:
-            text = text.replace("package://", package_dir.rstrip("/") + "/")
-    else:
-        text = re.sub(r"<visual>.*?</visual>", "", text, flags=re.S)
-    compiler = '<mujoco><compiler discardvisual="{}" fusestatic="true" balanceinertia="false" ' \
-               'strippath="false" angle="radian"/></mujoco>'.format("false" if visual else "true")
-    return re.sub(r"(<robot[^>]*>)", r"\1" + compiler, text, count=1)
-
-
 #: Mesh formats MuJoCo reads; others (Collada .dae, as in Go2's and Panda's visuals) it refuses.
 MUJOCO_MESH_FORMATS = (".stl", ".obj", ".msh")
 
 
-def _decodable_visuals(link: re.Match) -> str:
-    """A URDF ``<link>`` whose visual meshes MuJoCo cannot read shows its collision geometry
-    instead (collision meshes are usually STL); the physics is not affected (the URDF's
-    collisions never collide here, see :func:`build_model`)."""
-    text = link.group(0)
-    meshes = re.findall(r'<visual\b.*?filename="([^"]+)"', text, flags=re.S)
-    if all(mesh.lower().endswith(MUJOCO_MESH_FORMATS) for mesh in meshes):
-        return text
-    text = re.sub(r"<visual\b.*?</visual>", "", text, flags=re.S)
-    return re.sub(r"<collision\b(.*?)</collision>", r"<visual\1</visual>", text, flags=re.S)
+def build_model(robot, *, timestep: float = 1e-3, friction: float | None = None, visual: bool = False,
+                contact: ContactOptions | None = None):
+    """An ``mujoco.MjModel`` of ``robot`` standing on a floor (see the module). ``contact``
+    (default :data:`~tsid_py.sim.contact.DEFAULT_CONTACT`, with ``friction`` if given) sets the
+    contact model; an MJCF robot keeps its file's own unless ``contact`` or ``friction`` is given."""
+    source = robot.source
+    if source is not None and source.kind == "mjcf":
+        from .shipped import build_shipped_model
+
+        return build_shipped_model(robot, timestep=timestep, visual=visual,
+                                   contact=_contact(contact, friction) if contact or friction else None)
+    return build_urdf_model(robot, timestep=timestep, visual=visual, contact=_contact(contact, friction))
 
 
-def build_model(robot, *, timestep: float = 1e-3, friction: float = 1.0, visual: bool = False):
-    """An ``mujoco.MjModel`` of ``robot`` standing on a floor."""
-    mujoco = _import_mujoco()
+def _contact(contact: ContactOptions | None, friction: float | None) -> ContactOptions:
+    contact = contact or DEFAULT_CONTACT
+    if friction is not None:
+        contact = dataclasses.replace(contact, friction=friction)
+    return contact
+
+
+def build_urdf_model(robot, *, timestep: float, visual: bool, contact: ContactOptions):
+    """The MuJoCo model built from ``robot``'s URDF (see the module)."""
+    mujoco = import_mujoco()
     spec = mujoco.MjSpec.from_string(prepared_urdf(robot, visual))
     spec.option.timestep = timestep
     spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
-    if robot.floating_base:
-        spec.worldbody.first_body().add_freejoint(name="root")
+    contact.apply(spec)
+    root = robot.model.names[1] if robot.floating_base else None
+    if root is not None and root not in [joint.name for joint in spec.joints]:
+        spec.worldbody.first_body().add_freejoint(name=root)
     for joint in spec.joints:
         joint.damping = np.zeros_like(np.atleast_1d(joint.damping))
         joint.frictionloss = 0.0
         joint.armature = 0.0
+    for equality in list(spec.equalities):   # MuJoCo couples mimic joints; pinocchio's model does not
+        if equality.type == mujoco.mjtEq.mjEQ_JOINT:
+            spec.delete(equality)
     for geom in spec.geoms:        # the URDF's visuals never collide
         geom.contype = geom.conaffinity = 0
         geom.group = 1
-    floor = spec.worldbody.add_geom(name="floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 0.05])
-    _checker_floor(spec, floor, mujoco)
-    floor.friction = [friction, 0.005, 0.0001]
-    _add_feet(spec, robot, mujoco, friction)
+    for mesh in spec.meshes:       # nor weigh (inertiafromgeom is off): a flat mesh's volume is no error
+        mesh.inertia = mujoco.mjtMeshInertia.mjMESH_INERTIA_SHELL
+    add_floor(spec, contact.sliding)
+    _add_feet(spec, robot, mujoco, contact)
+    filename = robot.source.path if robot.source else robot.name
+    repair_inertias(spec, filename)
     spec.visual.global_.offwidth, spec.visual.global_.offheight = 640, 480
-    return spec.compile()
+    try:
+        return spec.compile()
+    except ValueError as exc:
+        raise ValueError(f"{filename}: MuJoCo cannot compile the model built from this URDF: {exc}") from None
 
 
-def _checker_floor(spec, floor, mujoco) -> None:
-    """A grey checker texture on the floor, 0.5 m squares (visual only: it shows motion on video)."""
-    spec.add_texture(name="checker", type=mujoco.mjtTexture.mjTEXTURE_2D, builtin=mujoco.mjtBuiltin.mjBUILTIN_CHECKER,
-                     rgb1=[0.72, 0.74, 0.77], rgb2=[0.58, 0.60, 0.64], width=64, height=64)
-    material = spec.add_material(name="checker", texrepeat=[2, 2], texuniform=True)
-    material.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = "checker"
-    floor.material = "checker"
+# ---------------------------------------------------------------------------------- URDF text
+def prepared_urdf(robot, visual: bool = False) -> str:
+    """The robot's URDF text ready for MuJoCo's parser: collisions left out, visuals kept
+    (``visual``) with readable meshes only, and a ``<mujoco><compiler/>`` block."""
+    if robot.urdf_path is None:
+        raise ValueError("robot has no URDF path: build it with Robot.from_urdf, Robot.from_mjcf or "
+                         "tsid_py.robots.load")
+    path = robot.urdf_path
+    try:
+        root = ElementTree.parse(path).getroot()
+    except ElementTree.ParseError as exc:
+        raise ValueError(f"{path}: not a valid XML file ({exc})") from None
+    resolver = _MeshResolver(path, robot.package_dirs)
+    replaced, dropped = [], []
+    for link in root.iter("link"):
+        visuals, collisions = link.findall("visual"), link.findall("collision")
+        for element in visuals + collisions:
+            link.remove(element)
+        if not visual:
+            continue
+        shown = [element for element in visuals if resolver.readable(element)]
+        if len(shown) < len(visuals):
+            fallback = [element for element in collisions if resolver.readable(element)]
+            (replaced if fallback else dropped).append(link.get("name"))
+            for element in fallback:
+                element.tag = "visual"
+            shown = fallback or shown
+        for element in shown:
+            link.append(element)
+    if replaced or dropped:
+        hint = (" (package:// paths resolve against the robot's package_dirs, and it has none)"
+                if resolver.unresolved_package and not robot.package_dirs else "")
+        warnings.warn(f"{path}: visual meshes MuJoCo cannot read (Collada) or that are missing{hint}: links "
+                      f"{_names(replaced)} are shown with their collision geometry, {_names(dropped)} without "
+                      "visuals (the simulated physics does not depend on them)", UserWarning, stacklevel=4)
+    compiler = ElementTree.Element("compiler", discardvisual="false" if visual else "true", fusestatic="true",
+                                   balanceinertia="false", strippath="false", angle="radian", inertiafromgeom="false")
+    block = ElementTree.Element("mujoco")
+    block.append(compiler)
+    root.insert(0, block)
+    return ElementTree.tostring(root, encoding="unicode")
 
 
-def _add_feet(spec, robot, mujoco, friction: float) -> None:
-    """Collision geometry at each foot frame, attached to the body of its parent joint."""
+def _names(links: list) -> str:
+    return "none" if not links else ", ".join(repr(name) for name in links[:5]) + (
+        f" and {len(links) - 5} more" if len(links) > 5 else "")
+
+
+class _MeshResolver:
+    """Resolves a URDF's mesh ``filename`` (``package://``, ``file://`` or relative to the
+    URDF) to an absolute path, rewriting the element in place."""
+
+    def __init__(self, urdf: str, package_dirs):
+        self.folder = os.path.dirname(os.path.abspath(urdf))
+        self.package_dirs = list(package_dirs)
+        self.unresolved_package = False
+
+    def resolve(self, filename: str) -> str | None:
+        if filename.startswith("package://"):
+            relative = filename[len("package://"):]
+            candidates = [os.path.join(folder, relative) for folder in self.package_dirs]
+            found = next((c for c in candidates if os.path.isfile(c)), None)
+            self.unresolved_package |= found is None
+            return found
+        filename = filename[len("file://"):] if filename.startswith("file://") else filename
+        path = filename if os.path.isabs(filename) else os.path.join(self.folder, filename)
+        return path if os.path.isfile(path) else None
+
+    def readable(self, element) -> bool:
+        """Whether MuJoCo can show this ``<visual>``/``<collision>`` (a primitive, or an
+        existing STL/OBJ/MSH mesh, whose path is made absolute)."""
+        mesh = element.find(".//mesh")
+        if mesh is None:
+            return True
+        path = self.resolve(mesh.get("filename", ""))
+        if path is None or not path.lower().endswith(MUJOCO_MESH_FORMATS):
+            return False
+        mesh.set("filename", path)
+        return True
+
+
+# ---------------------------------------------------------------------------------- feet
+def _add_feet(spec, robot, mujoco, contact: ContactOptions) -> None:
+    """Collision geometry at each foot frame, attached to the body of its parent joint, with
+    the contact model's parameters."""
     import pinocchio as pin
 
     model = robot.model
@@ -123,7 +202,8 @@ def _add_feet(spec, robot, mujoco, friction: float) -> None:
             centre = placement.translation + placement.rotation @ np.array([0.0, 0.0, radius])
             geom = body.add_geom(name=f"{foot}_sphere", type=mujoco.mjtGeom.mjGEOM_SPHERE,
                                  size=[radius, 0, 0], pos=centre)
-        geom.friction = [friction, 0.005, 0.0001]
+            contact.apply_to_point_foot(geom)
+        geom.friction = contact.sliding
         geom.mass = 0.0
         geom.contype = geom.conaffinity = 1
         geom.condim = 3 if robot.sole_size is None else 4

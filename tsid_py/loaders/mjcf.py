@@ -1,0 +1,173 @@
+"""Read an MJCF (MuJoCo XML) file into a pinocchio model, with its postures and torque limits.
+
+pinocchio's own MJCF reader builds the model (bodies, joints — a body with several joints
+becomes one composite joint —, inertias, including those MuJoCo derives from the geoms,
+joint ranges, armature). MuJoCo's parser (imported only here, lazily) adds what pinocchio does
+not read:
+
+* **joint names** inside composite joints: the file's 1-dof joints by their own names
+  (:attr:`~tsid_py.loaders.source.ModelSource.components`), so that a robot addresses them as
+  it does any other joint;
+* **postures**: the file's ``<keyframe>`` keys, by name and in file order (pinocchio converts
+  their ``qpos`` to its own conventions); the first one is the default, else ``qpos0`` (the
+  bodies as placed in the file).
+* **torque limits** (``model.effortLimit``, N·m or N per dof): per actuated dof the sum over
+  its joint actuators of ``|gear| · max|ctrlrange|`` (when control-limited), capped by the
+  actuator's ``forcerange`` and the joint's ``actuatorfrcrange`` when those are limited. When
+  the file has actuators, a joint none of them drives gets 0 (it is passive); without any
+  actuator, the limits stay unbounded.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+import pinocchio as pin
+
+from .source import LoadedModel, ModelSource, existing_file
+
+
+def load_mjcf(path) -> LoadedModel:
+    """A pinocchio model of the MJCF file at ``path``, its keyframes as postures and its
+    actuators' torque limits (see the module)."""
+    path = existing_file(path, "MJCF")
+    try:
+        model = pin.buildModelFromMJCF(path)
+    except (ValueError, RuntimeError) as exc:
+        with open(path, errors="replace") as handle:
+            includes = "<include" in handle.read()
+        hint = "; this file includes others: load the robot's own file (the scene adds a floor anyway)" if includes else ""
+        raise ValueError(f"{path}: pinocchio cannot read this MJCF file: {exc}{hint}") from None
+    mj = _compiled_without_meshes(path)
+    _warn_extra_trees(mj, path)
+    _set_effort_limits(model, mj, path)
+    postures = _postures(model, mj)
+    floating = model.njoints > 1 and model.joints[1].shortname() == "JointModelFreeFlyer"
+    source = ModelSource(path=path, kind="mjcf", root_joint=model.names[1] if floating else None,
+                         components=_composite_components(model, mj))
+    return LoadedModel(model, source, postures, next(iter(postures)) if postures else None)
+
+
+def _compiled_without_meshes(path: str):
+    """MuJoCo's compiled model of the file with its mesh geoms left out: joints, actuators and
+    keyframes as MuJoCo reads them, without reading (possibly missing) mesh files."""
+    import mujoco
+
+    try:
+        spec = mujoco.MjSpec.from_file(path)
+    except ValueError as exc:
+        raise ValueError(f"{path}: MuJoCo cannot parse this MJCF file: {exc}") from None
+    for geom in list(spec.geoms):
+        if geom.type == mujoco.mjtGeom.mjGEOM_MESH:
+            spec.delete(geom)
+    for mesh in list(spec.meshes):
+        spec.delete(mesh)
+    for body in spec.bodies[1:]:
+        if not body.explicitinertial:  # its geom-derived inertia may be gone: any valid one will do here
+            body.explicitinertial, body.mass, body.inertia = True, 1.0, [1.0, 1.0, 1.0]
+    try:
+        return spec.compile()
+    except ValueError as exc:
+        raise ValueError(f"{path}: MuJoCo cannot compile this MJCF file: {exc}") from None
+
+
+def _warn_extra_trees(mj, path: str) -> None:
+    """pinocchio reads the first body under the world only; say which others it left out."""
+    import mujoco
+
+    tops = [mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_BODY, body) or f"#{body}"
+            for body in range(1, mj.nbody) if mj.body_parentid[body] == 0]
+    if len(tops) > 1:
+        warnings.warn(f"{path}: the world holds {len(tops)} bodies {tops}; the robot's model is the first, "
+                      f"{tops[0]!r} (the others are simulated but not controlled)", UserWarning, stacklevel=4)
+
+
+def _pinocchio_dof(model: pin.Model, mj, joint: int, path: str) -> int:
+    """pinocchio's v index of MuJoCo's 1-dof joint ``joint`` (matched by name, or for the
+    joints of a multi-joint body by their position in the body's composite joint)."""
+    import mujoco
+
+    name = mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_JOINT, joint) or ""
+    if name and model.existJointName(name):
+        return model.idx_vs[model.getJointId(name)]
+    body = mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_BODY, mj.jnt_bodyid[joint])
+    if body and model.existFrame(body):
+        parent = model.frames[model.getFrameId(body)].parentJoint
+        return model.idx_vs[parent] + int(joint - mj.body_jntadr[mj.jnt_bodyid[joint]])
+    raise ValueError(f"{path}: joint {name or joint!r} of body {body!r} has no counterpart in pinocchio's model")
+
+
+def _set_effort_limits(model: pin.Model, mj, path: str) -> None:
+    import mujoco
+
+    one_dof = (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE)
+    if mj.nu == 0:
+        return
+    first = 6 if model.njoints > 1 and model.joints[1].shortname() == "JointModelFreeFlyer" else 0
+    limits = np.zeros(model.nv)
+    for actuator in range(mj.nu):
+        if int(mj.actuator_trntype[actuator]) not in (mujoco.mjtTrn.mjTRN_JOINT, mujoco.mjtTrn.mjTRN_JOINTINPARENT):
+            continue
+        joint = mj.actuator_trnid[actuator, 0]
+        if int(mj.jnt_type[joint]) not in one_dof:
+            continue
+        bound = np.inf
+        if mj.actuator_ctrllimited[actuator]:
+            gain = abs(mj.actuator_gear[actuator, 0] * mj.actuator_gainprm[actuator, 0])
+            bound = gain * np.abs(mj.actuator_ctrlrange[actuator]).max()
+        if mj.actuator_forcelimited[actuator]:
+            bound = min(bound, np.abs(mj.actuator_forcerange[actuator]).max() * abs(mj.actuator_gear[actuator, 0]))
+        limits[_pinocchio_dof(model, mj, joint, path)] += bound
+    for joint in range(mj.njnt):
+        if mj.jnt_actfrclimited[joint] and int(mj.jnt_type[joint]) in one_dof:
+            dof = _pinocchio_dof(model, mj, joint, path)
+            limits[dof] = min(limits[dof], np.abs(mj.jnt_actfrcrange[joint]).max())
+    effort = np.array(model.effortLimit, dtype=float)
+    effort[first:] = limits[first:]
+    model.effortLimit = effort
+
+
+def _composite_components(model: pin.Model, mj) -> tuple[tuple[str, int, int], ...]:
+    """``(name, composite joint id, position)`` of the hinge and slide joints of each body
+    pinocchio made one composite joint of (all of them 1-dof: else the composite is left out)."""
+    import mujoco
+
+    components = []
+    for joint_id in range(1, model.njoints):
+        if model.joints[joint_id].shortname() != "JointModelComposite":
+            continue
+        body = next(frame.name for frame in model.frames
+                    if frame.parentJoint == joint_id and frame.type == pin.FrameType.BODY)
+        body_id = mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_BODY, body)
+        joints = range(mj.body_jntadr[body_id], mj.body_jntadr[body_id] + mj.body_jntnum[body_id])
+        if any(int(mj.jnt_type[joint]) not in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE)
+               for joint in joints):
+            continue
+        components += [(mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_JOINT, joint) or f"{model.names[joint_id]}_{k}",
+                        joint_id, k) for k, joint in enumerate(joints)]
+    return tuple(components)
+
+
+def _postures(model: pin.Model, mj) -> dict[str, np.ndarray]:
+    """Keyframe name → q (pinocchio's conventions), in file order; ``qpos0`` if there is none."""
+    import mujoco
+
+    known = {entry.key(): np.array(entry.data()) for entry in model.referenceConfigurations}
+    names = [mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_KEY, key) or "" for key in range(mj.nkey)]
+    postures = {name: known[name] for name in names if name in known}
+    if not postures and "qpos0" in known:
+        postures["qpos0"] = known["qpos0"]
+    return postures
+
+
+def mesh_path(spec, filename: str) -> str:
+    """Where MuJoCo looks for a mesh ``filename`` of ``spec`` (its ``meshdir``, relative to
+    the model file's folder)."""
+    if os.path.isabs(filename):
+        return filename
+    folder = spec.meshdir or ""
+    if not os.path.isabs(folder):
+        folder = os.path.join(spec.modelfiledir or "", folder)
+    return os.path.join(folder, filename)

@@ -1,0 +1,126 @@
+"""Read a URDF into a pinocchio model, naming the file, joint and fix when it cannot be used.
+
+Joint kinds and what they become (pinocchio, and MuJoCo in the harness):
+
+* ``revolute`` / ``prismatic``: one q, one v.
+* ``continuous``: an unbounded revolute joint; pinocchio stores it as ``(cos θ, sin θ)`` (two q,
+  one v), MuJoCo as θ (the harness converts, :mod:`tsid_py.sim.joint_map`).
+* ``floating``: a free flyer (7 q, 6 v). One that attaches the root link to the world *is* the
+  robot's floating base: no second one is added.
+* ``planar``: translation in the joint's x–y plane and rotation about its z (4 q, 3 v).
+  pinocchio always takes the plane normal to be z, so a planar joint whose ``<axis>`` is
+  another direction is refused (MuJoCo would read the axis; the two models would disagree).
+* ``mimic``: pinocchio's dynamics as the solver uses them (``computeAllTerms``) have no
+  coupled joints, so a mimic joint is an independent actuated joint, in the simulator too
+  (its MuJoCo coupling is removed). The couplings are kept in :attr:`ModelSource.mimic`; the
+  loader warns unless ``mimic="independent"`` says this is understood.
+"""
+
+from __future__ import annotations
+
+import warnings
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Sequence
+
+import numpy as np
+import pinocchio as pin
+
+from .source import LoadedModel, MimicJoint, ModelSource, existing_file
+
+#: Accepted values of ``mimic``.
+MIMIC_CHOICES = (None, "independent")
+
+
+def load_urdf(path, floating_base: bool = True, package_dirs: Sequence[str] | None = None,
+              mimic: str | None = None) -> LoadedModel:
+    """A pinocchio model of the URDF at ``path`` (see the module for the joint kinds).
+
+    Parameters
+    ----------
+    path : the URDF file.
+    floating_base : give the robot a free-flyer root joint (7 q, 6 v); when the file has a
+        ``floating`` joint on its root link, that joint is the free flyer.
+    package_dirs : folders that replace ``package://`` in mesh paths (the simulator's visuals).
+    mimic : None (warn when the file has mimic joints, which are loaded as independent
+        joints) or ``"independent"`` (the same, without the warning).
+    """
+    path = existing_file(path, "URDF")
+    if mimic not in MIMIC_CHOICES:
+        raise ValueError(f"mimic must be one of {MIMIC_CHOICES}, got {mimic!r}")
+    joints, root_link = _read_joints(path)
+    root_joint = _file_root_joint(path, joints, root_link, floating_base)
+    _check_planar_axes(path, joints)
+    couplings = tuple(MimicJoint(name, *spec["mimic"]) for name, spec in joints.items() if spec["mimic"])
+    if couplings and mimic is None:
+        listed = ", ".join(f"{c.joint!r} (mimics {c.primary!r})" for c in couplings[:4])
+        more = f" and {len(couplings) - 4} more" if len(couplings) > 4 else ""
+        warnings.warn(f"{path}: joints {listed}{more} are mimic joints; tsid_py's dynamics have no coupled "
+                      "joints, so they are loaded, and simulated, as independent actuated joints. Pass "
+                      "mimic='independent' to accept this, or make them fixed joints in the URDF to keep them "
+                      "rigid.", UserWarning, stacklevel=3)
+    add_root = floating_base and root_joint is None
+    try:
+        model = (pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()) if add_root
+                 else pin.buildModelFromUrdf(path))
+    except (ValueError, RuntimeError) as exc:
+        raise ValueError(f"{path}: pinocchio cannot read this URDF: {exc}") from None
+    if add_root:
+        root_joint = model.names[1]
+    source = ModelSource(path=path, kind="urdf", package_dirs=tuple(package_dirs or ()), root_joint=root_joint,
+                         root_added=add_root, mimic=couplings)
+    return LoadedModel(model, source)
+
+
+def _read_joints(path: str) -> tuple[dict[str, dict], str]:
+    """The file's joints (name → type, parent, child, axis, mimic) and its root link."""
+    try:
+        robot = ElementTree.parse(path).getroot()
+    except ElementTree.ParseError as exc:
+        raise ValueError(f"{path}: not a valid XML file ({exc})") from None
+    if robot.tag != "robot":
+        raise ValueError(f"{path}: the root element is <{robot.tag}>, a URDF's is <robot>")
+    joints = {}
+    for joint in robot.iter("joint"):
+        if joint.find("parent") is None:          # a transmission's <joint> reference
+            continue
+        axis = joint.find("axis")
+        mimic = joint.find("mimic")
+        joints[joint.get("name")] = {
+            "type": joint.get("type"),
+            "parent": joint.find("parent").get("link"),
+            "child": joint.find("child").get("link"),
+            "axis": np.array([float(x) for x in axis.get("xyz").split()]) if axis is not None else np.array([1.0, 0, 0]),
+            "mimic": None if mimic is None or joint.get("type") == "fixed" else (
+                mimic.get("joint"), float(mimic.get("multiplier", 1.0)), float(mimic.get("offset", 0.0))),
+        }
+    links = [link.get("name") for link in robot.iter("link")]
+    if not links:
+        raise ValueError(f"{path}: the <robot> has no <link>: there is no robot to load in this file")
+    children = {spec["child"] for spec in joints.values()}
+    roots = [link for link in links if link not in children]
+    if len(roots) != 1:
+        raise ValueError(f"{path}: a URDF is one tree of links, found {len(roots)} root links {roots[:5]}")
+    return joints, roots[0]
+
+
+def _file_root_joint(path: str, joints: dict, root_link: str, floating_base: bool) -> str | None:
+    """The name of a ``floating`` joint on the root link (the file's own free base), or None."""
+    for name, spec in joints.items():
+        if spec["type"] == "floating" and spec["parent"] == root_link:
+            if not floating_base:
+                raise ValueError(f"{path}: joint {name!r} (floating) attaches {spec['child']!r} to the root link "
+                                 f"{root_link!r}, so the robot has a free base; load it with floating_base=True, or "
+                                 "make that joint fixed in the URDF for a fixed base")
+            return name
+    return None
+
+
+def _check_planar_axes(path: str, joints: dict) -> None:
+    for name, spec in joints.items():
+        if spec["type"] != "planar":
+            continue
+        axis = spec["axis"] / max(np.linalg.norm(spec["axis"]), 1e-12)
+        if abs(axis[2] - 1.0) > 1e-9:
+            raise ValueError(f"{path}: planar joint {name!r} has <axis xyz=\"{' '.join(f'{a:g}' for a in spec['axis'])}"
+                             "\"/>; pinocchio always moves a planar joint in its x-y plane (normal z), so the axis "
+                             "must be \"0 0 1\": rotate the joint's <origin> instead so that its z is the plane's normal")

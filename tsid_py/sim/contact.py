@@ -1,0 +1,117 @@
+"""The floor and the friction model between it and the feet.
+
+MuJoCo's contacts are soft: a constraint force comes with a small violation, and a friction
+force with a small slip velocity, ``v ≈ R f / b`` per friction row (``R``: the row's
+regulariser, ``(1 − d)/d`` times its inverse inertia, ``d`` the impedance of ``solimp``;
+``b`` the damping of ``solref``; ``impratio`` divides ``R`` of the friction rows). A foot
+that carries a steady tangential force therefore slides at a steady speed: standing still on
+four point feet under the stance controller with MuJoCo's defaults (pyramidal cone,
+``impratio`` 1, ``d`` = 0.95), Go2's worst foot moved 94 mm in 5 s and Solo12's 59 mm.
+``benchmarks/foot_creep.py`` measures each remedy (its docstring has the table):
+
+* global options — an elliptic cone with ``impratio`` 100: 0.4 / 0.3 mm; the no-slip
+  post-solve: 0 mm but a quarter more per physics step. Both also stiffen the humanoids'
+  soles, and the built-in G1 then falls on its 3 m walk (elliptic impratio 100 at 6.5 s,
+  no-slip at 6.8 s; a stiffer sole impedance ``d`` = 0.999 at 5.1 s), so they are not used;
+* the point feet's own impedance — ``d`` = 0.9999 on the spheres the harness builds, which
+  win the floor contact's parameters (``priority``): 0.15 mm in 5 s, no cost per step.
+
+So :data:`DEFAULT_CONTACT` keeps MuJoCo's global options (the humanoids' soles, boxes with
+``condim`` 4, behave exactly as before: Talos' and G1's walks and push sweeps unchanged) and
+gives point feet :attr:`ContactOptions.point_foot_impedance` = 0.9999.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: MuJoCo's friction cones by name.
+CONES = ("pyramidal", "elliptic")
+
+
+@dataclass(frozen=True)
+class ContactOptions:
+    """The contact model the harness gives the floor and the feet.
+
+    friction : sliding friction coefficient of the floor and the feet it builds.
+    cone : ``"pyramidal"`` (MuJoCo's default) or ``"elliptic"`` friction cone.
+    impratio : ratio of the friction rows' impedance to the normal rows' (≥ 1; larger is
+        stiffer friction, less creep under a steady tangential force: every contact).
+    noslip_iterations : MuJoCo's no-slip post-solve iterations (0: off; every contact).
+    point_foot_impedance : the impedance ``d`` (``solimp``, in (0, 1)) of the contacts of the
+        sphere feet the harness builds, which take precedence over the floor's (``priority``
+        1); the creep speed scales as ``1 − d``. None: MuJoCo's (0.9 to 0.95).
+    """
+
+    friction: float = 1.0
+    cone: str = "pyramidal"
+    impratio: float = 1.0
+    noslip_iterations: int = 0
+    point_foot_impedance: float | None = 0.9999
+
+    def __post_init__(self):
+        if not self.friction > 0:
+            raise ValueError(f"friction must be > 0, got {self.friction!r}")
+        if self.cone not in CONES:
+            raise ValueError(f"cone must be one of {CONES}, got {self.cone!r}")
+        if not self.impratio >= 1:
+            raise ValueError(f"impratio must be >= 1, got {self.impratio!r}")
+        if int(self.noslip_iterations) != self.noslip_iterations or self.noslip_iterations < 0:
+            raise ValueError(f"noslip_iterations must be a whole number >= 0, got {self.noslip_iterations!r}")
+        if self.point_foot_impedance is not None and not 0 < self.point_foot_impedance < 1:
+            raise ValueError(f"point_foot_impedance must be in (0, 1) or None, got {self.point_foot_impedance!r}")
+
+    @property
+    def sliding(self) -> list[float]:
+        """MuJoCo's ``friction`` triple: sliding, torsional (m), rolling (m)."""
+        return [self.friction, 0.005, 0.0001]
+
+    def apply_to_point_foot(self, geom) -> None:
+        """Give a sphere foot's ``mujoco.MjsGeom`` its impedance in the floor contact."""
+        if self.point_foot_impedance is not None:
+            geom.priority = 1
+            geom.solimp = [self.point_foot_impedance, self.point_foot_impedance, 0.001, 0.5, 2.0]
+
+    def apply(self, spec) -> None:
+        """Set the solver options of an ``mujoco.MjSpec``."""
+        import mujoco
+
+        spec.option.cone = (mujoco.mjtCone.mjCONE_ELLIPTIC if self.cone == "elliptic"
+                            else mujoco.mjtCone.mjCONE_PYRAMIDAL)
+        spec.option.impratio = self.impratio
+        spec.option.noslip_iterations = int(self.noslip_iterations)
+
+
+#: The harness's contact model (see the module for the measurements behind it).
+DEFAULT_CONTACT = ContactOptions()
+
+
+#: MuJoCo's default friction triple (sliding, torsional m, rolling m).
+MUJOCO_FRICTION = [1.0, 0.005, 0.0001]
+
+
+def add_floor(spec, friction: list[float] | None = None):
+    """A plane at ``z = 0`` named ``floor`` with a grey checker texture (0.5 m squares, which
+    show motion on video), colliding with everything (``contype = conaffinity = 1``,
+    ``condim`` 3, whatever the file's default class says); ``friction``: MuJoCo's triple
+    (default :data:`MUJOCO_FRICTION`, MuJoCo's own)."""
+    import mujoco
+
+    floor = spec.worldbody.add_geom(name="floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 0.05])
+    floor.contype = floor.conaffinity = 1
+    floor.condim = 3
+    spec.add_texture(name="tsid_checker", type=mujoco.mjtTexture.mjTEXTURE_2D,
+                     builtin=mujoco.mjtBuiltin.mjBUILTIN_CHECKER, rgb1=[0.72, 0.74, 0.77], rgb2=[0.58, 0.60, 0.64],
+                     width=64, height=64)
+    material = spec.add_material(name="tsid_checker", texrepeat=[2, 2], texuniform=True)
+    material.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = "tsid_checker"
+    floor.material = "tsid_checker"
+    floor.friction = MUJOCO_FRICTION if friction is None else friction
+    return floor
+
+
+def has_floor(spec) -> bool:
+    """Whether the world body already holds a plane (a scene file's floor)."""
+    import mujoco
+
+    return any(geom.type == mujoco.mjtGeom.mjGEOM_PLANE for geom in spec.worldbody.geoms)
