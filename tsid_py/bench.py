@@ -20,7 +20,6 @@ control loop.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 from contextlib import contextmanager

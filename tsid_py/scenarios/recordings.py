@@ -14,11 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import pinocchio as pin
 
 from .. import robots
 from ..offline.batch import Recording
-from ..robot import Robot
 from ..control.reference import humanoid_balance
 from ..sim.simulation import Simulation
 from .video import Watchers
