@@ -5,6 +5,7 @@ from pathlib import Path
 
 import ezc3d
 import numpy as np
+from ezc3d import ezc3d as swig
 
 from tsid_py.offline.opensim_files import read_external_loads
 
@@ -67,9 +68,7 @@ def write_c3d(path, plates, *, kind=2, markers=None, point_rate=60.0, analog_rat
     c3d.add_parameter("FORCE_PLATFORM", "ORIGIN", np.tile(origin[:, None] * 1e3, (1, count)))
     if kind == 4:
         c3d.add_parameter("FORCE_PLATFORM", "CAL_MATRIX", np.stack([calibration] * count, axis=2))
-    from ezc3d import ezc3d as swig  # integer parameters, as ezc3d's plates want
-
-    for key in ("USED", "TYPE", "CHANNEL"):
+    for key in ("USED", "TYPE", "CHANNEL"):                 # integer parameters, as ezc3d's plates want
         c3d["parameters"]["FORCE_PLATFORM"][key]["type"] = swig.INT
     c3d.write(str(path))
 

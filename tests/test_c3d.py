@@ -157,6 +157,8 @@ def test_a_c3d_trial_runs_through_the_same_inverse_dynamics(tmp_path, human):
     np.testing.assert_allclose(swapped.residuals, ours.residuals, atol=1e-9)      # the total is the same …
     knee = ours.columns().index("knee_angle_r_moment")                        # … but not who carries it
     assert np.abs(swapped.coordinate_forces[:, knee] - ours.coordinate_forces[:, knee]).max() > 20.0
+    one_foot = human_inverse_dynamics(human, MOTION, external_loads=path, plate_bodies=["calcn_r", "calcn_r"])
+    np.testing.assert_allclose(one_foot.residuals, ours.residuals, atol=1e-9)     # two plates on one foot add up
 
 
 def test_bad_c3d_files_are_named(tmp_path, human):
