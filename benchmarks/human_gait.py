@@ -18,7 +18,15 @@ plates, OpenSim's own inverse dynamics): prints and, with ``--json``, writes
 - the messages for three bad files (a missing column, a model coordinate absent from the
   motion, motion times outside the plates');
 - the .osim reader's load time, and the ``opensim`` package's (import + load) when it is
-  installed (it is not a dependency).
+  installed (it is not a dependency);
+- residual reduction: the pelvis residuals (RMS and largest norm, N and N·m) before and
+  after fitting the mass distribution with the default options and two alternatives (the
+  pelvis's centre of mass too; mass moved between bodies), the changes, the hip, knee and
+  ankle moments of the adjusted model against OpenSim's; and a deliberately perturbed pelvis
+  (+8 % mass, (2, −1, 1.5) cm) recovered from a trial made consistent with it;
+- C3D: OpenSim's ``walking5.c3d`` read against OpenSim's reference exports (plates, centre of
+  pressure, free moment, markers) and ezc3d's own plate computation, and the Gait2354 trial
+  written as a C3D file run through the same inverse dynamics as its .mot/.xml files.
 
 ``--figure`` draws the moments beside OpenSim's and the estimated ground forces (with the
 band) beside the plates.
@@ -35,13 +43,16 @@ from pathlib import Path
 import numpy as np
 
 import tsid_py as tp
+from tsid_py.offline.c3d import read_c3d
 from tsid_py.offline.gait import human_inverse_dynamics
 from tsid_py.offline.gait_uncertainty import ground_reaction_band
-from tsid_py.offline.opensim_files import read_external_loads, read_storage
+from tsid_py.offline.opensim_files import read_external_loads, read_storage, read_trc
+from tsid_py.offline.residual_reduction import ResidualReductionOptions, residual_norms
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "opensim"
 MODEL, MOTION = DATA / "subject01_simbody.osim", DATA / "subject01_walk1_ik.mot"
 LOADS, OPENSIM_ID = DATA / "subject01_walk1_grf.xml", DATA / "inverse_dynamics.sto"
+C3D = DATA.parent / "c3d"
 JOINTS = [f"{joint}_{side}" for joint in ("hip_flexion", "hip_adduction", "hip_rotation", "knee_angle", "ankle_angle")
           for side in "rl"]
 
@@ -140,6 +151,102 @@ def reader_timing() -> dict:
     return timing
 
 
+def _joint_errors(result) -> float:
+    """The largest hip, knee or ankle moment RMS difference to OpenSim's, % of its peak."""
+    opensim = read_storage(OPENSIM_ID)
+    return max(100 * float(np.sqrt(np.mean((result.coordinate_forces[:, result.columns().index(f"{j}_moment")]
+                                             - opensim.column(f"{j}_moment")) ** 2))
+                           / np.abs(opensim.column(f"{j}_moment")).max()) for j in JOINTS)
+
+
+def residual_reduction(robot) -> dict:
+    """The real trial's residuals before and after the fit, for three sets of parameters,
+    and the perturbed-pelvis recovery (its consistent trial made as in the tests)."""
+    from tests.test_residual_reduction import consistent_loads, perturbed
+
+    variants = {"default (total mass, torso centre of mass)": ResidualReductionOptions(),
+                "with the pelvis centre of mass": ResidualReductionOptions(com_bodies=("torso", "pelvis")),
+                "with per-body masses (±20 %)": ResidualReductionOptions(per_body=True)}
+    report = {}
+    for label, options in variants.items():
+        result, seconds = _timed(human_inverse_dynamics, robot, MOTION, external_loads=LOADS, reduce_residuals=options)
+        fit = result.residual_reduction
+        summary = fit.summary()
+        report[label] = {"seconds_with_both_solves": round(seconds, 3),
+                         "before": summary["residuals_before"], "after": summary["residuals_after"],
+                         "reduction_percent": {key: round(100 * (1 - summary["residuals_after"][key]
+                                                                 / summary["residuals_before"][key]), 1)
+                                               for key in summary["residuals_before"]},
+                         "mass_change_kg": summary["mass_change_kg"],
+                         "mass_change_percent": summary["mass_change_percent"],
+                         "com_offsets_m": summary["com_offsets_m"], "at_bounds": summary["at_bounds"],
+                         "largest_body_mass_change_percent": max(abs(body["mass_change_percent"])
+                                                                 for body in summary["bodies"].values()),
+                         "max_joint_error_percent_vs_opensim": round(_joint_errors(result), 3)}
+    offset = np.array([0.02, -0.01, 0.015])
+    truth = perturbed(robot, changes={"pelvis": (1.08, offset)})
+    result = human_inverse_dynamics(robot, MOTION, external_loads=consistent_loads(truth), reduce_residuals=(
+        ResidualReductionOptions(com_bodies=("pelvis",), com_axes="all", per_body=True)))
+    fit = result.residual_reduction
+    pelvis = next(change for change in fit.changes if change.body == "pelvis")
+    report["perturbed pelvis (+8 % mass, (2, -1, 1.5) cm)"] = {
+        "true_mass_change_kg": round(0.08 * robot.opensim.inertias["pelvis"].mass, 4),
+        "recovered_mass_change_kg": round(pelvis.mass_change, 4),
+        "com_error_mm": np.round(1e3 * (pelvis.com_offset - offset), 3).tolist(),
+        "other_bodies_largest_mass_error_kg": round(max(abs(c.mass_after - truth.opensim.inertias[c.body].mass)
+                                                        for c in fit.changes if c.body != "pelvis"), 4),
+        "residuals_before": {k: round(v, 3) for k, v in residual_norms(fit.residuals_before).items()},
+        "residuals_after": {k: round(v, 4) for k, v in residual_norms(fit.residuals_after).items()}}
+    return report
+
+
+def c3d_checks(robot) -> dict:
+    """OpenSim's walking5.c3d against its reference exports and ezc3d; the Gait2354 trial as a
+    C3D file through the inverse dynamics."""
+    import ezc3d
+
+    from tests.c3d_writer import gait_plates, write_c3d
+
+    trial, seconds = _timed(read_c3d, C3D / "walking5.c3d")
+    at_origin, at_cop = read_storage(C3D / "std_walking5_grfs.sto"), read_storage(C3D / "std_cop_walking5_grfs.sto")
+    rows = np.rint(at_origin.time * trial.analog_rate).astype(int)
+    platforms = ezc3d.c3d(str(C3D / "walking5.c3d"), extract_forceplat_data=True)["data"]["platform"]
+    errors = {"force_N": 0.0, "moment_Nmm": 0.0, "centre_of_pressure_mm": 0.0, "free_moment_Nmm": 0.0}
+    versus_ezc3d = dict(errors)
+
+    def columns(storage, prefix):
+        return np.column_stack([storage.column(f"{prefix}_{axis}") for axis in (1, 2, 3)])
+
+    for plate, theirs in zip(trial.plates, platforms):
+        n = plate.number
+        pairs = {"force_N": (plate.force[rows], columns(at_origin, f"f{n}"), plate.force, theirs["force"].T),
+                 "moment_Nmm": (1e3 * plate.moment[rows], columns(at_origin, f"m{n}"), 1e3 * plate.moment,
+                                theirs["moment"].T),
+                 "centre_of_pressure_mm": (1e3 * plate.centre_of_pressure[rows], columns(at_cop, f"p{n}"),
+                                           1e3 * plate.centre_of_pressure, theirs["center_of_pressure"].T),
+                 "free_moment_Nmm": (1e3 * plate.free_moment[rows], columns(at_cop, f"m{n}"), 1e3 * plate.free_moment,
+                                     theirs["Tz"].T)}
+        for key, (ours, reference, full, ezc3d_values) in pairs.items():
+            errors[key] = max(errors[key], float(np.nanmax(np.abs(ours - reference))))
+            versus_ezc3d[key] = max(versus_ezc3d[key], float(np.nanmax(np.abs(full - ezc3d_values))))
+    exported = read_trc(C3D / "std_walking5_markers.trc")
+    marker_rows = np.rint(exported.time * trial.point_rate).astype(int)
+    markers = trial.markers.positions[marker_rows][:, [trial.markers.names.index(n) for n in exported.names]]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "gait2354.c3d"
+        write_c3d(path, gait_plates())
+        from_c3d, c3d_seconds = _timed(human_inverse_dynamics, robot, MOTION, external_loads=path)
+    from_xml = human_inverse_dynamics(robot, MOTION, external_loads=LOADS)
+    return {"walking5_read_seconds": round(seconds, 3), "plates": len(trial.plates),
+            "plate_types": [plate.type for plate in trial.plates], "markers": len(trial.markers.names),
+            "max_error_vs_opensim_reference": {k: float(f"{v:.3g}") for k, v in errors.items()},
+            "max_marker_error_vs_mokka_mm": round(1e3 * float(np.nanmax(np.abs(markers - exported.positions))), 4),
+            "max_difference_vs_ezc3d": {k: float(f"{v:.3g}") for k, v in versus_ezc3d.items()},
+            "gait2354_as_c3d": {"plate_bodies": from_c3d.plate_bodies, "seconds": round(c3d_seconds, 3),
+                                "max_moment_difference_vs_xml_Nm": float(
+                                    f"{np.abs(from_c3d.coordinate_forces - from_xml.coordinate_forces).max():.3g}")}}
+
+
 def figure(path: str, plates_result, estimate, measured, band) -> None:
     import matplotlib
 
@@ -187,6 +294,8 @@ def main() -> None:
     report["without_plates"], estimate, measured = without_plates(robot)
     report["monte_carlo"], band = monte_carlo(robot, args.draws, args.workers)
     report["bad_files"] = bad_files(robot)
+    report["residual_reduction"] = residual_reduction(robot)
+    report["c3d"] = c3d_checks(robot)
     print(json.dumps(report, indent=2, ensure_ascii=False))
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")

@@ -154,3 +154,76 @@ def test_custom_urdf_named_like_a_builtin_is_built_from_its_urdf(tmp_path, recor
     source = RobotSource.of(mine)
     assert source.name is None and source.urdf == str(custom) and source.sole_size == (0.3, 0.2)
     assert RobotSource.of(robot) == RobotSource(name="talos")
+
+
+def _opensim_data():
+    from pathlib import Path
+
+    return Path(__file__).parent / "data" / "opensim"
+
+
+def test_cli_reduces_residuals_and_writes_the_adjusted_model(tmp_path, capsys):
+    """``--reduce-residuals``: the summary reports the changes and the residuals before and
+    after, the .npz keeps both, ``--out-model`` writes a model whose mass is the adjusted one."""
+    import json
+
+    data = _opensim_data()
+    code = cli_main(["inverse-dynamics", str(data / "subject01_walk1_ik.mot"), "--robot",
+                     str(data / "subject01_simbody.osim"), "--external-loads", str(data / "subject01_walk1_grf.xml"),
+                     "--reduce-residuals", "--max-mass-change", "0.01", "--out", str(tmp_path / "id.npz"),
+                     "--out-model", str(tmp_path / "adjusted.osim")])
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out)
+    report = summary["residual_reduction"]
+    assert abs(report["mass_change_percent"]) <= 1.0 + 1e-9 and "total mass" in report["at_bounds"]
+    assert report["residuals_after"]["moment_rms_Nm"] < report["residuals_before"]["moment_rms_Nm"]
+    saved = np.load(tmp_path / "id.npz")
+    assert saved["residuals_before"].shape == saved["residuals"].shape == (73, 6)
+    adjusted = tp.Robot.from_osim(tmp_path / "adjusted.osim")
+    assert adjusted.mass == pytest.approx(report["mass_after_kg"], abs=1e-4)
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--reduce-residuals"], "--reduce-residuals needs the force plates (--external-loads)"),
+    (["--out-model", "m.osim"], "--out-model applies with --reduce-residuals only"),
+    (["--external-loads", "{data}/subject01_walk1_grf.xml", "--reduce-residuals", "--max-mass-change", "2"],
+     "--max-mass-change must be a fraction of the mass in [0, 1), got 2.0"),
+    (["--external-loads", "{data}/subject01_walk1_grf.xml", "--reduce-residuals", "--residual-bodies", "trunk"],
+     "--residual-bodies: ['trunk'] are not bodies of subject01_simbody.osim"),
+    (["--external-loads", "{data}/subject01_walk1_grf.xml", "--plate-bodies", "calcn_r", "calcn_l"],
+     "--plate-bodies applies to the force plates of a .c3d file"),
+    (["--external-loads", "{data}/nowhere.c3d"], "--external-loads: '{data}/nowhere.c3d' does not exist"),
+])
+def test_cli_bad_plate_and_reduction_options_are_named(tmp_path, capsys, extra, message):
+    data = _opensim_data()
+    code = cli_main(["inverse-dynamics", str(data / "subject01_walk1_ik.mot"), "--robot",
+                     str(data / "subject01_simbody.osim"), "--out", str(tmp_path / "id.sto"),
+                     *[argument.format(data=data) for argument in extra]])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert message.format(data=data) in err and "Traceback" not in err
+
+
+def test_cli_reads_force_plates_from_a_c3d_file(tmp_path, capsys):
+    """The Gait2354 plates written as a C3D file: the command puts them on the feet and gives
+    the moments of the .xml files; a real C3D trial whose plates nobody stands on during this
+    motion is refused by name."""
+    import json
+
+    from .c3d_writer import gait_plates, write_c3d
+
+    data = _opensim_data()
+    write_c3d(tmp_path / "walk.c3d", gait_plates())
+    common = ["inverse-dynamics", str(data / "subject01_walk1_ik.mot"), "--robot", str(data / "subject01_simbody.osim")]
+    assert cli_main([*common, "--external-loads", str(tmp_path / "walk.c3d"), "--out", str(tmp_path / "c3d.sto")]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["plate_bodies"] == ["calcn_r", "calcn_l"]
+    assert cli_main([*common, "--external-loads", str(data / "subject01_walk1_grf.xml"),
+                     "--out", str(tmp_path / "xml.sto")]) == 0
+    capsys.readouterr()
+    ours, theirs = read_storage(tmp_path / "c3d.sto"), read_storage(tmp_path / "xml.sto")
+    np.testing.assert_allclose(ours.values, theirs.values, atol=1e-6 * np.abs(theirs.values).max())
+    walking = data.parent / "c3d" / "walking5.c3d"
+    assert cli_main([*common, "--external-loads", str(walking), "--out", str(tmp_path / "w.sto")]) == 2
+    assert "walking5.c3d: no force plate is loaded (normal force > 20 N) during the motion (0.4–1.6 s)" \
+        in capsys.readouterr().err

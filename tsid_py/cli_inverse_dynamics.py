@@ -2,12 +2,17 @@
 
     tsid-py inverse-dynamics FILE --robot R --dt S [--contacts A B] [--friction MU | --no-bounds]
         [--smoothing W] --out RESULT.npz
-    tsid-py inverse-dynamics MOTION.mot --robot MODEL.osim [--external-loads LOADS.xml]
+    tsid-py inverse-dynamics MOTION.mot --robot MODEL.osim [--external-loads LOADS.xml|TRIAL.c3d
+        [--plate-bodies BODY|none …]] [--reduce-residuals [--residual-bodies BODY …] [--per-body-masses]
+        [--max-mass-change F] [--max-com-offset M] [--out-model ADJUSTED.osim]]
         [--lowpass HZ] --out RESULT.sto [--out-grf GRF.mot]
 
 The first form reads pinocchio positions (.npz/.csv) of a robot of :mod:`tsid_py.robots`
 or a URDF; the second an OpenSim motion (its time column gives the sampling) of an OpenSim
-model, and writes OpenSim's layout. Output paths are checked before the solve; files are
+model, and writes OpenSim's layout. The force plates come from an external-loads ``.xml``
+or a ``.c3d`` file (its lab turned into the model's ground and its plates put on the feet,
+unless ``--plate-bodies`` names the body of each); ``--reduce-residuals`` first fits the
+model's mass distribution to the residuals (:mod:`tsid_py.offline.residual_reduction`). Output paths are checked before the solve; files are
 written atomically. Bad input ends with exit status 2 and a message naming the option,
 file, line or column — never a traceback.
 """
@@ -28,6 +33,7 @@ OPENSIM_MOTIONS, OPENSIM_RESULTS = (".mot", ".sto"), (".sto", ".mot", ".npz")
 def add_parser(commands) -> None:
     from .offline.gait import DEFAULT_LOWPASS
     from .offline.over_time import DEFAULT_FRICTION
+    from .offline.residual_reduction import COM_OFFSET_BOUND, TOTAL_MASS_BOUND
     from .robots import available
 
     command = commands.add_parser(
@@ -47,8 +53,26 @@ def add_parser(commands) -> None:
     command.add_argument("--no-bounds", action="store_true",
                          help="no friction / centre-of-pressure bounds (contacts may pull)")
     command.add_argument("--smoothing", type=float, default=1.0, help="smoothing weight (default 1)")
-    command.add_argument("--external-loads", metavar="LOADS.xml",
-                         help="OpenSim: force plates (external-loads .xml naming its data file) as known wrenches")
+    command.add_argument("--external-loads", metavar="LOADS.xml|TRIAL.c3d",
+                         help="OpenSim: force plates as known wrenches: an external-loads .xml naming its data file, "
+                              "or a .c3d file (its plates put on the feet they are under)")
+    command.add_argument("--plate-bodies", nargs="+", metavar="BODY",
+                         help="with a .c3d: the body on each force plate, in the file's order ('none' leaves one out)")
+    command.add_argument("--reduce-residuals", action="store_true",
+                         help="with force plates: fit the total mass and the torso's centre of mass to the pelvis "
+                              "residuals first, and report the adjusted model's moments")
+    command.add_argument("--residual-bodies", nargs="+", metavar="BODY",
+                         help="--reduce-residuals: the bodies whose centre of mass may move (default: the heaviest)")
+    command.add_argument("--per-body-masses", action="store_true",
+                         help="--reduce-residuals: also move mass between bodies")
+    command.add_argument("--max-mass-change", type=float, default=TOTAL_MASS_BOUND, metavar="F",
+                         help=f"--reduce-residuals: bound on the total mass change, a fraction (default "
+                              f"{TOTAL_MASS_BOUND:g})")
+    command.add_argument("--max-com-offset", type=float, default=COM_OFFSET_BOUND, metavar="M",
+                         help=f"--reduce-residuals: bound on each centre-of-mass offset component, m (default "
+                              f"{COM_OFFSET_BOUND:g})")
+    command.add_argument("--out-model", metavar="ADJUSTED.osim",
+                         help="--reduce-residuals: write the adjusted model as an .osim file")
     command.add_argument("--lowpass", type=float, default=DEFAULT_LOWPASS, metavar="HZ",
                          help=f"OpenSim: low-pass cutoff of the angles, Hz (default {DEFAULT_LOWPASS:g})")
     command.add_argument("--out", required=True, help="result file (.npz; OpenSim: .sto, .mot or .npz)")
@@ -89,7 +113,7 @@ def _positions(args) -> dict:
         raise ValueError(f"--dt must be the sampling period in seconds (> 0), got {args.dt}")
     if not args.out.lower().endswith(".npz"):
         raise ValueError(f"--out must be an .npz file, got {args.out!r}")
-    for option in ("external_loads", "out_grf"):
+    for option in ("external_loads", "out_grf", "plate_bodies", "reduce_residuals", "out_model"):
         if getattr(args, option):
             raise ValueError(f"--{option.replace('_', '-')} applies to OpenSim models (--robot MODEL.osim) only")
     check_output_path(args.out, (".npz",), "--out")
@@ -110,6 +134,28 @@ def _positions(args) -> dict:
             "quaternion_sign_flips_fixed": [int(f) for f in flips], "out": args.out}
 
 
+def _reduction_options(args):
+    """The residual-reduction options of the command line, checked; None without
+    ``--reduce-residuals``."""
+    from .offline.residual_reduction import ResidualReductionOptions
+
+    if not args.reduce_residuals:
+        for option in ("residual_bodies", "per_body_masses", "out_model"):
+            if getattr(args, option):
+                raise ValueError(f"--{option.replace('_', '-')} applies with --reduce-residuals only")
+        return None
+    if args.external_loads is None:
+        raise ValueError("--reduce-residuals needs the force plates (--external-loads): without them the estimated "
+                         "contacts absorb the residual")
+    for option, value, what in (("--max-mass-change", args.max_mass_change, "a fraction of the mass in [0, 1)"),
+                                ("--max-com-offset", args.max_com_offset, "a distance in m (>= 0)")):
+        if not np.isfinite(value) or value < 0 or (option == "--max-mass-change" and value >= 1):
+            raise ValueError(f"{option} must be {what}, got {value}")
+    return ResidualReductionOptions(total_mass=args.max_mass_change, com_offset=args.max_com_offset,
+                                    com_bodies=tuple(args.residual_bodies) if args.residual_bodies else None,
+                                    per_body=args.per_body_masses)
+
+
 def _opensim(args) -> dict:
     from .offline.gait import human_inverse_dynamics
     from .offline.opensim_files import read_storage, write_storage
@@ -121,36 +167,66 @@ def _opensim(args) -> dict:
     lowpass = _positive(args.lowpass, "--lowpass", "a cutoff frequency in Hz")
     if args.dt is not None:
         _positive(args.dt, "--dt", "the sampling period in seconds")
+    reduction = _reduction_options(args)
+    c3d = args.external_loads is not None and args.external_loads.lower().endswith(".c3d")
+    if args.plate_bodies and not c3d:
+        raise ValueError("--plate-bodies applies to the force plates of a .c3d file (--external-loads TRIAL.c3d)")
+    plate_bodies = None if not args.plate_bodies else [None if body.lower() == "none" else body
+                                                       for body in args.plate_bodies]
     out = check_output_path(args.out, OPENSIM_RESULTS, "--out")
     grf_out = None if args.out_grf is None else check_output_path(args.out_grf, (".mot", ".sto"), "--out-grf")
+    model_out = None if args.out_model is None else check_output_path(args.out_model, (".osim",), "--out-model")
     if not Path(args.robot).is_file():
         raise ValueError(f"--robot: OpenSim model {args.robot!r} does not exist")
+    if args.external_loads is not None and not Path(args.external_loads).is_file():
+        raise ValueError(f"--external-loads: {args.external_loads!r} does not exist")
     robot = Robot.from_osim(args.robot)
+    for option, bodies in (("--plate-bodies", plate_bodies), ("--residual-bodies", args.residual_bodies)):
+        unknown = [body for body in bodies or () if body is not None and body not in robot.opensim.bodies]
+        if unknown:
+            raise ValueError(f"{option}: {unknown} are not bodies of {Path(args.robot).name} "
+                             f"(bodies: {', '.join(robot.opensim.bodies)})")
     motion = read_storage(args.file)
     tic = time.perf_counter()
     result = human_inverse_dynamics(robot, motion, external_loads=args.external_loads, lowpass_hz=lowpass,
                                     contacts=args.contacts, friction=None if args.no_bounds else args.friction,
-                                    smoothing_weight=args.smoothing, dt=args.dt)
+                                    smoothing_weight=args.smoothing, dt=args.dt,
+                                    reduce_residuals=reduction if reduction is not None else False,
+                                    plate_bodies=plate_bodies)
     seconds = time.perf_counter() - tic
+    report = result.residual_reduction
     if out.suffix.lower() == ".npz":
         from .offline.textfiles import atomic_write
 
+        extra = {} if report is None else {"residuals_before": report.residuals_before}
         with atomic_write(out, "wb") as handle:
             np.savez(handle, time=result.time, columns=np.array(result.columns()), forces=result.coordinate_forces,
                      residuals=result.residuals, contacts=np.array(result.contacts, dtype=str),
-                     wrenches=result.wrenches, contact_schedule=result.contact_schedule)
+                     wrenches=result.wrenches, contact_schedule=result.contact_schedule, **extra)
     else:
         write_storage(out, result.columns(), result.time, result.coordinate_forces,
                       title="Inverse Dynamics Generalized Forces (tsid_py)")
     if grf_out is not None:
         names, values = ground_reaction_columns(robot, result)
         write_storage(grf_out, names, result.time, values, title="Ground reactions (tsid_py)")
+    if model_out is not None:
+        from .offline.opensim_model_file import write_adjusted_model
+
+        write_adjusted_model(args.robot, model_out, report.robot.opensim.inertias)
     residual = np.linalg.norm(result.residuals[:, :3], axis=1)
-    return {"frames": len(motion.time), "solved_frames": len(result.time), "seconds": round(seconds, 3),
-            "plates": args.external_loads is not None, "contacts": result.contacts,
-            "relaxed_frames": result.over_time.relaxed_frames.tolist(),
-            "max_residual_force_N": round(float(residual.max()), 3), "out": str(out),
-            **({"out_grf": str(grf_out)} if grf_out else {})}
+    summary = {"frames": len(motion.time), "solved_frames": len(result.time), "seconds": round(seconds, 3),
+               "plates": args.external_loads is not None, "contacts": result.contacts,
+               "relaxed_frames": result.over_time.relaxed_frames.tolist(),
+               "max_residual_force_N": round(float(residual.max()), 3), "out": str(out)}
+    if result.plate_bodies is not None:
+        summary["plate_bodies"] = result.plate_bodies
+        summary["lab_to_ground"] = np.round(result.lab_to_ground, 12).tolist()
+    if report is not None:
+        summary["residual_reduction"] = report.summary()
+    for key, path in (("out_grf", grf_out), ("out_model", model_out)):
+        if path is not None:
+            summary[key] = str(path)
+    return summary
 
 
 def ground_reaction_columns(robot, result) -> tuple[list[str], np.ndarray]:

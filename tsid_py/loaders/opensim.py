@@ -52,7 +52,10 @@ MIN_VERSION = 40000
 class OpenSimModel:
     """A loaded ``.osim`` file: the pinocchio ``model``, its ``coordinates`` (the map between
     OpenSim's coordinates and pinocchio's q and v), ``bodies`` (names, each with a pinocchio
-    frame of that name) and ``markers`` (frame names), and the source ``path``."""
+    frame of that name) and ``markers`` (frame names), the source ``path``, and each body's
+    ``inertias`` as the file gives them (mass, centre of mass and inertia about it, in the
+    body's own frame): the model's joint inertias are their sums, placed in each joint's
+    frame (a welded body adds to its parent's joint)."""
 
     model: pin.Model
     coordinates: CoordinateMap
@@ -60,6 +63,7 @@ class OpenSimModel:
     markers: list[str] = field(default_factory=list)
     path: str = ""
     name: str = "opensim"
+    inertias: dict[str, pin.Inertia] = field(default_factory=dict)
 
 
 def _vector(element: ET.Element, tag: str, size: int, where: str, default=None) -> np.ndarray:
@@ -205,7 +209,8 @@ def _build(root: ET.Element, path: str) -> OpenSimModel:
         raise ValueError(f"bodies {missing} have no joint")
     markers = builder.add_markers(xml_model.iterfind("MarkerSet/objects/Marker"))
     coordinates = CoordinateMap(builder.coordinates, builder.root, builder.axis_joints, model.nq, model.nv)
-    return OpenSimModel(model, coordinates, list(bodies), markers, path, model.name)
+    inertias = {name: _inertia(body) for name, body in bodies.items()}
+    return OpenSimModel(model, coordinates, list(bodies), markers, path, model.name, inertias)
 
 
 class _Builder:

@@ -93,6 +93,8 @@ def read_storage(path: str | os.PathLike) -> Storage:
     for number, line in body[1:]:
         cells = _cells(line.strip("\r\n"))
         cells = [c for c in cells if c.strip()] if "\t" not in line else cells
+        while len(cells) > len(columns) and not cells[-1].strip():    # OpenSim 3 ends lines with a tab
+            cells.pop()
         if len(cells) != len(columns):
             raise ValueError(f"{name}, line {number}: expected {len(columns)} values ({columns[0]} … {columns[-1]}), "
                              f"got {len(cells)}")
