@@ -36,11 +36,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+
+#: The synthetic trials (a perturbed model, plates consistent with it) are built as the tests
+#: build them: the repository's root on the path makes ``tests`` importable.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import tsid_py as tp
 from tsid_py.offline.c3d import read_c3d
@@ -266,7 +271,7 @@ def figure(path: str, plates_result, estimate, measured, band) -> None:
     for ax, (foot, side) in zip(axes[1], ((0, "right"), (1, "left"))):
         ax.plot(estimate.time, measured[foot, :, 1], color="0.6", lw=4, label="force plate")
         ax.fill_between(band.time, band.low[:, foot, 1], band.high[:, foot, 1], color="C1", alpha=0.3,
-                        label="5–95 % band (50 draws)")
+                        label=f"5–95 % band ({len(band.draws)} draws)")
         ax.plot(estimate.time, estimate.wrenches[:, foot, 1], color="C1", label="positions alone")
         ax.set_title(f"vertical ground force, {side} foot", fontsize=10)
         ax.set_ylabel("N")

@@ -43,10 +43,25 @@ def _run_demo(name: str) -> None:
     log.info("gallery: %s in %.1f s", name, time.perf_counter() - tic)
 
 
+def _human_gait_figure() -> None:
+    """The Human motion page's figure: ``benchmarks/human_gait.py`` on the real trial (a few
+    Monte-Carlo draws: the band's shape, not its timing)."""
+    figure = GENERATED / "human-gait.png"
+    if figure.exists():
+        return
+    script = Path(__file__).parent.parent / "benchmarks" / "human_gait.py"
+    command = [sys.executable, str(script), "--draws", "8", "--workers", "1", "--figure", str(figure)]
+    result = subprocess.run(command, capture_output=True, text=True, env=dict(os.environ, MPLBACKEND="Agg"))
+    if result.returncode != 0 or not figure.exists():
+        raise RuntimeError(f"human motion figure: {' '.join(command[1:])} failed ({result.returncode}):\n"
+                           f"{result.stderr}")
+
+
 def on_pre_build(config, **kwargs) -> None:
     GENERATED.mkdir(exist_ok=True)
     for name in DEMOS:
         _run_demo(name)
+    _human_gait_figure()
 
 
 def _format(value) -> str:
