@@ -13,7 +13,7 @@ import pinocchio as pin
 from ._validation import as_vector
 from .loaders.mjcf import load_mjcf
 from .loaders.source import ModelSource
-from .loaders.urdf import load_urdf
+from .loaders.urdf import load_urdf, srdf_postures
 
 #: A quaternion whose norm is this close to 1 is normalised; farther away it is an error.
 QUATERNION_TOLERANCE = 1e-3
@@ -135,6 +135,8 @@ class Robot:
         q_ref: np.ndarray | None = None,
         end_effector: str | None = None,
         mimic: str | None = None,
+        srdf: str | os.PathLike | None = None,
+        posture: str | None = None,
     ) -> "Robot":
         """Load a URDF (:func:`tsid_py.loaders.urdf.load_urdf`: continuous, floating, planar
         and mimic joints); ``floating_base`` adds a free-flyer root joint (7 q, 6 v).
@@ -154,10 +156,19 @@ class Robot:
         end_effector : the name of the end-effector frame, if any.
         mimic : None (warn about mimic joints, loaded as independent joints) or
             ``"independent"`` (the same, silently).
+        srdf : an SRDF whose group states become :attr:`postures`; ``q_ref`` (when not
+            given) is ``posture``'s, by default the first's.
+        posture : the SRDF group state ``q_ref`` starts from.
         """
         loaded = load_urdf(path, floating_base, package_dirs, mimic=mimic)
+        postures = srdf_postures(loaded.model, srdf) if srdf is not None else {}
+        if posture is not None and posture not in postures:
+            raise KeyError(f"posture {posture!r} is not a group state of {srdf}; group states: {list(postures)}")
+        if q_ref is None and postures:
+            q_ref = postures[posture or next(iter(postures))]
         return cls(loaded.model, name=name, feet=feet, sole_size=sole_size, foot_radius=foot_radius, q_ref=q_ref,
-                   package_dirs=loaded.source.package_dirs, end_effector=end_effector, source=loaded.source)
+                   package_dirs=loaded.source.package_dirs, end_effector=end_effector, source=loaded.source,
+                   postures=postures)
 
     @classmethod
     def from_mjcf(

@@ -12,6 +12,7 @@ through the installed distribution's metadata rather than a hard-coded path.
 from __future__ import annotations
 
 import importlib.metadata
+import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -20,6 +21,7 @@ import numpy as np
 import pinocchio as pin
 
 from .models.gait import Gait
+from .models.loading import load_robot
 from .models.profile import BalanceDefaults, WalkDefaults, derive_profile
 from .robot import Robot
 
@@ -140,14 +142,28 @@ def package_dir() -> str:
     return str(data_root().parent.parent)
 
 
-def load(name: str) -> Robot:
-    """Load a shipped robot at its reference posture.
+def load(name, *, srdf=None, posture: str | None = None) -> Robot:
+    """A built-in robot at its reference posture, by name (:func:`available`), or any robot
+    file by path: a URDF (with its SRDF, ``srdf``, or the one beside it) or an MJCF file,
+    standing in ``posture`` with its feet and profile derived from the model
+    (:func:`tsid_py.models.loading.load_robot`).
 
-    Floating-base robots are raised so that their lowest foot touches ``z = 0`` (point feet:
-    their centre is ``foot_radius`` above it).
+    A built-in floating-base robot is raised so that its lowest foot touches ``z = 0`` (point
+    feet: their centre is ``foot_radius`` above it).
     """
-    if name not in SPECS:
-        raise KeyError(f"robot {name!r} is unknown; available: {available()}")
+    if not isinstance(name, (str, os.PathLike)):
+        raise ValueError(f"name must be a built-in robot's name {available()} or a robot file's path, got {name!r}")
+    if isinstance(name, str) and name in SPECS:
+        if srdf is not None or posture is not None:
+            raise ValueError(f"srdf and posture apply to a robot file; {name!r} is built in")
+        return _load_built_in(name)
+    if not Path(os.fspath(name)).is_file():
+        raise KeyError(f"robot {name!r} is neither built in (available: {', '.join(available())}) nor an existing "
+                       "robot file")
+    return load_robot(name, srdf=srdf, posture=posture)
+
+
+def _load_built_in(name: str) -> Robot:
     spec = SPECS[name]
     urdf = data_root() / spec.urdf
     root_joint = pin.JointModelFreeFlyer() if spec.floating_base else None

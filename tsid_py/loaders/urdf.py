@@ -124,3 +124,17 @@ def _check_planar_axes(path: str, joints: dict) -> None:
             raise ValueError(f"{path}: planar joint {name!r} has <axis xyz=\"{' '.join(f'{a:g}' for a in spec['axis'])}"
                              "\"/>; pinocchio always moves a planar joint in its x-y plane (normal z), so the axis "
                              "must be \"0 0 1\": rotate the joint's <origin> instead so that its z is the plane's normal")
+
+
+def srdf_postures(model: pin.Model, path) -> dict[str, np.ndarray]:
+    """The group states of the SRDF at ``path`` as configurations of ``model`` (in the file's
+    order), by name; ``ValueError`` naming the file when it cannot be read."""
+    path = existing_file(path, "SRDF")
+    try:
+        pin.loadReferenceConfigurations(model, path, False)
+    except (RuntimeError, ValueError) as exc:
+        raise ValueError(f"{path}: pinocchio cannot read its postures: {exc}") from None
+    postures = {}
+    for entry in model.referenceConfigurations:
+        postures[entry.key()] = np.array(entry.data(), dtype=float).ravel().copy()
+    return postures

@@ -1,0 +1,157 @@
+"""Robot profiles from the model: feet and soles from the geometry, a standing posture, any
+robot file loaded by path — against the geometry the test writes (boxes and spheres of known
+size and place), pinocchio's kinematics, and example-robot-data's robots."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import tsid_py as tp
+from tsid_py.models.feet import find_feet
+from tsid_py.robots import data_root
+
+LEG = """
+  <joint name="{side}_hip" type="revolute"><parent link="pelvis"/><child link="{side}_thigh"/>
+    <origin xyz="0 {y} -0.1"/><axis xyz="0 1 0"/><limit lower="-1.5" upper="1.5" effort="200" velocity="10"/></joint>
+  <link name="{side}_thigh"><inertial><origin xyz="0 0 -0.2"/><mass value="4"/>
+    <inertia ixx="0.05" iyy="0.05" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="{side}_knee" type="revolute"><parent link="{side}_thigh"/><child link="{side}_shin"/>
+    <origin xyz="0 0 -0.4"/><axis xyz="0 1 0"/><limit lower="0" upper="2.5" effort="200" velocity="10"/></joint>
+  <link name="{side}_shin"><inertial><origin xyz="0 0 -0.2"/><mass value="3"/>
+    <inertia ixx="0.04" iyy="0.04" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="{side}_ankle" type="revolute"><parent link="{side}_shin"/><child link="{side}_foot"/>
+    <origin xyz="0 0 -0.4"/><axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="100" velocity="10"/></joint>
+  <link name="{side}_foot"><inertial><mass value="1"/>
+    <inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><origin xyz="{offset} 0 -0.06"/><geometry>{foot}</geometry></collision></link>
+"""
+
+
+def write_robot(folder, feet: int, foot: str, offset: float = 0.0, srdf: str | None = None) -> str:
+    """A URDF of a pelvis on ``feet`` legs (2: along y; 4: at the corners) ending in the
+    collision geometry ``foot`` (its centre ``offset`` m ahead of the ankle, 6 cm below)."""
+    places = {2: [("left", 0.1, 0.0), ("right", -0.1, 0.0)],
+              4: [("lf", 0.15, 0.25), ("rf", -0.15, 0.25), ("lh", 0.15, -0.25), ("rh", -0.15, -0.25)]}[feet]
+    legs = []
+    for side, y, x in places:
+        leg = LEG.format(side=side, y=y, offset=offset, foot=foot)
+        legs.append(leg.replace('<origin xyz="0 {y} -0.1"/>'.format(y=y), f'<origin xyz="{x} {y} -0.1"/>'))
+    text = ('<robot name="synthetic"><link name="pelvis"><inertial><mass value="10"/>'
+            '<inertia ixx="0.2" iyy="0.2" izz="0.2" ixy="0" ixz="0" iyz="0"/></inertial>'
+            '<collision><geometry><box size="0.2 0.3 0.1"/></geometry></collision></link>'
+            + "".join(legs) + "</robot>")
+    path = folder / "synthetic.urdf"
+    path.write_text(text)
+    if srdf is not None:
+        (folder / "synthetic.srdf").write_text(srdf)
+    return str(path)
+
+
+def geometry_of(path: str):
+    model = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer())
+    return model, pin.buildGeomFromUrdf(model, path, pin.COLLISION)
+
+
+def test_a_box_foot_is_a_sole_of_its_bottom_face_centred_where_the_box_is(tmp_path):
+    """Box feet 0.22 × 0.10 × 0.02 m, 4 cm ahead of the ankle and 6 cm below it: each sole is
+    the box's bottom face — that size, its centre 4 cm ahead and 7 cm below the ankle, axes
+    ground-aligned."""
+    path = write_robot(tmp_path, 2, '<box size="0.22 0.10 0.02"/>', offset=0.04)
+    model, collision = geometry_of(path)
+    feet = find_feet(model, pin.neutral(model), collision)
+    assert [foot.body for foot in feet] == ["left_foot", "right_foot"]
+    for foot in feet:
+        assert foot.sole_size == pytest.approx((0.22, 0.10), abs=1e-12)
+        np.testing.assert_allclose(foot.placement.translation, [0.04, 0.0, -0.07], atol=1e-12)
+        np.testing.assert_allclose(foot.placement.rotation, np.eye(3), atol=1e-12)
+
+
+def test_a_sphere_foot_is_a_point_at_its_bottom_with_its_radius(tmp_path):
+    path = write_robot(tmp_path, 4, '<sphere radius="0.025"/>')
+    model, collision = geometry_of(path)
+    feet = find_feet(model, pin.neutral(model), collision)
+    assert len(feet) == 4 and all(foot.sole_size is None for foot in feet)
+    for foot in feet:
+        assert foot.radius == pytest.approx(0.025, abs=1e-12)
+        np.testing.assert_allclose(foot.placement.translation, [0.0, 0.0, -0.085], atol=1e-12)
+
+
+def test_a_tilted_posture_is_levelled_and_put_on_the_ground(tmp_path):
+    """An SRDF posture with both ankles bent 5° (the hips and knees straight): the standing
+    posture turns the robot so the soles lie flat and puts them at z = 0 (pinocchio's
+    placements of the contact frames), the joints as the SRDF set them."""
+    srdf = ('<robot name="synthetic"><group_state name="bent" group="all">'
+            '<joint name="left_ankle" value="0.0873"/><joint name="right_ankle" value="0.0873"/>'
+            '</group_state></robot>')
+    path = write_robot(tmp_path, 2, '<box size="0.22 0.10 0.02"/>', srdf=srdf)
+    robot = tp.robots.load(path)
+    model, data = robot.model, robot.model.createData()
+    pin.framesForwardKinematics(model, data, robot.q_ref)
+    for foot in robot.feet:
+        placement = data.oMf[model.getFrameId(foot)]
+        assert placement.translation[2] == pytest.approx(0.0, abs=1e-12)
+        assert placement.rotation[2, 2] == pytest.approx(1.0, abs=1e-12)
+    assert robot.q_ref[robot.joint_q_index("left_ankle")] == pytest.approx(0.0873)
+    assert robot.floating_base and robot.sole_size == pytest.approx((0.22, 0.10))
+
+
+def test_a_leg_in_the_air_is_not_a_foot_and_an_arm_on_its_pedestal_is_fixed(tmp_path):
+    path = write_robot(tmp_path, 2, '<box size="0.22 0.10 0.02"/>',
+                       srdf='<robot name="synthetic"><group_state name="step" group="all">'
+                            '<joint name="left_hip" value="-0.6"/><joint name="left_knee" value="1.2"/></group_state>'
+                            '</robot>')
+    model, collision = geometry_of(path)
+    q = pin.neutral(model)
+    for joint, value in (("left_hip", -0.6), ("left_knee", 1.2)):      # the left leg lifted
+        q[model.joints[model.getJointId(joint)].idx_q] = value
+    assert [foot.body for foot in find_feet(model, q, collision)] == ["right_foot"]
+    arm = tp.robots.load(data_root() / "ur_description/urdf/ur5_robot.urdf")
+    assert not arm.floating_base and arm.end_effector == "tool0" and not arm.feet
+
+
+@pytest.mark.parametrize("name, path, feet, sole", [
+    ("romeo", "romeo_description/urdf/romeo.urdf", 2, True),
+    ("icub", "icub_description/robots/icub.urdf", 2, True),
+    ("alexander", "alexander_description/urdf/alexander_v1.lowerBodyOnly.urdf", 2, True),
+    ("simple_humanoid", "simple_humanoid_description/urdf/simple_humanoid.urdf", 2, True),
+    ("a1", "a1_description/urdf/a1.urdf", 4, False),
+    ("anymal_c", "anymal_c_simple_description/urdf/anymal.urdf", 4, False),
+    ("hyq", "hyq_description/robots/hyq_no_sensors.urdf", 4, False),
+])
+def test_robots_the_library_does_not_know_load_standing_on_their_feet(name, path, feet, sole):
+    """Each stands at its SRDF posture with its soles flat on z = 0 (or its point feet's
+    contact points on it), the CoM above the feet's hull; its profile has the feet."""
+    robot = tp.robots.load(data_root() / path)
+    assert robot.floating_base and len(robot.feet) == feet and (robot.sole_size is not None) == sole
+    data = robot.model.createData()
+    pin.framesForwardKinematics(robot.model, data, robot.q_ref)
+    heights = [data.oMf[robot.frame_id(foot)].translation[2] for foot in robot.feet]
+    assert min(heights) == pytest.approx(0.0, abs=1e-9) and max(heights) < 0.01
+    if sole:
+        tilt = max(np.arccos(np.clip(data.oMf[robot.frame_id(f)].rotation[2, 2], -1, 1)) for f in robot.feet)
+        assert tilt < np.radians(0.5)
+    com = pin.centerOfMass(robot.model, data, robot.q_ref)
+    feet_xy = np.array([data.oMf[robot.frame_id(foot)].translation[:2] for foot in robot.feet])
+    assert np.all(com[:2] > feet_xy.min(axis=0) - 0.1) and np.all(com[:2] < feet_xy.max(axis=0) + 0.1)
+    assert robot.profile.feet == tuple(robot.feet) and robot.profile.leg_joints
+
+
+def test_romeo_stands_on_soles_whose_centre_is_ahead_of_its_ankles():
+    """Romeo's sole mesh: 0.195 × 0.126 m, its centre 2.4 cm ahead of the ankle joint (the
+    frame a user would take for the sole; the issue measured 2.1 cm by hand)."""
+    robot = tp.robots.load(data_root() / "romeo_description/urdf/romeo.urdf")
+    assert robot.sole_size == pytest.approx((0.195, 0.126), abs=0.002)
+    frame = robot.model.frames[robot.frame_id(robot.feet[0])]
+    ahead = frame.placement.translation[0]
+    assert 0.015 < ahead < 0.03
+
+
+def test_a_file_that_is_not_a_robot_is_named():
+    with pytest.raises(KeyError, match="neither built in .available"):
+        tp.robots.load("no_such_robot")
+    with pytest.raises(ValueError, match="URDF"):
+        tp.robots.load(__file__)
+    with pytest.raises(ValueError, match="srdf"):
+        tp.robots.load(data_root() / "romeo_description/urdf/romeo.urdf", srdf="missing.srdf")
