@@ -280,3 +280,35 @@ def test_a_mujoco_recording_is_recovered_from_positions_alone():
     assert np.sqrt(np.mean(error**2)) < 0.05 * robot.weight
     assert np.sqrt(np.mean(error.sum(axis=1) ** 2)) < 0.005 * robot.weight
     assert np.ptp(truth[:, 0]) > 0.05 * robot.weight        # the split does change: not a static stance
+
+
+def test_a_diverging_simulation_raises_instead_of_resetting(capfd):
+    """Torques of 1e12 N·m blow the integration up. MuJoCo alone would print a warning, reset
+    to the default pose and carry on from t = 0; the harness raises, names the time and the
+    command, prints nothing and keeps the clock (a reset() is the way on)."""
+    from tsid_py.sim import SimulationDiverged
+
+    robot = load_robot("talos")
+    sim = Simulation(robot)
+    sim.step(np.zeros(robot.na), steps=5)
+    with pytest.raises(SimulationDiverged, match=r"'talos' diverged at t = 0\.00[67]0 s .*accelerations.*1e\+12"):
+        sim.step(np.full(robot.na, 1e12))
+    assert sim.time > 0.005
+    assert capfd.readouterr().out == ""
+    sim.reset(robot.q_ref, robot.zero_velocity())
+    sim.step(np.zeros(robot.na))
+    assert sim.time == pytest.approx(1e-3)
+
+
+def test_a_push_trial_ends_as_a_failure_when_the_physics_diverge():
+    """An absurd push (1e13 N) blows the simulation up: the trial reports a fall whose reason
+    is the divergence, instead of carrying on from a reset robot."""
+    from tsid_py.scenarios.push_recovery import run_pushes
+
+    def absurd_push(t, controller, sim):
+        if abs(t - 0.05) < 1e-9:
+            sim.push([1e13, 0.0, 0.0], 0.01)
+
+    summary, _ = run_pushes(load_robot("talos"), [], duration=0.2, on_step=absurd_push)
+    assert summary["fell"] and summary["fall_reason"].startswith("the simulation diverged")
+    assert 0.05 <= summary["fell_at"] < 0.07

@@ -19,7 +19,7 @@ from ..control import BalanceController
 from ..control.reference import Controller, arm_tracking, quadruped_stance
 from ..errors import SolverError
 from ..inverse_dynamics import multiple_contact_inverse_dynamics_over_time
-from ..sim.simulation import Simulation
+from ..sim.simulation import Simulation, SimulationDiverged
 from ..tasks import FrameTask
 from . import recordings
 from .logs import zmp_from_frames
@@ -105,7 +105,11 @@ def _run(sim: Simulation, controller: Controller, duration: float, update_target
             fell_at, failure = t, str(error)
             break
         step_times.append(time.perf_counter() - tic)
-        sim.step(solution.tau_actuated)
+        try:
+            sim.step(solution.tau_actuated)
+        except SimulationDiverged as error:
+            fell_at, failure = t, str(error)
+            break
         entry = {"time": t, "tau": solution.tau_actuated}
         if controller.com is not None:
             entry.update(com=robot.com.copy(), com_ref=controller.com.position_ref.copy())

@@ -33,6 +33,12 @@ class StanceJudge:
         self.fell_at: float | None = None
         self.reason: str | None = None
 
+    def diverged(self, t: float, error: Exception) -> None:
+        """The physics diverged at ``t`` (:class:`~tsid_py.sim.SimulationDiverged`): the run
+        ends as a failure, with the error as its reason."""
+        if self.fell_at is None:
+            self.fell_at, self.reason = t, f"the simulation diverged: {error}"
+
     def update(self, t: float, in_contact) -> bool:
         """Check the state after the physics step that ended at ``t``; returns whether the
         robot has fallen (at this step or before)."""

@@ -34,7 +34,7 @@ from ..control.failure import DAMPING, SLACKENED, SOFTENED
 from ..tasks import FrameTask
 from ..models.profile import profile_of
 from ..sim.model import SOLE_THICKNESS
-from ..sim.simulation import Simulation
+from ..sim.simulation import Simulation, SimulationDiverged
 from .judge import FALL_HEIGHT_RATIO, FALL_SLIP, FALL_TILT, StanceJudge  # noqa: F401 (the criteria, re-exported)
 from .logs import record_step
 from .video import Watchers
@@ -201,7 +201,11 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
         step_times.append(time.perf_counter() - tic)
         for rung in solution.relaxed[-1:]:
             relaxed_steps[rung].append(round(t, 4))
-        sim.step(solution.tau_actuated)
+        try:
+            sim.step(solution.tau_actuated)
+        except SimulationDiverged as error:
+            judge.diverged(t, error)
+            break
         if record:
             record_step(log, t, robot, controller, solution, sim.contact_wrenches())
         watchers.after_step()

@@ -15,7 +15,7 @@ import pinocchio as pin
 from ..control.walking import Gait, WalkingController
 from ..control.walking.angles import wrap_angle, yaw_of
 from ..sim.model import SOLE_THICKNESS
-from ..sim.simulation import Simulation
+from ..sim.simulation import Simulation, SimulationDiverged
 from .judge import StanceJudge
 from .logs import record_step
 from .video import Watchers
@@ -67,7 +67,11 @@ def run_walk(robot, *, distance: float | None = None, turn: float | None = None,
         step_times.append(time.perf_counter() - tic)
         if controller.steps_taken > landed:            # measure the foothold once its load is on
             pending.append((t + controller.gait.transition, controller.landed[-1][1]))
-        sim.step(solution.tau_actuated)
+        try:
+            sim.step(solution.tau_actuated)
+        except SimulationDiverged as error:
+            judge.diverged(t, error)
+            break
         watchers.after_step()
         while pending and pending[0][0] <= t:
             index = pending.pop(0)[1]

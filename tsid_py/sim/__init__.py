@@ -2,6 +2,6 @@
 
 from .contact import DEFAULT_CONTACT, ContactOptions
 from .model import build_model
-from .simulation import Simulation
+from .simulation import Simulation, SimulationDiverged
 
-__all__ = ["Simulation", "build_model", "ContactOptions", "DEFAULT_CONTACT"]
+__all__ = ["Simulation", "SimulationDiverged", "build_model", "ContactOptions", "DEFAULT_CONTACT"]

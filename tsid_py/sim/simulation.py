@@ -26,6 +26,12 @@ from .engine import import_mujoco
 from .model import SOLE_THICKNESS, build_model
 
 
+class SimulationDiverged(RuntimeError):
+    """MuJoCo's integration produced a non-finite or unbounded state (its ``BADQACC``,
+    ``BADQPOS`` or ``BADQVEL`` warnings). MuJoCo would reset to the model's default pose and
+    carry on with the time back at zero; the harness stops instead, with this error."""
+
+
 def _tilt(rotation: np.ndarray) -> float:
     """Angle (rad) between a frame's z axis (the last column of its world rotation) and the
     vertical (``math``, not numpy: this runs per foot and per step)."""
@@ -62,6 +68,11 @@ class Simulation:
         self.friction = friction
         for body, factor in (mass_scale or {}).items():
             self._scale_body(body, positive_scalar(factor, f"mass_scale[{body!r}]"))
+        # A diverging integration raises SimulationDiverged rather than restarting silently.
+        self.model.opt.disableflags |= int(self.mujoco.mjtDisableBit.mjDSBL_AUTORESET)
+        self._divergence_warnings = tuple(int(w) for w in (self.mujoco.mjtWarning.mjWARN_BADQACC,
+                                                           self.mujoco.mjtWarning.mjWARN_BADQPOS,
+                                                           self.mujoco.mjtWarning.mjWARN_BADQVEL))
         self.data = self.mujoco.MjData(self.model)
         delay = positive_scalar(actuation_delay, "actuation_delay", allow_zero=True)
         self._pending = deque([np.zeros(robot.na)] * int(round(delay / self.timestep)))
@@ -113,17 +124,41 @@ class Simulation:
 
     # ------------------------------------------------------------------ stepping
     def step(self, tau_actuated, steps: int = 1) -> None:
-        """Apply ``tau_actuated`` (na,), pinocchio joint order, for ``steps`` physics steps."""
+        """Apply ``tau_actuated`` (na,), pinocchio joint order, for ``steps`` physics steps;
+        :class:`SimulationDiverged` if the integration blows up (the state is then left as
+        MuJoCo's last one, not reset)."""
         tau = as_vector(tau_actuated, "tau_actuated", self.robot.na)
         if self._pending:                       # actuation delay: apply the oldest command
             self._pending.append(tau.copy())
             tau = self._pending.popleft()
         self.actuation.apply(self.data, tau, lambda: self.state()[0])
-        for _ in range(steps):
-            if self._push_body is not None and self.data.time >= self._push_until:
-                self.data.xfrc_applied[self._push_body] = 0.0
-                self._push_body = None
-            self.mujoco.mj_step(self.model, self.data)
+        messages: list[str] = []
+        previous = self.mujoco.get_mju_user_warning()       # MuJoCo's messages go into the error,
+        self.mujoco.set_mju_user_warning(messages.append)   # not onto stdout
+        try:
+            for _ in range(steps):
+                if self._push_body is not None and self.data.time >= self._push_until:
+                    self.data.xfrc_applied[self._push_body] = 0.0
+                    self._push_body = None
+                self.mujoco.mj_step(self.model, self.data)
+        finally:
+            self.mujoco.set_mju_user_warning(previous)
+        warning = self.data.warning
+        if any(warning[kind].number for kind in self._divergence_warnings):
+            self._diverged(tau, messages)
+
+    def _diverged(self, tau: np.ndarray, messages: list[str]) -> None:
+        labels = ("accelerations", "positions", "velocities")
+        bad = [label for kind, label in zip(self._divergence_warnings, labels) if self.data.warning[kind].number]
+        finite = np.isfinite(tau)
+        command = ("NaN or infinite entries" if not finite.all() else
+                   f"largest entry {np.max(np.abs(tau)):.4g} at actuated index {int(np.argmax(np.abs(tau)))}"
+                   if tau.size else "no entries")
+        raise SimulationDiverged(
+            f"the MuJoCo simulation of {self.robot.name!r} diverged at t = {self.data.time:.4f} s (non-finite or "
+            f"unbounded {' and '.join(bad)}{': ' + messages[0].strip() if messages else ''}); the last torque "
+            f"command has {command}. Check the commanded "
+            "torques, the model's masses and inertias and the time step; reset() the simulation to go on")
 
     def push(self, force, duration: float, body: str | None = None) -> None:
         """Apply a world-frame force (N) at ``body``'s centre of mass (default: the root body)
