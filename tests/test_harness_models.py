@@ -199,9 +199,28 @@ def test_urdf_visuals_fall_back_to_collision_geometry(tmp_path):
     assert sim.model.geom_contype[boxes[0]] == 0 and sim.model.geom_conaffinity[boxes[0]] == 0
 
 
-def test_mimic_coupling_is_removed_like_in_the_controllers_model():
-    assert mujoco.MjModel.from_xml_path(str(JOINTS_URDF)).neq == 1    # MuJoCo's parser couples them
-    assert Simulation(_robot("joints.urdf")).model.neq == 0
+def test_mimic_fingers_move_together_in_mujoco():
+    """Panda's second finger mimics the first (q2 = q1). A posture target pulling them apart
+    (3.5 and 0.5 cm) is met along the linkage by the solver and MuJoCo's joint equality: after
+    0.5 s they sit together near the compromise, 2 cm; loaded with mimic="independent", each
+    goes to its own target."""
+    panda = data_root() / "panda_description/urdf/panda.urdf"
+    ends = {}
+    for mimic in ("coupled", "independent"):
+        robot = tp.Robot.from_urdf(panda, floating_base=False, mimic=mimic,
+                                   srdf=data_root() / "panda_description/srdf/panda.srdf")
+        solver = tp.DynamicsSolver(robot)
+        first, second = robot.joint_q_index("panda_finger_joint1"), robot.joint_q_index("panda_finger_joint2")
+        target = robot.q_ref.copy()
+        target[first], target[second] = 0.035, 0.005
+        solver.add_task(tp.tasks.JointTask(target, kp=100.0))
+        sim = Simulation(robot)
+        assert sim.model.neq == len(robot.mimic_joints)
+        for _ in range(500):
+            sim.step(solver.solve(*sim.state()).tau_actuated)
+        ends[mimic] = sim.state()[0][[first, second]]
+    assert abs(ends["coupled"][0] - ends["coupled"][1]) < 1e-4 and abs(ends["coupled"][0] - 0.02) < 2e-3
+    np.testing.assert_allclose(ends["independent"], [0.035, 0.005], atol=2e-3)
 
 
 @pytest.mark.parametrize("kind", ["biped.xml", "go2", "talos"])
@@ -327,3 +346,32 @@ def test_a_foot_without_collision_geometry_is_named():
     robot = tp.Robot.from_mjcf(BIPED, feet=["left_sole", "left_thigh"], sole_size=(0.2, 0.1))
     with pytest.raises(ValueError, match=r"feet \['left_thigh'\] have no collision geometry .*\['left_thigh'\]"):
         Simulation(robot)
+
+
+def test_posture_task_turns_a_continuous_joint_the_short_way_in_mujoco():
+    """Kinova's joints 1, 4 and 6 are continuous (q = (cos θ, sin θ)): the default posture task
+    controls them with the angle difference wrapped into [−π, π). Joint 1 starts at θ = 3.0 and
+    is asked for θ = −3.0: it crosses ±π (0.28 rad), never turning back through 0 (6 rad)."""
+    robot = tp.Robot.from_urdf(data_root() / "kinova_description/robots/kinova.urdf", floating_base=False)
+    solver = tp.DynamicsSolver(robot)
+    posture = solver.add_task(tp.tasks.JointTask(kp=100.0))
+    assert posture.joints is None and posture.dim == robot.nv == 6
+    lower, upper = robot.model.lowerPositionLimit, robot.model.upperPositionLimit
+    bounded = [robot.joint_q_index(name) for name in robot.scalar_joint_names if name not in robot.continuous_joints]
+    q = robot.q_ref.copy()
+    q[bounded] = np.clip(q[bounded], lower[bounded] + 0.2, upper[bounded] - 0.2)   # neutral is past the limits
+    joint = robot.joint_q_index("j2s6s200_joint_1")
+    target = q.copy()
+    target[joint:joint + 2] = np.cos(-3.0), np.sin(-3.0)
+    posture.set_target(target)
+    q[joint:joint + 2] = np.cos(3.0), np.sin(3.0)
+    sim = Simulation(robot)
+    sim.reset(q, robot.zero_velocity())
+    angles = []
+    for _ in range(1000):
+        q, v = sim.state()
+        angles.append(np.arctan2(q[joint + 1], q[joint]))
+        sim.step(solver.solve(q, v).tau_actuated)
+    angles = np.abs(np.array(angles))
+    assert angles.min() > 2.9                      # never back through 0
+    assert abs(angles[-1] - 3.0) < 0.01 and abs(np.arctan2(*sim.state()[0][[joint + 1, joint]]) + 3.0) < 0.01

@@ -35,19 +35,37 @@ def test_root_free_flyer_is_added_when_the_file_has_none():
     assert not fixed.floating_base and fixed.nv == robot.nv - 6
 
 
-def test_mimic_joints_are_reported_with_file_joint_and_fix():
-    with pytest.warns(UserWarning) as caught:
-        robot = tp.Robot.from_urdf(JOINTS_URDF)
-    message = str(caught[0].message)
-    assert str(JOINTS_URDF) in message and "'finger' (mimics 'arm')" in message
-    assert "mimic='independent'" in message and "fixed joints" in message
-    (coupling,) = robot.source.mimic
+def test_mimic_joints_follow_their_primary_in_the_solver(rng):
+    """The file's coupling q_finger = −0.5 q_arm + 0.1 is held by the solver's hard coupling
+    row: with the pair off the linkage and a posture target pulling them further apart,
+    q̈_m − k q̈_p = Kp e + Kd ė exactly (e = b − (q_m − k q_p), ė = −(v_m − k v_p))."""
+    robot = tp.Robot.from_urdf(JOINTS_URDF)
+    (coupling,) = robot.mimic_joints
     assert (coupling.joint, coupling.primary, coupling.multiplier, coupling.offset) == ("finger", "arm", -0.5, 0.1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        tp.Robot.from_urdf(JOINTS_URDF, mimic="independent")
+    solver = tp.DynamicsSolver(robot)
+    assert solver.tasks == [solver.mimic_coupling] and solver.mimic_coupling.priority == "hard"
+    target = robot.q_ref.copy()
+    arm, finger = robot.joint_q_index("arm"), robot.joint_q_index("finger")
+    target[arm], target[finger] = 0.8, 0.9                   # the linkage allows finger = −0.3 for arm = 0.8
+    solver.add_task(tp.tasks.JointTask(target, kp=50.0))
+    q, v = robot.q_ref.copy(), rng.normal(size=robot.nv)
+    q[arm], q[finger] = 0.3, 0.2
+    a = solver.solve(q, v).ddq
+    va, vf = robot.joint_v_index("arm"), robot.joint_v_index("finger")
+    error, rate = 0.1 - (0.2 + 0.5 * 0.3), -(v[vf] + 0.5 * v[va])
+    kp = solver.mimic_coupling.kp[0]
+    np.testing.assert_allclose(a[vf] + 0.5 * a[va], kp * error + 2 * np.sqrt(kp) * rate, atol=1e-8)
+    free = tp.DynamicsSolver(tp.Robot.from_urdf(JOINTS_URDF, mimic="independent"))
+    assert free.robot.mimic_joints == () and free.mimic_coupling is None and free.tasks == []
     with pytest.raises(ValueError, match="mimic must be one of"):
-        tp.Robot.from_urdf(JOINTS_URDF, mimic="coupled")
+        tp.Robot.from_urdf(JOINTS_URDF, mimic="rigid")
+
+
+def test_a_mimic_of_a_missing_or_fixed_joint_names_the_file(tmp_path):
+    broken = tmp_path / "broken_mimic.urdf"
+    broken.write_text(JOINTS_URDF.read_text().replace('<mimic joint="arm"', '<mimic joint="elbow"'))
+    with pytest.raises(ValueError, match=r"broken_mimic.urdf: joint 'finger' \(revolute\) mimics 'elbow' \(missing\)"):
+        tp.Robot.from_urdf(broken)
 
 
 def test_bad_urdfs_name_file_element_and_fix(tmp_path):

@@ -31,6 +31,10 @@ from .settings import Setting, flag, non_negative, positive
 #: √(f_x² + f_y²) ≤ μ f_z: no force outside the true Coulomb cone.
 INSCRIBED_PYRAMID = 1.0 / np.sqrt(2.0)
 
+#: A contact's default largest normal force is this many times the robot's weight: far above
+#: what standing, walking or landing asks (a fixed 1e4 N was below a heavy robot's weight).
+DEFAULT_FORCE_FACTOR = 20.0
+
 #: Default stiffness of a contact's stabilisation, 1/s² (``kd`` = 2√kp = 20 1/s): a sole that
 #: starts to rock or slide (the simulator's contacts are compliant) is brought back within
 #: about 0.1–0.2 s instead of keeping its velocity. Measured on Talos under 0.1 s pushes, it
@@ -90,7 +94,8 @@ class Contact(SolverItem):
     ----------
     frame : name of the contact frame (z axis along the surface normal, into the robot).
     mu : Coulomb friction coefficient (> 0).
-    f_min, f_max : bounds on the normal force, N (0 ≤ f_min < f_max).
+    f_min, f_max : bounds on the normal force, N (0 ≤ f_min < f_max; ``f_max`` default:
+        :data:`DEFAULT_FORCE_FACTOR` × the robot's weight, set when the contact is added).
     kp : stiffness of the contact-acceleration stabilisation, 1/s² (:data:`DEFAULT_KP`);
         ``kd`` (1/s) defaults to 2√kp (critically damped: 20 1/s for the default). The
         constraint asks ``J q̈ + J̇ v = −kd J v + kp e`` where ``e`` is the frame's drift from
@@ -115,7 +120,7 @@ class Contact(SolverItem):
     #: Index of the normal force ``f_z`` among the variables (bounded by ``[f_min, f_max]``).
     normal_index: int = 2
 
-    def __init__(self, frame: str, *, mu: float = 0.7, f_min: float = 0.0, f_max: float = 1e4,
+    def __init__(self, frame: str, *, mu: float = 0.7, f_min: float = 0.0, f_max: float | None = None,
                  kp: float = DEFAULT_KP, kd: float | None = None, priority: str = "hard", weight: float = 1e3,
                  unilateral: bool = True, kinematic: bool = True):
         if not isinstance(frame, str):
@@ -127,7 +132,10 @@ class Contact(SolverItem):
         self._unilateral = True
         self._mu = positive_scalar(mu, "mu")
         self._f_min, self._f_max = 0.0, np.inf
-        self.set_normal_force_bounds(f_min, f_max)
+        #: Whether ``f_max`` is the default, :data:`DEFAULT_FORCE_FACTOR` × the robot's weight
+        #: (resolved when the contact is added to a solver).
+        self.f_max_from_weight = f_max is None
+        self.set_normal_force_bounds(f_min, np.inf if f_max is None else f_max)
         self.set_gains(kp, kd)
         self.priority = priority
         self.weight = weight
@@ -146,8 +154,9 @@ class Contact(SolverItem):
     f_min = Setting(non_negative, after="_normal_force_bounds_changed")
     """Smallest normal force, N (≥ 0, < f_max)."""
 
-    f_max = Setting(positive, after="_normal_force_bounds_changed")
-    """Largest normal force, N (> f_min)."""
+    f_max = Setting(positive, after="_f_max_assigned")
+    """Largest normal force, N (> f_min); by default :data:`DEFAULT_FORCE_FACTOR` × the
+    weight of the robot the contact is added to."""
 
     kp = Setting(non_negative)
     """Stiffness of the contact-acceleration stabilisation, 1/s² (≥ 0)."""
@@ -168,13 +177,18 @@ class Contact(SolverItem):
     """Whether the frame's acceleration is constrained (no-slip rows)."""
 
     def set_normal_force_bounds(self, f_min: float, f_max: float) -> None:
-        """Both normal-force bounds at once, N: ``0 ≤ f_min < f_max``."""
+        """Both normal-force bounds at once, N: ``0 ≤ f_min < f_max`` (``f_max`` may be inf)."""
         lower = positive_scalar(f_min, "f_min", allow_zero=True)
-        upper = positive_scalar(f_max, "f_max")
+        upper = np.inf if f_max == np.inf else positive_scalar(f_max, "f_max")
         if lower >= upper:
             raise ValueError(f"f_min must be < f_max, got f_min={f_min}, f_max={f_max}")
         self._f_min, self._f_max = lower, upper
+        self.f_max_from_weight = getattr(self, "f_max_from_weight", False) and upper == np.inf
         self._normal_force_bounds_changed()
+
+    def _f_max_assigned(self) -> None:
+        self._normal_force_bounds_changed()
+        self.f_max_from_weight = False
 
     def _normal_force_bounds_changed(self) -> None:
         """Check ``f_min < f_max`` and publish them as one value, read each step by the assembly."""
@@ -231,8 +245,12 @@ class Contact(SolverItem):
 
     # --------------------------------------------------------------------------- kinematics
     def bind(self, robot) -> None:
-        """Resolve the frame name against ``robot`` (called when the contact is added)."""
+        """Resolve the frame name against ``robot`` (called when the contact is added), and
+        a default ``f_max`` against its weight."""
         self.frame_id = robot.frame_id(self.frame)
+        if self.f_max_from_weight:
+            self._f_max = max(DEFAULT_FORCE_FACTOR * robot.weight, 2.0 * self._f_min, 1.0)
+            self._normal_force_bounds_changed()
         self._sources = robot.frame_sources(self.frame_id)
         self._jacobian, self._drift = np.zeros((6, robot.nv)), np.zeros(6)     # the kernel's, refreshed each step
         if self.anchor is None:
@@ -311,7 +329,8 @@ class PlanarContact(Contact):
     length : sole length along the frame's x axis, m (> 0).
     width : sole width along the frame's y axis, m (> 0).
     mu, f_min, f_max, kp, kd, priority, weight, unilateral, kinematic : as for
-        :class:`Contact` (the same defaults: ``mu = 0.7``, ``f_min = 0`` N, ``f_max = 1e4`` N,
+        :class:`Contact` (the same defaults: ``mu = 0.7``, ``f_min = 0`` N, ``f_max`` 20 × the
+        robot's weight,
         ``kp = 0`` 1/s², ``kd = 2√kp`` 1/s, hard, ``weight = 1e3``, unilateral, kinematic).
     """
 
@@ -319,7 +338,8 @@ class PlanarContact(Contact):
     motion_rows = slice(0, 6)
 
     def __init__(self, frame: str, length: float = 0.2, width: float = 0.13, *, mu: float = 0.7, f_min: float = 0.0,
-                 f_max: float = 1e4, kp: float = DEFAULT_KP, kd: float | None = None, priority: str = "hard",
+                 f_max: float | None = None, kp: float = DEFAULT_KP, kd: float | None = None,
+                 priority: str = "hard",
                  weight: float = 1e3, unilateral: bool = True, kinematic: bool = True):
         self._length = positive_scalar(length, "length")
         self._width = positive_scalar(width, "width")

@@ -140,7 +140,7 @@ def _contact_entry(solver, contact, solution) -> dict:
 def _active_limits(solver, solution, tolerance: float) -> list[dict]:
     robot = solver.robot
     offset = 6 if robot.floating_base else 0
-    names = {robot.joint_v_index(name): name for name in robot.joint_names if robot.has_1dof_joint(name)}
+    names = {robot.joint_v_index(name): name for name in robot.scalar_joint_names}
     entries = []
     for constraint in solver.constraints:
         if isinstance(constraint, TorqueLimits):

@@ -134,7 +134,7 @@ class Robot:
         foot_radius: float = 0.0,
         q_ref: np.ndarray | None = None,
         end_effector: str | None = None,
-        mimic: str | None = None,
+        mimic: str = "coupled",
         srdf: str | os.PathLike | None = None,
         posture: str | None = None,
     ) -> "Robot":
@@ -154,8 +154,8 @@ class Robot:
         foot_radius : the radius of a point foot's sphere, centred at the foot frame, m.
         q_ref : the reference configuration (nq,) (default: pinocchio's neutral one).
         end_effector : the name of the end-effector frame, if any.
-        mimic : None (warn about mimic joints, loaded as independent joints) or
-            ``"independent"`` (the same, silently).
+        mimic : ``"coupled"`` (a mimic joint follows its primary joint: :attr:`mimic_joints`)
+            or ``"independent"`` (the couplings are dropped).
         srdf : an SRDF whose group states become :attr:`postures`; ``q_ref`` (when not
             given) is ``posture``'s, by default the first's.
         posture : the SRDF group state ``q_ref`` starts from.
@@ -241,6 +241,9 @@ class Robot:
         self.joint_names: list[str] = []
         self._joint_q_index: dict[str, int] = {}
         self._joint_v_index: dict[str, int] = {}
+        #: The continuous (unbounded revolute) joints: one velocity, two positions
+        #: ``(cos θ, sin θ)`` from :meth:`joint_q_index` on.
+        self.continuous_joints: set[str] = set()
         for joint_id in range(first, model.njoints):
             joint = model.joints[joint_id]
             name = model.names[joint_id]
@@ -251,9 +254,11 @@ class Robot:
                     self._joint_v_index[part] = joint.idx_v + position
                 continue
             self.joint_names.append(name)
-            if joint.nq == 1 and joint.nv == 1:
+            if joint.nv == 1 and joint.nq in (1, 2):
                 self._joint_q_index[name] = joint.idx_q
                 self._joint_v_index[name] = joint.idx_v
+                if joint.nq == 2:
+                    self.continuous_joints.add(name)
         offset = 6 if self.floating_base else 0
         q_offset = 7 if self.floating_base else 0
         self.effort_limits = np.array(model.effortLimit[offset:], dtype=float)
@@ -276,7 +281,8 @@ class Robot:
         return frame_id
 
     def joint_v_index(self, name: str) -> int:
-        """Index in v (and in τ) of a 1-dof joint."""
+        """Index in v (and in τ) of a joint with one velocity (revolute, prismatic or
+        continuous)."""
         try:
             return self._joint_v_index[name]
         except KeyError:
@@ -285,12 +291,25 @@ class Robot:
 
     def has_1dof_joint(self, name: str) -> bool:
         """Whether ``name`` is a joint with one position and one velocity (nq = nv = 1),
-        revolute or prismatic: the joints that :meth:`joint_q_index` and :meth:`joint_v_index`
-        map."""
-        return name in self._joint_v_index
+        revolute or prismatic (a continuous joint has two positions, :attr:`continuous_joints`)."""
+        return name in self._joint_v_index and name not in self.continuous_joints
+
+    @property
+    def scalar_joint_names(self) -> list[str]:
+        """The joints with one velocity — revolute, prismatic and continuous — in the model's
+        order: the joints a posture task controls."""
+        return [name for name in self.joint_names if name in self._joint_v_index]
+
+    @property
+    def mimic_joints(self) -> tuple:
+        """The URDF's mimic couplings the robot keeps (:class:`tsid_py.loaders.source.MimicJoint`:
+        ``q[joint] = multiplier q[primary] + offset``); empty for a model without them, or
+        loaded with ``mimic="independent"``. A solver holds them with a hard task."""
+        return self.source.mimic if self.source is not None else ()
 
     def joint_q_index(self, name: str) -> int:
-        """Index in q of a 1-dof joint."""
+        """Index in q of a joint with one velocity (a continuous joint's ``cos θ``, followed
+        by its ``sin θ``)."""
         self.joint_v_index(name)
         return self._joint_q_index[name]
 

@@ -29,6 +29,7 @@ from .robot import Robot
 from .settings import Setting, positive
 from .solution import Solution
 from .tasks.base import Task
+from .tasks.coupling import JointCouplingTask
 from .tasks.effort import TorqueTask
 from .tasks.regularization import AccelerationTask, ForceRegularization
 
@@ -94,13 +95,19 @@ class DynamicsSolver:
         read) or :class:`~tsid_py.SolverError` (about 1 ms on Talos); ``False`` raises a plain
         :class:`~tsid_py.SolverError` without the check (a control loop's choice, see
         :class:`tsid_py.control.FailurePolicy`).
+    mimic_couplings : hold the robot's mimic joints on their primary joints
+        (:attr:`~tsid_py.Robot.mimic_joints`) with a hard
+        :class:`~tsid_py.tasks.coupling.JointCouplingTask`, :attr:`mimic_coupling`; ``False``
+        where the motion is given (offline inverse dynamics: the measured accelerations are
+        prescribed, and the mimic joints' torques are the linkage's forces).
 
     A solver is used by one thread at a time (concurrent calls raise ``RuntimeError``); it
     pickles and deep-copies, with its robot and items, into an independent solver.
     """
 
     def __init__(self, robot: Robot, dt: float = 1e-3, qp_solver: str | Backend = "reduced",
-                 regularization: dict | None = None, actuated_root: bool = False, diagnose: bool = True):
+                 regularization: dict | None = None, actuated_root: bool = False, diagnose: bool = True,
+                 mimic_couplings: bool = True):
         if not isinstance(robot, Robot):
             raise ValueError(f"robot must be a tsid_py.Robot, got {type(robot).__name__}")
         self.robot = robot
@@ -127,6 +134,11 @@ class DynamicsSolver:
         self.last_qp: QP | None = None
         self._stamps: tuple[float, ...] | None = None     # perf_counter at the phases' ends
         self.regularization = regularization or {}
+        #: The hard task holding the robot's mimic joints on their primary joints (None when
+        #: it has none, or with ``mimic_couplings=False``); remove it to let them move freely.
+        self.mimic_coupling: JointCouplingTask | None = None
+        if mimic_couplings and robot.mimic_joints:
+            self.mimic_coupling = self.add_task(JointCouplingTask(robot.mimic_joints, name="mimic couplings"))
 
     # ------------------------------------------------------------------------ settings
     dt = Setting(positive, after="invalidate")

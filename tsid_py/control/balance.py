@@ -159,7 +159,7 @@ class BalanceController(Pipeline):
         if leg_scale > 1.0:
             raise ValueError(f"posture_leg_scale must be in [0, 1], got {posture_leg_scale!r}")
         weights = [posture_weight * (leg_scale if name in profile.leg_joints else 1.0)
-                   for name in robot.joint_names if robot.has_1dof_joint(name)]
+                   for name in robot.scalar_joint_names]
         self.posture = solver.add_task(tasks.JointTask(profile.posture, kp=posture_kp, weight=weights))
         self.momentum = None
         if momentum_weight > 0:
@@ -180,6 +180,16 @@ class BalanceController(Pipeline):
         stages = [self.contact_stage, self.support_stage, self.solve_stage]
         super().__init__([stage for stage in stages if stage is not None], solver.dt)
         self.support_stage.apply(STANDING)
+
+    @property
+    def dt(self) -> float:
+        """Control period, s: the solver's (assigning it changes the solver's, and the clock,
+        the contact state's counts and the ramps follow)."""
+        return self.solver.dt
+
+    @dt.setter
+    def dt(self, value) -> None:
+        self.solver.dt = value
 
     def _sole(self, foot: str) -> PlanarContact:
         length, width = self.profile.sole_size

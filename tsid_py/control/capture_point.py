@@ -43,6 +43,10 @@ import numpy as np
 
 from .._validation import as_vector, positive_scalar
 
+#: The shortest push :func:`push_bounds` takes, s: below, the bounds (∝ 1/T) only say "an
+#: impulse", which the impulse of a longer push describes.
+MIN_PUSH_DURATION = 1e-6
+
 #: Unit push directions by name, in the world's horizontal plane.
 DIRECTIONS = {"+x": np.array([1.0, 0.0]), "-x": np.array([-1.0, 0.0]),
               "+y": np.array([0.0, 1.0]), "-y": np.array([0.0, -1.0])}
@@ -122,6 +126,9 @@ def push_bounds(robot, duration: float = 0.1, *, q=None, feet=None, sole_size=No
     it). The robot's kinematics are updated at ``(q, 0)``.
     """
     duration = positive_scalar(duration, "duration")
+    if not MIN_PUSH_DURATION <= duration:
+        raise ValueError(f"duration must be at least {MIN_PUSH_DURATION} s (a shorter push is an impulse: give the "
+                         f"impulse's duration), got {duration!r}")
     q = robot.q_ref if q is None else q
     robot.update(q, robot.zero_velocity())
     corners = sole_corners(robot, feet, sole_size)
@@ -137,7 +144,9 @@ def push_bounds(robot, duration: float = 0.1, *, q=None, feet=None, sole_size=No
     push_height = positive_scalar(push_height, "push_height")
     omega = lipm_frequency(height, robot.gravity)
     mass = robot.mass
-    growth = np.exp(omega * duration)
+    # e^{ωT} / (e^{ωT} − 1) = 1 / (1 − e^{−ωT}), written so that it stays finite for long pushes
+    # (→ 1: the static bound m g d / z) and accurate for short ones (expm1)
+    edge_factor = 1.0 / -np.expm1(-omega * duration)
     scale = height / push_height
     bounds = {}
     for name in directions:
@@ -145,7 +154,7 @@ def push_bounds(robot, duration: float = 0.1, *, q=None, feet=None, sole_size=No
             raise ValueError(f"directions must be among {list(DIRECTIONS)}, got {name!r}")
         d = edge_distance(corners, centre[:2], DIRECTIONS[name])
         impulse = mass * omega * d / duration * scale
-        at_edge = mass * robot.gravity / height * d * growth / (growth - 1.0) * scale
+        at_edge = mass * robot.gravity / height * d * edge_factor * scale
         bounds[name] = PushBound(name, d, float(impulse), float(at_edge))
     return bounds
 

@@ -10,7 +10,11 @@ each contact after every step and
   angular velocity exceeds ``max_angular_velocity`` (rad/s) or its normal force falls below
   ``min_normal_force`` (N) — the measured force when the loop passes one, else the planned;
 * **hardens** it again once the sole has been still (angular velocity below half the
-  threshold), flat (tilt below ``max_tilt``, rad) and loaded for ``settle_time`` s.
+  threshold), flat (tilt below ``max_tilt``, rad) and loaded for ``settle_time`` s;
+* counts it **lost** while its frame is more than ``lost_distance`` (m) from where it was made
+  or, for a sole, tilted more than ``lost_tilt`` (rad) from the horizontal (a robot lying on
+  its side, a foot in the air): a lost contact is released (no force) and softened for the
+  step, and the step is reported as relaxed (checked every :data:`LOST_CHECK_PERIOD` s).
 
 A contact is re-anchored where its sole is when it is softened and when it is hardened
 (:meth:`~tsid_py.DynamicsSolver.reanchor_contact`: its footprint, and the support polygon
@@ -23,11 +27,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import positive_scalar
+from .._validation import as_vector, positive_scalar
+from ..contacts import PlanarContact
 from ..overrides import StepOverrides
 from ..settings import Setting, non_negative, positive
 from ..solver import DynamicsSolver
 from .pipeline import Stage, StepState
+
+
+#: How often (s) the contacts are checked for being lost (a fall is not a millisecond's matter).
+LOST_CHECK_PERIOD = 0.01
+#: The :class:`~tsid_py.Solution`'s ``relaxed`` entry of a step with a lost contact.
+LOST = "contacts lost"
 
 
 class ContactStateMonitor:
@@ -42,13 +53,15 @@ class ContactStateMonitor:
     max_tilt : rad, largest tilt of a sole from the horizontal to harden it again.
     settle_time : s a softened sole must stay still, flat and loaded before it is hardened.
     soft_weight : weight of a softened contact's no-slip rows, (s²/m)².
+    lost_tilt : rad, a sole tilted more than this from the horizontal is lost.
+    lost_distance : m, a contact frame farther than this from where it was made is lost.
 
     Each setting is a validated property: a change takes effect at the next :meth:`update`.
     """
 
     def __init__(self, solver: DynamicsSolver, *, max_angular_velocity: float = 1.5,
                  min_normal_force: float | None = None, max_tilt: float = np.radians(2.0), settle_time: float = 0.05,
-                 soft_weight: float = 1e2):
+                 soft_weight: float = 1e2, lost_tilt: float = np.radians(45.0), lost_distance: float = 0.1):
         if not isinstance(solver, DynamicsSolver):
             raise ValueError(f"solver must be a tsid_py.DynamicsSolver, got {type(solver).__name__}")
         self.solver = solver
@@ -57,8 +70,13 @@ class ContactStateMonitor:
         self.max_tilt = max_tilt
         self.settle_time = settle_time
         self.soft_weight = soft_weight
+        self.lost_tilt = lost_tilt
+        self.lost_distance = lost_distance
         #: Contacts this monitor softened: name -> steps they have been settled so far.
         self.softened: dict[str, int] = {}
+        #: Contacts lost at the last check (see the module), by name.
+        self.lost: set[str] = set()
+        self._next_lost_check = 0.0
 
     # Validated settings: each may be changed between steps (the next update uses it).
     max_angular_velocity = Setting(positive, after="_limit_changed")
@@ -70,12 +88,23 @@ class ContactStateMonitor:
     max_tilt = Setting(positive, after="_tilt_changed")
     """rad, largest tilt from the horizontal at which a sole is hardened again (> 0)."""
 
-    settle_time = Setting(non_negative, after="_settle_changed")
+    settle_time = Setting(non_negative)
     """s a softened sole stays still, flat and loaded before it is hardened (≥ 0; counted
-    in whole control periods, at least one)."""
+    in whole control periods of the solver's ``dt`` at the time, at least one)."""
 
     soft_weight = Setting(positive)
     """Weight of a softened contact's no-slip rows, (s²/m)² (> 0)."""
+
+    lost_tilt = Setting(positive, after="_lost_tilt_changed")
+    """rad, a sole tilted more than this from the horizontal is lost (> 0)."""
+
+    lost_distance = Setting(positive)
+    """m, a contact frame farther than this from where it was made is lost (> 0)."""
+
+    @property
+    def settle_steps(self) -> int:
+        """``settle_time`` in control periods of the solver's ``dt`` now (at least one)."""
+        return max(1, int(round(self._settle_time / self.solver.dt)))
 
     def _limit_changed(self) -> None:
         self._limit_squared = self._max_angular_velocity ** 2
@@ -83,8 +112,27 @@ class ContactStateMonitor:
     def _tilt_changed(self) -> None:
         self._cos_tilt = float(np.cos(self._max_tilt))
 
-    def _settle_changed(self) -> None:
-        self.settle_steps = max(1, int(round(self._settle_time / self.solver.dt)))
+    def _lost_tilt_changed(self) -> None:
+        self._cos_lost = float(np.cos(self._lost_tilt))
+
+    def check_lost(self, time: float) -> set[str]:
+        """The contacts lost now (see the module), checked at most every
+        :data:`LOST_CHECK_PERIOD` s of ``time`` (s); between checks, the last check's."""
+        if time < self._next_lost_check:
+            return self.lost
+        self._next_lost_check = time + LOST_CHECK_PERIOD
+        robot, lost = self.solver.robot, set()
+        for name, contact in self.solver.contacts.items():
+            anchor = contact.anchor
+            if anchor is None:
+                continue
+            position = robot.frame_translation(contact.frame_id)
+            drift = float(np.linalg.norm(position - anchor.translation))
+            tilted = isinstance(contact, PlanarContact) and robot.frame_rotation(contact.frame_id)[2, 2] < self._cos_lost
+            if drift > self._lost_distance or tilted:
+                lost.add(name)
+        self.lost = lost
+        return lost
 
     def update(self, solution, wrenches: dict | None = None, check_rotation: bool = True) -> bool:
         """Look at each contact after the step that produced ``solution`` (the robot's
@@ -95,6 +143,8 @@ class ContactStateMonitor:
         Returns whether a contact changed state (softened or hardened, and re-anchored);
         :meth:`soften` passes the softened ones to the next solve."""
         softened = self.softened
+        if wrenches is not None:
+            wrenches = {name: as_vector(wrench, f"wrenches[{name!r}]", 6) for name, wrench in wrenches.items()}
         if not check_rotation and not softened and wrenches is None and solution is not None:
             # The loop's usual step: nothing softened, no rotation to look at, so only a planned
             # normal force below the threshold can change a state (a contact without a wrench in
@@ -139,11 +189,16 @@ class ContactStateMonitor:
 
     def soften(self, overrides: StepOverrides) -> None:
         """Write this monitor's softened contacts into a step's ``overrides`` (their no-slip
-        rows a cost of :attr:`soft_weight`)."""
+        rows a cost of :attr:`soft_weight`), and its lost ones (released: no force, and
+        softened)."""
         contacts = self.solver.contacts
         for name in self.softened:
             if name in contacts:
                 overrides.soften(name, self._soft_weight)
+        for name in self.lost:
+            if name in contacts:
+                overrides.soften(name, self._soft_weight)
+                overrides.release(name)
 
     @staticmethod
     def _normal_force(name: str, solution, wrenches) -> float:
@@ -170,19 +225,26 @@ class ContactStateStage(Stage):
         self.monitor = monitor
         self.watch_rotation = watch_rotation
         self._update, self._soften = monitor.update, monitor.soften        # bound once: the loop's path
-        self._window = max(1, int(round(positive_scalar(window, "window") / monitor.solver.dt)))
-        self._watch_steps = self._window
+        self.window = positive_scalar(window, "window")
+        self._watch_steps = self._window_steps()
 
     def step(self, state: StepState) -> None:
         """Watch the contacts after the last step, then soften this step's."""
-        previous = state.previous
+        previous, monitor = state.previous, self.monitor
         if previous is not None:
             watch_rotation = self.watch_rotation
             if watch_rotation is None:
                 watch = 1
             else:
-                watch = self._window if (not previous.success or watch_rotation()) else self._watch_steps - 1
+                watch = (self._window_steps() if (not previous.success or watch_rotation())
+                         else self._watch_steps - 1)
                 self._watch_steps = watch
             self._update(previous, state.wrenches, watch > 0)
-        if self.monitor.softened:
+        if monitor.check_lost(state.time):
+            state.relaxed += (LOST,)
+        if monitor.softened or monitor.lost:
             self._soften(state.overrides)
+
+    def _window_steps(self) -> int:
+        """The watch window in control periods of the solver's ``dt`` now."""
+        return max(1, int(round(self.window / self.monitor.solver.dt)))

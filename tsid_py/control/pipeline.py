@@ -29,6 +29,7 @@ stage with :meth:`Pipeline.insert` (see ``docs/extending.md``).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 import numpy as np
 
@@ -52,9 +53,12 @@ class StepState:
     solution : this step's, set by the solve stage.
     mode : how the balance stages use the support this step
         (:class:`~tsid_py.control.support.BalanceMode`; ``None``: standing).
+    relaxed : what stages relaxed this step besides the solve's own failure policy (e.g. a
+        lost contact released): the solve stage reports them in the solution's ``relaxed``,
+        with ``success=False``.
     """
 
-    __slots__ = ("time", "q", "v", "wrenches", "overrides", "previous", "solution", "mode")
+    __slots__ = ("time", "q", "v", "wrenches", "overrides", "previous", "solution", "mode", "relaxed")
 
     def __init__(self):
         self.time = 0.0
@@ -64,12 +68,13 @@ class StepState:
         self.previous: Solution | None = None
         self.solution: Solution | None = None
         self.mode = None
+        self.relaxed: tuple[str, ...] = ()
 
     def begin(self, time: float, q: np.ndarray, v: np.ndarray, wrenches: dict | None) -> None:
         """Start a step: the last solution becomes ``previous``, the overrides and the mode
         are cleared."""
         self.time, self.q, self.v, self.wrenches = time, q, v, wrenches
-        self.previous, self.solution, self.mode = self.solution, None, None
+        self.previous, self.solution, self.mode, self.relaxed = self.solution, None, None, ()
         if self.overrides.active:
             self.overrides.clear()
 
@@ -92,8 +97,13 @@ class SolveStage(Stage):
         self.solver = solver
 
     def step(self, state: StepState) -> None:
-        """``state.solution = solver.solve(q, v, overrides)``."""
-        state.solution = self._solve(state.q, state.v, state.overrides)
+        """``state.solution = solver.solve(q, v, overrides)``, reported as relaxed
+        (``success=False``) when a stage relaxed the step (``state.relaxed``)."""
+        solution = self._solve(state.q, state.v, state.overrides)
+        if state.relaxed:
+            solution = replace(solution, success=False, relaxed=state.relaxed + solution.relaxed,
+                               status=f"relaxed ({', '.join(state.relaxed)}): {solution.status}")
+        state.solution = solution
 
     @property
     def solver(self):

@@ -92,6 +92,11 @@ class Stance:
         return self._version
 
     @property
+    def releasing(self) -> list[str]:
+        """The feet whose contact is being released (its force ramping to zero)."""
+        return [foot for foot in self._released if foot in self.solver.contacts]
+
+    @property
     def in_contact(self) -> list[str]:
         """The feet whose contacts are active (releasing ones included)."""
         return list(self.solver.contacts)

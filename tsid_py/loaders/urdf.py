@@ -10,15 +10,15 @@ Joint kinds and what they become (pinocchio, and MuJoCo in the harness):
 * ``planar``: translation in the joint's x–y plane and rotation about its z (4 q, 3 v).
   pinocchio always takes the plane normal to be z, so a planar joint whose ``<axis>`` is
   another direction is refused (MuJoCo would read the axis; the two models would disagree).
-* ``mimic``: pinocchio's dynamics as the solver uses them (``computeAllTerms``) have no
-  coupled joints, so a mimic joint is an independent actuated joint, in the simulator too
-  (its MuJoCo coupling is removed). The couplings are kept in :attr:`ModelSource.mimic`; the
-  loader warns unless ``mimic="independent"`` says this is understood.
+* ``mimic``: a joint of its own in pinocchio's model (one q, one v), kept on its primary
+  joint by the linkage ``q_m = k q_p + b``: the couplings are :attr:`ModelSource.mimic`, the
+  solver holds them with a hard :class:`~tsid_py.tasks.coupling.JointCouplingTask` and the
+  simulator with MuJoCo joint equalities. ``mimic="independent"`` drops them (the joints move
+  freely, each actuated).
 """
 
 from __future__ import annotations
 
-import warnings
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Sequence
 
@@ -28,11 +28,11 @@ import pinocchio as pin
 from .source import LoadedModel, MimicJoint, ModelSource, existing_file
 
 #: Accepted values of ``mimic``.
-MIMIC_CHOICES = (None, "independent")
+MIMIC_CHOICES = ("coupled", "independent")
 
 
 def load_urdf(path, floating_base: bool = True, package_dirs: Sequence[str] | None = None,
-              mimic: str | None = None) -> LoadedModel:
+              mimic: str = "coupled") -> LoadedModel:
     """A pinocchio model of the URDF at ``path`` (see the module for the joint kinds).
 
     Parameters
@@ -41,8 +41,8 @@ def load_urdf(path, floating_base: bool = True, package_dirs: Sequence[str] | No
     floating_base : give the robot a free-flyer root joint (7 q, 6 v); when the file has a
         ``floating`` joint on its root link, that joint is the free flyer.
     package_dirs : folders that replace ``package://`` in mesh paths (the simulator's visuals).
-    mimic : None (warn when the file has mimic joints, which are loaded as independent
-        joints) or ``"independent"`` (the same, without the warning).
+    mimic : ``"coupled"`` (mimic joints follow their primary joints, see the module) or
+        ``"independent"`` (their couplings are dropped).
     """
     path = existing_file(path, "URDF")
     if mimic not in MIMIC_CHOICES:
@@ -51,13 +51,16 @@ def load_urdf(path, floating_base: bool = True, package_dirs: Sequence[str] | No
     root_joint = _file_root_joint(path, joints, root_link, floating_base)
     _check_planar_axes(path, joints)
     couplings = tuple(MimicJoint(name, *spec["mimic"]) for name, spec in joints.items() if spec["mimic"])
-    if couplings and mimic is None:
-        listed = ", ".join(f"{c.joint!r} (mimics {c.primary!r})" for c in couplings[:4])
-        more = f" and {len(couplings) - 4} more" if len(couplings) > 4 else ""
-        warnings.warn(f"{path}: joints {listed}{more} are mimic joints; tsid_py's dynamics have no coupled "
-                      "joints, so they are loaded, and simulated, as independent actuated joints. Pass "
-                      "mimic='independent' to accept this, or make them fixed joints in the URDF to keep them "
-                      "rigid.", UserWarning, stacklevel=3)
+    for coupling in couplings:
+        primary = joints.get(coupling.primary)
+        if primary is None or primary["type"] not in ("revolute", "prismatic") or \
+                joints[coupling.joint]["type"] not in ("revolute", "prismatic"):
+            kind = "missing" if primary is None else f"a {primary['type']} joint"
+            raise ValueError(f"{path}: joint {coupling.joint!r} ({joints[coupling.joint]['type']}) mimics "
+                             f"{coupling.primary!r} ({kind}); a <mimic> couples a revolute or prismatic joint to "
+                             "another one")
+    if mimic == "independent":
+        couplings = ()
     add_root = floating_base and root_joint is None
     try:
         model = (pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()) if add_root

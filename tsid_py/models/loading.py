@@ -65,9 +65,7 @@ def _load_urdf(path: Path, srdf, posture: str | None, package_dirs, name: str | 
     package_dirs = (list(package_dirs) if package_dirs is not None
                     else [str(parent) for parent in path.resolve().parents])    # package:// resolves in one
     srdf = _srdf_of(path, srdf)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")                       # the mimic warning is given once, below
-        loaded = load_urdf(path, True, package_dirs, mimic="independent")
+    loaded = load_urdf(path, True, package_dirs)
     model, source = loaded.model, loaded.source
     q = _posture(model, path, srdf, posture)
     collision, visual = _geometry(model, str(path), package_dirs, pin.COLLISION), None
@@ -78,14 +76,12 @@ def _load_urdf(path: Path, srdf, posture: str | None, package_dirs, name: str | 
     legged = len(feet) >= 2 and (feet[0].source == "srdf" or not _root_touches_ground(model, q, collision, visual,
                                                                                         feet))
     if not legged:
-        fixed = load_urdf(path, False, package_dirs, mimic="independent")
+        fixed = load_urdf(path, False, package_dirs)
         q_fixed = _posture(fixed.model, path, srdf, posture)
         robot = Robot(fixed.model, name=name or path.stem, q_ref=q_fixed, package_dirs=fixed.source.package_dirs,
                       end_effector=_end_effector(fixed.model, srdf), source=fixed.source)
         robot.profile = derive_profile(robot)
         return robot
-    if source.mimic:
-        load_urdf(path, True, package_dirs)                   # the loader's warning, naming the joints
     return _standing_robot(model, q, feet, name or path.stem, source, srdf)
 
 

@@ -198,7 +198,8 @@ def _rows_from_the_layout(robot: Robot, contacts: Sequence[str], frames, velocit
     each frame, and the root rows (``A[:6] x = b[:6]``) and the torque map (``τ_a = T x + t``)
     are read in the wrench columns with ``q̈`` fixed to the measured acceleration and the
     known wrenches' columns moved to the right-hand side."""
-    solver = DynamicsSolver(robot, regularization={"acceleration": 0.0, "force": 0.0, "torque": 0.0})
+    solver = DynamicsSolver(robot, regularization={"acceleration": 0.0, "force": 0.0, "torque": 0.0},
+                            mimic_couplings=False)
     for name in [*contacts, *(item.frame for item in known)]:
         solver.add_contact(PlanarContact(name, unilateral=False, kinematic=False))
     layout = solver.layout

@@ -11,8 +11,11 @@ inertias are the ones pinocchio read. On top of it:
 * foot collision geometry at the contact frames: a box the size of the sole rectangle for
   a humanoid (``robot.sole_size``), a sphere of ``robot.foot_radius`` for point feet; the
   URDF's own collision geometry is left out;
-* the URDF's joint damping, dry friction and MuJoCo's mimic couplings are removed, so that
-  MuJoCo integrates the same rigid-body dynamics pinocchio models (``M q̈ + h = τ + Σ Jᵀ f``);
+* the URDF's joint damping and dry friction are removed, so that MuJoCo integrates the same
+  rigid-body dynamics pinocchio models (``M q̈ + h = τ + Σ Jᵀ f``);
+* the robot's mimic couplings (:attr:`~tsid_py.Robot.mimic_joints`, none when loaded with
+  ``mimic="independent"``) are joint equalities ``q_m = k q_p + b``, written from the loader's
+  couplings rather than left to MuJoCo's parser;
 * inertias MuJoCo refuses replaced by the nearest valid ones (:mod:`tsid_py.sim.inertia`),
   with a warning that says by how much.
 
@@ -76,9 +79,13 @@ def build_urdf_model(robot, *, timestep: float, visual: bool, contact: ContactOp
         joint.damping = np.zeros_like(np.atleast_1d(joint.damping))
         joint.frictionloss = 0.0
         joint.armature = 0.0
-    for equality in list(spec.equalities):   # MuJoCo couples mimic joints; pinocchio's model does not
+    for equality in list(spec.equalities):   # MuJoCo's parser's mimic couplings: replaced by the robot's
         if equality.type == mujoco.mjtEq.mjEQ_JOINT:
             spec.delete(equality)
+    for coupling in robot.mimic_joints:
+        data = np.zeros(mujoco.mjNEQDATA)
+        data[:2] = coupling.offset, coupling.multiplier        # q_m − q_m0 = b + k (q_p − q_p0), q0 = 0
+        spec.add_equality(type=mujoco.mjtEq.mjEQ_JOINT, name1=coupling.joint, name2=coupling.primary, data=data)
     for geom in spec.geoms:        # the URDF's visuals never collide
         geom.contype = geom.conaffinity = 0
         geom.group = 1

@@ -2,6 +2,7 @@
 
 from .base import DiagonalTask, PDTask, Task
 from .com import CoMTask
+from .coupling import JointCouplingTask
 from .effort import TorqueTask, WrenchTask
 from .frame import FrameTask, OrientationTask, PositionTask, RelativeFrameTask
 from .joint import JointTask
@@ -9,7 +10,7 @@ from .momentum import MomentumTask
 from .regularization import AccelerationTask, ForceRegularization
 
 __all__ = [
-    "Task", "PDTask", "DiagonalTask", "JointTask", "CoMTask", "FrameTask", "PositionTask", "OrientationTask",
+    "Task", "PDTask", "DiagonalTask", "JointTask", "JointCouplingTask", "CoMTask", "FrameTask", "PositionTask", "OrientationTask",
     "RelativeFrameTask", "MomentumTask", "TorqueTask", "WrenchTask",
     "AccelerationTask", "ForceRegularization",
 ]

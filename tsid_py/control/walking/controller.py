@@ -98,7 +98,7 @@ class WalkingController(Pipeline):
                                                   name=f"swing({foot})") for foot in balance.profile.feet}
         posture = balance.posture
         weights = posture.weight.copy()
-        names = posture.joints or [name for name in robot.joint_names if robot.has_1dof_joint(name)]
+        names = posture.joints or robot.scalar_joint_names
         weights[[name in balance.profile.leg_joints for name in names]] = positive_scalar(
             leg_posture_weight, "leg_posture_weight", allow_zero=True)
         posture.weight = weights
@@ -119,6 +119,16 @@ class WalkingController(Pipeline):
                   balance.solve_stage]
         super().__init__([stage for stage in stages if stage is not None], balance.dt)
 
+    @property
+    def dt(self) -> float:
+        """Control period, s: the balance controller's solver's (see
+        :attr:`BalanceController.dt`)."""
+        return self.balance.dt
+
+    @dt.setter
+    def dt(self, value) -> None:
+        self.balance.dt = value
+
     # ------------------------------------------------------------------ plans
     def feet(self) -> dict[str, Footstep]:
         """Where the feet stand now: each contact's anchor (the pose where it was made)."""
@@ -128,7 +138,8 @@ class WalkingController(Pipeline):
         """Start walking through ``footsteps`` (a list of :class:`~.footsteps.Footstep`) now,
         from rest; returns the plan."""
         if self.plan is not None:
-            raise RuntimeError("a walk is under way: wait until `walking` is False")
+            raise RuntimeError("a walk is under way: call stop() to end it at the next double support, then wait "
+                               "until `walking` is False")
         if self.recovering:
             raise RuntimeError("a recovery step is under way: wait until `recovering` is False")
         reference = self.com.position_ref.copy()
@@ -138,10 +149,21 @@ class WalkingController(Pipeline):
         self.balance.support_stage.apply(WALKING)
         return plan
 
+    def stop(self) -> None:
+        """End the walk under way as soon as both feet are on the ground — now in double
+        support, else when the swing under way lands — and stand there, the CoM coming to rest
+        over the middle of the feet (a foot being unloaded for its lift-off is loaded again).
+        Nothing to do when standing."""
+        self.plan_stage.stop()
+
     def walk_distance(self, forward: float, lateral: float = 0.0, turn: float = 0.0) -> WalkPlan:
         """Walk ``forward`` m (negative: back), ``lateral`` m to the left and turn ``turn``
         rad (counter-clockwise) in the current heading's frame
-        (:func:`~.footsteps.plan_footsteps`)."""
+        (:func:`~.footsteps.plan_footsteps`); ``ValueError`` when all three are 0 (nothing to
+        walk: :meth:`stop` ends a walk)."""
+        if forward == 0 and lateral == 0 and turn == 0:
+            raise ValueError("forward, lateral and turn are all 0: there is nothing to walk (stop() ends a walk "
+                             "under way)")
         left, right = self.feet().values()
         return self.walk(plan_footsteps(left, right, [forward, lateral, turn], self.gait))
 

@@ -25,6 +25,10 @@ from ..._validation import as_vector
 from ...models.gait import Gait
 from .angles import mean_yaw, wrap_angle
 
+#: The most footsteps one plan holds (a walk of 250 m for Talos's gait): a longer walk is
+#: several plans, each checked, rather than one that takes minutes to set up.
+MAX_FOOTSTEPS = 1000
+
 
 @dataclass(frozen=True)
 class Footstep:
@@ -71,6 +75,10 @@ def plan_footsteps(left: Footstep, right: Footstep, displacement, gait: Gait | N
                 math.ceil(abs(turn) / gait.max_turn - 1e-9))
     if count == 0:
         return []
+    if count >= MAX_FOOTSTEPS:
+        raise ValueError(f"displacement must take fewer than {MAX_FOOTSTEPS} steps of the gait (split a long walk "
+                         f"into several), got {count} steps for (forward, lateral, turn) = "
+                         f"({forward:g} m, {lateral:g} m, {turn:g} rad)")
     centre, yaw, _ = _centre(left, right)
     goal = _offset(centre, yaw, forward, lateral)
     poses = [(centre + k / count * (goal - centre), yaw + k / count * turn) for k in range(1, count + 1)]
@@ -84,8 +92,8 @@ def footsteps_from_velocity(left: Footstep, right: Footstep, velocity, steps: in
     advances the centre pose by the command times one step period, clamped to the gait's
     bounds, along the arc a constant twist describes."""
     gait = gait or Gait()
-    if int(steps) < 1:
-        raise ValueError(f"steps must be ≥ 1, got {steps!r}")
+    if not isinstance(steps, (int, np.integer)) or not 1 <= steps < MAX_FOOTSTEPS:
+        raise ValueError(f"steps must be an integer in [1, {MAX_FOOTSTEPS}), got {steps!r}")
     command = as_vector(velocity, "velocity", 3) * gait.step_period
     bounds = np.array([gait.step_length, gait.lateral_step, gait.max_turn])
     forward, lateral, turn = np.clip(command, -bounds, bounds)

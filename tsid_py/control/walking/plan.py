@@ -29,13 +29,37 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._validation import as_vector, positive_scalar
-from .footsteps import Footstep, Gait
+from .footsteps import MAX_FOOTSTEPS, Footstep, Gait
 from .lipm import DCMTrajectory, ZMPSegment
-from .angles import level_placement, mean_yaw
+from .angles import level_placement, mean_yaw, wrap_angle
 from .swing import SwingTrajectory
 
 #: Contact events of a plan, in time order: ``(time, kind, foot, step)``.
 UNLOAD, LIFT, LAND = "unload", "lift", "land"
+
+def check_reach(start: dict[str, Footstep], footsteps, gait: Gait) -> None:
+    """``ValueError`` naming the first footstep the legs cannot reach: not finite, farther
+    from the stance foot's foothold (horizontally) than twice the gait's largest step —
+    ``2 √((step_length + lateral_step)² + (width + lateral_step)²)``, ``width`` the gait's
+    step width or the start stance's — or turned more than twice ``max_turn`` from it, or
+    higher or lower than that reach."""
+    where = dict(start)
+    names = list(start)
+    width = gait.step_width or float(np.linalg.norm(where[names[0]].xy - where[names[1]].xy))
+    reach = 2.0 * float(np.hypot(gait.step_length + gait.lateral_step, width + gait.lateral_step))
+    for index, step in enumerate(footsteps):
+        values = (step.x, step.y, step.z, step.yaw)
+        if not all(np.isfinite(value) for value in values):
+            raise ValueError(f"footstep {index} ({step.foot!r}) must be finite, got x={step.x}, y={step.y}, "
+                             f"z={step.z}, yaw={step.yaw}")
+        stance = where[next(name for name in names if name != step.foot)]
+        distance = float(np.linalg.norm(step.xy - stance.xy))
+        turn = abs(wrap_angle(step.yaw - stance.yaw))
+        if distance > reach or abs(step.z - stance.z) > reach or turn > 2.0 * gait.max_turn:
+            raise ValueError(f"footstep {index} ({step.foot!r}) is out of reach of the stance foot {stance.foot!r}: "
+                             f"{distance:.3g} m away (reach {reach:.3g} m), {step.z - stance.z:+.3g} m up, turned "
+                             f"{np.degrees(turn):.3g}° (at most {np.degrees(2 * gait.max_turn):.3g}°)")
+        where[step.foot] = step
 
 
 @dataclass(frozen=True)
@@ -75,9 +99,15 @@ class WalkPlan:
         self.footsteps: list[Footstep] = list(footsteps)
         if not self.footsteps:
             raise ValueError("footsteps must hold at least one step")
+        if len(self.footsteps) > MAX_FOOTSTEPS:
+            raise ValueError(f"footsteps must be at most {MAX_FOOTSTEPS} in one plan (split a long walk into "
+                             f"several), got {len(self.footsteps)}")
         for step in self.footsteps:
+            if not isinstance(step, Footstep):
+                raise ValueError(f"footsteps must be Footstep values, got {type(step).__name__}")
             if step.foot not in feet:
                 raise KeyError(f"footstep of foot {step.foot!r}: not one of the start feet {list(feet)}")
+        check_reach(feet, self.footsteps, gait)
         self.start_feet = dict(feet)
         self.com_start = as_vector(com, "com", 3).copy()
         self.omega = positive_scalar(omega, "omega")

@@ -171,11 +171,12 @@ class StepRecovery:
         middle, heading = 0.5 * (first.xy + second.xy), mean_yaw(first.yaw, second.yaw)
         across = np.array([-math.sin(heading), math.cos(heading)])
         side = float(across @ (np.asarray(dcm, dtype=float) - middle))
-        candidates = []
-        for swing, stance in ((first, second), (second, first)):
-            toward = float(across @ (swing.xy - stance.xy)) * side > 0
-            if abs(side) <= self.lateral_deadband or toward:
-                candidates.append(self.landing(dcm, stance, swing, omega, self.duration))
+        pairs = ((first, second), (second, first))
+        toward = [float(across @ (swing.xy - stance.xy)) * side > 0 for swing, stance in pairs]
+        if abs(side) <= self.lateral_deadband or not any(toward):     # straight ahead, or feet in tandem
+            toward = [True, True]
+        candidates = [self.landing(dcm, stance, swing, omega, self.duration)
+                      for (swing, stance), chosen in zip(pairs, toward) if chosen]
         return max(candidates, key=lambda step: step.depth)
 
     def landing(self, dcm, stance: Footstep, swing: Footstep, omega: float, time_left: float) -> RecoveryStep:

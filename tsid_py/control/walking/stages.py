@@ -72,18 +72,38 @@ class PlanStage(Stage):
         #: The contacts made at touch-down, with their footstep's index.
         self.landed: list[tuple[PlanarContact, int]] = []
         self._event, self._heading, self._footholds, self._swing_index = 0, None, {}, None
+        self._stop_requested = False
 
     def start(self, plan: WalkPlan, time: float, feet: dict[str, Footstep]) -> None:
         """Follow ``plan`` from ``time`` (s), the feet standing at ``feet``."""
         self.plan, self.plan_start, self._event, self._footholds = plan, time, 0, feet
+        self._stop_requested = False
+
+    def stop(self) -> None:
+        """End the walk under way as soon as both feet are on the ground (see
+        :meth:`~tsid_py.control.walking.WalkingController.stop`)."""
+        if self.plan is not None:
+            self._stop_requested = True
 
     def step(self, state: StepState) -> None:
         """The plan's events, targets and mode at ``state.time``."""
         if self.plan is None:
             return
         self._follow(state.time - self.plan_start)
+        if self._stop_requested and self.swinging is None:
+            self._end_here()
         if self.plan is not None:
             state.mode = WALKING
+
+    def _end_here(self) -> None:
+        """Stand where the feet are: a foot being unloaded is loaded again, and the CoM is to
+        come to rest over the middle of the feet at its height."""
+        for foot in self.stance.releasing:
+            self.stance.make(foot, self.gait.transition)
+        feet = [contact.anchor.translation for contact in self.solver.contacts.values()]
+        middle = np.mean(feet, axis=0)
+        self.com.set_target(np.array([middle[0], middle[1], self.com.position_ref[2]]))
+        self.plan, self._stop_requested = None, False
 
     def _follow(self, t: float) -> None:
         plan = self.plan
