@@ -20,6 +20,7 @@ import os
 import sys
 
 from . import cli_inverse_dynamics as inverse_dynamics_command
+from .cli_arguments import attach_values, non_negative, nonzero, output_file, positive
 
 
 def _demo_epilog(demos, robots) -> str:
@@ -45,7 +46,7 @@ def _demo(args) -> int:
     from .scenarios import demos
 
     if args.robot and args.robot not in demos.ROBOTS[args.name]:
-        return _usage_error(f"the {args.name} demo runs {', '.join(demos.ROBOTS[args.name])}, not {args.robot!r}")
+        return _usage_error(f"--robot: the {args.name} demo runs {', '.join(demos.ROBOTS[args.name])}, not {args.robot!r}")
     kwargs = {"robot": args.robot} if args.robot else {}
     if args.duration is not None:
         kwargs["duration"] = args.duration
@@ -66,8 +67,9 @@ def _demo(args) -> int:
                     option = {"stance": "--single-leg"}.get(key, f"--{key.replace('_', '-')}")
                     return _usage_error(f"{option} applies to the {owner} demo only")
                 kwargs[key] = value
-    if args.distance is not None and not args.distance > 0:
-        return _usage_error(f"--distance must be a positive number of metres, got {args.distance}")
+    if args.push_at is not None and args.duration is not None and args.push_at >= args.duration:
+        return _usage_error(f"--push-at {args.push_at:g} s is not before the run's end (--duration {args.duration:g} s): "
+                            "the push would not be applied")
     if args.viewer:
         if not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
             print("--viewer: no display here (DISPLAY is unset); running headless", file=sys.stderr)
@@ -90,29 +92,28 @@ def _demo(args) -> int:
     return 1 if summary.get("fell") else 0
 
 
-#: Options whose value may start with "-" (a direction such as -y): argparse would read that
-#: value as another option, so ``OPTION -y`` is handed over as ``OPTION=-y``.
-SIGNED_VALUE_OPTIONS = ("--push-direction",)
-
-
-def _attach_signed_values(argv: list[str]) -> list[str]:
-    """``argv`` with each :data:`SIGNED_VALUE_OPTIONS` joined to the value that follows it."""
-    joined, tokens = [], iter(argv)
-    for token in tokens:
-        value = next(tokens, None) if token in SIGNED_VALUE_OPTIONS else None
-        joined.append(token if value is None else f"{token}={value}")
-    return joined
+#: Options whose value may start with "-" (a direction such as -y, a signed angle): argparse
+#: would read that value as another option, so ``OPTION -y`` is handed over as ``OPTION=-y``.
+SIGNED_VALUE_OPTIONS = ("--push-direction", "--turn")
 
 
 def main(argv=None) -> int:
-    from .scenarios.demos import DEMOS, ROBOTS
-
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["bench"]:            # bench has its own parser (tsid_py.bench)
         from .bench import main as bench_main
 
         bench_main(argv[1:])
         return 0
+    try:
+        args = build_parser().parse_args(attach_values(argv, SIGNED_VALUE_OPTIONS))
+    except SystemExit as exit:            # a usage error (2) or --help (0), already printed
+        return exit.code
+    return inverse_dynamics_command.run(args) if args.command == "inverse-dynamics" else _demo(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``tsid-py`` (``bench`` has its own: :func:`tsid_py.bench.build_parser`)."""
+    from .scenarios.demos import DEMOS, ROBOTS
 
     parser = argparse.ArgumentParser(prog="tsid-py", description="tsid_py demos, benchmarks and offline inverse dynamics")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -122,32 +123,36 @@ def main(argv=None) -> int:
                     "The exit status is 1 if the robot fell, 2 for a usage error.", epilog=_demo_epilog(DEMOS, ROBOTS))
     demo.add_argument("name", choices=sorted(DEMOS), metavar="NAME", help="which demo (listed below)")
     demo.add_argument("--robot", metavar="R", help="robot to run (see below which demo runs which)")
-    demo.add_argument("--duration", type=float, metavar="S", help="simulated seconds (default: the demo's own)")
-    demo.add_argument("--push", type=float, metavar="N",
+    demo.add_argument("--duration", type=positive("seconds"), metavar="S",
+                      help="simulated seconds (default: the demo's own)")
+    demo.add_argument("--push", type=positive("newtons"), metavar="N",
                       help="balance: push force in N, applied for 0.1 s (default 1.6 N per kg of the robot)")
     demo.add_argument("--push-direction", choices=["+x", "-x", "+y", "-y"],
                       help="balance: one push this way (default: the two-push schedule, +y then +x)")
-    demo.add_argument("--push-at", type=float, metavar="S", help="balance: time of the single push, s (default 1)")
-    demo.add_argument("--actuation-delay", type=float, metavar="S", help="balance: simulated actuation delay, s")
-    demo.add_argument("--trunk-mass", type=float, metavar="F",
+    demo.add_argument("--push-at", type=non_negative("seconds"), metavar="S",
+                      help="balance: time of the single push, s, before the run's end (default 1)")
+    demo.add_argument("--actuation-delay", type=non_negative("seconds"), metavar="S",
+                      help="balance: simulated actuation delay, s")
+    demo.add_argument("--trunk-mass", type=positive("times the model's mass"), metavar="F",
                       help="balance: factor on the simulated torso and base mass")
     demo.add_argument("--single-leg", action="store_true", default=None,
                       help="balance: stand on the first foot (the other lifted 3 cm) before the push (at 2 s)")
     demo.add_argument("--step-recovery", action="store_true", default=None,
                       help="balance: step when a push carries the capture point out of the soles")
-    demo.add_argument("--distance", type=float, metavar="M", help="walk: metres to walk forward (default 3)")
-    demo.add_argument("--turn", type=float, metavar="DEG",
+    demo.add_argument("--distance", type=positive("metres"), metavar="M",
+                      help="walk: metres to walk forward (default 3)")
+    demo.add_argument("--turn", type=nonzero("degrees"), metavar="DEG",
                       help="walk: turn in place by this many degrees (counter-clockwise positive)")
-    demo.add_argument("--json", metavar="FILE", help="write the summary to this file")
-    demo.add_argument("--plot", metavar="FILE", help="write a figure of the run (PNG): four panels of its signals")
-    demo.add_argument("--video", metavar="FILE",
+    demo.add_argument("--json", type=output_file(".json"), metavar="FILE", help="write the summary to this file")
+    demo.add_argument("--plot", type=output_file(".png", ".pdf", ".svg"), metavar="FILE",
+                      help="write a figure of the run (PNG, PDF or SVG): four panels of its signals")
+    demo.add_argument("--video", type=output_file(".mp4"), metavar="FILE",
                       help="render the run off-screen into an MP4 (30 frames per simulated second; "
                            "uses EGL or OSMesa without a display)")
     demo.add_argument("--viewer", action="store_true", help="open MuJoCo's viewer (needs a display)")
     commands.add_parser("bench", help="time the control step of the reference problem (see tsid-py bench -h)")
     inverse_dynamics_command.add_parser(commands)
-    args = parser.parse_args(_attach_signed_values(argv))
-    return inverse_dynamics_command.run(args) if args.command == "inverse-dynamics" else _demo(args)
+    return parser
 
 
 if __name__ == "__main__":

@@ -1,0 +1,144 @@
+"""The command line's argument types: each option's value is checked where it enters.
+
+An option takes one of these as its argparse ``type``. A value out of its domain makes
+argparse end the command before any work, with exit status 2 and a one-line message that
+names the option, what it takes and what it got::
+
+    tsid-py demo: error: argument --duration: must be a positive number of seconds, got '0'
+
+Each type carries its ``domain`` (``"positive"``, ``"output file"``, …): the command line's
+tests read it to try every option with the values its domain refuses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from ._files import output_path_problem
+
+#: Option values whose first character is "-" but that are values, not options: argparse
+#: would take ``--push-direction -y`` or ``--turn -90`` for two options.
+_NUMBER_LIKE = ("-", "+")
+
+
+def _typed(domain: str, what: str, convert: Callable[[str], object]) -> Callable[[str], object]:
+    """An argparse type named ``what`` (argparse says "invalid <what> value" for a
+    ``ValueError``); ``convert`` raises :class:`argparse.ArgumentTypeError` with its reason."""
+    convert.__name__ = what
+    convert.domain = domain
+    return convert
+
+
+def _number(text: str, unit: str) -> float:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"must be a number of {unit}, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number of {unit}, got {text!r}")
+    return value
+
+
+def positive(unit: str) -> Callable[[str], float]:
+    """A finite number > 0, in ``unit`` (plural: "seconds", "newtons")."""
+    def convert(text: str) -> float:
+        value = _number(text, unit)
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be a positive number of {unit}, got {text!r}")
+        return value
+    return _typed("positive", "positive number", convert)
+
+
+def non_negative(unit: str) -> Callable[[str], float]:
+    """A finite number ≥ 0, in ``unit``."""
+    def convert(text: str) -> float:
+        value = _number(text, unit)
+        if value < 0:
+            raise argparse.ArgumentTypeError(f"must be a number of {unit} ≥ 0, got {text!r}")
+        return value
+    return _typed("non-negative", "number", convert)
+
+
+def fraction(what: str) -> Callable[[str], float]:
+    """A number in [0, 1): a fraction of ``what``."""
+    def convert(text: str) -> float:
+        value = _number(text, f"a fraction of {what}")
+        if not 0 <= value < 1:
+            raise argparse.ArgumentTypeError(f"must be a fraction of {what} in [0, 1), got {text!r}")
+        return value
+    return _typed("fraction", "fraction", convert)
+
+
+def nonzero(unit: str) -> Callable[[str], float]:
+    """A finite number other than 0, in ``unit`` (a signed amount: a turn, a slope)."""
+    def convert(text: str) -> float:
+        value = _number(text, unit)
+        if value == 0:
+            raise argparse.ArgumentTypeError(f"must be a nonzero number of {unit}, got {text!r}")
+        return value
+    return _typed("nonzero", "number", convert)
+
+
+def count(minimum: int = 1) -> Callable[[str], int]:
+    """A whole number ≥ ``minimum``."""
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except (TypeError, ValueError):
+            raise argparse.ArgumentTypeError(f"must be a whole number ≥ {minimum}, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be a whole number ≥ {minimum}, got {text!r}")
+        return value
+    return _typed(f"count ≥ {minimum}", "whole number", convert)
+
+
+def output_file(*suffixes: str) -> Callable[[str], str]:
+    """A file to write: its suffix one of ``suffixes`` (any case), its folder existing and
+    writable, itself not a folder — checked before any work, so that a run never ends by
+    failing to save (:func:`tsid_py._files.output_path_problem`)."""
+    def convert(text: str) -> str:
+        problem = output_path_problem(text, suffixes)
+        if problem is not None:
+            raise argparse.ArgumentTypeError(problem)
+        return text
+    convert = _typed("output file", "output file", convert)
+    convert.suffixes = suffixes
+    return convert
+
+
+def input_file(*suffixes: str) -> Callable[[str], str]:
+    """An existing, readable file (with one of ``suffixes``, any case, when given)."""
+    def convert(text: str) -> str:
+        path = Path(text)
+        if suffixes and path.suffix.lower() not in suffixes:
+            raise argparse.ArgumentTypeError(f"must be a {' or '.join(suffixes)} file, got {text!r}")
+        if not path.exists():
+            raise argparse.ArgumentTypeError(f"file {text!r} does not exist")
+        if not path.is_file():
+            raise argparse.ArgumentTypeError(f"{text!r} is a folder, not a file")
+        if not os.access(path, os.R_OK):
+            raise argparse.ArgumentTypeError(f"file {text!r} is not readable")
+        return text
+    convert = _typed("input file", "input file", convert)
+    convert.suffixes = suffixes
+    return convert
+
+
+def attach_values(argv: list[str], options: tuple[str, ...]) -> list[str]:
+    """``argv`` with each of ``options`` joined to the value that follows it when that value
+    starts with "-" or "+" (``--turn -90`` → ``--turn=-90``): argparse would read such a value
+    as another option."""
+    joined, tokens = [], iter(argv)
+    for token in tokens:
+        value = next(tokens, None) if token in options else None
+        if value is None:
+            joined.append(token)
+        elif value.startswith(_NUMBER_LIKE):
+            joined.append(f"{token}={value}")
+        else:
+            joined += [token, value]
+    return joined
