@@ -43,44 +43,36 @@ def _number(text: str, unit: str) -> float:
     return value
 
 
-def positive(unit: str) -> Callable[[str], float]:
-    """A finite number > 0, in ``unit`` (plural: "seconds", "newtons")."""
+def _checked_number(domain: str, unit: str, accept: Callable[[float], bool], condition: str
+                    ) -> Callable[[str], float]:
+    """A finite number in ``unit`` that ``accept`` takes; refused: "must be ``condition``"."""
     def convert(text: str) -> float:
         value = _number(text, unit)
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be a positive number of {unit}, got {text!r}")
+        if not accept(value):
+            raise argparse.ArgumentTypeError(f"must be {condition}, got {text!r}")
         return value
-    return _typed("positive", "positive number", convert)
+    return _typed(domain, "number", convert)
+
+
+def positive(unit: str) -> Callable[[str], float]:
+    """A finite number > 0, in ``unit`` (plural: "seconds", "newtons")."""
+    return _checked_number("positive", unit, lambda value: value > 0, f"a positive number of {unit}")
 
 
 def non_negative(unit: str) -> Callable[[str], float]:
     """A finite number ≥ 0, in ``unit``."""
-    def convert(text: str) -> float:
-        value = _number(text, unit)
-        if value < 0:
-            raise argparse.ArgumentTypeError(f"must be a number of {unit} ≥ 0, got {text!r}")
-        return value
-    return _typed("non-negative", "number", convert)
+    return _checked_number("non-negative", unit, lambda value: value >= 0, f"a number of {unit} ≥ 0")
 
 
 def fraction(what: str) -> Callable[[str], float]:
     """A number in [0, 1): a fraction of ``what``."""
-    def convert(text: str) -> float:
-        value = _number(text, f"a fraction of {what}")
-        if not 0 <= value < 1:
-            raise argparse.ArgumentTypeError(f"must be a fraction of {what} in [0, 1), got {text!r}")
-        return value
-    return _typed("fraction", "fraction", convert)
+    return _checked_number("fraction", f"a fraction of {what}", lambda value: 0 <= value < 1,
+                           f"a fraction of {what} in [0, 1)")
 
 
 def nonzero(unit: str) -> Callable[[str], float]:
     """A finite number other than 0, in ``unit`` (a signed amount: a turn, a slope)."""
-    def convert(text: str) -> float:
-        value = _number(text, unit)
-        if value == 0:
-            raise argparse.ArgumentTypeError(f"must be a nonzero number of {unit}, got {text!r}")
-        return value
-    return _typed("nonzero", "number", convert)
+    return _checked_number("nonzero", unit, lambda value: value != 0, f"a nonzero number of {unit}")
 
 
 def count(minimum: int = 1) -> Callable[[str], int]:
