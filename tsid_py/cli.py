@@ -19,6 +19,7 @@ import json
 import os
 import sys
 
+from . import cli_check as check_command
 from . import cli_inverse_dynamics as inverse_dynamics_command
 
 
@@ -146,8 +147,10 @@ def main(argv=None) -> int:
     demo.add_argument("--viewer", action="store_true", help="open MuJoCo's viewer (needs a display)")
     commands.add_parser("bench", help="time the control step of the reference problem (see tsid-py bench -h)")
     inverse_dynamics_command.add_parser(commands)
+    check_command.add_parser(commands)
     args = parser.parse_args(_attach_signed_values(argv))
-    return inverse_dynamics_command.run(args) if args.command == "inverse-dynamics" else _demo(args)
+    run = {"check-robot": check_command.run, "inverse-dynamics": inverse_dynamics_command.run}.get(args.command, _demo)
+    return run(args)
 
 
 if __name__ == "__main__":
