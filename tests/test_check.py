@@ -330,6 +330,22 @@ def test_an_mjcf_keyframe_outside_a_range_is_an_error(tmp_path):
     assert finding.element == "joint 'left_knee'" and finding.values["value"] == pytest.approx(-0.3)
 
 
+def test_an_mjcf_joint_without_actuator_is_named_passive(tmp_path):
+    """The test biped without its left knee's motor: the loader gives the knee an effort
+    limit of 0, which TorqueLimits reads as unlimited (it keeps no row for it), while MuJoCo
+    applies no torque there: the check names the joint."""
+    text = (Path(__file__).parent / "data" / "biped.xml").read_text()
+    motor = text[text.rindex("<motor", 0, text.index('joint="left_knee"')):]
+    path = tmp_path / "biped.xml"
+    path.write_text(text.replace(motor[:motor.index("/>") + 2], ""))
+    robot = tp.robots.load(path)
+    limits = tp.constraints.TorqueLimits()
+    limits.bind(robot)
+    assert robot.joint_v_index("left_knee") - 6 not in limits.index
+    assert only(check_robot(path), "passive-joints").values["joints"] == ["left_knee"]
+    assert not findings_of(check_robot(Path(__file__).parent / "data" / "biped.xml"), "passive-joints")
+
+
 def test_helpers_mirror_names_and_support_margins():
     names = ["LLEG_KNEE", "RLEG_KNEE", "l_ankle", "r_ankle", "FL_calf", "FR_calf", "left_hip", "right_hip", "neck"]
     assert mirror_of("LLEG_KNEE", names) == "RLEG_KNEE" and mirror_of("r_ankle", names) == "l_ankle"

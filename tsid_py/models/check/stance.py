@@ -26,7 +26,7 @@ import numpy as np
 import pinocchio as pin
 
 from .report import Finding, finding
-from .torques import dof_names, torque_findings
+from .torques import dof_names, passive_findings, torque_findings
 from .urdf_text import listed
 
 #: A joint value within this of a bound is "at its limit" (rad, or m for a prismatic joint).
@@ -49,7 +49,7 @@ def stance_findings(robot, q_raw: np.ndarray, posture: str | None, source: str, 
                  foot_radius=robot.foot_radius, end_effector=robot.end_effector)
     label = f"posture {posture!r}" if posture else "the neutral posture"
     return (range_findings(robot, q_raw, label, source, file) + mirror_range_findings(robot, file)
-            + torque_findings(robot, facts, file) + com_findings(robot, facts, file)
+            + torque_findings(robot, facts, file) + passive_findings(robot, file) + com_findings(robot, facts, file)
             + massless_dof_findings(robot, file) + frame_findings(robot, file))
 
 

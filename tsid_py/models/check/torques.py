@@ -21,6 +21,7 @@ import numpy as np
 import pinocchio as pin
 
 from .report import Finding, finding
+from .urdf_text import listed
 
 #: The gravity torque fraction of a limit above which a warning is given (an error above 1).
 TORQUE_MARGIN = 0.8
@@ -139,3 +140,23 @@ def torque_findings(robot, facts: dict, file: str) -> list[Finding]:
                         f"little is left for motion ({1 - ratio:.0%} of the limit): lower the posture's load on it",
                         None, **values)]
     return []
+
+
+def passive_findings(robot, file: str) -> list[Finding]:
+    """An MJCF file's joints that no actuator drives (the loader gives them an effort limit of
+    0, :mod:`tsid_py.loaders.mjcf`): the library's ``TorqueLimits`` read 0 as *unlimited*,
+    while MuJoCo applies no torque there."""
+    if robot.source is None or robot.source.kind != "mjcf":
+        return []
+    limits = np.asarray(robot.effort_limits, dtype=float)
+    if not np.any(np.isfinite(limits) & (limits > 0)):
+        return []                                          # no actuator at all: every limit unbounded
+    passive = [name for name, limit in zip(dof_names(robot), limits) if limit == 0]
+    if not passive:
+        return []
+    return [finding(
+        "warning", "passive-joints", file, f"joints {listed(passive)}",
+        f"{len(passive)} joint(s) have no actuator in the file (effort limit 0): MuJoCo applies no torque to them, "
+        "but the controller's TorqueLimits read a limit of 0 as unlimited and may command torque there",
+        "hold them with TorqueLimits(limits={joint: 1e-6}) (or a JointTask), or give them an actuator", None,
+        joints=passive)]
