@@ -38,7 +38,7 @@ import numpy as np
 import pinocchio as pin
 
 from ...loaders.urdf import load_urdf, srdf_postures
-from ..feet import SOLE_BAND, FootGeometry, find_feet
+from ..feet import CONTACT_BAND, SOLE_BAND, FootGeometry, body_points, find_feet
 from ..posture import sole_tilts
 from .report import Finding, finding
 from .urdf_text import collada_header, listed
@@ -68,33 +68,38 @@ class Geometry:
 
 def read_geometry(robot, q: np.ndarray, srdf: str | None, package_dirs) -> Geometry:
     """The geometry of ``robot``'s file and its feet at ``q``, read as the loader does."""
-    model, path = robot.model, robot.source.path
     mjcf = robot.source.kind == "mjcf"
-
-    def build(kind):
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                geometry = (pin.buildGeomFromMJCF(model, path, kind) if mjcf
-                            else pin.buildGeomFromUrdf(model, path, kind, list(package_dirs)))
-        except (ValueError, RuntimeError):
-            return None
-        return geometry if geometry.ngeoms else None
-
-    collision, visual = build(pin.COLLISION), build(pin.VISUAL) if mjcf else None
+    collision = _build(robot, pin.COLLISION, package_dirs)
+    visual = _build(robot, pin.VISUAL, package_dirs) if mjcf else None
     if not robot.floating_base:
         return Geometry(collision, visual, [])
-    feet = _feet(model, q, collision, visual, srdf)
+    feet = _feet(robot.model, q, collision, visual, srdf)
     if len(feet) < 2 and not mjcf:                         # the loader then sees bodies by their visuals
-        visual = build(pin.VISUAL)
-        feet = _feet(model, q, collision, visual, srdf)
+        visual = _build(robot, pin.VISUAL, package_dirs)
+        feet = _feet(robot.model, q, collision, visual, srdf)
     return Geometry(collision, visual, feet)
 
 
+def _build(robot, kind, package_dirs) -> pin.GeometryModel | None:
+    """The file's collision or visual geometry (``kind``) on ``robot.model``; None when it has
+    none or it cannot be read (the loader's failure is a finding of its own)."""
+    path = robot.source.path
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            geometry = (pin.buildGeomFromMJCF(robot.model, path, kind) if robot.source.kind == "mjcf"
+                        else pin.buildGeomFromUrdf(robot.model, path, kind, list(package_dirs)))
+    except (ValueError, RuntimeError):
+        return None
+    return geometry if geometry.ngeoms else None
+
+
 def base_findings(robot, srdf: str | None, posture: str | None, package_dirs) -> list[Finding]:
-    """Why the loader gave a URDF robot a fixed base: the feet :func:`find_feet` sees on a
-    free-floating model of the file at the same posture (none: an arm; one: a legged robot
-    whose posture lifts all legs but one; two or more: the root body touches the ground too)."""
+    """Why the loader gave a URDF robot a fixed base, seen on a free-floating model of the file
+    at the same posture: its root body touches the ground (an arm on its pedestal), or
+    :func:`find_feet` sees no foot (an arm), or only one: a warning when the root has several
+    branches (legs, perhaps, the posture lifting all but one more than
+    :data:`~tsid_py.models.feet.CONTACT_BAND` above the lowest), else an arm lying down."""
     if robot.floating_base or robot.source is None or robot.source.kind != "urdf":
         return []
     path = robot.source.path
@@ -104,20 +109,41 @@ def base_findings(robot, srdf: str | None, posture: str | None, package_dirs) ->
     postures = srdf_postures(model, srdf) if srdf is not None else {}
     q = postures[posture] if posture in postures else pin.neutral(model)
     floating = type(robot)(model, name=robot.name, q_ref=q, source=robot.source)
-    geometry = read_geometry(floating, q, srdf, package_dirs)
-    bodies = [foot.body for foot in geometry.feet]
-    if len(bodies) == 1:
+    collision, visual = _build(floating, pin.COLLISION, package_dirs), None
+    feet = _feet(model, q, collision, None, srdf)
+    if not _root_on_ground(model, q, collision, None, feet) and len(feet) < 2:
+        visual = _build(floating, pin.VISUAL, package_dirs)
+        feet = _feet(model, q, collision, visual, srdf)
+    bodies = [foot.body for foot in feet]
+    if _root_on_ground(model, q, collision, visual, feet):
+        reason = "its root body lies as low as its lowest other body (an arm on its pedestal)"
+    elif len(bodies) == 1 and sum(model.parents[joint] == 1 for joint in range(2, model.njoints)) >= 2:
         return [finding(
             "warning", "one-foot-on-the-ground", path, f"link {bodies[0]!r}",
             f"at the posture only {bodies[0]!r} touches the ground (the lowest point of the robot; every other leg's "
             "lowest point is more than 1 cm above it), so the loader took the robot for an arm: a fixed base",
             "if it is a legged robot, choose a posture with its feet on one level (--posture), or load it with "
             "Robot.from_urdf(path, floating_base=True) and declare its feet", "loader", bodies=bodies)]
-    reason = ("its root body lies as low as the feet of its legs (an arm on its pedestal)" if bodies else
-              "no body but the root touches the ground (an arm)")
+    else:
+        reason = f"{'only ' + repr(bodies[0]) if bodies else 'no body'} touches the ground, on a single chain (an arm)"
     return [finding("note", "fixed-base", path, "the base", f"loaded with a fixed base: at the posture {reason}",
                     "load it with Robot.from_urdf(path, floating_base=True) if it moves freely", "loader",
                     bodies=bodies)]
+
+
+def _root_on_ground(model, q, collision, visual, feet) -> bool:
+    """Whether the root body's lowest point is within 1 cm of the lowest foot's (or of the
+    robot's other bodies', without feet)."""
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, q)
+    points = body_points(model, data, q, collision, visual)
+    root = points.get(1)
+    if root is None or not len(root[0]):
+        return False
+    others = [entry[0][:, 2].min() for joint, entry in points.items() if joint > 1 and len(entry[0])]
+    lowest = (min((data.oMi[foot.joint] * foot.placement).translation[2] - foot.radius for foot in feet) if feet
+              else min(others, default=np.inf))
+    return bool(root[0][:, 2].min() <= lowest + CONTACT_BAND)
 
 
 def _feet(model, q, collision, visual, srdf) -> list[FootGeometry]:
