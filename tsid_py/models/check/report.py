@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import textwrap
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -48,11 +49,17 @@ class Finding:
         """The finding as JSON-ready values (numpy numbers and arrays made plain)."""
         return plain(asdict(self))
 
-    def describe(self) -> str:
-        """Three lines: severity, element, file and code; the problem; the fix."""
+    def describe(self, width: int = 100) -> str:
+        """The finding as text: severity, element, file and code; the problem; the fix — each
+        wrapped at ``width`` characters, indented under the first."""
         who = f"applied by the {self.applied_by}" if self.applied_by else "to do"
-        return (f"{self.severity.upper():8s}{self.element} ({os.path.basename(self.file)}) [{self.code}]\n"
-                f"{'':8s}{self.problem}\n{'':8s}fix ({who}): {self.fix}")
+        lines = []
+        for first, text in ((f"{self.severity.upper():8s}", f"{self.element} ({os.path.basename(self.file)}) "
+                                                            f"[{self.code}]"),
+                            (" " * 8, self.problem), (" " * 8, f"fix ({who}): {self.fix}")):
+            lines.append(textwrap.fill(text, width, initial_indent=first, subsequent_indent=" " * 8,
+                                       break_on_hyphens=False, break_long_words=False))
+        return "\n".join(lines)
 
 
 @dataclass
