@@ -5,9 +5,9 @@ What pinocchio does not say, or hides by accepting it:
 * **names**: two links or two joints of one name (urdfdom refuses the file), names that
   differ only by case (a joint and a link of one name are two frames of one name in
   pinocchio's model: :func:`tsid_py.models.check.stance.frame_findings`);
-* **joints**: ``<mimic>`` couplings (loaded and simulated as independent actuated joints),
-  ``continuous`` joints (``q = (cos θ, sin θ)``, no position limit, left out of the default
-  posture task), ``<limit>`` with ``lower > upper`` or ``lower = upper``, an ``effort`` or
+* **joints**: ``<mimic>`` couplings (joints of their own, held on their primary joints by the
+  solver and the harness), ``continuous`` joints (``q = (cos θ, sin θ)``, no position
+  limit), ``<limit>`` with ``lower > upper`` or ``lower = upper``, an ``effort`` or
   ``velocity`` of 0 (the library's limits then treat the joint as unlimited);
 * **inertias**: a rigid body's rotational inertia about its centre of mass has principal
   moments ``λ₁, λ₂, λ₃`` with ``λᵢ ≥ 0`` and ``λᵢ + λⱼ ≥ λₖ`` (``λᵢ + λⱼ − λₖ = 2 ∫ rₖ² dm``).
@@ -129,21 +129,22 @@ def _joint_findings(urdf: UrdfFile) -> list[Finding]:
         detail = "; ".join(f"{listed([name for name, _, _ in group], 3)} mimic {primary!r}"
                            for primary, group in list(mimics.items())[:4])
         found.append(urdf.finding(
-            "warning", "mimic-joints", f"joints {listed(joints)}",
-            f"{len(joints)} mimic joint(s) ({detail}): tsid_py's dynamics have no coupled joints, so they are "
-            "independent actuated joints in the controller's model and in MuJoCo (the coupling removed)",
-            "make them fixed joints to keep them rigid, or hold them with a JointTask; the loader loads them "
-            "independent (mimic='independent')", "loader", joints=joints,
-            couplings={name: {"primary": primary, "multiplier": k, "offset": c}
-                       for primary, group in mimics.items() for name, k, c in group}))
+            "note", "mimic-joints", f"joints {listed(joints)}",
+            f"{len(joints)} mimic joint(s) ({detail}): each a joint of its own in the model (one q, one v, actuated), "
+            "kept on its primary joint by the linkage q_m = k q_p + b",
+            "the solver holds the couplings with a hard JointCouplingTask and the harness with MuJoCo joint "
+            "equalities (Robot.mimic_joints); a robot loaded with mimic='independent' drops them", "loader",
+            joints=joints, couplings={name: {"primary": primary, "multiplier": k, "offset": c}
+                                      for primary, group in mimics.items() for name, k, c in group}))
     continuous = [joint.get("name") for joint in urdf.joints if joint.get("type") == "continuous"]
     if continuous:
         found.append(urdf.finding(
-            "warning", "continuous-joints", f"joints {listed(continuous)}",
+            "note", "continuous-joints", f"joints {listed(continuous)}",
             f"{len(continuous)} continuous joint(s): unbounded revolute joints, q = (cos θ, sin θ) in pinocchio "
-            "(2 q, 1 v), no position limit; a JointTask's default joints (the posture task) leave them out",
-            "the harness converts them to MuJoCo's θ; if the real joint has a range, make it revolute with "
-            "<limit lower upper>, else add its own task", "harness", joints=continuous))
+            "(2 q, 1 v), with no position limit",
+            "the posture task controls their wrapped angle and the harness converts them to MuJoCo's θ; if a real "
+            "joint has a range, make it revolute with <limit lower upper> so that its limits are enforced",
+            "library", joints=continuous))
     return found
 
 
