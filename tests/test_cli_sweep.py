@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import stat
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +19,8 @@ import pytest
 from tsid_py.cli import build_parser, main as cli_main
 
 from .conftest import load_robot
+
+DATA = Path(__file__).parent / "data"
 
 #: Values each domain refuses (file domains are built per test, in its temporary folder).
 REFUSED = {
@@ -35,6 +38,7 @@ CHECKED_ELSEWHERE = {
     ("inverse-dynamics", "--contacts"): "test_offline_files.test_bad_input_is_named",
     ("inverse-dynamics", "--plate-bodies"): "test_recorded_files.test_cli_bad_plate_and_reduction_options_are_named",
     ("inverse-dynamics", "--residual-bodies"): "test_recorded_files.test_cli_bad_plate_and_reduction_options_are_named",
+    ("check-robot", "--posture"): "test_check (a posture that is not in the file is an error of the check)",
 }
 
 
@@ -66,6 +70,8 @@ def valid_command(name: str, positions_file, folder) -> list[str]:
     makes one of its values wrong)."""
     if name == "demo":
         return ["demo", "balance", "--duration", "0.5"]
+    if name == "check-robot":
+        return ["check-robot", str(DATA / "biped.xml")]
     return ["inverse-dynamics", str(positions_file), "--robot", "talos", "--dt", "0.002",
             "--out", str(folder / "result.npz"), "--quiet"]
 
@@ -77,6 +83,9 @@ def refused_values(action, folder) -> list[str]:
     domain = action.type.domain
     if domain in REFUSED:
         return REFUSED[domain]
+    if domain == "folder":
+        (folder / "a-file").write_text("")
+        return [str(folder / "missing-folder"), str(folder / "a-file")]
     if domain.startswith("count"):
         minimum = int(domain.split("≥")[1])
         return [str(minimum - 1), "1.5", "abc"]
@@ -122,7 +131,7 @@ def test_a_refused_value_ends_with_exit_2_naming_the_option(name, dest, position
             else:
                 argv += [f"{option}={value}"]
         else:
-            argv = [base[0], value, *base[2:]]               # the positional FILE
+            argv = [base[0], value, *base[2:]]               # the positional FILE or PATH
         code = cli_main(argv)
         out, err = capsys.readouterr()
         assert code == 2, (argv, code, err)

@@ -19,6 +19,7 @@ import json
 import os
 import sys
 
+from . import cli_check as check_command
 from . import cli_inverse_dynamics as inverse_dynamics_command
 from .cli_arguments import attach_values, non_negative, nonzero, output_file, positive
 
@@ -108,7 +109,8 @@ def main(argv=None) -> int:
         args = build_parser().parse_args(attach_values(argv, SIGNED_VALUE_OPTIONS))
     except SystemExit as exit:            # a usage error (2) or --help (0), already printed
         return exit.code
-    return inverse_dynamics_command.run(args) if args.command == "inverse-dynamics" else _demo(args)
+    run = {"check-robot": check_command.run, "inverse-dynamics": inverse_dynamics_command.run}.get(args.command, _demo)
+    return run(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -152,6 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--viewer", action="store_true", help="open MuJoCo's viewer (needs a display)")
     commands.add_parser("bench", help="time the control step of the reference problem (see tsid-py bench -h)")
     inverse_dynamics_command.add_parser(commands)
+    check_command.add_parser(commands)
     return parser
 
 

@@ -120,6 +120,18 @@ def input_file(*suffixes: str) -> Callable[[str], str]:
     return convert
 
 
+def folder() -> Callable[[str], str]:
+    """An existing folder."""
+    def convert(text: str) -> str:
+        path = Path(text)
+        if not path.exists():
+            raise argparse.ArgumentTypeError(f"folder {text!r} does not exist")
+        if not path.is_dir():
+            raise argparse.ArgumentTypeError(f"{text!r} is a file, not a folder")
+        return text
+    return _typed("folder", "folder", convert)
+
+
 def attach_values(argv: list[str], options: tuple[str, ...]) -> list[str]:
     """``argv`` with each of ``options`` joined to the value that follows it when that value
     starts with "-" or "+" (``--turn -90`` → ``--turn=-90``): argparse would read such a value
