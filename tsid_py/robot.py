@@ -276,7 +276,15 @@ class Robot:
             known = [frame.name for frame in self.model.frames]
             hint = [k for k in known if isinstance(name, str) and name.lower()[:4] in k.lower()][:6]
             raise KeyError(f"frame {name!r} is not in robot {self.name!r}" + (f"; similar: {hint}" if hint else ""))
-        frame_id = self.model.getFrameId(name)
+        matches = [i for i, frame in enumerate(self.model.frames) if frame.name == name]
+        if len(matches) > 1:       # a joint and a link of the same name: the body frame is the link's
+            bodies = [i for i in matches if self.model.frames[i].type == pin.FrameType.BODY]
+            if len(bodies) != 1:
+                kinds = [str(self.model.frames[i].type).rsplit(".", 1)[-1] for i in matches]
+                raise KeyError(f"frame name {name!r} is ambiguous in robot {self.name!r}: "
+                               f"{len(matches)} frames carry it ({', '.join(kinds)}); rename one in the model file")
+            matches = bodies
+        frame_id = matches[0]
         self._frame_ids[name] = frame_id
         return frame_id
 
