@@ -56,15 +56,15 @@ def test_unknown_frame_is_a_key_error(talos):
 def test_a_frame_name_shared_by_a_joint_and_its_link_is_the_link(talos):
     """ANYmal's URDF names a joint and its child link alike ("LF_HAA"): pinocchio refuses the
     bare name; the robot takes the link's body frame (in a URDF, at the joint's placement).
-    Two operational frames of one name stay ambiguous: a KeyError says so."""
+    Two frames of one name that are not bodies stay ambiguous: a KeyError says so."""
     anymal = tp.Robot.from_urdf(next((data_root() / "anymal_c_simple_description/urdf").glob("*.urdf")))
     frame = anymal.model.frames[anymal.frame_id("LF_HAA")]
     assert frame.name == "LF_HAA" and frame.type == pin.FrameType.BODY
     model = talos.model.copy()
     parent = model.frames[model.getFrameId("left_sole_link")]
-    for _ in range(2):
+    for kind in (pin.FrameType.OP_FRAME, pin.FrameType.SENSOR):
         model.addFrame(pin.Frame("marker", parent.parentJoint, model.getFrameId("left_sole_link"), pin.SE3.Identity(),
-                                 pin.FrameType.OP_FRAME))
+                                 kind))
     robot = tp.Robot(model, name="marked")
     with pytest.raises(KeyError, match=r"frame name 'marker' is ambiguous in robot 'marked': 2 frames"):
         robot.frame_id("marker")
