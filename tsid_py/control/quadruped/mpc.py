@@ -53,6 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._validation import as_vector, positive_scalar
+from .mpc_kernels import condensed_cost, variable_accelerations
 
 #: Slices of the state ``x = [Θ, p, ω, ṗ]``.
 ANGLES, POSITION, ANGULAR_VELOCITY, VELOCITY = slice(0, 3), slice(3, 6), slice(6, 9), slice(9, 12)
@@ -166,19 +167,18 @@ class CentroidalMPC:
         self.weights = weights or MPCWeights()
         self.Q, self.alpha = self.weights.diagonal(self.height, self.gravity, self.mass)
         self.g = np.array([0.0, 0.0, -self.gravity])
-        self._dual = None           # the last solve's multipliers and its layout, for a warm start
-        self._layout = None
+        self._dual = None           # the last solve's multipliers, for a warm start
+        self._layout = self._constraints = None       # the contact table they were built for
 
     # ------------------------------------------------------------------ the condensed model
-    def condensed(self, x0, yaws, contacts, levers, frames):
-        """``(F, Φ, columns)``: the free response ``F`` (N, 12) and the force map ``Φ``
-        (N, 12, m) of the module's condensed form, from the state ``x0`` (12,), the reference
-        yaw of each interval ``yaws`` (N,), its ``contacts`` (N, 4) booleans, the feet's
-        ``levers`` ``r_i`` (N, 4, 3) from the CoM, world axes, and the feet's ground
-        ``frames`` ``G_i`` (4, 3, 3) (columns ``t₁, t₂, n``). ``columns`` (m, 3): the
-        interval, foot and axis of each variable."""
-        N, delta = self.horizon, self.step
-        x0 = np.asarray(x0, dtype=float)
+    def model(self, yaws, contacts, levers, frames):
+        """The pieces of the condensed form: ``E`` (N, 3, 3) ``R_z(ψ_l)ᵀ``, ``C`` (N + 1, 3, 3),
+        ``columns`` (m, 3) (interval, foot and axis of each variable) and each variable's
+        ``angular`` and ``linear`` accelerations per newton (m, 3), from the reference yaw of
+        each interval ``yaws`` (N,), its ``contacts`` (N, 4) booleans, the feet's ``levers``
+        ``r_i`` (N, 4, 3) from the CoM (world axes) and ground ``frames`` ``G_i`` (4, 3, 3)
+        (columns ``t₁, t₂, n``)."""
+        N = self.horizon
         cos, sin = np.cos(yaws), np.sin(yaws)
         rz = np.zeros((N, 3, 3))
         rz[:, 0, 0], rz[:, 0, 1], rz[:, 1, 0], rz[:, 1, 1], rz[:, 2, 2] = cos, -sin, sin, cos, 1.0
@@ -188,12 +188,30 @@ class CentroidalMPC:
         steps, feet = np.nonzero(contacts)
         m = 3 * steps.size
         columns = np.stack([np.repeat(steps, 3), np.repeat(feet, 3), np.tile(np.arange(3), steps.size)], axis=1)
-        # per variable: the angular and linear accelerations of a unit force along its axis
-        G = frames[feet]                                                  # (p, 3, 3)
-        lever = levers[steps, feet]                                       # (p, 3)
-        torque = np.cross(lever[:, None, :], np.transpose(G, (0, 2, 1)))  # r × (column of G), (p, 3 axes, 3)
-        angular = np.einsum("pij,paj->pai", inverse[steps], torque).reshape(m, 3)   # (m, 3): ω̇ of each variable
-        linear = np.transpose(G, (0, 2, 1)).reshape(m, 3) / self.mass     # (m, 3): p̈ of each variable
+        angular, linear = np.empty((m, 3)), np.empty((m, 3))
+        variable_accelerations(steps, feet, np.ascontiguousarray(levers, dtype=float),
+                               np.ascontiguousarray(frames, dtype=float), inverse, self.mass, angular, linear)
+        return E, C, columns, angular, linear
+
+    def free_response(self, x0, C) -> np.ndarray:
+        """``F`` (N, 12): the states ``x_1 … x_N`` with no force (the body falls)."""
+        N, delta = self.horizon, self.step
+        x0 = np.asarray(x0, dtype=float)
+        a = np.arange(1, N + 1) * delta
+        F = np.empty((N, 12))
+        F[:, ANGLES] = x0[ANGLES] + delta * C[1:] @ x0[ANGULAR_VELOCITY]
+        F[:, POSITION] = x0[POSITION] + np.outer(a, x0[VELOCITY]) + np.outer(0.5 * a**2, self.g)
+        F[:, ANGULAR_VELOCITY] = x0[ANGULAR_VELOCITY]
+        F[:, VELOCITY] = x0[VELOCITY] + np.outer(a, self.g)
+        return F
+
+    def condensed(self, x0, yaws, contacts, levers, frames):
+        """``(F, Φ, columns)``: the free response ``F`` (N, 12) and the force map ``Φ``
+        (N, 12, m) of the module's condensed form (the readable definition: dense), from the
+        state ``x0`` (12,) and :meth:`model`'s arguments."""
+        N, delta = self.horizon, self.step
+        E, C, columns, angular, linear = self.model(yaws, contacts, levers, frames)
+        m = columns.shape[0]
         j = columns[:, 0]
         a = np.arange(1, N + 1)
         after = (a[:, None] > j[None, :]).astype(float)                   # (N, m): u_j acts on x_a
@@ -204,74 +222,106 @@ class CentroidalMPC:
         Phi[:, POSITION] = delta**2 * ((a[:, None] - j[None, :] - 0.5) * after)[:, None, :] * linear.T[None]
         Phi[:, ANGULAR_VELOCITY] = delta * after[:, None, :] * angular.T[None]
         Phi[:, VELOCITY] = delta * after[:, None, :] * linear.T[None]
-        F = np.empty((N, 12))
-        F[:, ANGLES] = x0[ANGLES] + delta * C[1:] @ x0[ANGULAR_VELOCITY]
-        F[:, POSITION] = x0[POSITION] + np.outer(a * delta, x0[VELOCITY]) + np.outer(0.5 * (a * delta) ** 2, self.g)
-        F[:, ANGULAR_VELOCITY] = x0[ANGULAR_VELOCITY]
-        F[:, VELOCITY] = x0[VELOCITY] + np.outer(a * delta, self.g)
-        return F, Phi, columns
+        return self.free_response(x0, C), Phi, columns
 
-    def qp(self, x0, reference, yaws, contacts, levers, frames):
-        """The QP ``(H, h, A, upper, lower, columns, F, Φ)`` of the module: DAQP's form,
-        ``lower ≤ [U; A U] ≤ upper`` with the first ``m`` rows the simple bounds."""
+    def dense_cost(self, x0, reference, yaws, contacts, levers, frames):
+        """``(H, h)`` from :meth:`condensed`'s dense ``Φ`` (the readable definition of
+        :meth:`cost`)."""
         F, Phi, columns = self.condensed(x0, yaws, contacts, levers, frames)
-        N, m = self.horizon, columns.shape[0]
-        P = Phi.reshape(12 * N, m)
-        q = np.tile(self.Q, N)
+        m = columns.shape[0]
+        P = Phi.reshape(12 * self.horizon, m)
+        q = np.tile(self.Q, self.horizon)
         H = 2.0 * (P.T @ (q[:, None] * P))
         H.flat[:: m + 1] += 2.0 * self.alpha
-        h = 2.0 * P.T @ (q * (F - reference).ravel())
+        return H, 2.0 * P.T @ (q * (F - reference).ravel())
+
+    def cost(self, x0, reference, yaws, contacts, levers, frames):
+        """``(H, h, columns, angular, linear)``: the QP's cost in compiled code from the
+        condensed form's structure (:mod:`.mpc_kernels`; equal to :meth:`dense_cost`)."""
+        E, C, columns, angular, linear = self.model(yaws, contacts, levers, frames)
+        m = columns.shape[0]
+        residual = self.free_response(x0, C) - reference
+        H, h = np.empty((m, m)), np.empty(m)
+        condensed_cost(columns[:, 0].astype(np.int64), angular, linear, E, C, self.Q, self.alpha, self.step,
+                       np.ascontiguousarray(residual), H, h)
+        return H, h, columns, angular, linear
+
+    def constraints(self, columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(A, upper, lower)`` in DAQP's form, ``lower ≤ [U; A U] ≤ upper``: the first ``m``
+        rows are the simple bounds (the normal forces'), then the friction pyramid's rows
+        ``±f̃_t − (μ/√2) f̃_n ≤ 0`` (built once per contact table)."""
         axis, feet = columns[:, 2], columns[:, 1]
+        m = columns.shape[0]
         normal = axis == 2
         upper = np.where(normal, self.f_max[feet], _INFINITE)
         lower = np.where(normal, self.f_min, -_INFINITE)
         k = self.mu / np.sqrt(2.0)
-        tangential = np.flatnonzero(~normal)                   # each has its normal two columns on
-        partner = tangential + (2 - axis[tangential])
+        tangential = np.flatnonzero(~normal)
+        partner = tangential + (2 - axis[tangential])     # the normal column of the same foot
         A = np.zeros((2 * tangential.size, m))
         rows = np.arange(tangential.size)
-        A[2 * rows, tangential], A[2 * rows, partner] = 1.0, -k          # f_t − k f_n ≤ 0
-        A[2 * rows + 1, tangential], A[2 * rows + 1, partner] = -1.0, -k  # −f_t − k f_n ≤ 0
-        upper = np.concatenate([upper, np.zeros(A.shape[0])])
-        lower = np.concatenate([lower, np.full(A.shape[0], -_INFINITE)])
-        return H, h, A, upper, lower, columns, F, Phi
+        A[2 * rows, tangential], A[2 * rows, partner] = 1.0, -k
+        A[2 * rows + 1, tangential], A[2 * rows + 1, partner] = -1.0, -k
+        return (A, np.concatenate([upper, np.zeros(A.shape[0])]),
+                np.concatenate([lower, np.full(A.shape[0], -_INFINITE)]))
+
+    def rollout(self, x0, yaws, accelerations) -> np.ndarray:
+        """The states (N + 1, 12) from ``x0`` under each interval's ``accelerations`` (N, 6)
+        ``[ω̇, p̈]`` (gravity included), stepped exactly (zero-order hold): within interval
+        ``l`` the velocities grow linearly, the positions and (through ``E_l``) the angles
+        quadratically."""
+        delta, N = self.step, self.horizon
+        x0 = np.asarray(x0, dtype=float)
+        states = np.empty((N + 1, 12))
+        states[0] = x0
+        angular, linear = accelerations[:, :3], accelerations[:, 3:]
+        omega = x0[ANGULAR_VELOCITY] + delta * np.vstack([np.zeros(3), np.cumsum(angular, axis=0)])
+        velocity = x0[VELOCITY] + delta * np.vstack([np.zeros(3), np.cumsum(linear, axis=0)])
+        states[:, ANGULAR_VELOCITY], states[:, VELOCITY] = omega, velocity
+        states[1:, POSITION] = x0[POSITION] + np.cumsum(delta * velocity[:-1] + 0.5 * delta**2 * linear, axis=0)
+        c, s = np.cos(yaws), np.sin(yaws)
+        rates = delta * omega[:-1] + 0.5 * delta**2 * angular               # per interval, world axes
+        turned = np.column_stack([c * rates[:, 0] + s * rates[:, 1], -s * rates[:, 0] + c * rates[:, 1], rates[:, 2]])
+        states[1:, ANGLES] = x0[ANGLES] + np.cumsum(turned, axis=0)          # E_l = R_z(ψ_l)ᵀ
+        return states
 
     # ------------------------------------------------------------------ solving
     def solve(self, start: float, x0, reference, yaws, contacts, levers, frames) -> MPCPlan:
         """Solve the horizon from the measured state ``x0`` (12,) at ``start`` s toward
-        ``reference`` (N, 12) (the states ``x_1 … x_N``), see :meth:`condensed` for the other
+        ``reference`` (N, 12) (the states ``x_1 … x_N``), see :meth:`model` for the other
         arguments. A failed solve (no forces satisfy the bounds) raises ``RuntimeError``."""
         import daqp
 
         tic = time.perf_counter()
+        x0 = np.asarray(x0, dtype=float)
         reference = np.asarray(reference, dtype=float).reshape(self.horizon, 12)
         contacts = np.asarray(contacts, dtype=bool).reshape(self.horizon, 4)
-        H, h, A, upper, lower, columns, F, Phi = self.qp(x0, reference, yaws, contacts, levers, frames)
+        H, h, columns, angular, linear = self.cost(x0, reference, yaws, contacts, levers, frames)
         m = columns.shape[0]
         forces = np.zeros((self.horizon, 4, 3))
-        iterations, status = 0, "no foot on the ground"
+        accelerations = np.zeros((self.horizon, 6))
+        iterations, status, U = 0, "no foot on the ground", np.zeros(0)
         if m:
             layout = contacts.tobytes()
+            if self._layout != layout:
+                self._constraints, self._layout, self._dual = self.constraints(columns), layout, None
+            A, upper, lower = self._constraints
             sense = np.zeros(upper.size, dtype=np.int32)
-            if self._layout == layout and self._dual is not None:
+            if self._dual is not None:
                 sense[self._dual != 0.0] = 1               # the last active set, as a warm start
             U, _, exitflag, info = daqp.solve(H, h, A, upper, lower, sense)
             if exitflag < 1:
                 self._dual = self._layout = None
                 raise RuntimeError(f"the centroidal MPC found no forces (DAQP exit flag {exitflag})")
-            self._dual, self._layout = np.asarray(info["lam"]).copy(), layout
+            self._dual = np.asarray(info["lam"]).copy()
             iterations, status = int(info["iterations"]), "solved"
             local = U.reshape(-1, 3)                       # f̃ per (interval, foot), ground frame
             steps, feet = columns[::3, 0], columns[::3, 1]
             forces[steps, feet] = np.einsum("pij,pj->pi", frames[feet], local)
-            states = F + np.einsum("aim,m->ai", Phi, U)
-        else:
-            states = F
-            U = np.zeros(0)
-        states = np.vstack([np.asarray(x0, dtype=float), states])
-        accelerations = np.zeros((self.horizon, 6))
-        accelerations[:, :3] = (states[1:, ANGULAR_VELOCITY] - states[:-1, ANGULAR_VELOCITY]) / self.step
-        accelerations[:, 3:] = (states[1:, VELOCITY] - states[:-1, VELOCITY]) / self.step
+            per_variable = np.hstack([angular, linear]) * U[:, None]
+            accelerations[:] = (columns[:, 0][None, :] == np.arange(self.horizon)[:, None]) @ per_variable
+        accelerations[:, 3:] += self.g
+        states = self.rollout(x0, yaws, accelerations)
         self.last_solution = U
         return MPCPlan(start, self.step, states, forces, contacts, accelerations, iterations,
                        time.perf_counter() - tic, status)
