@@ -145,7 +145,7 @@ def main(argv=None) -> int:
                       help="balance: step when a push carries the capture point out of the soles")
     demo.add_argument("--distance", type=float, metavar="M", help="walk, trot: metres to walk forward (default 3)")
     demo.add_argument("--turn", type=float, metavar="DEG",
-                      help="walk: turn in place by this many degrees (counter-clockwise positive)")
+                      help="walk, trot: turn in place by this many degrees (counter-clockwise positive)")
     trot_command.add_arguments(demo)
     demo.add_argument("--json", metavar="FILE", help="write the summary to this file")
     demo.add_argument("--plot", metavar="FILE", help="write a figure of the run (PNG): four panels of its signals")

@@ -1,12 +1,12 @@
 """``tsid-py demo trot``: the options of the quadruped gait demo.
 
     tsid-py demo trot [--robot R|PATH [--srdf PATH]] --speed V [--lateral V] [--yaw-rate W]
-                      [--distance M | --duration S] [--gait trot|walk|pace|bound]
+                      [--distance M | --duration S | --turn DEG] [--gait trot|walk|pace|bound]
                       [--terrain flat|slope:DEG|rough:M[:SEED]|stairs:M]
                       [--push N [--push-direction {+x,-x,+y,-y}] [--push-at S]]
                       [--json FILE] [--plot FILE] [--video FILE] [--viewer]
 
-The shared options (``--robot``, ``--duration``, ``--distance``, ``--push``…, ``--json``,
+The shared options (``--robot``, ``--duration``, ``--distance``, ``--turn``, ``--push``…, ``--json``,
 ``--plot``, ``--video``, ``--viewer``) are the ``demo`` command's own; this module adds the
 trot's and runs it (:func:`tsid_py.scenarios.demos.trot`).
 """
@@ -74,13 +74,17 @@ def run(args) -> int:
         print(f"tsid-py demo: error: {message}", file=sys.stderr)
         return 2
 
-    if args.distance is not None and args.duration is not None:
-        return usage("--distance and --duration are exclusive: trot a distance or for a time")
+    ends = [option for option, value in (("--distance", args.distance), ("--duration", args.duration),
+                                         ("--turn", args.turn)) if value is not None]
+    if len(ends) > 1:
+        return usage(f"{' and '.join(ends)} are exclusive: trot a distance, for a time or until turned")
+    if args.turn is not None and not args.turn:
+        return usage("--turn must be a nonzero number of degrees")
     if args.distance is not None and not args.distance > 0:
         return usage(f"--distance must be a positive number of metres, got {args.distance}")
     if args.duration is not None and not args.duration > 0:
         return usage(f"--duration must be a positive number of seconds, got {args.duration}")
-    speed = 0.5 if args.speed is None else args.speed
+    speed = (0.0 if args.turn is not None else 0.5) if args.speed is None else args.speed
     if args.distance is not None and speed == 0 and not args.lateral:
         return usage("--distance needs a nonzero --speed or --lateral")
     robot = args.robot or demos.trot.__defaults__[0]
@@ -94,7 +98,8 @@ def run(args) -> int:
     except ValueError as exc:
         return usage(str(exc))
     options = {"robot": robot, "speed": speed, "lateral": args.lateral or 0.0, "yaw_rate": args.yaw_rate or 0.0,
-               "distance": args.distance, "duration": args.duration, "gait": args.gait or "trot", "terrain": terrain,
+               "distance": args.distance, "duration": args.duration, "turn": args.turn, "gait": args.gait or "trot",
+               "terrain": terrain,
                "push": args.push, "push_direction": args.push_direction or "+y", "push_at": args.push_at,
                "srdf": args.srdf, "viewer": bool(args.viewer), "video": args.video}
     if args.viewer and not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):

@@ -393,7 +393,8 @@ def walk(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None, di
 
 
 def trot(robot: str = robots.DEFAULT_QUADRUPED, speed: float = 0.5, lateral: float = 0.0, yaw_rate: float = 0.0,
-         distance: float | None = None, duration: float | None = None, gait: str = "trot", terrain=None,
+         distance: float | None = None, duration: float | None = None, turn: float | None = None, gait: str = "trot",
+         terrain=None,
          push: float | None = None, push_direction: str = "+y", push_at: float | None = None, srdf: str | None = None,
          viewer: bool = False, video: str | None = None) -> DemoRun:
     """A quadruped trots (walks, paces, bounds) at a commanded velocity (a built-in or a file).
@@ -404,7 +405,8 @@ def trot(robot: str = robots.DEFAULT_QUADRUPED, speed: float = 0.5, lateral: flo
     at = (2.0 + 0.3) if push_at is None else push_at
     kick = None if push is None else (at, push_force(push, push_direction))
     summary, log, info = run_trot(model, speed=speed, lateral=lateral, yaw_rate=yaw_rate, distance=distance,
-                                  duration=duration, gait=gait, terrain=terrain, push=kick, viewer=viewer, video=video)
+                                  duration=duration, turn=turn, gait=gait, terrain=terrain, push=kick, viewer=viewer,
+                                  video=video)
     if kick is not None:
         info["pushes"][0]["direction"] = push_direction
     return DemoRun("trot", model.name, summary, log, dict(robot_info(model), **info))

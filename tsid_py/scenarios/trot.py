@@ -3,7 +3,8 @@ quadruped in MuJoCo at a commanded velocity, judged from the simulator.
 
 The robot stands :data:`SETTLE` s, then walks at the command (forward ``speed``, ``lateral``
 m/s in its heading frame, ``yaw_rate`` rad/s) with ``gait`` until its base has covered
-``distance`` m, or for ``duration`` s; then it stops (the feet in the air land) and stands
+``distance`` m or turned ``turn`` degrees (less what the command's deceleration still
+covers: ``v²/2a``), or for ``duration`` s; then it stops (the feet in the air land) and stands
 :data:`SETTLE_AFTER` s. The controller is given the measured contact wrenches (its feet's
 force sensors: touch-down on contact) and, when there is one, the terrain. The harness's
 point feet are :data:`~tsid_py.sim.contact.WALKING_CONTACT` (an MJCF robot keeps its file's
@@ -50,6 +51,8 @@ FALL_HEIGHT_RATIO, FALL_TILT = 0.6, math.radians(60.0)
 PUSH_DURATION = 0.1
 #: Runs stop at this many times the time the command needs to cover the distance (plus settling).
 TIME_MARGIN = 3.0
+#: The yaw rate of a turn by an angle when none is given, rad/s.
+TURN_RATE = 1.0
 
 
 def load_robot(robot: str, srdf: str | None = None):
@@ -63,20 +66,27 @@ def load_robot(robot: str, srdf: str | None = None):
 
 
 def run_trot(robot, *, speed: float = 0.5, lateral: float = 0.0, yaw_rate: float = 0.0,
-             distance: float | None = None, duration: float | None = None, gait: str = "trot",
+             distance: float | None = None, duration: float | None = None, turn: float | None = None,
+             gait: str = "trot",
              terrain: Terrain | None = None, push: tuple[float, np.ndarray] | None = None, viewer: bool = False,
              video: str | None = None, controller_options: dict | None = None) -> tuple[dict, dict, dict]:
     """Walk ``robot`` in MuJoCo (see the module); returns ``(summary, log, info)``.
 
-    ``distance`` (m) or ``duration`` (s, default 5 when neither is given) ends the command;
-    ``push``: ``(time s, force (3,) N)`` applied to the base for :data:`PUSH_DURATION` s."""
-    if distance is not None and duration is not None:
-        raise ValueError("give distance or duration, not both")
+    ``distance`` (m), ``turn`` (degrees, counter-clockwise positive; the yaw rate defaults to
+    :data:`TURN_RATE` that way) or ``duration`` (s, default 5 when none is given) ends the
+    command; ``push``: ``(time s, force (3,) N)`` applied to the base for
+    :data:`PUSH_DURATION` s."""
+    if sum(x is not None for x in (distance, duration, turn)) > 1:
+        raise ValueError("give one of distance, duration and turn")
+    if turn is not None:
+        if not turn:
+            raise ValueError("turn must be a nonzero angle, degrees")
+        yaw_rate = math.copysign(abs(yaw_rate) or TURN_RATE, turn)
     if distance is not None and not distance > 0:
         raise ValueError(f"distance must be > 0 m, got {distance!r}")
     if distance is not None and math.hypot(speed, lateral) == 0:
         raise ValueError("distance needs a nonzero speed or lateral velocity")
-    duration = 5.0 if distance is None and duration is None else duration
+    duration = 5.0 if distance is None and duration is None and turn is None else duration
     shipped = robot.source is not None and robot.source.kind == "mjcf"
     sim = Simulation(robot, visual=viewer or bool(video), terrain=terrain, contact=None if shipped else WALKING_CONTACT)
     controller = QuadrupedController(robot, sim.timestep, terrain=terrain, **(controller_options or {}))
@@ -87,8 +97,13 @@ def run_trot(robot, *, speed: float = 0.5, lateral: float = 0.0, yaw_rate: float
     start_height = start_q[2] - ground.height(*start_q[:2])
     ramp = max(abs(speed), abs(lateral)) / controller.command_filter.acceleration
     ramp = max(ramp, abs(yaw_rate) / controller.command_filter.yaw_acceleration)
+    filter_ = controller.command_filter
     if distance is not None:
         limit = SETTLE + TIME_MARGIN * (distance / math.hypot(speed, lateral) + ramp) + SETTLE_AFTER
+        stop_distance = distance - 0.5 * (speed**2 + lateral**2) / filter_.acceleration
+    elif turn is not None:
+        limit = SETTLE + TIME_MARGIN * (math.radians(abs(turn)) / abs(yaw_rate) + ramp) + SETTLE_AFTER
+        stop_turn = math.radians(abs(turn)) - 0.5 * yaw_rate**2 / filter_.yaw_acceleration
     else:
         limit = SETTLE + duration + SETTLE_AFTER + 2.0
     log: dict[str, list] = {k: [] for k in ("time", "base", "yaw", "contacts", "normal_forces", "planned_normal_forces",
@@ -106,8 +121,9 @@ def run_trot(robot, *, speed: float = 0.5, lateral: float = 0.0, yaw_rate: float
             controller.walk(speed, lateral, yaw_rate, gait=gait)
         if push is not None and k == int(round(push[0] / dt)):
             sim.push(push[1], PUSH_DURATION)
-        walking_done = (distance is not None and math.hypot(*(q[:2] - start_q[:2])) >= distance) or (
-            duration is not None and t >= SETTLE + duration)
+        walking_done = ((distance is not None and math.hypot(*(q[:2] - start_q[:2])) >= stop_distance)
+                        or (turn is not None and abs(yaw.value - yaw.start) >= stop_turn)
+                        or (duration is not None and t >= SETTLE + duration))
         if stop_at is None and t > SETTLE and walking_done:
             controller.stop()
             stop_at = t
@@ -138,7 +154,9 @@ def run_trot(robot, *, speed: float = 0.5, lateral: float = 0.0, yaw_rate: float
     watchers.close()
     log = {key: np.array(values) for key, values in log.items()}
     summary = _summary(log, controller, start_q, stop_at, ramp, slips, step_times, fell_at, reason, sim)
-    summary.update(command={"forward": speed, "lateral": lateral, "yaw_rate": yaw_rate, "gait": gait},
+    summary.update(command={"forward": speed, "lateral": lateral, "yaw_rate": yaw_rate, "gait": gait,
+                            **({"distance": distance} if distance is not None else {}),
+                            **({"turn_deg": turn} if turn is not None else {})},
                    terrain=repr(terrain) if terrain is not None else "flat")
     if push is not None:
         summary["push"] = {"at": float(push[0]), "force": [float(f) for f in push[1]], "duration": PUSH_DURATION}
@@ -158,7 +176,7 @@ class _Yaw:
     """The base's heading, unwrapped from step to step."""
 
     def __init__(self, q):
-        self.value = self._raw(q)
+        self.value = self.start = self._raw(q)
 
     @staticmethod
     def _raw(q) -> float:
@@ -236,7 +254,7 @@ def _summary(log, controller, start_q, stop_at, ramp, slips, step_times, fell_at
         "speed_mps": speed,
         "yaw_change_deg": float(math.degrees(log["yaw"][-1] - log["yaw"][0])) if len(times) else 0.0,
         "max_foot_slip_m": slips.worst,
-        "slip_per_metre": slips.per_metre(distance),
+        "slip_per_metre": slips.per_metre(distance) if distance > 0.1 else None,
         "touchdowns": int(sum(foot.touchdowns for foot in controller.feet)),
         "failure_policy_step_count": int(sum(controller.policy.counts.values())),
         "simulated_time": float(len(steps_us) * sim.timestep),

@@ -6,7 +6,8 @@ Every ``δ`` s (the MPC's interval: its rate is ``1/δ``) :class:`CentroidalStag
 * **reference** ``x_1 … x_N``: the commanded velocity (rotated with the commanded heading,
   which turns at the commanded yaw rate) integrated from the CoM's position now; the CoM
   at its standing height above the ground under it and the body parallel to the ground
-  (:meth:`~.ground.Ground.local_plane`); zero roll and pitch rates;
+  (:meth:`~.ground.Ground.local_plane` at the horizon's first and last states, linear
+  between); zero roll and pitch rates;
 * **contacts**: interval 0 the feet on the ground now (a foot landing late is not); the
   next intervals the gait's schedule (:class:`~.gaits.GaitSchedule`), all four when standing;
 * **levers**: a foot on the ground pushes where it stands until its next lift-off, then from
@@ -134,10 +135,13 @@ class CentroidalStage(Stage):
         reference = np.zeros((N, 12))
         reference[:, 3] = body.com[0] + np.cumsum(vx) * delta
         reference[:, 4] = body.com[1] + np.cumsum(vy) * delta
-        for k in range(N):
-            ground, roll, pitch = self.ground.local_plane(reference[k, 3:5], yaws[k], self._neutral)
-            reference[k, 0], reference[k, 1] = roll, pitch
-            reference[k, 5] = ground + self.geometry.com_height
+        # the ground under the body at the horizon's ends, linear between (a plane fit each)
+        first = self.ground.local_plane(reference[0, 3:5], yaws[0], self._neutral)
+        last = self.ground.local_plane(reference[-1, 3:5], yaws[-1], self._neutral) if N > 1 else first
+        share = np.linspace(0.0, 1.0, N)
+        ground, roll, pitch = (a + share * (b - a) for a, b in zip(first, last))
+        reference[:, 0], reference[:, 1] = roll, pitch
+        reference[:, 5] = ground + self.geometry.com_height
         reference[:, 2] = yaws
         reference[:, 8] = yaw_rate
         reference[:, 9], reference[:, 10] = vx, vy

@@ -8,7 +8,7 @@ Configured in code::
     for each control period:
         sol = controller.step(q, v, wrenches)     # never raises on an infeasible QP
         send(sol.tau_actuated)
-    controller.stop()                            # the feet in the air land; it stands
+    controller.stop()                            # it slows down, the feet in the air land; it stands
 
 It is a :class:`~tsid_py.control.pipeline.Pipeline`::
 
@@ -63,7 +63,7 @@ from .rolling import RollingFeet
 from .stepping import GaitStage
 
 #: The command's acceleration limit, in g.
-COMMAND_ACCELERATION = 0.1
+COMMAND_ACCELERATION = 0.2
 #: The damping of a foot contact's velocity, 1/s (its position term is off: the feet roll,
 #: :mod:`.rolling`): the library's default contact damping.
 CONTACT_KD = 2.0 * np.sqrt(DEFAULT_KP)
@@ -145,7 +145,8 @@ class QuadrupedController(Pipeline):
         self.gait_stage = GaitStage(self.stance, geometry, self.body, self.command_filter, self.ground,
                                     swing_kp=positive_scalar(swing_kp, "swing_kp"),
                                     swing_weight=positive_scalar(swing_weight, "swing_weight"),
-                                    swing_time=self.swing_time, step_height=self.step_height, dt=solver.dt)
+                                    swing_time=self.swing_time, step_height=self.step_height, dt=solver.dt,
+                                    rolling=self.rolling)
         self.centroidal_stage = CentroidalStage(self.mpc, self.gait_stage, self.body, self.command_filter,
                                                 self.ground, self.com, self.orientation, self.forces)
         self.solve_stage = SolveStage(self.policy if self.policy is not None else solver)
@@ -181,7 +182,8 @@ class QuadrupedController(Pipeline):
         self.gait_stage.request(gait_named(gait))
 
     def stop(self) -> None:
-        """Command zero velocity and stand: the feet in the air land, then none lifts."""
+        """Command zero velocity and stand: the gait goes on while the body slows down (the
+        command decelerates at its limit), then the feet in the air land and none lifts."""
         self.walk(gait="stand")
 
     @property

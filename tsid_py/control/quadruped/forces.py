@@ -12,11 +12,23 @@ with the same weight.
 from __future__ import annotations
 
 import numpy as np
+from numba import float64, intp, njit, void
 
+from ..._numba import MATRIX, VECTOR, direct_calls
 from ..._validation import as_vector, positive_scalar
 from ...rows import DiagonalCost, Rows
 from ...settings import Setting
 from ...tasks import DiagonalTask
+
+
+@njit(void(VECTOR, intp, MATRIX, VECTOR, float64), cache=True)
+def add_local_target(targets, start, rotation, force, scale):
+    """``targets[start:start + 3] += scale Rᵀ f`` (the force in the contact frame's axes)."""
+    for i in range(3):
+        targets[start + i] += scale * (rotation[0, i] * force[0] + rotation[1, i] * force[1] + rotation[2, i] * force[2])
+
+
+_direct = direct_calls(add_local_target)
 
 
 class ForceTargets(DiagonalTask):
@@ -59,22 +71,16 @@ class ForceTargets(DiagonalTask):
             self._sources_for = cached = (context.contact_columns, sources)
         return cached[1]
 
-    def _local_targets(self, context) -> list[tuple[int, np.ndarray]]:
-        """``(first column, R_iᵀ f_i*)`` per active contact with a target."""
-        found = []
-        for name, start, rotation in self._sources(context):
-            force = self.targets.get(name)
-            if force is not None:
-                found.append((start, force @ rotation))          # fᵀ R = (Rᵀ f)ᵀ
-        return found
-
     def diagonal(self, context, targets, weight=None) -> DiagonalCost:
         """The cost's ``(columns, weights)`` (every contact variable, the task's weight) and
-        ``w R_iᵀ f_i*`` added into ``targets`` at each contact's columns."""
+        ``w R_iᵀ f_i*`` added into ``targets`` at each contact's columns (compiled)."""
         w = self._weight if weight is None else weight
         scale = float(w[0])
-        for start, local in self._local_targets(context):
-            targets[start:start + 3] += scale * local
+        forces, add = self.targets, _direct.add_local_target
+        for name, start, rotation in self._sources(context):
+            force = forces.get(name)
+            if force is not None:
+                add(targets, start, rotation, force, scale)
         if self._cost is None or self._cost[0] is not context.contact_columns or self._cost[1] is not w:
             count = context.n - context.nv
             self._cost = (context.contact_columns, w, DiagonalCost(slice(context.nv, context.n), np.full(count, scale)))

@@ -10,8 +10,9 @@ ground by millimetres, and the friction pyramid, in the frame's axes, tilts with
 
 :class:`RollingFeet` (part of the controller's estimate stage) moves each foot's frame, before
 each solve, to the sphere's lowest point at the robot's last update, ``c − r n`` (``c`` the
-sphere's centre, ``n`` the ground's normal there), with the ground frame's axes
-(:func:`~.ground.ground_frame`: z along ``n``, x along the world's x projected on the ground). A contact on that frame constrains the
+sphere's centre, ``n`` the ground's normal where the foot stands or will land), with the
+ground frame's axes (:func:`~.ground.ground_frame`: z along ``n``, x along the world's x
+projected on the ground). A contact on that frame constrains the
 material point the sphere touches the ground with — the rolling contact: the centre moves
 with the rolling, the touching point does not slide — and its friction pyramid is on the
 ground's normal. The contact's position term is off (``kp = 0``): the touching point moves
@@ -67,23 +68,18 @@ class RollingFeet:
             placement = frame.placement
             centre = placement.translation + placement.rotation @ np.array([0.0, 0.0, self.radius])
             joint = data.oMi[frame.parentJoint]
-            self.feet.append((joint.rotation, joint.translation, placement.rotation, placement.translation, centre))
-        self._axes = None
+            self.feet.append((joint.rotation, placement.rotation, placement.translation, centre))
+        #: Each foot's ground frame (3, 3): set where it stands or will land (:meth:`set_ground`).
+        self.axes = [ground_frame(ground.normal(0.0, 0.0), 0.0) for _ in self.feet]
+
+    def set_ground(self, index: int, normal) -> None:
+        """The ground's ``normal`` (3,) where foot ``index`` stands or will land (the gait stage
+        sets it at lift-off, re-aim and touch-down: the terrain is not read every step)."""
+        self.axes[index] = ground_frame(normal, 0.0)
 
     def update(self) -> None:
         """Move the frames to the lowest points at the robot's last update, their axes the
         ground frame's (:func:`~.ground.ground_frame`, ``t₁`` along the world's x)."""
-        ground, radius = self.ground, self.radius
-        axes = None
-        if ground.planar:                       # one normal: the axes change only with the plane
-            key = tuple(ground.plane) if ground.terrain is None else None
-            if self._axes is None or self._axes[0] != key:
-                self._axes = (key, ground_frame(ground.normal(0.0, 0.0), 0.0))
-            axes = self._axes[1]
-        place = _direct.place_foot
-        for joint_rotation, joint_translation, rotation, translation, centre in self.feet:
-            if axes is None:
-                x, y, _ = joint_rotation @ centre + joint_translation
-                place(joint_rotation, ground_frame(ground.normal(x, y), 0.0), centre, radius, rotation, translation)
-            else:
-                place(joint_rotation, axes, centre, radius, rotation, translation)
+        place, radius = _direct.place_foot, self.radius
+        for (joint_rotation, rotation, translation, centre), axes in zip(self.feet, self.axes):
+            place(joint_rotation, axes, centre, radius, rotation, translation)

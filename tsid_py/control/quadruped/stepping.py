@@ -2,8 +2,9 @@
 
 Each control step :class:`GaitStage`
 
-* starts, switches or stops the gait (:mod:`.gaits`; stopping: no foot lifts any more, the
-  feet in the air land, then the robot stands);
+* starts, switches or stops the gait (:mod:`.gaits`; stopping: once the command is at rest
+  and the CoM slower than :data:`STAND_SPEED` ``√(g h)``, no foot lifts any more, the feet in
+  the air land, then the robot stands);
 * **lifts** a foot on the ground when the schedule has passed a lift-off since it landed
   (:meth:`~tsid_py.control.stance.Stance.lift`): its swing starts where it stood and ends at
   the foothold of :func:`~.footholds.raibert_foothold` at the scheduled touch-down, the
@@ -29,33 +30,23 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pinocchio as pin
 
 from ..._validation import as_vector
 from ...tasks import PositionTask
 from ..pipeline import Stage, StepState
 from ..stance import Stance
-from ..walking.swing import SwingTrajectory, bump
 from .body import Body, CommandFilter
 from .footholds import raibert_foothold
 from .gaits import STAND, GaitPattern, GaitSchedule, gait_named
 from .geometry import QuadrupedGeometry
 from .ground import Ground
+from .swing import FootSwing
 
-AIM_PERIOD, AIM_UNTIL, AIM_DISTANCE = 0.005, 0.75, 0.005
+AIM_PERIOD, AIM_UNTIL, AIM_DISTANCE = 0.005, 0.6, 0.005
 TOUCHDOWN_FORCE, TOUCHDOWN_HEIGHT = 0.01, 0.002
 DESCENT_SPEED, LATE_LIMIT = 0.5, 0.5
-
-
-class FootSwing(SwingTrajectory):
-    """A point foot's :class:`~tsid_py.control.walking.swing.SwingTrajectory`: its position,
-    velocity and acceleration only (no placement is formed)."""
-
-    def point(self, t: float) -> np.ndarray:
-        """(3, 3): the position, velocity and acceleration (rows, world axes) at ``t``."""
-        (x, y, z, _), (vx, vy, vz, _), (ax, ay, az, _) = self._state(t)
-        h, dh, ddh = bump(self.height, self.duration, t - self.lift_off)
-        return np.array([[x, y, z + h], [vx, vy, vz + dh], [ax, ay, az + ddh]])
+#: A gait asked to stop goes on stepping until the CoM is slower than this share of ``√(g h)``.
+STAND_SPEED = 0.05
 
 
 class SwingFootTask(PositionTask):
@@ -83,7 +74,7 @@ class Foot:
 
     def __init__(self, name: str, index: int, frame_id: int, neutral: np.ndarray, task: PositionTask):
         self.name, self.index, self.frame_id, self.neutral, self.task = name, index, frame_id, neutral, task
-        self.swing: SwingTrajectory | None = None
+        self.swing: FootSwing | None = None
         self.foothold = np.zeros(3)
         self.since = -math.inf
         self.lifted = -math.inf
@@ -102,13 +93,17 @@ class GaitStage(Stage):
     swing_kp, swing_weight : the swing feet's position tasks (1/s², weight).
     swing_time, step_height : s, m (defaults: the geometry's).
     dt : the control period, s (the command filter advances by it each step).
+    rolling : the feet's :class:`~.rolling.RollingFeet`, told the ground's normal where each
+        foot stands or will land.
     """
 
     def __init__(self, stance: Stance, geometry: QuadrupedGeometry, body: Body, command: CommandFilter,
-                 ground: Ground, *, swing_kp: float, swing_weight: float, swing_time: float, step_height: float, dt: float):
+                 ground: Ground, *, swing_kp: float, swing_weight: float, swing_time: float, step_height: float,
+                 dt: float, rolling=None):
         self.stance, self.solver, self.robot = stance, stance.solver, stance.solver.robot
         self.geometry, self.body, self.command, self.ground = geometry, body, command, ground
         self.swing_time, self.step_height, self.dt = swing_time, step_height, dt
+        self.rolling = rolling
         self.feet = [Foot(leg.foot, i, self.robot.frame_id(leg.foot), leg.neutral[:2].copy(),
                           SwingFootTask(leg.foot, kp=swing_kp, weight=swing_weight, name=f"swing({leg.foot})"))
                      for i, leg in enumerate(geometry.legs)]
@@ -117,6 +112,10 @@ class GaitStage(Stage):
         self.pattern: GaitPattern = STAND
         self.stopping = False
         self._touchdown_force = TOUCHDOWN_FORCE * geometry.weight
+        for foot in self.feet:                  # where the feet stand at the start
+            if foot.name in self.solver.contacts:
+                foot.foothold = self.solver.contacts[foot.name].anchor.translation.copy()
+                self._ground_at(foot)
         self._neutral = np.array([foot.neutral for foot in self.feet])
 
     # ------------------------------------------------------------------ the gait
@@ -128,10 +127,10 @@ class GaitStage(Stage):
     def _switch(self, t: float) -> None:
         current = None if self.schedule is None else self.schedule.pattern
         if self.pattern.standing:
-            if self.schedule is not None:
+            if self.schedule is not None and not self.stopping and self._settled():
                 self.stopping = True
-                if all(foot.swing is None for foot in self.feet):
-                    self.schedule, self.stopping = None, False
+            if self.stopping and all(foot.swing is None for foot in self.feet):
+                self.schedule, self.stopping = None, False
         elif current != self.pattern:
             self.schedule = GaitSchedule(self.pattern, self.roles, self.swing_time, start=t)
             self.stopping = False
@@ -153,6 +152,16 @@ class GaitStage(Stage):
                 lift = t - swinging * schedule.period                        # the phase's lift-off
                 if swinging >= 0.0 and lift >= max(foot.since, schedule.start):
                     self._lift(foot, lift, t)
+
+    def _settled(self) -> bool:
+        """Whether the gait may stop: the command is at rest and the CoM moves slower than
+        :data:`STAND_SPEED` of ``√(g h)`` (the feet keep stepping until then: a body moving
+        at speed cannot stop on planted feet)."""
+        command = self.command.current
+        if command.moving:
+            return False
+        speed = math.hypot(self.body.com_velocity[0], self.body.com_velocity[1])
+        return speed < STAND_SPEED * math.sqrt(self.geometry.gravity * self.geometry.com_height)
 
     # ------------------------------------------------------------------ footholds
     @property
@@ -176,8 +185,8 @@ class GaitStage(Stage):
         start = self.solver.contacts[foot.name].anchor.translation.copy()
         touchdown = lift + self.swing_time
         foot.foothold = self.foothold(foot, touchdown, t)
-        foot.swing = FootSwing(pin.SE3(np.eye(3), start), pin.SE3(np.eye(3), foot.foothold), lift,
-                                     touchdown, self.step_height)
+        foot.swing = FootSwing(start, foot.foothold, lift, touchdown, self.step_height)
+        self._ground_at(foot)
         foot.lifted, foot.next_aim = lift, t + AIM_PERIOD
         self.stance.lift(foot.name)
         foot.task.set_target(start)
@@ -192,7 +201,8 @@ class GaitStage(Stage):
             aim = self.foothold(foot, swing.touch_down, t)
             if np.linalg.norm(aim - foot.foothold) > AIM_DISTANCE:
                 foot.foothold = aim
-                swing.retarget(pin.SE3(np.eye(3), aim), t)
+                swing.retarget(aim, t)
+                self._ground_at(foot)
         reference = swing.point(t)
         late = t - swing.touch_down
         if late > 0.0:                           # not down yet: keep moving down
@@ -218,3 +228,14 @@ class GaitStage(Stage):
         foot.foothold = contact.anchor.translation.copy()
         foot.touchdowns += 1
         self.ground.touchdown(foot.name, foot.foothold)
+        if self.rolling is not None:
+            if self.ground.planar:               # a new plane through the footholds: every foot's
+                for other in self.feet:
+                    self._ground_at(other)
+            else:
+                self._ground_at(foot)
+
+    def _ground_at(self, foot: Foot) -> None:
+        """Tell the rolling feet the ground's normal at ``foot``'s foothold."""
+        if self.rolling is not None:
+            self.rolling.set_ground(foot.index, self.ground.normal(foot.foothold[0], foot.foothold[1]))
