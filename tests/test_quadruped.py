@@ -211,3 +211,22 @@ def test_the_controller_refuses_a_robot_that_is_not_a_quadruped():
         QuadrupedController(load_robot("go2")).command = (0.2, 0.0, 0.0)
     with pytest.raises(ValueError, match="terrain"):
         QuadrupedController(load_robot("go2"), terrain="slope")
+
+
+def test_a_narrower_gait_starts_after_a_trot_that_brings_the_feet_in():
+    robot = load_robot("go2")
+    controller = QuadrupedController(robot)
+    controller.walk(0.2, gait="pace")
+    state = (robot.q_ref.copy(), robot.zero_velocity())
+    q, v, _ = _integrate(controller, state, 10)
+    schedule = controller.gait_stage.schedule
+    assert schedule.pattern.name == "trot to pace" and schedule.pattern.width == controller.gait.width < 1
+    q, v, _ = _integrate(controller, (q, v), int(schedule.period / controller.dt) + 5)
+    assert controller.gait_stage.schedule.pattern is controller.gait
+    neutral = {f.name: f.neutral for f in controller.feet}
+    for foot in controller.feet:            # the feet the approach trot landed stand nearer the midline
+        if foot.swing is None:
+            lateral = abs(foot.foothold[1] - controller.body.com[1])
+            assert lateral < 0.6 * abs(neutral[foot.name][1])
+    with pytest.raises(ValueError, match="width"):
+        tp.control.quadruped.GaitPattern("wide", (0, 0.5, 0.5, 0), 0.5, width=1.5)

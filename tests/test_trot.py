@@ -44,6 +44,14 @@ def test_a_short_trot_moves_forward_on_its_feet_without_slipping():
     assert made.any() and np.all(log["normal_forces"][1:][made] > 0.0)
 
 
+@pytest.mark.parametrize("gait", ["walk", "pace", "bound"])
+def test_every_gait_walks_in_mujoco(gait):
+    summary, log, _ = run_trot(tp.robots.load("go2"), speed=0.3, duration=2.0, gait=gait)
+    assert not summary["fell"] and summary["distance_m"] > 0.3 and summary["max_foot_slip_m"] < 0.003
+    on_ground = log["contacts"].sum(axis=1)[log["time"] > 1.5]
+    assert on_ground.min() >= (3 if gait == "walk" else 1)       # a crawl keeps three feet down
+
+
 def test_the_feet_of_a_quadruped_file_are_its_srdf_end_effectors():
     root = data_root()
     srdf = root / "a1_description/srdf/a1.srdf"

@@ -20,6 +20,12 @@ bound      0    0    0.5  0.5   0.5    the front pair, then the hind pair
 Every gait swings a foot for the same time ``T_sw`` (the robot's, :mod:`.geometry`), so the
 period is ``T = T_sw / (1 − β)``: a walk's cycle is twice a trot's.
 
+A pace stands on one side's pair at a time: with the feet under the hips, the weight acting
+a half-width ``d`` beside that support line asks a sideways force ``m g d / h`` to hold the
+roll (``h`` the CoM height) — about half the weight for Go2, beyond friction. A gait's
+``width`` narrows its footholds toward the CoM: a pace keeps :data:`PACE_WIDTH` of the
+lateral offset (then about a sixth of the weight).
+
 :class:`GaitSchedule` turns a pattern and a start time into contact states and events; the
 centroidal plan samples it over its horizon (:meth:`GaitSchedule.contact_table`).
 """
@@ -38,11 +44,13 @@ from .geometry import ROLES
 @dataclass(frozen=True)
 class GaitPattern:
     """A gait: ``name``, ``offsets`` (phase offset per role ``FL, FR, HL, HR``, each in
-    [0, 1)) and ``duty`` (the stance fraction, in (0, 1]); see the module."""
+    [0, 1)), ``duty`` (the stance fraction, in (0, 1]) and ``width`` (the share of the neutral
+    footholds' lateral offset from the CoM the gait keeps, in (0, 1]); see the module."""
 
     name: str
     offsets: tuple[float, float, float, float]
     duty: float
+    width: float = 1.0
 
     def __post_init__(self):
         offsets = tuple(float(o) for o in self.offsets)
@@ -50,6 +58,8 @@ class GaitPattern:
             raise ValueError(f"offsets must be four phases in [0, 1) (FL, FR, HL, HR), got {self.offsets!r}")
         if not 0.0 < float(self.duty) <= 1.0:
             raise ValueError(f"duty must be in (0, 1], got {self.duty!r}")
+        if not 0.0 < float(self.width) <= 1.0:
+            raise ValueError(f"width must be in (0, 1], got {self.width!r}")
         object.__setattr__(self, "offsets", offsets)
         object.__setattr__(self, "duty", float(self.duty))
 
@@ -64,10 +74,13 @@ class GaitPattern:
         return math.inf if self.standing else swing_time / (1.0 - self.duty)
 
 
+#: A pace's feet land this share of their neutral lateral offset from the CoM (see the module).
+PACE_WIDTH = 0.35
+
 STAND = GaitPattern("stand", (0.0, 0.0, 0.0, 0.0), 1.0)
 WALK = GaitPattern("walk", (0.25, 0.75, 0.0, 0.5), 0.75)
 TROT = GaitPattern("trot", (0.0, 0.5, 0.5, 0.0), 0.5)
-PACE = GaitPattern("pace", (0.0, 0.5, 0.0, 0.5), 0.5)
+PACE = GaitPattern("pace", (0.0, 0.5, 0.0, 0.5), 0.5, width=PACE_WIDTH)
 BOUND = GaitPattern("bound", (0.0, 0.0, 0.5, 0.5), 0.5)
 
 #: The gaits by name.

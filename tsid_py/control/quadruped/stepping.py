@@ -2,7 +2,9 @@
 
 Each control step :class:`GaitStage`
 
-* starts, switches or stops the gait (:mod:`.gaits`; stopping: once the command is at rest
+* starts, switches or stops the gait (:mod:`.gaits`; a gait of another ``width`` than the
+  feet stand at starts after one trot period at its width, which moves the feet there on the
+  diagonal pairs' support; stopping: once the command is at rest
   and the CoM slower than :data:`STAND_SPEED` ``√(g h)``, no foot lifts any more, the feet in
   the air land, then the robot stands);
 * **lifts** a foot on the ground when the schedule has passed a lift-off since it landed
@@ -37,7 +39,7 @@ from ..pipeline import Stage, StepState
 from ..stance import Stance
 from .body import Body, CommandFilter
 from .footholds import raibert_foothold
-from .gaits import STAND, GaitPattern, GaitSchedule, gait_named
+from .gaits import STAND, TROT, GaitPattern, GaitSchedule, gait_named
 from .geometry import QuadrupedGeometry
 from .ground import Ground
 from .swing import FootSwing
@@ -111,6 +113,7 @@ class GaitStage(Stage):
         self.schedule: GaitSchedule | None = None
         self.pattern: GaitPattern = STAND
         self.stopping = False
+        self._approach_end: float | None = None
         self._touchdown_force = TOUCHDOWN_FORCE * geometry.weight
         for foot in self.feet:                  # where the feet stand at the start
             if foot.name in self.solver.contacts:
@@ -132,8 +135,20 @@ class GaitStage(Stage):
             if self.stopping and all(foot.swing is None for foot in self.feet):
                 self.schedule, self.stopping = None, False
         elif current != self.pattern:
-            self.schedule = GaitSchedule(self.pattern, self.roles, self.swing_time, start=t)
-            self.stopping = False
+            width = 1.0 if current is None else current.width      # where the feet stand, or go
+            if width != self.pattern.width:
+                self._approach(t)
+            elif self._approach_end is None or t >= self._approach_end - 1e-9:
+                self.schedule = GaitSchedule(self.pattern, self.roles, self.swing_time, start=t)
+                self.stopping, self._approach_end = False, None
+
+    def _approach(self, t: float) -> None:
+        """Trot one period with the requested gait's width (its feet moved in or out, on the
+        diagonal pairs' support, which holds at any width) before the gait starts."""
+        approach = GaitPattern(f"trot to {self.pattern.name}", TROT.offsets, TROT.duty, width=self.pattern.width)
+        self.schedule = GaitSchedule(approach, self.roles, self.swing_time, start=t)
+        self._approach_end = t + self.schedule.period
+        self.stopping = False
 
     def step(self, state: StepState) -> None:
         """The gait's events and the swing feet's targets at ``state.time``."""
@@ -175,8 +190,12 @@ class GaitStage(Stage):
         """Where ``foot`` lands at ``touchdown`` s (:func:`~.footholds.raibert_foothold`),
         on the ground."""
         body, command = self.body, self.command
+        neutral = foot.neutral
+        width = self.schedule.pattern.width if self.schedule is not None else 1.0
+        if width != 1.0:
+            neutral = np.array([neutral[0], width * neutral[1]])
         xy = raibert_foothold(body.com[:2], body.com_velocity[:2], command.world_velocity(body.yaw),
-                              command.current.yaw_rate, body.yaw, foot.neutral, touchdown - t, self.stance_time,
+                              command.current.yaw_rate, body.yaw, neutral, touchdown - t, self.stance_time,
                               self.geometry.com_height, self.geometry.gravity, self.geometry.reach)
         return np.array([xy[0], xy[1], self.ground.height(xy[0], xy[1])])
 
