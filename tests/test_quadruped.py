@@ -230,3 +230,25 @@ def test_a_narrower_gait_starts_after_a_trot_that_brings_the_feet_in():
             assert lateral < 0.6 * abs(neutral[foot.name][1])
     with pytest.raises(ValueError, match="width"):
         tp.control.quadruped.GaitPattern("wide", (0, 0.5, 0.5, 0), 0.5, width=1.5)
+
+
+def test_a_swing_reaches_over_its_foothold_then_comes_straight_down():
+    from tsid_py.control.quadruped.swing import SETTLE_SHARE, FootSwing
+
+    start, end = np.array([0.0, 0.1, 0.02]), np.array([0.25, 0.05, 0.0])
+    swing = FootSwing(start, end, 1.0, 1.2, 0.06)
+    at = swing.point(1.0)
+    np.testing.assert_allclose(at, [start, np.zeros(3), np.zeros(3)], atol=1e-12)     # leaves at rest
+    over = swing.point(1.0 + (1 - SETTLE_SHARE) * 0.2)
+    np.testing.assert_allclose(over[:, :2], [end[:2], [0, 0], [0, 0]], atol=1e-12)       # above it, still
+    assert over[0, 2] > end[2] + 0.01                                                    # and above the ground
+    for t in np.linspace(1.0 + (1 - SETTLE_SHARE) * 0.2, 1.2, 9):                       # then straight down
+        np.testing.assert_allclose(swing.point(t)[:, :2], over[:, :2], atol=1e-12)
+    np.testing.assert_allclose(swing.point(1.2), [end, np.zeros(3), np.zeros(3)], atol=1e-12)
+    assert swing.point(1.1)[0, 2] == pytest.approx(0.01 + 0.06, abs=0.005)              # the clearance
+    before = swing.point(1.08)
+    swing.retarget([0.3, 0.0, 0.01], 1.08)
+    np.testing.assert_allclose(swing.point(1.08), before, atol=1e-12)   # position, velocity, acceleration go on
+    for t in np.linspace(0.95, 1.25, 61):                      # the compiled point is the definition
+        np.testing.assert_allclose(swing.point(t), swing.readable_point(t), atol=1e-13)
+    np.testing.assert_allclose(swing.point(1.2)[0], [0.3, 0.0, 0.01], atol=1e-12)

@@ -82,10 +82,9 @@ class CommandFilter:
 class Body:
     """The measured body at one step (see the module); refreshed in place."""
 
-    __slots__ = ("rotation", "roll", "pitch", "yaw", "angular_velocity", "com", "com_velocity", "position")
+    __slots__ = ("roll", "pitch", "yaw", "angular_velocity", "com", "com_velocity", "position")
 
     def __init__(self):
-        self.rotation = np.eye(3)
         self.roll = self.pitch = self.yaw = 0.0
         self.angular_velocity = np.zeros(3)
         self.com, self.com_velocity, self.position = np.zeros(3), np.zeros(3), np.zeros(3)
@@ -112,17 +111,18 @@ class BodyStage(Stage):
         body.com[:] = robot.com
         body.com_velocity[:] = robot.com_velocity
         body.position[:] = q[:3]
-        x, y, z, w = q[3:7].tolist()
+        x, y, z, w = q[3:7].tolist()                # plain floats: this runs every step
         norm = 1.0 / math.sqrt(x * x + y * y + z * z + w * w)
         x, y, z, w = x * norm, y * norm, z * norm, w * norm
-        rotation = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                             [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                             [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
-        body.rotation = rotation
-        body.angular_velocity[:] = rotation @ v[3:6]
-        body.pitch = -math.asin(min(max(rotation[2, 0], -1.0), 1.0))
-        body.roll = math.atan2(rotation[2, 1], rotation[2, 2])
-        yaw = math.atan2(rotation[1, 0], rotation[0, 0])
+        r00, r01, r02 = 1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)
+        r10, r11, r12 = 2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)
+        r20, r21, r22 = 2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)
+        wx, wy, wz = v[3:6].tolist()                 # the base's angular velocity, local axes
+        body.angular_velocity[:] = (r00 * wx + r01 * wy + r02 * wz, r10 * wx + r11 * wy + r12 * wz,
+                                    r20 * wx + r21 * wy + r22 * wz)
+        body.pitch = -math.asin(min(max(r20, -1.0), 1.0))
+        body.roll = math.atan2(r21, r22)
+        yaw = math.atan2(r10, r00)
         if self._yaw is not None:                  # continuous: unwrapped from the last step
             yaw = self._yaw + (yaw - self._yaw + math.pi) % (2 * math.pi) - math.pi
         body.yaw = self._yaw = yaw

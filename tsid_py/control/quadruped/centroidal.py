@@ -13,7 +13,7 @@ Every ``δ`` s (the MPC's interval: its rate is ``1/δ``) :class:`CentroidalStag
 * **levers**: a foot on the ground pushes where it stands until its next lift-off, then from
   the foothold it will land on (the one its swing aims at, or for a foot still to lift, the
   Raibert foothold of its next touch-down); each relative to the reference CoM of the
-  interval; the ground frames from the normals there.
+  interval; the ground frames where the feet stand or will land (the rolling feet's).
 
 Each control step it samples the plan at the step's time (:meth:`~.mpc.MPCPlan.state`) and
 hands the whole-body QP its inputs: the CoM task the predicted CoM position, velocity and
@@ -78,6 +78,7 @@ class CentroidalStage(Stage):
         self._neutral = np.array([leg.neutral[:2] for leg in self.geometry.legs])
         self._orientation_set = None
         self._forces_of, self._interval = [], None
+        self._sample = np.empty(12)
 
     # ------------------------------------------------------------------ each step
     def step(self, state: StepState) -> None:
@@ -93,17 +94,19 @@ class CentroidalStage(Stage):
         self._targets_at(t)
 
     def _targets_at(self, t: float) -> None:
-        plan = self.plan
-        x = plan.state(t)
+        plan, x = self.plan, self._sample
+        plan.state(t, x)
         k = plan.interval(t)
         acceleration = plan.accelerations[k]
         self.com.set_target(x[POSITION], velocity=x[VELOCITY], acceleration=acceleration[3:])
+        roll, pitch, yaw, _, _, _, wx, wy, wz = x[:9].tolist()
         last = self._orientation_set
-        if (last is None or last[0] != k or np.abs(x[ANGLES] - last[1]).max() > ORIENTATION_STEP
-                or np.abs(x[ANGULAR_VELOCITY] - last[2]).max() > ANGULAR_VELOCITY_STEP):
-            self.orientation.set_target(rpy_matrix(*x[ANGLES]), velocity=x[ANGULAR_VELOCITY],
+        if (last is None or last[0] != k
+                or max(abs(roll - last[1]), abs(pitch - last[2]), abs(yaw - last[3])) > ORIENTATION_STEP
+                or max(abs(wx - last[4]), abs(wy - last[5]), abs(wz - last[6])) > ANGULAR_VELOCITY_STEP):
+            self.orientation.set_target(rpy_matrix(roll, pitch, yaw), velocity=x[ANGULAR_VELOCITY].copy(),
                                         acceleration=acceleration[:3])
-            self._orientation_set = (k, x[ANGLES], x[ANGULAR_VELOCITY])
+            self._orientation_set = (k, roll, pitch, yaw, wx, wy, wz)
         if k != self._interval:
             self._interval = k
             self.forces.set_target(self._forces_of[k])
@@ -112,13 +115,14 @@ class CentroidalStage(Stage):
         """Per interval ``k``: each foot's force at ``k``, or the first the plan gives it after
         ``k`` (a foot that lands early), else zero; the task applies those of the feet on
         the ground."""
-        per_interval = []
-        for k in range(len(plan.forces)):
-            targets = {}
-            for foot in self.gait.feet:
-                planned = np.flatnonzero(plan.contacts[k:, foot.index])
-                targets[foot.name] = plan.forces[k + planned[0], foot.index] if planned.size else np.zeros(3)
-            per_interval.append(targets)
+        N = len(plan.forces)
+        per_interval = [{} for _ in range(N)]
+        zero = np.zeros(3)
+        for foot in self.gait.feet:
+            column, nearest = plan.contacts[:, foot.index].tolist(), None
+            for k in range(N - 1, -1, -1):                  # the first planned interval at or after k
+                nearest = k if column[k] else nearest
+                per_interval[k][foot.name] = zero if nearest is None else plan.forces[nearest, foot.index]
         return per_interval
 
     # ------------------------------------------------------------------ the plan
@@ -145,7 +149,7 @@ class CentroidalStage(Stage):
         reference[:, 2] = yaws
         reference[:, 8] = yaw_rate
         reference[:, 9], reference[:, 10] = vx, vy
-        reference[:, 11] = np.gradient(reference[:, 5], delta) if N > 1 else 0.0
+        reference[:, 11] = (last[0] - first[0]) / ((N - 1) * delta) if N > 1 else 0.0    # the ground's rise
         return reference, np.concatenate([[command.heading], yaws[:-1]])
 
     def solve(self, t: float) -> MPCPlan:
@@ -158,7 +162,8 @@ class CentroidalStage(Stage):
         table = (np.ones((N, 4), dtype=bool) if schedule is None
                  else schedule.contact_table(t, delta, N))
         levers = np.zeros((N, 4, 3))
-        frames = np.zeros((4, 3, 3))
+        frames = np.array(gait.rolling.axes) if gait.rolling is not None else np.array(
+            [ground_frame(self.ground.normal(*foot.foothold[:2]), 0.0) for foot in gait.feet])
         times = t + delta * (np.arange(N) + 0.5)
         com_ref = np.vstack([self.body.com, reference[:-1, 3:6]])
         for foot in gait.feet:
@@ -178,7 +183,6 @@ class CentroidalStage(Stage):
             if gait.stopping:                        # no foot lifts; one in the air lands and stays down
                 table[1:, i] = True
             levers[:, i] = position - com_ref
-            frames[i] = ground_frame(self.ground.normal(*here[:2]), self.body.yaw)
         plan = mpc.solve(t, self.body.state(), reference, yaws, table, levers, frames)
         self.solves += 1
         self.solve_times.append(plan.solve_time)

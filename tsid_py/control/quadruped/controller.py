@@ -116,6 +116,7 @@ class QuadrupedController(Pipeline):
         swing_kp = (6.0 / self.swing_time) ** 2 if swing_kp is None else swing_kp
         self.solver = solver = DynamicsSolver(robot, dt=dt, qp_solver=qp_solver, diagnose=False)
         robot.update(profile.posture, robot.zero_velocity())
+        self._contacts: dict[str, PointContact] = {}
         self.stance = Stance(solver, self._contact)
         for foot in geometry.feet:
             self.stance.make(foot)
@@ -156,7 +157,11 @@ class QuadrupedController(Pipeline):
             [1, 0], 0]))
 
     def _contact(self, foot: str) -> PointContact:
-        return PointContact(foot, mu=self.contact_mu, kp=0.0, kd=CONTACT_KD)
+        """The foot's contact, made once and added again at each touch-down (a removed item
+        may be added again: its settings stay, its anchor is where it touches)."""
+        if foot not in self._contacts:
+            self._contacts[foot] = PointContact(foot, mu=self.contact_mu, kp=0.0, kd=CONTACT_KD)
+        return self._contacts[foot]
 
     def _half_length(self) -> float:
         xs = [leg.neutral[0] for leg in self.geometry.legs]

@@ -62,15 +62,19 @@ class Ground:
 
     def local_plane(self, com_xy, yaw: float, neutral_xy) -> tuple[float, float, float]:
         """``(height under the CoM, roll, pitch)`` of the body parallel to the ground under
-        the neutral footholds ``neutral_xy`` (4, 2) (relative to the CoM, heading frame)."""
+        the neutral footholds ``neutral_xy`` (4, 2) (relative to the CoM, heading frame): the
+        least-squares plane ``z = a + s_f u + s_l w`` in the heading frame's ``(u, w)``, through
+        the ground's heights there."""
+        neutral_xy = np.asarray(neutral_xy, dtype=float)
+        cached = getattr(self, "_fit", None)
+        if cached is None or cached[0] is not neutral_xy:       # the fit's pseudo-inverse, once
+            design = np.column_stack([np.ones(len(neutral_xy)), neutral_xy])
+            self._fit = cached = (neutral_xy, np.linalg.pinv(design))
         c, s = math.cos(yaw), math.sin(yaw)
-        rotation = np.array([[c, -s], [s, c]])
-        points = np.asarray(com_xy, dtype=float) + np.asarray(neutral_xy, dtype=float) @ rotation.T
-        heights = np.array([self.height(x, y) for x, y in points])
-        design = np.column_stack([np.ones(len(points)), points - com_xy])
-        a, gx, gy = np.linalg.lstsq(design, heights, rcond=None)[0]
-        forward, left = c * gx + s * gy, -s * gx + c * gy
-        return float(a), float(math.atan(left)), float(-math.atan(forward))
+        x0, y0 = float(com_xy[0]), float(com_xy[1])
+        heights = [self.height(x0 + c * u - s * w, y0 + s * u + c * w) for u, w in neutral_xy.tolist()]
+        a, forward, left = (cached[1] @ heights).tolist()
+        return a, math.atan(left), -math.atan(forward)
 
 
 def ground_frame(normal, yaw: float) -> np.ndarray:

@@ -53,13 +53,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._validation import as_vector, positive_scalar
-from .mpc_kernels import condensed_cost, variable_accelerations
+from .mpc_kernels import condensed_cost, sample_plan, variable_accelerations
 
 #: Slices of the state ``x = [Θ, p, ω, ṗ]``.
 ANGLES, POSITION, ANGULAR_VELOCITY, VELOCITY = slice(0, 3), slice(3, 6), slice(6, 9), slice(9, 12)
 
 #: DAQP's stand-in for an infinite bound.
 _INFINITE = 1e30
+#: How many contact tables' constraint rows are kept (a periodic gait uses a few).
+CONSTRAINT_CACHE = 32
 
 
 @dataclass(frozen=True)
@@ -120,12 +122,15 @@ class MPCPlan:
         """The index of the interval holding ``t`` (clamped to the horizon)."""
         return int(min(max((t - self.start) // self.step, 0), self._last))
 
-    def state(self, t: float) -> np.ndarray:
-        """The predicted state at ``t``: exact within an interval for the positions and
-        velocities (constant accelerations), the angles interpolated linearly."""
+    def state(self, t: float, out: np.ndarray | None = None) -> np.ndarray:
+        """The predicted state at ``t`` (into ``out`` (12,) when given): exact within an
+        interval for the positions and velocities (constant accelerations), the angles
+        interpolated linearly."""
         k = self.interval(t)
         tau = min(max(t - self.start - k * self.step, 0.0), self.step)
-        return self.states[k] + tau * (self._rates[k] + (0.5 * tau) * self._curvatures[k])
+        out = np.empty(12) if out is None else out
+        sample_plan(self.states, self._rates, self._curvatures, k, tau, out)
+        return out
 
 
 class CentroidalMPC:
@@ -168,7 +173,8 @@ class CentroidalMPC:
         self.Q, self.alpha = self.weights.diagonal(self.height, self.gravity, self.mass)
         self.g = np.array([0.0, 0.0, -self.gravity])
         self._dual = None           # the last solve's multipliers, for a warm start
-        self._layout = self._constraints = None       # the contact table they were built for
+        self._layout = None                 # the contact table they were found for
+        self._constraints: dict[bytes, tuple] = {}     # by contact table
 
     # ------------------------------------------------------------------ the condensed model
     def model(self, yaws, contacts, levers, frames):
@@ -303,17 +309,19 @@ class CentroidalMPC:
         iterations, status, U = 0, "no foot on the ground", np.zeros(0)
         if m:
             layout = contacts.tobytes()
-            if self._layout != layout:
-                self._constraints, self._layout, self._dual = self.constraints(columns), layout, None
-            A, upper, lower = self._constraints
+            if layout not in self._constraints:        # a periodic gait repeats its contact tables
+                if len(self._constraints) >= CONSTRAINT_CACHE:
+                    self._constraints.clear()
+                self._constraints[layout] = self.constraints(columns)
+            A, upper, lower = self._constraints[layout]
             sense = np.zeros(upper.size, dtype=np.int32)
-            if self._dual is not None:
+            if self._layout == layout and self._dual is not None:
                 sense[self._dual != 0.0] = 1               # the last active set, as a warm start
             U, _, exitflag, info = daqp.solve(H, h, A, upper, lower, sense)
             if exitflag < 1:
                 self._dual = self._layout = None
                 raise RuntimeError(f"the centroidal MPC found no forces (DAQP exit flag {exitflag})")
-            self._dual = np.asarray(info["lam"]).copy()
+            self._dual, self._layout = np.asarray(info["lam"]).copy(), layout
             iterations, status = int(info["iterations"]), "solved"
             local = U.reshape(-1, 3)                       # f̃ per (interval, foot), ground frame
             steps, feet = columns[::3, 0], columns[::3, 1]

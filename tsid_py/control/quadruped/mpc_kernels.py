@@ -128,3 +128,11 @@ def variable_accelerations(steps, feet, levers, frames, inverse, mass, angular, 
             for r in range(3):
                 angular[row, r] = inverse[k, r, 0] * tx + inverse[k, r, 1] * ty + inverse[k, r, 2] * tz
             linear[row, 0], linear[row, 1], linear[row, 2] = gx / mass, gy / mass, gz / mass
+
+
+@njit(cache=True)
+def sample_plan(states, rates, curvatures, k, tau, out):
+    """``out = states[k] + τ (rates[k] + τ/2 curvatures[k])``: the plan's state (12,) ``τ`` s
+    into interval ``k`` (:meth:`~.mpc.MPCPlan.state`)."""
+    for i in range(out.shape[0]):
+        out[i] = states[k, i] + tau * (rates[k, i] + 0.5 * tau * curvatures[k, i])

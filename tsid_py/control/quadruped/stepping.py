@@ -115,6 +115,7 @@ class GaitStage(Stage):
         self.stopping = False
         self._approach_end: float | None = None
         self._touchdown_force = TOUCHDOWN_FORCE * geometry.weight
+        self._reference = np.empty((3, 3))
         for foot in self.feet:                  # where the feet stand at the start
             if foot.name in self.solver.contacts:
                 foot.foothold = self.solver.contacts[foot.name].anchor.translation.copy()
@@ -222,7 +223,7 @@ class GaitStage(Stage):
                 foot.foothold = aim
                 swing.retarget(aim, t)
                 self._ground_at(foot)
-        reference = swing.point(t)
+        reference = swing.point(t, self._reference)
         late = t - swing.touch_down
         if late > 0.0:                           # not down yet: keep moving down
             speed = DESCENT_SPEED * self.geometry.leg_length

@@ -26,12 +26,36 @@ Units: m, s.
 from __future__ import annotations
 
 import numpy as np
+from numba import float64, njit, void
 
+from ..._numba import MATRIX, VECTOR, direct_calls
 from ..._validation import as_vector, positive_scalar
 from ..walking.swing import bump, quintic_coefficients
 
 #: The last share of a swing that is a vertical descent onto the foothold.
 SETTLE_SHARE = 0.2
+
+
+@njit(void(MATRIX, VECTOR, VECTOR, float64, float64, float64, float64, MATRIX), cache=True)
+def swing_point(terms, starts, ends, height, lift_off, duration, t, out):
+    """``out`` (3, 3): position, velocity, acceleration (rows) at ``t`` of the coordinates'
+    quintics ``terms[i] = (x0, v0, a0/2, c3, c4, c5)`` from ``starts[i]`` to ``ends[i]`` (held
+    after), plus the bump ``h(r) = 64 H r³ (1 − r)³`` on z (:func:`~tsid_py.control.walking.
+    swing.bump`, ``r = (t − lift_off) / duration``)."""
+    for i in range(3):
+        tau = min(max(t - starts[i], 0.0), ends[i] - starts[i])
+        x0, v0, half_a0, c3, c4, c5 = terms[i, 0], terms[i, 1], terms[i, 2], terms[i, 3], terms[i, 4], terms[i, 5]
+        out[0, i] = x0 + tau * (v0 + tau * (half_a0 + tau * (c3 + tau * (c4 + tau * c5))))
+        out[1, i] = v0 + tau * (2 * half_a0 + tau * (3 * c3 + tau * (4 * c4 + tau * 5 * c5)))
+        out[2, i] = 2 * half_a0 + tau * (6 * c3 + tau * (12 * c4 + tau * 20 * c5))
+    r = min(max((t - lift_off) / duration, 0.0), 1.0)
+    u = 1.0 - r
+    out[0, 2] += 64.0 * height * r**3 * u**3
+    out[1, 2] += 64.0 * height * 3.0 * r**2 * u**2 * (u - r) / duration
+    out[2, 2] += 64.0 * height * 6.0 * r * u * (u * u - 3.0 * r * u + r * r) / duration**2
+
+
+_direct = direct_calls(swing_point)
 
 
 class _Quintic:
@@ -68,6 +92,7 @@ class FootSwing:
         self.end = end.copy()
         self._xy = _Quintic(self.lift_off, self.horizontal_end, start[:2], (0.0, 0.0), (0.0, 0.0), end[:2])
         self._z = _Quintic(self.lift_off, self.touch_down, start[2:], (0.0,), (0.0,), end[2:])
+        self._pack()
 
     @property
     def duration(self) -> float:
@@ -84,9 +109,25 @@ class FootSwing:
         self.end = end.copy()
         self._xy = _Quintic(t, self.horizontal_end, *self._xy.state(t), end[:2])
         self._z = _Quintic(t, self.touch_down, *self._z.state(t), end[2:])
+        self._pack()
 
-    def point(self, t: float) -> np.ndarray:
-        """(3, 3): the position, velocity and acceleration (rows, world axes) at ``t``."""
+    def _pack(self) -> None:
+        """The quintics' coefficients and clocks as arrays, for :func:`swing_point`."""
+        self._terms = np.array(self._xy.terms + self._z.terms)
+        self._starts = np.array([self._xy.t0, self._xy.t0, self._z.t0])
+        self._ends = np.array([self._xy.t1, self._xy.t1, self._z.t1])
+
+    def point(self, t: float, out: np.ndarray | None = None) -> np.ndarray:
+        """(3, 3): the position, velocity and acceleration (rows, world axes) at ``t`` (into
+        ``out`` when given), in one compiled call."""
+        out = np.empty((3, 3)) if out is None else out
+        _direct.swing_point(self._terms, self._starts, self._ends, self.height, self.lift_off, self.duration,
+                            float(t), out)
+        return out
+
+    def readable_point(self, t: float) -> np.ndarray:
+        """:meth:`point` from the quintics and :func:`~tsid_py.control.walking.swing.bump` in
+        Python (its definition, for the tests)."""
         (x, y), (vx, vy), (ax, ay) = self._xy.state(t)
         (z,), (vz,), (az,) = self._z.state(t)
         h, dh, ddh = bump(self.height, self.duration, t - self.lift_off)
