@@ -65,6 +65,44 @@ def test_the_feet_of_a_quadruped_file_are_its_srdf_end_effectors():
         load_quadruped(root / "nothing.urdf")
 
 
+def _leg(name: str, x: float, y: float, friction: float) -> str:
+    return f"""
+      <body name="{name}_hip" pos="{x} {y} 0">
+        <inertial pos="0 0 -0.05" mass="0.5" diaginertia="0.001 0.001 0.001"/>
+        <joint name="{name}_hip_joint" axis="1 0 0" range="-1 1"/>
+        <body name="{name}_thigh" pos="0 0 -0.1">
+          <inertial pos="0 0 -0.05" mass="0.5" diaginertia="0.001 0.001 0.001"/>
+          <joint name="{name}_knee_joint" axis="0 1 0" range="-2 2"/>
+          <geom type="sphere" size="0.02" pos="0 0 -0.1" friction="{friction} 0.005 0.0001"/>
+        </body>
+      </body>"""
+
+
+def test_the_feet_of_an_mjcf_quadruped_are_its_lowest_spheres_and_its_friction_the_profiles(tmp_path):
+    legs = "".join(_leg(name, x, y, friction) for name, x, y, friction in
+                   (("FL", 0.2, 0.1, 0.7), ("FR", 0.2, -0.1, 0.6), ("HL", -0.2, 0.1, 0.7), ("HR", -0.2, -0.1, 0.7)))
+    path = tmp_path / "toy.xml"
+    path.write_text(f"""<mujoco model="toy">
+  <worldbody>
+    <body name="trunk" pos="0 0 0.4">
+      <freejoint/>
+      <inertial pos="0 0 0" mass="5" diaginertia="0.05 0.1 0.1"/>
+      <geom type="sphere" size="0.03" pos="0.25 0 0.05"/>{legs}
+    </body>
+  </worldbody>
+  <actuator>{"".join(f'<motor joint="{n}_{j}_joint" gear="1" ctrlrange="-20 20"/>'
+                     for n in ("FL", "FR", "HL", "HR") for j in ("hip", "knee"))}</actuator>
+</mujoco>""")
+    robot = load_quadruped(path)
+    assert sorted(robot.feet) == sorted(f"{n}_thigh_contact" for n in ("FL", "FR", "HL", "HR"))
+    assert robot.foot_radius == pytest.approx(0.02) and robot.profile.balance.mu == pytest.approx(0.6)
+    robot.update(robot.q_ref, robot.zero_velocity())
+    for foot in robot.feet:              # the sphere's bottom: 0.4 − 0.1 − 0.1 − 0.02 below the trunk
+        placement = robot.frame_placement(robot.frame_id(foot))
+        assert placement.translation[2] == pytest.approx(0.0, abs=1e-12)
+        assert robot.q_ref[2] == pytest.approx(0.22)
+
+
 def test_the_trot_demo_writes_its_summary_and_figure(tmp_path):
     out, figure = tmp_path / "trot.json", tmp_path / "trot.png"
     assert cli_main(["demo", "trot", "--speed", "0.3", "--duration", "0.6", "--json", str(out),

@@ -12,7 +12,10 @@ would declare them:
 * **contact frames**: a frame ``<body>_contact`` at the bottom of each foot sphere, with
   world-aligned axes at the posture (its z axis the ground's normal), as the built-in robots'
   (:mod:`tsid_py.robots`); ``foot_radius`` the spheres' mean radius;
-* the base is raised or lowered so that the lowest contact frame is at ``z = 0``.
+* the base is raised or lowered so that the lowest contact frame is at ``z = 0``;
+* **friction**: an MJCF file gives its foot geoms' sliding friction: the smallest becomes the
+  profile's ``mu`` (what the controller assumes of the ground; a URDF says nothing of it, so
+  the profile's default stays).
 
 Nothing here is specific to one robot.
 """
@@ -25,6 +28,7 @@ import xml.etree.ElementTree as ElementTree
 import numpy as np
 import pinocchio as pin
 
+from ..models.profile import BalanceDefaults, derive_profile
 from ..robot import Robot
 
 
@@ -51,16 +55,16 @@ def load_quadruped(path: str, *, srdf: str | None = None, posture: str = "standi
     data = model.createData()
     pin.framesForwardKinematics(model, data, q)
     candidates = []
-    for body, radius, offset in spheres:
+    for body, radius, offset, friction in spheres:
         if not model.existFrame(body):
             continue
         frame_id = model.getFrameId(body)
         centre = data.oMf[frame_id].act(np.asarray(offset, dtype=float))
-        candidates.append((centre[2] - radius, body, radius, centre))
+        candidates.append((centre[2] - radius, body, radius, centre, friction))
     chosen, bodies = [], set()
-    for bottom, body, radius, centre in sorted(candidates, key=lambda c: c[0]):
+    for bottom, body, radius, centre, friction in sorted(candidates, key=lambda c: c[0]):
         if body not in bodies:
-            chosen.append((body, radius, centre))
+            chosen.append((body, radius, centre, friction))
             bodies.add(body)
         if len(chosen) == 4:
             break
@@ -68,7 +72,7 @@ def load_quadruped(path: str, *, srdf: str | None = None, posture: str = "standi
         raise ValueError(f"{path}: found {len(chosen)} collision spheres on distinct bodies, a quadruped needs four "
                          "(its feet): give the robot's feet explicitly")
     feet = []
-    for body, radius, centre in chosen:
+    for body, radius, centre, _ in chosen:
         frame = model.frames[model.getFrameId(body)]
         contact = pin.SE3(np.eye(3), centre - np.array([0.0, 0.0, radius]))
         name = f"{body}_contact"
@@ -78,13 +82,18 @@ def load_quadruped(path: str, *, srdf: str | None = None, posture: str = "standi
     data = model.createData()
     pin.framesForwardKinematics(model, data, q)
     q[2] -= min(data.oMf[model.getFrameId(foot)].translation[2] for foot in feet)
-    return Robot(model, name=loaded.name if loaded.name != "robot" else os.path.splitext(os.path.basename(path))[0],
-                 feet=feet, foot_radius=float(np.mean([radius for _, radius, _ in chosen])), q_ref=q,
-                 source=loaded.source, package_dirs=loaded.package_dirs, postures=loaded.postures)
+    robot = Robot(model, name=loaded.name if loaded.name != "robot" else os.path.splitext(os.path.basename(path))[0],
+                  feet=feet, foot_radius=float(np.mean([radius for _, radius, _, _ in chosen])), q_ref=q,
+                  source=loaded.source, package_dirs=loaded.package_dirs, postures=loaded.postures)
+    frictions = [friction for *_, friction in chosen if friction is not None]
+    if frictions:
+        robot.profile = derive_profile(robot, balance=BalanceDefaults(mu=min(frictions)))
+    return robot
 
 
-def _urdf_spheres(path: str) -> list[tuple[str, float, np.ndarray]]:
-    """``(link, radius, centre in the link frame)`` of a URDF's collision spheres."""
+def _urdf_spheres(path: str) -> list[tuple[str, float, np.ndarray, None]]:
+    """``(link, radius, centre in the link frame, None)`` of a URDF's collision spheres (a
+    URDF gives no friction)."""
     spheres = []
     for link in ElementTree.parse(path).getroot().iter("link"):
         for collision in link.findall("collision"):
@@ -93,17 +102,18 @@ def _urdf_spheres(path: str) -> list[tuple[str, float, np.ndarray]]:
                 continue
             origin = collision.find("origin")
             offset = np.zeros(3) if origin is None else np.array(origin.get("xyz", "0 0 0").split(), dtype=float)
-            spheres.append((link.get("name"), float(sphere.get("radius")), offset))
+            spheres.append((link.get("name"), float(sphere.get("radius")), offset, None))
     return spheres
 
 
-def _mjcf_spheres(path: str) -> list[tuple[str, float, np.ndarray]]:
-    """``(body, radius, centre in the body frame)`` of an MJCF's colliding sphere geoms (read
-    from the parsed file, defaults applied: no mesh needs to load)."""
+def _mjcf_spheres(path: str) -> list[tuple[str, float, np.ndarray, float]]:
+    """``(body, radius, centre in the body frame, sliding friction)`` of an MJCF's colliding
+    sphere geoms (read from the parsed file, defaults applied: no mesh needs to load)."""
     from ..sim.engine import import_mujoco
 
     mujoco = import_mujoco()
     spec = mujoco.MjSpec.from_file(path)
     paired = {name for pair in spec.pairs for name in (pair.geomname1, pair.geomname2)}
-    return [(geom.parent.name, float(geom.size[0]), np.array(geom.pos, dtype=float)) for geom in spec.geoms
+    return [(geom.parent.name, float(geom.size[0]), np.array(geom.pos, dtype=float), float(geom.friction[0]))
+            for geom in spec.geoms
             if geom.type == mujoco.mjtGeom.mjGEOM_SPHERE and (geom.contype or geom.conaffinity or geom.name in paired)]

@@ -98,8 +98,8 @@ DEFAULT_CONTACT = ContactOptions()
 
 #: Point feet for gaits: ``d`` = 0.993 corrected in 2 ms. Under the default (``d`` = 0.9999
 #: corrected in 20 ms) a trotting Go2's loaded foot lost its contact for one physics step
-#: every ~40 ms (62 steps in 3 s) and came back sliding 6.5 mm per stance (median); with these,
-#: 2 such steps and 0.03 mm, while a standing Go2's worst foot creeps 1.1 mm in 5 s instead of
+#: every ~50 ms (41 steps in 2 s) and came back sliding, 5.4 mm per stance (median); with
+#: these, none and 0.03 mm, while a standing Go2's worst foot creeps 1.1 mm in 5 s instead of
 #: 0.15 mm (``benchmarks/trot_contact.py``).
 WALKING_CONTACT = ContactOptions(point_foot_impedance=0.993, point_foot_timeconst=0.002)
 

@@ -19,10 +19,9 @@ It is a :class:`~tsid_py.control.pipeline.Pipeline`::
 :class:`~tsid_py.control.failure.FailurePolicy`). The whole-body QP holds
 
 * a :class:`~tsid_py.PointContact` per foot on the ground, made and broken through the
-  :class:`~tsid_py.control.stance.Stance`. Its friction pyramid is in the foot frame's axes,
-  which tilt with the lower leg, so it gets ``contact_mu`` (twice the ground's ``mu`` by
-  default) as a safeguard: the MPC's pyramid, on the ground's normal, bounds the forces the
-  QP tracks;
+  :class:`~tsid_py.control.stance.Stance`, on the foot's rolling contact frame
+  (:mod:`.rolling`: the sphere's lowest point, the ground frame's axes, so its friction
+  pyramid is on the ground's normal), damped, without position term;
 * a :class:`~tsid_py.tasks.CoMTask` and an :class:`~tsid_py.tasks.OrientationTask` of the base
   following the MPC's prediction with its accelerations as feed-forward, and
   :class:`~.forces.ForceTargets` tracking its forces;
@@ -33,9 +32,10 @@ It is a :class:`~tsid_py.control.pipeline.Pipeline`::
 Every default comes from the robot (:class:`~.geometry.QuadrupedGeometry`: its mass,
 inertia, CoM height, legs): the swing time ``√(h/g)``, the MPC interval of a fifth of a swing
 and horizon of ``horizon`` intervals, the feet's largest forces from the torque limits, the
-command's accelerations (``0.1 g`` and ``0.1 g`` over the half-length of the stance), the
-force-tracking weight in units of the weight. A quadruped that is not built in walks with
-no tuning.
+command's accelerations (:data:`COMMAND_ACCELERATION` ``g``, and that over the half-length
+of the stance for the yaw rate), the swing feet's stiffness ``(6 / T_sw)²``, the
+force-tracking weight in units of the robot's mass. A quadruped that is not built in walks
+with no tuning.
 """
 
 from __future__ import annotations
@@ -79,16 +79,17 @@ class QuadrupedController(Pipeline):
     terrain : a :class:`~tsid_py.control.terrain.Terrain` map of the ground (None: blind, the
         ground is the plane of the last footholds).
     mu : friction coefficient of the ground (default: the profile's balance ``mu``).
-    contact_mu : of the whole-body QP's point contacts (default ``2 mu``, see the module).
+    contact_mu : of the whole-body QP's point contacts (default ``mu``).
     swing_time, step_height : s, m (defaults: the geometry's ``√(h/g)`` and ``0.2 ×`` the hip
         height).
     horizon : the MPC's intervals (each a fifth of a swing).
     mpc_weights : the MPC's :class:`~.mpc.MPCWeights`.
     com_kp, orientation_kp : the CoM and base orientation tasks' stiffness, 1/s².
-    force_weight : of the force tracking, per ``(m g)⁻²``... in units of the robot: the cost
-        of a force error of ``m g`` equals that of a CoM acceleration error of ``g``
-        times ``√force_weight``.
-    swing_kp, swing_weight : the swing feet's position tasks (1/s², weight).
+    force_weight : the force tracking's weight in units of the robot: the task's weight is
+        ``force_weight / m²`` (1/N²), so a force error of ``m a`` costs ``force_weight``
+        times a CoM acceleration error of ``a`` (the CoM task's weight is 1).
+    swing_kp, swing_weight : the swing feet's position tasks (1/s², default ``(6 / T_sw)²``;
+        weight).
     posture_kp, posture_weight : the posture task (1/s², weight).
     torque_limits, failure_policy : add the torque limits; wrap the solver in a failure policy.
     qp_solver : the whole-body QP's backend.
