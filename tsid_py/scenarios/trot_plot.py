@@ -81,15 +81,15 @@ def _schedule(axis, log, feet, colours, window) -> None:
         t = time[inside]
         edges = np.flatnonzero(np.diff(np.r_[0, on.astype(int), 0]))
         bars = [(t[a], (t[min(b, len(t)) - 1] - t[a]) + step) for a, b in zip(edges[::2], edges[1::2])]
-        axis.broken_barh(bars, (row - 0.35, 0.7), color=colours[foot], label=f"{foot} on the ground")
+        axis.broken_barh(bars, (row - 0.35, 0.7), color=colours[foot], label=foot)
     axis.set_yticks(range(len(feet)))
     axis.set_yticklabels(feet, fontsize=8)
-    axis.set_ylim(-0.6, len(feet) - 0.4)
+    axis.set_ylim(-0.6, len(feet) + 0.5)                 # room for the legend above the bars
     axis.set_xlim(*window)
     axis.set_title("contact schedule (feet on the ground)")
     axis.set_xlabel("time (s)")
     axis.set_ylabel("foot")
-    axis.legend(fontsize=7, loc="upper right")
+    axis.legend(fontsize=6, loc="upper center", ncol=len(feet), title="on the ground", title_fontsize=6)
 
 
 def _forces(axis, log, info, feet, colours, window) -> None:
