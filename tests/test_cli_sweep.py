@@ -28,6 +28,8 @@ REFUSED = {
     "non-negative": ["-1", "nan", "inf", "abc"],
     "nonzero": ["0", "nan", "inf", "abc"],
     "fraction": ["-0.1", "1", "nan", "abc"],
+    "finite": ["nan", "inf", "-inf", "abc"],
+    "terrain": ["bogus", "slope:abc", "slope", "rough:1:x"],
 }
 
 #: Options that take a value with no argparse domain, and where their check is tested: the

@@ -4,6 +4,8 @@
     tsid-py demo balance [--push N] [--push-direction {+x,-x,+y,-y}] [--push-at S] [--single-leg]
                          [--actuation-delay S] [--trunk-mass F] [--step-recovery]
     tsid-py demo walk [--robot talos|g1] [--distance M | --turn DEG]
+    tsid-py demo trot [--robot R|PATH] --speed V [--lateral V] [--yaw-rate W] [--distance M | --duration S]
+                      [--gait trot|walk|pace|bound] [--terrain T] (tsid_py.cli_trot)
     tsid-py bench [--robot talos g1 go2] [--steps 2000] [--json FILE]
     tsid-py inverse-dynamics FILE --robot R --dt S [--contacts A B] [--friction MU | --no-bounds]
         [--smoothing W] --out RESULT.npz
@@ -21,7 +23,8 @@ import sys
 
 from . import cli_check as check_command
 from . import cli_inverse_dynamics as inverse_dynamics_command
-from .cli_arguments import attach_values, non_negative, nonzero, output_file, positive
+from .cli_arguments import Parser, attach_values, non_negative, nonzero, output_file, positive
+from . import cli_trot as trot_command
 
 
 def _demo_epilog(demos, robots) -> str:
@@ -46,6 +49,11 @@ def _demo(args) -> int:
     from .scenarios.reports import write_json
     from .scenarios import demos
 
+    misused = trot_command.misused(args)
+    if misused:
+        return _usage_error(misused)
+    if args.name == "trot":                          # its own options and checks (tsid_py.cli_trot)
+        return trot_command.run(args)
     if args.robot and args.robot not in demos.ROBOTS[args.name]:
         return _usage_error(f"--robot: the {args.name} demo runs {', '.join(demos.ROBOTS[args.name])}, not {args.robot!r}")
     kwargs = {"robot": args.robot} if args.robot else {}
@@ -117,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The parser of ``tsid-py`` (``bench`` has its own: :func:`tsid_py.bench.build_parser`)."""
     from .scenarios.demos import DEMOS, ROBOTS
 
-    parser = argparse.ArgumentParser(prog="tsid-py", description="tsid_py demos, benchmarks and offline inverse dynamics")
+    parser = Parser(prog="tsid-py", description="tsid_py demos, benchmarks and offline inverse dynamics")
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser(
         "demo", help="run a demo against MuJoCo", formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -142,9 +150,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--step-recovery", action="store_true", default=None,
                       help="balance: step when a push carries the capture point out of the soles")
     demo.add_argument("--distance", type=positive("metres"), metavar="M",
-                      help="walk: metres to walk forward (default 3)")
+                      help="walk, trot: metres to walk forward (default 3)")
     demo.add_argument("--turn", type=nonzero("degrees"), metavar="DEG",
-                      help="walk: turn in place by this many degrees (counter-clockwise positive)")
+                      help="walk, trot: turn in place by this many degrees (counter-clockwise positive)")
+    trot_command.add_arguments(demo)
     demo.add_argument("--json", type=output_file(".json"), metavar="FILE", help="write the summary to this file")
     demo.add_argument("--plot", type=output_file(".png", ".pdf", ".svg"), metavar="FILE",
                       help="write a figure of the run (PNG, PDF or SVG): four panels of its signals")

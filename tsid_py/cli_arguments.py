@@ -25,6 +25,15 @@ from ._files import output_path_problem
 _NUMBER_LIKE = ("-", "+")
 
 
+class Parser(argparse.ArgumentParser):
+    """An argparse parser whose usage errors are one line on stderr, ``PROG: error: …``,
+    with exit status 2 (argparse's own prints the usage above it); its subcommands' parsers
+    are of this class too."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} -h)\n")
+
+
 def _typed(domain: str, what: str, convert: Callable[[str], object]) -> Callable[[str], object]:
     """An argparse type named ``what`` (argparse says "invalid <what> value" for a
     ``ValueError``); ``convert`` raises :class:`argparse.ArgumentTypeError` with its reason."""
@@ -41,6 +50,21 @@ def _number(text: str, unit: str) -> float:
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"must be a finite number of {unit}, got {text!r}")
     return value
+
+
+def finite(unit: str) -> Callable[[str], float]:
+    """A finite number, in ``unit`` (a signed amount: a velocity, a rate)."""
+    return _checked_number("finite", unit, lambda value: True, f"a finite number of {unit}")
+
+
+def parsed(domain: str, parse: Callable[[str], object]) -> Callable[[str], object]:
+    """A value ``parse`` reads from the text (its ``ValueError`` becomes the usage error)."""
+    def convert(text: str) -> object:
+        try:
+            return parse(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    return _typed(domain, domain, convert)
 
 
 def _checked_number(domain: str, unit: str, accept: Callable[[float], bool], condition: str

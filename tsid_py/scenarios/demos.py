@@ -25,6 +25,7 @@ from . import recordings
 from .logs import zmp_from_frames
 from .push_recovery import FALL_HEIGHT_RATIO, default_push, push_force, run_pushes
 from .video import Watchers
+from .trot import load_robot as load_quadruped, run_trot
 from .walk import run_walk
 
 
@@ -395,9 +396,29 @@ def walk(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None, di
     return DemoRun("walk", robot, summary, log, dict(robot_info(model), **info))
 
 
+def trot(robot: str = robots.DEFAULT_QUADRUPED, speed: float = 0.5, lateral: float = 0.0, yaw_rate: float = 0.0,
+         distance: float | None = None, duration: float | None = None, turn: float | None = None, gait: str = "trot",
+         terrain=None,
+         push: float | None = None, push_direction: str = "+y", push_at: float | None = None, srdf: str | None = None,
+         viewer: bool = False, video: str | None = None) -> DemoRun:
+    """A quadruped trots (walks, paces, bounds) at a commanded velocity (a built-in or a file).
+
+    :func:`~tsid_py.scenarios.trot.run_trot` (its module says what the summary measures);
+    ``push`` N toward ``push_direction`` for 0.1 s at ``push_at`` s (default: 2 s into the gait)."""
+    model = load_quadruped(robot, srdf=srdf)
+    at = (2.0 + 0.3) if push_at is None else push_at
+    kick = None if push is None else (at, push_force(push, push_direction))
+    summary, log, info = run_trot(model, speed=speed, lateral=lateral, yaw_rate=yaw_rate, distance=distance,
+                                  duration=duration, turn=turn, gait=gait, terrain=terrain, push=kick, viewer=viewer,
+                                  video=video)
+    if kick is not None:
+        info["pushes"][0]["direction"] = push_direction
+    return DemoRun("trot", model.name, summary, log, dict(robot_info(model), **info))
+
+
 DEMOS = {"balance": balance, "com-sway": com_sway, "single-leg": single_leg, "quadruped": quadruped,
-         "arm": arm, "reconstruct": reconstruct, "walk": walk}
+         "arm": arm, "reconstruct": reconstruct, "walk": walk, "trot": trot}
 
 #: The robots each demo is written for.
 ROBOTS = {"balance": HUMANOIDS, "com-sway": HUMANOIDS, "single-leg": HUMANOIDS, "quadruped": QUADRUPEDS,
-          "arm": ARMS, "reconstruct": HUMANOIDS, "walk": WALKERS}
+          "arm": ARMS, "reconstruct": HUMANOIDS, "walk": WALKERS, "trot": QUADRUPEDS}

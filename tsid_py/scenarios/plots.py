@@ -11,6 +11,7 @@
   its reference; each foot's height; and the normal forces, measured against planned;
 * an arm (``arm``): the end effector against its target, per axis and as a path, the
   tracking error, and the torques;
+* a quadruped's gait (``trot``): :mod:`tsid_py.scenarios.trot_plot`;
 * a reconstruction (``reconstruct``): the recovered against the simulator's normal forces,
   per foot and in total against the weight, and the recovered against the applied torques.
 
@@ -43,6 +44,10 @@ def plot_run(run: DemoRun) -> Figure:
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
+    if run.name == "trot":                 # its own panels (tsid_py.scenarios.trot_plot)
+        from .trot_plot import plot_trot
+
+        return plot_trot(run)
     figure = Figure(figsize=(13, 8.5))
     axes = figure.subplots(2, 2).flat
     log, info = run.log, run.info

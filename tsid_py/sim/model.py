@@ -45,17 +45,21 @@ MUJOCO_MESH_FORMATS = (".stl", ".obj", ".msh")
 
 
 def build_model(robot, *, timestep: float = 1e-3, friction: float | None = None, visual: bool = False,
-                contact: ContactOptions | None = None):
+                contact: ContactOptions | None = None, terrain=None):
     """An ``mujoco.MjModel`` of ``robot`` standing on a floor (see the module). ``contact``
     (default :data:`~tsid_py.sim.contact.DEFAULT_CONTACT`, with ``friction`` if given) sets the
-    contact model; an MJCF robot keeps its file's own unless ``contact`` or ``friction`` is given."""
+    contact model; an MJCF robot keeps its file's own unless ``contact`` or ``friction`` is given.
+    ``terrain``: a :class:`~tsid_py.control.terrain.Terrain` whose solids are added
+    (:mod:`tsid_py.sim.terrain`)."""
     source = robot.source
     if source is not None and source.kind == "mjcf":
         from .shipped import build_shipped_model
 
         return build_shipped_model(robot, timestep=timestep, visual=visual,
-                                   contact=_contact(contact, friction) if contact or friction else None)
-    return build_urdf_model(robot, timestep=timestep, visual=visual, contact=_contact(contact, friction))
+                                   contact=_contact(contact, friction) if contact or friction else None,
+                                   terrain=terrain)
+    return build_urdf_model(robot, timestep=timestep, visual=visual, contact=_contact(contact, friction),
+                            terrain=terrain)
 
 
 def _contact(contact: ContactOptions | None, friction: float | None) -> ContactOptions:
@@ -65,7 +69,7 @@ def _contact(contact: ContactOptions | None, friction: float | None) -> ContactO
     return contact
 
 
-def build_urdf_model(robot, *, timestep: float, visual: bool, contact: ContactOptions):
+def build_urdf_model(robot, *, timestep: float, visual: bool, contact: ContactOptions, terrain=None):
     """The MuJoCo model built from ``robot``'s URDF (see the module)."""
     mujoco = import_mujoco()
     spec = mujoco.MjSpec.from_string(prepared_urdf(robot, visual))
@@ -93,6 +97,10 @@ def build_urdf_model(robot, *, timestep: float, visual: bool, contact: ContactOp
         mesh.inertia = mujoco.mjtMeshInertia.mjMESH_INERTIA_SHELL
     add_floor(spec, contact.sliding)
     _add_feet(spec, robot, mujoco, contact)
+    if terrain is not None:
+        from .terrain import add_terrain
+
+        add_terrain(spec, terrain)
     filename = robot.source.path if robot.source else robot.name
     repair_inertias(spec, filename)
     spec.visual.global_.offwidth, spec.visual.global_.offheight = 640, 480

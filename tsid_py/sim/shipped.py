@@ -29,7 +29,7 @@ from .engine import import_mujoco
 from .inertia import repair_inertias
 
 
-def build_shipped_model(robot, *, timestep: float, visual: bool, contact: ContactOptions | None):
+def build_shipped_model(robot, *, timestep: float, visual: bool, contact: ContactOptions | None, terrain=None):
     """An ``mujoco.MjModel`` of ``robot``'s MJCF file as shipped (see the module)."""
     mujoco = import_mujoco()
     path = robot.source.path
@@ -48,6 +48,10 @@ def build_shipped_model(robot, *, timestep: float, visual: bool, contact: Contac
         for geom in spec.worldbody.geoms:
             if geom.type == mujoco.mjtGeom.mjGEOM_PLANE:
                 geom.friction = contact.sliding
+    if terrain is not None:
+        from .terrain import add_terrain
+
+        add_terrain(spec, terrain)
     repair_inertias(spec, path)
     spec.visual.global_.offwidth, spec.visual.global_.offheight = 640, 480
     try:

@@ -55,16 +55,21 @@ class Simulation:
         by ``factor`` (the controller's model keeps the URDF's): a model error.
     contact : the contact model (:class:`~tsid_py.sim.contact.ContactOptions`; default the
         harness's measured one for a URDF robot, the file's own for an MJCF robot).
+    terrain : a :class:`~tsid_py.control.terrain.Terrain` built on the floor
+        (:mod:`tsid_py.sim.terrain`; None: the flat floor).
     """
 
     def __init__(self, robot, *, timestep: float = 1e-3, friction: float | None = None, visual: bool = False,
-                 actuation_delay: float = 0.0, mass_scale: dict | None = None, contact: ContactOptions | None = None):
+                 actuation_delay: float = 0.0, mass_scale: dict | None = None, contact: ContactOptions | None = None,
+                 terrain=None):
         self.mujoco = import_mujoco()
         self.robot = robot
         self.timestep = positive_scalar(timestep, "timestep")
         if friction is not None:
             friction = positive_scalar(friction, "friction")
-        self.model = build_model(robot, timestep=self.timestep, friction=friction, visual=visual, contact=contact)
+        self.model = build_model(robot, timestep=self.timestep, friction=friction, visual=visual, contact=contact,
+                                 terrain=terrain)
+        self.terrain = terrain
         self.friction = friction
         for body, factor in (mass_scale or {}).items():
             self._scale_body(body, positive_scalar(factor, f"mass_scale[{body!r}]"))
