@@ -1,9 +1,10 @@
 """``tsid-py``: run the demos, the step benchmark and the offline inverse dynamics.
 
-    tsid-py demo NAME [--robot R] [--duration S] [--json FILE] [--plot FILE] [--video FILE] [--viewer]
+    tsid-py demo NAME [--robot NAME|PATH [--srdf PATH]] [--duration S] [--json FILE] [--plot FILE] [--video FILE]
+                 [--viewer]
     tsid-py demo balance [--push N] [--push-direction {+x,-x,+y,-y}] [--push-at S] [--single-leg]
                          [--actuation-delay S] [--trunk-mass F] [--step-recovery]
-    tsid-py demo walk [--robot talos|g1] [--distance M | --turn DEG]
+    tsid-py demo walk [--robot talos|g1|PATH] [--distance M | --turn DEG]
     tsid-py bench [--robot talos g1 go2] [--steps 2000] [--json FILE]
     tsid-py inverse-dynamics FILE --robot R --dt S [--contacts A B] [--friction MU | --no-bounds]
         [--smoothing W] --out RESULT.npz
@@ -22,15 +23,16 @@ import sys
 from . import cli_inverse_dynamics as inverse_dynamics_command
 
 
-def _demo_epilog(demos, robots) -> str:
-    """One paragraph a demo for ``tsid-py demo --help``: its docstring's summary line and
-    the robots it runs (its default first)."""
+def _demo_epilog(demos, robots, needs, kinds) -> str:
+    """One paragraph a demo for ``tsid-py demo --help``: its docstring's summary line, the
+    built-in robots it runs (its default first) and the robot files it runs."""
     lines = ["demos:"]
     for name, function in sorted(demos.items()):
         default = inspect.signature(function).parameters["robot"].default
         others = [robot for robot in robots[name] if robot != default]
         lines.append(f"  {name:12s} {inspect.getdoc(function).splitlines()[0]}")
         lines.append(f"  {'':12s} robots: {', '.join([default + ' (default)', *others])}")
+        lines.append(f"  {'':12s} or a URDF/MJCF file of {' or '.join(kinds[kind] for kind in needs[name])}")
     return "\n".join(lines)
 
 
@@ -44,9 +46,16 @@ def _demo(args) -> int:
     from .scenarios.reports import write_json
     from .scenarios import demos
 
-    if args.robot and args.robot not in demos.ROBOTS[args.name]:
-        return _usage_error(f"the {args.name} demo runs {', '.join(demos.ROBOTS[args.name])}, not {args.robot!r}")
+    from .scenarios.demo_robots import is_path
+
+    if args.robot and not is_path(args.robot) and args.robot not in demos.ROBOTS[args.name]:
+        return _usage_error(f"the {args.name} demo runs {', '.join(demos.ROBOTS[args.name])} or a robot file's path, "
+                            f"not {args.robot!r}")
+    if args.srdf is not None and not (args.robot and is_path(args.robot)):
+        return _usage_error("--srdf gives a robot file's postures: it needs --robot PATH")
     kwargs = {"robot": args.robot} if args.robot else {}
+    if args.srdf is not None:
+        kwargs["srdf"] = args.srdf
     if args.duration is not None:
         kwargs["duration"] = args.duration
     options_of = {  # the options each demo owns, by keyword argument of its function
@@ -79,7 +88,10 @@ def _demo(args) -> int:
         select_offscreen_gl()           # before MuJoCo is imported: it fixes its OpenGL then
         kwargs["video"] = args.video
     function = demos.DEMOS[args.name]
-    run = function(**kwargs)
+    try:
+        run = function(**kwargs)
+    except demos.UnsupportedRobot as error:
+        return _usage_error(str(error))
     summary = {"demo": run.name, "robot": run.robot, **run.summary}
     print(json.dumps(summary, indent=2))
     write_json(args.json, summary)
@@ -105,6 +117,7 @@ def _attach_signed_values(argv: list[str]) -> list[str]:
 
 
 def main(argv=None) -> int:
+    from .scenarios.demo_robots import KINDS, NEEDS
     from .scenarios.demos import DEMOS, ROBOTS
 
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -119,9 +132,12 @@ def main(argv=None) -> int:
     demo = commands.add_parser(
         "demo", help="run a demo against MuJoCo", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Run a controller against MuJoCo (headless unless --viewer) and print a summary.\n"
-                    "The exit status is 1 if the robot fell, 2 for a usage error.", epilog=_demo_epilog(DEMOS, ROBOTS))
+                    "The exit status is 1 if the robot fell, 2 for a usage error.",
+        epilog=_demo_epilog(DEMOS, ROBOTS, NEEDS, KINDS))
     demo.add_argument("name", choices=sorted(DEMOS), metavar="NAME", help="which demo (listed below)")
-    demo.add_argument("--robot", metavar="R", help="robot to run (see below which demo runs which)")
+    demo.add_argument("--robot", metavar="NAME|PATH",
+                      help="a built-in robot or a URDF/MJCF file (see below which demo runs which)")
+    demo.add_argument("--srdf", metavar="PATH", help="a URDF robot's SRDF (its postures; default: the one beside it)")
     demo.add_argument("--duration", type=float, metavar="S", help="simulated seconds (default: the demo's own)")
     demo.add_argument("--push", type=float, metavar="N",
                       help="balance: push force in N, applied for 0.1 s (default 1.6 N per kg of the robot)")
