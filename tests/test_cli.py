@@ -95,3 +95,18 @@ def test_balance_on_a_robot_file_reports_its_push_bounds_and_its_point_feet_slip
     bounds = push_bounds(tp.robots.load(path), 0.1)
     assert summary["push_bounds"] == pytest.approx({direction: bound.cop_at_edge for direction, bound in bounds.items()})
     assert summary["max_sole_tilt_deg"] == 0.0 and 0.0 < summary["max_sole_slip_m"] < 0.005
+
+
+def test_a_humanoid_file_walks_with_the_gait_of_its_profile(tmp_path):
+    """The walk demo on a biped read from its URDF plans with the gait derived from it: a
+    0.3 m walk in ``ceil(0.3 / step_length)`` steps and the closing one (0.4 s simulated:
+    the plan, not the walk)."""
+    import math
+
+    from .test_profiles import BENT, srdf_of
+
+    path = write_robot(tmp_path, 2, '<box size="0.22 0.10 0.02"/>', srdf=srdf_of(BENT))
+    run = demos.walk(path, distance=0.3, duration=0.4)
+    gait = tp.robots.load(path).profile.gait
+    assert run.robot == path and run.summary["fell"] is False
+    assert run.summary["planned_steps"] == math.ceil(0.3 / gait.step_length) + 1

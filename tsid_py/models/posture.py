@@ -27,12 +27,15 @@ The joints are not changed. Units: m, rad.
 
 Both by one least-squares fit of the base and the legs' joints (bounded to the ranges), its
 residuals in decreasing weight: the feet stay where they stood (each sole's pose, each point
-foot's position) and the CoM above the same point of the ground (10 per m or rad); each leg's
-extension above :data:`MAX_EXTENSION` (3); the base keeps its orientation (1); the joints
-move as little as they can (0.01 per rad). Where the ranges leave no room (Simple Humanoid's:
-its left knee's upper limit, 0.70 rad, and both ankles' lower one, 0, with its hips' ranges,
-allow a knee bend of 0.35 rad at most with the soles flat and the base upright), the CoM and
-the feet win over the knees. The arms and
+foot's position) and each leg's extension above :data:`MAX_EXTENSION` is a residual (10 per m,
+rad or unit of extension); the CoM stays above the same point of the ground (3); the base
+keeps its orientation (1); the joints move as little as they can (0.01 per rad). The fit
+starts from the posture and from its knees bent to :data:`MAX_EXTENSION` (at a straight knee
+the extension's gradient vanishes) and keeps the better. Where the ranges leave no room
+(Simple Humanoid's: its left knee's upper limit, 0.70 rad, and both ankles' lower one, 0,
+with its hips' ranges, allow no knee bend with the soles flat, the base upright and the CoM
+where it was), the knees win over the CoM's place (its CoM ends 10 cm behind its ankles,
+inside its 25 cm soles). The arms and
 other joints outside the legs are only clipped into their ranges.
 """
 
@@ -108,7 +111,8 @@ def fitted_posture(model: pin.Model, q: np.ndarray, feet, *, point_feet: bool = 
     q = posture_in_ranges(model, q, clip=False)
     legs = [leg_geometry(model, q, foot) for foot in feet]
     lower, upper = model.lowerPositionLimit, model.upperPositionLimit
-    joints = sorted({joint for leg in legs for joint in leg.joints})
+    joints = sorted({joint for leg in legs for joint in leg.joints                # a joint with no range is held
+                     if upper[model.joints[joint].idx_q] > lower[model.joints[joint].idx_q] + 1e-9})
     leg_index = np.array([model.joints[joint].idx_q for joint in joints], dtype=int)
     one_dof = [model.joints[j].idx_q for j in range(2, model.njoints) if model.joints[j].nq == 1]
     outside = [i for i in one_dof if not lower[i] <= q[i] <= upper[i]]
@@ -121,8 +125,8 @@ def fitted_posture(model: pin.Model, q: np.ndarray, feet, *, point_feet: bool = 
     clipped[leg_index] = np.clip(clipped[leg_index], low, high)
     bent, drop = clipped.copy(), 0.0
     for leg in legs:                      # a start on bent knees: at a straight one the fit is singular
-        if leg.knee is not None:
-            index = model.joints[leg.knee].idx_q
+        index = None if leg.knee is None else model.joints[leg.knee].idx_q
+        if index in leg_index:
             column = list(leg_index).index(index)
             bent[index], length = _bent_knee(model, clipped, leg, low[column], high[column])
             drop = max(drop, leg.length - length)
@@ -213,10 +217,10 @@ def _fit(model, original, start, feet, legs: list[Leg], leg_index, low, high,
             parts.append(10.0 * (data.oMf[frame].translation - target.translation) if point_feet
                          else 10.0 * pin.log6(target.actInv(data.oMf[frame])).vector)
         parts.append(x[3:6])                                          # the base's orientation
-        parts.append(10.0 * (pin.centerOfMass(model, data, q, False)[:2] - com))  # the CoM above the same point
+        parts.append(3.0 * (pin.centerOfMass(model, data, q, False)[:2] - com))   # the CoM above the same point
         for hip, end, straight in chains:
             extension = np.linalg.norm(point_of(data, end) - data.oMi[hip].translation) / straight
-            parts.append([3.0 * max(0.0, extension - MAX_EXTENSION)])
+            parts.append([10.0 * max(0.0, extension - MAX_EXTENSION)])
         parts.append(1e-2 * (x[6:] - reference))                      # move the joints as little as possible
         return np.concatenate([np.atleast_1d(np.asarray(part, dtype=float)) for part in parts])
 
