@@ -341,18 +341,20 @@ def test_balance_controller_keeps_the_joints_in_their_ranges_by_default():
     ``v⁺² / (2 a_max) ≤ q⁺ − q_min``; without, not."""
     from tsid_py.models.profile import BalanceDefaults
 
-    robot = load_robot("talos")
-    assert any(isinstance(item, tp.constraints.JointLimits) for item in BalanceController(robot).solver.constraints)
-    assert not any(isinstance(item, tp.constraints.JointLimits)
-                   for item in BalanceController(robot, joint_limits=False).solver.constraints)
+    def limited(controller):
+        return any(isinstance(item, tp.constraints.JointLimits) for item in controller.solver.constraints)
+
+    robot = load_robot("g1")
+    assert limited(BalanceController(robot)) and not limited(BalanceController(robot, joint_limits=False))
+    assert not limited(BalanceController(load_robot("talos")))           # its measured override
     robot.profile = robot.profile.with_(balance=BalanceDefaults(joint_limits=False))
-    assert not any(isinstance(item, tp.constraints.JointLimits) for item in BalanceController(robot).solver.constraints)
+    assert not limited(BalanceController(robot))
     q, v = robot.q_ref.copy(), robot.zero_velocity()
-    knee, rate = robot.joint_q_index("leg_left_4_joint"), robot.joint_v_index("leg_left_4_joint")
+    knee, rate = robot.joint_q_index("left_knee_joint"), robot.joint_v_index("left_knee_joint")
     lowest = robot.position_lower[knee - 7]
     q[knee], v[rate] = lowest + 0.02, -0.63
     for limits in (True, False):
-        robot = load_robot("talos")
+        robot = load_robot("g1")
         controller = BalanceController(robot, joint_limits=limits, posture_weight=0.0)   # nothing else brakes it
         dt = controller.solver.dt
         after = v[rate] + dt * controller.step(q, v).ddq[rate]         # semi-implicit Euler, as MuJoCo
