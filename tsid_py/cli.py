@@ -1,9 +1,10 @@
 """``tsid-py``: run the demos, the step benchmark and the offline inverse dynamics.
 
-    tsid-py demo NAME [--robot R] [--duration S] [--json FILE] [--plot FILE] [--video FILE] [--viewer]
+    tsid-py demo NAME [--robot NAME|PATH [--srdf PATH]] [--duration S] [--json FILE] [--plot FILE] [--video FILE]
+                 [--viewer]
     tsid-py demo balance [--push N] [--push-direction {+x,-x,+y,-y}] [--push-at S] [--single-leg]
                          [--actuation-delay S] [--trunk-mass F] [--step-recovery]
-    tsid-py demo walk [--robot talos|g1] [--distance M | --turn DEG]
+    tsid-py demo walk [--robot talos|g1|PATH] [--distance M | --turn DEG]
     tsid-py demo trot [--robot R|PATH] --speed V [--lateral V] [--yaw-rate W] [--distance M | --duration S]
                       [--gait trot|walk|pace|bound] [--terrain T] (tsid_py.cli_trot)
     tsid-py bench [--robot talos g1 go2] [--steps 2000] [--json FILE]
@@ -23,19 +24,20 @@ import sys
 
 from . import cli_check as check_command
 from . import cli_inverse_dynamics as inverse_dynamics_command
-from .cli_arguments import Parser, attach_values, non_negative, nonzero, output_file, positive
+from .cli_arguments import Parser, attach_values, input_file, non_negative, nonzero, output_file, positive
 from . import cli_trot as trot_command
 
 
-def _demo_epilog(demos, robots) -> str:
-    """One paragraph a demo for ``tsid-py demo --help``: its docstring's summary line and
-    the robots it runs (its default first)."""
+def _demo_epilog(demos, robots, needs, kinds) -> str:
+    """One paragraph a demo for ``tsid-py demo --help``: its docstring's summary line, the
+    built-in robots it runs (its default first) and the robot files it runs."""
     lines = ["demos:"]
     for name, function in sorted(demos.items()):
         default = inspect.signature(function).parameters["robot"].default
         others = [robot for robot in robots[name] if robot != default]
         lines.append(f"  {name:12s} {inspect.getdoc(function).splitlines()[0]}")
         lines.append(f"  {'':12s} robots: {', '.join([default + ' (default)', *others])}")
+        lines.append(f"  {'':12s} or a URDF/MJCF file of {' or '.join(kinds[kind] for kind in needs[name])}")
     return "\n".join(lines)
 
 
@@ -49,14 +51,21 @@ def _demo(args) -> int:
     from .scenarios.reports import write_json
     from .scenarios import demos
 
+    from .scenarios.demo_robots import is_path
+
     misused = trot_command.misused(args)
     if misused:
         return _usage_error(misused)
+    if args.srdf is not None and not (args.robot and is_path(args.robot)):
+        return _usage_error("--srdf gives a robot file's postures: it needs --robot PATH")
     if args.name == "trot":                          # its own options and checks (tsid_py.cli_trot)
         return trot_command.run(args)
-    if args.robot and args.robot not in demos.ROBOTS[args.name]:
-        return _usage_error(f"--robot: the {args.name} demo runs {', '.join(demos.ROBOTS[args.name])}, not {args.robot!r}")
+    if args.robot and not is_path(args.robot) and args.robot not in demos.ROBOTS[args.name]:
+        return _usage_error(f"--robot: the {args.name} demo runs {', '.join(demos.ROBOTS[args.name])} or a robot "
+                            f"file's path, not {args.robot!r}")
     kwargs = {"robot": args.robot} if args.robot else {}
+    if args.srdf is not None:
+        kwargs["srdf"] = args.srdf
     if args.duration is not None:
         kwargs["duration"] = args.duration
     options_of = {  # the options each demo owns, by keyword argument of its function
@@ -90,7 +99,10 @@ def _demo(args) -> int:
         select_offscreen_gl()           # before MuJoCo is imported: it fixes its OpenGL then
         kwargs["video"] = args.video
     function = demos.DEMOS[args.name]
-    run = function(**kwargs)
+    try:
+        run = function(**kwargs)
+    except demos.UnsupportedRobot as error:
+        return _usage_error(str(error))
     summary = {"demo": run.name, "robot": run.robot, **run.summary}
     print(json.dumps(summary, indent=2))
     write_json(args.json, summary)
@@ -123,6 +135,7 @@ def main(argv=None) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``tsid-py`` (``bench`` has its own: :func:`tsid_py.bench.build_parser`)."""
+    from .scenarios.demo_robots import KINDS, NEEDS
     from .scenarios.demos import DEMOS, ROBOTS
 
     parser = Parser(prog="tsid-py", description="tsid_py demos, benchmarks and offline inverse dynamics")
@@ -130,13 +143,18 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser(
         "demo", help="run a demo against MuJoCo", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Run a controller against MuJoCo (headless unless --viewer) and print a summary.\n"
-                    "The exit status is 1 if the robot fell, 2 for a usage error.", epilog=_demo_epilog(DEMOS, ROBOTS))
+                    "The exit status is 1 if the robot fell, 2 for a usage error.",
+        epilog=_demo_epilog(DEMOS, ROBOTS, NEEDS, KINDS))
     demo.add_argument("name", choices=sorted(DEMOS), metavar="NAME", help="which demo (listed below)")
-    demo.add_argument("--robot", metavar="R", help="robot to run (see below which demo runs which)")
+    demo.add_argument("--robot", metavar="NAME|PATH",
+                      help="a built-in robot or a URDF/MJCF file (see below which demo runs which)")
+    demo.add_argument("--srdf", metavar="PATH", type=input_file(".srdf"),
+                      help="a URDF robot's SRDF (its postures; default: the one beside it)")
     demo.add_argument("--duration", type=positive("seconds"), metavar="S",
                       help="simulated seconds (default: the demo's own)")
-    demo.add_argument("--push", type=positive("newtons"), metavar="N",
-                      help="balance: push force in N, applied for 0.1 s (default 1.6 N per kg of the robot)")
+    demo.add_argument("--push", type=non_negative("newtons"), metavar="N",
+                      help="balance: push force in N, applied for 0.1 s (default 1.6 N per kg of the robot; 0: no "
+                           "push)")
     demo.add_argument("--push-direction", choices=["+x", "-x", "+y", "-y"],
                       help="balance: one push this way (default: the two-push schedule, +y then +x)")
     demo.add_argument("--push-at", type=non_negative("seconds"), metavar="S",

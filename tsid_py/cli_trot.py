@@ -19,12 +19,12 @@ import sys
 
 #: The options only the trot demo takes (argparse destinations).
 TROT_OPTIONS = {"speed": "--speed", "lateral": "--lateral", "yaw_rate": "--yaw-rate", "gait": "--gait",
-                "terrain": "--terrain", "srdf": "--srdf"}
+                "terrain": "--terrain"}
 
 
 def add_arguments(demo) -> None:
     """Add the trot's options to the ``demo`` parser."""
-    from .cli_arguments import finite, input_file, parsed
+    from .cli_arguments import finite, parsed
 
     demo.add_argument("--speed", type=finite("m/s"), metavar="V", help="trot: forward speed, m/s (default 0.5)")
     demo.add_argument("--lateral", type=finite("m/s"), metavar="V", help="trot: sideways speed, m/s (+: to the left)")
@@ -33,8 +33,7 @@ def add_arguments(demo) -> None:
     demo.add_argument("--gait", choices=["trot", "walk", "pace", "bound"], help="trot: the gait (default trot)")
     demo.add_argument("--terrain", metavar="T", type=parsed("terrain", parse_terrain),
                       help="trot: flat (default), slope:DEG, rough:M[:SEED] (heights within ±M m), stairs:M (rise)")
-    demo.add_argument("--srdf", metavar="PATH", type=input_file(".srdf"),
-                      help="trot: the SRDF whose 'standing' state is a URDF robot's posture")
+
 
 
 def misused(args) -> str | None:

@@ -18,7 +18,8 @@ each contact after every step and
 
 A contact is re-anchored where its sole is when it is softened and when it is hardened
 (:meth:`~tsid_py.DynamicsSolver.reanchor_contact`: its footprint, and the support polygon
-built on it, move with it). Softening is a per-step override
+built on it, move with it). A point contact (a point foot: a sphere that rolls) is watched for its load only.
+Softening is a per-step override
 (:meth:`ContactStateMonitor.soften`, :class:`ContactStateStage`): the contacts keep their
 settings. Contacts in a force ramp (being added or removed with a transition) are left alone.
 """
@@ -165,7 +166,8 @@ class ContactStateMonitor:
         for name, contact in contacts.items():
             settled = softened.get(name)
             speed = 0.0
-            if check_rotation or settled is not None:
+            point = contact.size == 3                       # a point foot: no sole to rock or tilt
+            if (check_rotation or settled is not None) and not point:
                 omega = robot.frame_velocity(contact.frame_id)
                 speed = float(omega[3]) ** 2 + float(omega[4]) ** 2 + float(omega[5]) ** 2
             force = self._normal_force(name, solution, wrenches)
@@ -176,7 +178,7 @@ class ContactStateMonitor:
                     solver.reanchor_contact(name)
                     changed = True
                 continue
-            flat = robot.frame_rotation(contact.frame_id)[2, 2] >= self._cos_tilt
+            flat = point or robot.frame_rotation(contact.frame_id)[2, 2] >= self._cos_tilt
             if 4.0 * speed < limit and flat and force >= self.min_normal_force:
                 softened[name] = settled + 1
                 if settled + 1 >= self.settle_steps:

@@ -4,7 +4,9 @@
 **in contact** (one the controller holds on the ground) slides more than :data:`FALL_SLIP` m
 horizontally from where it stood when its contact was made, or tips more than
 :data:`FALL_TILT` rad from the horizontal: past those the stance is lost even if the base has
-not come down yet. A swinging foot is not judged.
+not come down yet. A swinging foot is not judged. Point feet (spheres, which roll) are
+judged by their contact points' slip (:meth:`~tsid_py.sim.Simulation.foot_pose`), not by a
+tilt.
 """
 
 from __future__ import annotations
@@ -26,9 +28,11 @@ class StanceJudge:
 
     def __init__(self, sim: Simulation, feet=()):
         self.sim = sim
+        self.point_feet = sim.robot.sole_size is None
+        self._pose = sim.foot_pose if self.point_feet else sim.sole_pose
         self.start_height = float(sim.state()[0][2])
         #: foot -> where (x, y) its contact was made
-        self.planted: dict[str, np.ndarray] = {foot: sim.sole_pose(foot)[1][:2].copy() for foot in feet}
+        self.planted: dict[str, np.ndarray] = {foot: self._pose(foot)[1][:2].copy() for foot in feet}
         self.max_tilt, self.max_slip = 0.0, 0.0
         self.fell_at: float | None = None
         self.reason: str | None = None
@@ -46,9 +50,10 @@ class StanceJudge:
             if foot not in in_contact:
                 del self.planted[foot]
         for foot in in_contact:
-            tilt, position = self.sim.sole_pose(foot)
+            tilt, position = self._pose(foot)
             start = self.planted.setdefault(foot, position[:2].copy())
-            self.max_tilt = max(self.max_tilt, tilt)
+            if not self.point_feet:
+                self.max_tilt = max(self.max_tilt, tilt)
             self.max_slip = max(self.max_slip, float(np.linalg.norm(position[:2] - start)))
         if self.fell_at is None:
             if self.sim.state()[0][2] < FALL_HEIGHT_RATIO * self.start_height:

@@ -120,7 +120,8 @@ class _RestWatch:
 
     def __init__(self, sim, feet, after: float):
         com, _ = sim.com_state()
-        ground = min(sim.sole_pose(foot)[1][2] for foot in feet) - SOLE_THICKNESS / 2
+        ground = (min(sim.foot_pose(foot)[1][2] for foot in feet) if sim.robot.sole_size is None
+                  else min(sim.sole_pose(foot)[1][2] for foot in feet) - SOLE_THICKNESS / 2)
         self.omega = float(np.sqrt(sim.robot.gravity / (com[2] - ground)))
         self.sim, self.feet, self.after = sim, list(feet), after
         self.since, self.rest_at = None, None

@@ -219,9 +219,10 @@ class Simulation:
 
     def sole_corners(self, feet) -> np.ndarray:
         """World (x, y) of the corners of the feet's sole rectangles (``robot.sole_size``
-        centred on each foot frame, in its axes), (4 k, 2), m."""
+        centred on each foot frame, in its axes), (4 k, 2), m; point feet: their contact
+        points, (k, 2)."""
         if self.robot.sole_size is None:
-            raise ValueError(f"robot {self.robot.name!r} has no sole_size: its feet have no sole corners")
+            return np.array([self.feet.pose(self.data, foot)[1][:2] for foot in feet]).reshape(-1, 2)
         half_length, half_width = np.asarray(self.robot.sole_size) / 2
         local = np.array([[sx * half_length, sy * half_width, 0.0] for sx in (1, -1) for sy in (1, -1)])
         corners = []

@@ -114,11 +114,7 @@ def _raw_posture(robot, srdf: str | None, posture: str | None) -> tuple[str | No
         reason = "the SRDF has no group state" if srdf is not None else "no SRDF"
         return None, pin.neutral(robot.model), f"neutral configuration: {reason}"
     name = posture or next(iter(postures))
-    q = postures[name]
-    first = 7 if robot.floating_base else 0
-    if not np.allclose(q[first:], robot.q_ref[first:]):    # the loader changes the base only
-        return name, robot.q_ref.copy(), f"{os.path.basename(srdf)}, as the loader placed it"
-    return name, q, os.path.basename(srdf)
+    return name, np.array(postures[name]), os.path.basename(srdf)
 
 
 def _report(path: Path, findings: list[Finding], facts: dict) -> CheckReport:

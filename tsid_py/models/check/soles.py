@@ -211,8 +211,8 @@ def _tilt_findings(robot, q_raw, soles, label: str, file: str) -> list[Finding]:
     normals = [(data.oMi[foot.joint] * foot.placement).rotation[:, 2] for foot in soles]
     apart = max((np.arccos(np.clip(a @ b, -1, 1)) for i, a in enumerate(normals) for b in normals[i + 1:]), default=0.0)
     lowest = min((data.oMi[foot.joint] * foot.placement).translation[2] for foot in soles)
-    turn = pin.XYZQUATToSE3(robot.q_ref[:7]).rotation @ pin.XYZQUATToSE3(q_raw[:7]).rotation.T
-    levelled = float(np.linalg.norm(pin.log3(turn)))
+    mean_normal = np.sum(normals, axis=0)                # the loader turns it onto the vertical
+    levelled = float(np.arctan2(np.linalg.norm(mean_normal[:2]), mean_normal[2]))
     values = {"tilt_before_deg": {k: np.degrees(v) for k, v in before.items()},
               "tilt_after_deg": {k: np.degrees(v) for k, v in after.items()},
               "levelling_deg": np.degrees(levelled), "soles_apart_deg": np.degrees(apart), "sole_height_m": lowest}
@@ -223,7 +223,7 @@ def _tilt_findings(robot, q_raw, soles, label: str, file: str) -> list[Finding]:
             "note", "posture-levelled", file, "the posture",
             f"at {label} the soles are tilted from the ground ({shown}) and the lowest is at z = {lowest:.3f} m",
             f"the loader turned the whole robot by {np.degrees(levelled):.2f}° (its mean sole normal made vertical) "
-            f"and moved it by {-lowest:.3f} m along z to stand on z = 0 (the joints unchanged)", "loader", **values))
+            f"and moved it by {-lowest:.3f} m along z to stand on z = 0", "loader", **values))
     worst = max(after.values())
     if worst > np.radians(0.5):
         severity = "error" if worst > np.radians(5) else "warning"
