@@ -70,6 +70,7 @@ class ReferenceProblem:
         self.centre = robot.com.copy()
         self.q, self.v = robot.q_ref.copy(), robot.zero_velocity()
         self.k = 0
+        self.solution = None      # refilled by each step (``solve(..., out=)``: no allocation)
 
     def step(self) -> float:
         """One control step; returns the seconds spent in ``solver.solve``."""
@@ -78,7 +79,7 @@ class ReferenceProblem:
         self.controller.com.set_target(self.centre + [0, 0.04 * s, 0], velocity=[0, 0.04 * omega * c, 0],
                                        acceleration=[0, -0.04 * omega**2 * s, 0])
         tic = time.perf_counter()
-        solution = self.solver.solve(self.q, self.v)
+        solution = self.solution = self.solver.solve(self.q, self.v, out=self.solution)
         elapsed = time.perf_counter() - tic
         self.v = self.v + self.dt * solution.ddq
         self.q = pin.integrate(self.robot.model, self.q, self.dt * self.v)

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from time import perf_counter
 
+import numpy as np
 import pinocchio as pin
 
 from ._validation import as_vector, finite_vector, positive_scalar
@@ -125,8 +126,14 @@ class DynamicsSolver:
         self.last_layout: Layout | None = None
         self._busy = threading.Lock()
         self.last_qp: QP | None = None
-        self._stamps: tuple[float, ...] | None = None     # perf_counter at the phases' ends
+        self._stamps = [0.0] * 5                         # perf_counter at the phases' ends
+        self._q_normalised = np.zeros(robot.nq)           # a q whose quaternion the step normalises
         self.regularization = regularization or {}
+
+    @property
+    def _reuses_results(self) -> bool:
+        """Whether the backend refills its own result on request (``solve(qp, True)``)."""
+        return getattr(self.backend, "reuses_results", False)
 
     # ------------------------------------------------------------------------ settings
     dt = Setting(positive, after="invalidate")
@@ -319,18 +326,24 @@ class DynamicsSolver:
         return frozenset(softened)
 
     # ------------------------------------------------------------------------ solving
-    def solve(self, q, v, overrides: StepOverrides | None = None) -> Solution:
+    def solve(self, q, v, overrides: StepOverrides | None = None, out: Solution | None = None) -> Solution:
         """One control step at state ``(q, v)``; raises :class:`~tsid_py.SolverError`
         (or :class:`~tsid_py.InfeasibleError`, whose ``conflicts`` are found when first
         read) when the QP has no solution.
 
         ``overrides`` (:class:`~tsid_py.overrides.StepOverrides`): what this step's QP
         changes from the configured one — contacts softened or their normal force bounded,
-        torque limits scaled, soft tasks weighed otherwise — without changing any item."""
+        torque limits scaled, soft tasks weighed otherwise — without changing any item.
+
+        ``out``: a :class:`~tsid_py.Solution` this solver returned before, refilled in place
+        and returned when this step's QP has its shape (the same contacts), else a new one
+        is returned. ``sol = solver.solve(q, v, out=sol)`` is the control loop's
+        allocation-free step (see :doc:`performance`); the refilled solution's arrays are
+        overwritten, so copy what you keep."""
         if not self._busy.acquire(False):          # not blocking
             raise RuntimeError("this DynamicsSolver is being used by another thread; use one solver per thread")
         try:
-            q = self.robot.check_configuration(q, "q")
+            q = self.robot.check_configuration(q, "q", out=self._q_normalised)
             v = as_vector(v, "v", self.robot.nv)
             if self._transitions:
                 self._retire_finished_transitions()
@@ -355,13 +368,14 @@ class DynamicsSolver:
             qp = layout.assemble(limits, overrides)
             self.last_qp = qp
             t_assembly = perf_counter()
-            result = self.backend.solve(qp)
+            result = self.backend.solve(qp, True) if out is not None and self._reuses_results else self.backend.solve(qp)
             t_qp = perf_counter()
             if not (result.success and (finite_vector(result.x) if self.backend.checks_constraints
                                         else constraint_violation(qp, result.x) <= FEASIBILITY_TOLERANCE)):
                 raise self._failure(layout, qp, result)
-            solution = layout.extract(result)
-            self._stamps = (tic, t_dynamics, t_assembly, t_qp, perf_counter())
+            solution = layout.extract(result, out)
+            stamps = self._stamps
+            stamps[0], stamps[1], stamps[2], stamps[3], stamps[4] = tic, t_dynamics, t_assembly, t_qp, perf_counter()
             self._last_solution = solution          # a removal's ramp starts from its forces
             for task in layout.recording_tasks:
                 task.record(solution)
@@ -397,7 +411,7 @@ class DynamicsSolver:
     @property
     def timings(self) -> dict[str, float]:
         """Seconds spent in each phase of the last solve: dynamics, assembly, qp, extraction."""
-        if self._stamps is None:
+        if not self._stamps[0]:
             return {}
         start, dynamics, assembly, qp, end = self._stamps
         return {"dynamics": dynamics - start, "assembly": assembly - dynamics, "qp": qp - assembly,
