@@ -27,6 +27,7 @@ LAYERS = {
     "tsid_py.sim": 3,                                                # the MuJoCo harness only
     "tsid_py.scenarios": 4,                                          # demos, trials, sweeps, plots, video
     "tsid_py.cli": 5, "tsid_py.cli_inverse_dynamics": 5, "tsid_py.bench": 5,      # tools
+    "tsid_py.tools": 5,                                  # replay, viewer, the peers' benchmark workers
 }
 
 #: Test modules that run the simulator (or the demos, CLI and docs that do); every other

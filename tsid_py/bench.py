@@ -2,6 +2,7 @@
 
     python benchmarks/step.py [--robot talos g1 go2] [--steps 2000] [--warmup 200] [--json FILE]
     tsid-py bench  (same options)
+    tsid-py bench --robot talos --peer placo=PYTHON [--rounds 5]   # against a peer, interleaved
 
 The reference problem (TSID's and placo's demo): Talos ``talos_reduced`` (nv = 38) at
 half-sitting, two planar foot contacts with friction and centre-of-pressure constraints, a
@@ -22,7 +23,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 from contextlib import contextmanager
 
 import numpy as np
@@ -35,10 +40,15 @@ from tsid_py.scenarios.reports import write_json  # noqa: F401 (the benchmarks' 
 from tsid_py.scenarios.soak import resident_megabytes  # noqa: F401 (benchmarks/memory.py)
 
 
-def benchmark(robot_name: str, steps: int = 2000, warmup: int = 200, qp_solver: str = "reduced") -> dict:
-    """Median/p99/max step time in µs and the share of each phase, BLAS on one thread."""
+def benchmark(robot_name: str, steps: int = 2000, warmup: int = 200, qp_solver: str = "reduced",
+              samples: bool = False) -> dict:
+    """Median/p99/max step time in µs and the share of each phase, BLAS on one thread
+    (``samples``: also every step's time, ``samples_us``)."""
     with threadpool_limits(limits=1, user_api="blas"), _pinned_to_one_core():
-        return _benchmark(robot_name, steps, warmup, qp_solver)
+        report = _benchmark(robot_name, steps, warmup, qp_solver)
+    if not samples:
+        report.pop("samples_us")
+    return report
 
 
 @contextmanager
@@ -106,6 +116,7 @@ def _benchmark(robot_name: str, steps: int, warmup: int, qp_solver: str) -> dict
         "median_us": float(np.median(totals_us)), "p99_us": float(np.percentile(totals_us, 99)),
         "max_us": float(totals_us.max()), "share": share,
         "computeAllTerms_us": yardstick[0], "computeAllTerms_p99_us": yardstick[1],
+        "samples_us": totals_us.tolist(),
     }
 
 
@@ -122,14 +133,79 @@ def _dynamics_pass_us(robot, calls: int = 2000) -> tuple[float, float]:
     return float(np.median(times) * 1e6), float(np.percentile(times, 99) * 1e6)
 
 
+#: The peers :func:`compare_with_peers` knows: their worker script (run by the peer's own
+#: interpreter, which may have another pinocchio than ours).
+PEER_WORKERS = {"placo": Path(__file__).resolve().parent / "tools" / "peer_workers.py"}
+
+
+def peer_spec(robot_name: str, steps: int, warmup: int, core: int | None) -> dict:
+    """The reference problem of :class:`ReferenceProblem` as a JSON-able spec for the peers'
+    workers (:mod:`tsid_py.tools.peer_workers`): URDF, posture, feet, soles, gains, weights."""
+    from tsid_py.control.reference import REFERENCE_SOLE_SCALE
+    from tsid_py.models.profile import profile_of
+
+    robot = tp.robots.load(robot_name)
+    profile = profile_of(robot)
+    if robot.urdf_path is None or not profile.sole_size:
+        raise ValueError(f"the peers' problem needs a humanoid loaded from a URDF; {robot_name!r} is not one")
+    length, width = profile.sole_size
+    return dict(urdf=robot.urdf_path, package_dirs=list(robot.package_dirs), q_ref=robot.q_ref.tolist(),
+                feet=list(profile.feet), sole=[REFERENCE_SOLE_SCALE * length, REFERENCE_SOLE_SCALE * width], mu=0.8,
+                f_min=0.0, f_max=1e4, torso=profile.torso_frame, com=dict(kp=100.0, weight=1.0),
+                torso_task=dict(kp=100.0, weight=1.0), posture=dict(kp=30.0, weight=1e-2), dt=1e-3, frequency=0.5,
+                amplitude=0.04, steps=steps, warmup=warmup, core=core)
+
+
+def compare_with_peers(robot_name: str, peers: dict[str, str], rounds: int = 5, steps: int = 1000,
+                       warmup: int = 200) -> dict:
+    """Our step and each peer's (``peers``: name → the Python interpreter that has it), timed
+    in alternating rounds of ``steps`` steps on the same core with one BLAS thread, so that a
+    shared machine's drift hits all alike. Returns each one's median and p99 over all rounds
+    (µs), the peers' ``computeAllTerms`` yardsticks and our median over the best peer's."""
+    unknown = sorted(set(peers) - set(PEER_WORKERS))
+    if unknown:
+        raise ValueError(f"unknown peer(s) {unknown}; known: {sorted(PEER_WORKERS)}")
+    core = max(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    times = {"tsid_py": [], **{name: [] for name in peers}}
+    yardsticks = {name: [] for name in peers}
+    with tempfile.TemporaryDirectory() as folder:
+        spec_path = Path(folder) / "spec.json"
+        spec_path.write_text(json.dumps(peer_spec(robot_name, steps, warmup, core)))
+        environment = dict(os.environ, OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", OMP_NUM_THREADS="1")
+        for _ in range(rounds):
+            ours = benchmark(robot_name, steps, warmup, samples=True)
+            times["tsid_py"] += ours["samples_us"]
+            for name, python in peers.items():
+                done = subprocess.run([python, str(PEER_WORKERS[name]), name, str(spec_path)], env=environment,
+                                      capture_output=True, text=True)
+                if done.returncode != 0:
+                    raise RuntimeError(f"peer {name} ({python}) failed: {done.stderr.strip()[-2000:]}")
+                report = json.loads(done.stdout.strip().splitlines()[-1])
+                times[name] += report["times_us"]
+                yardsticks[name].append(report["computeAllTerms_us"])
+    summary = {name: {"median_us": float(np.median(values)), "p99_us": float(np.percentile(values, 99))}
+               for name, values in times.items()}
+    for name, values in yardsticks.items():
+        summary[name]["computeAllTerms_us"] = float(np.median(values))
+    best = min(peers, key=lambda name: summary[name]["median_us"])
+    summary["ratio_to_best_peer"] = summary["tsid_py"]["median_us"] / summary[best]["median_us"]
+    summary["best_peer"] = best
+    return summary
+
+
 def main(argv=None) -> list[dict]:
     parser = argparse.ArgumentParser(prog="tsid-py bench", description=__doc__.splitlines()[0])
     parser.add_argument("--robot", nargs="+", default=list(tp.robots.BENCHMARK_ROBOTS))
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument("--qp-solver", default="reduced")
+    parser.add_argument("--peer", action="append", default=[], metavar="NAME=PYTHON",
+                        help="also time a peer library's step (placo) with that interpreter, in alternating rounds")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of --steps steps with --peer")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
+    if args.peer:
+        return [_peer_comparison(parser, args)]
     reports = []
     for name in args.robot:
         report = benchmark(name, args.steps, args.warmup, args.qp_solver)
@@ -140,6 +216,29 @@ def main(argv=None) -> list[dict]:
               f" p99 {report['computeAllTerms_p99_us']:.1f} µs)")
     write_json(args.json, reports)
     return reports
+
+
+def _peer_comparison(parser, args) -> dict:
+    """``--peer``: one robot, ours against each peer, printed and written with ``--json``."""
+    peers = {}
+    for entry in args.peer:
+        name, _, python = entry.partition("=")
+        if name not in PEER_WORKERS or not python:
+            parser.error(f"--peer takes NAME=PYTHON with NAME in {sorted(PEER_WORKERS)}, got {entry!r}")
+        if not Path(python).exists():
+            parser.error(f"--peer {name}: no interpreter at {python!r}")
+        peers[name] = python
+    if len(args.robot) != 1:
+        parser.error("--peer compares one robot: give one --robot")
+    summary = compare_with_peers(args.robot[0], peers, args.rounds, args.steps, args.warmup)
+    for name in ["tsid_py", *peers]:
+        entry = summary[name]
+        extra = f"  computeAllTerms {entry['computeAllTerms_us']:.1f} µs" if "computeAllTerms_us" in entry else ""
+        print(f"{name:8s} median {entry['median_us']:7.1f} µs  p99 {entry['p99_us']:7.1f} µs{extra}")
+    print(f"tsid_py / {summary['best_peer']}: {summary['ratio_to_best_peer']:.2f}")
+    write_json(args.json, summary)
+    sys.stdout.flush()
+    return summary
 
 
 if __name__ == "__main__":

@@ -39,6 +39,10 @@ class LoopSettings:
     notes: list[str] = field(default_factory=list)
     _undo: list = field(default_factory=list, repr=False)
 
+    def on_restore(self, undo) -> None:
+        """Have :meth:`restore` call ``undo()`` (after the ones registered later)."""
+        self._undo.append(undo)
+
     def restore(self) -> None:
         """Undo every change, last first."""
         while self._undo:
@@ -78,7 +82,7 @@ def prepare_loop(core: int | None = -1, *, blas_threads: int | None = 1, freeze_
                 raise ValueError(f"core must be one of the CPUs this process may use {sorted(allowed)}, got {core}")
             os.sched_setaffinity(0, {chosen})
             settings.core = chosen
-            settings._undo.append(lambda: os.sched_setaffinity(0, allowed))
+            settings.on_restore(lambda: os.sched_setaffinity(0, allowed))
         else:
             settings.notes.append("no CPU affinity on this OS: not pinned")
     if blas_threads is not None:
@@ -86,16 +90,16 @@ def prepare_loop(core: int | None = -1, *, blas_threads: int | None = 1, freeze_
             raise ValueError(f"blas_threads must be >= 1, got {blas_threads}")
         limiter = threadpool_limits(limits=int(blas_threads), user_api="blas")
         settings.blas_threads = int(blas_threads)
-        settings._undo.append(limiter.restore_original_limits)
+        settings.on_restore(limiter.restore_original_limits)
     if freeze_gc:
         gc.collect()
         gc.freeze()
         settings.gc_frozen = gc.get_freeze_count()
-        settings._undo.append(gc.unfreeze)
+        settings.on_restore(gc.unfreeze)
     if disable_gc and gc.isenabled():
         gc.disable()
         settings.gc_disabled = True
-        settings._undo.append(gc.enable)
+        settings.on_restore(gc.enable)
     if realtime_priority is not None:
         _set_realtime_priority(settings, int(realtime_priority))
     return settings
@@ -114,4 +118,4 @@ def _set_realtime_priority(settings: LoopSettings, priority: int) -> None:
         settings.notes.append("SCHED_FIFO refused (needs CAP_SYS_NICE or root): normal priority")
         return
     settings.priority = priority
-    settings._undo.append(lambda: os.sched_setscheduler(0, policy, param))
+    settings.on_restore(lambda: os.sched_setscheduler(0, policy, param))
