@@ -34,7 +34,7 @@ LAYERS = {
 #: test module is a core test and imports neither MuJoCo nor the harness or scenarios.
 SIMULATION_TESTS = {"test_sim", "test_walk", "test_step_recovery", "test_video", "test_plots", "test_cli",
                     "test_examples", "test_docs", "test_offline_files", "test_recorded_files",
-                    "test_architecture"}
+                    "test_architecture", "test_recorder"}
 SIMULATOR_MODULES = ("mujoco", "tsid_py.sim", "tsid_py.scenarios", "tsid_py.cli")
 
 #: Every robot example-robot-data ships that a user may load (the built-in ones and others).

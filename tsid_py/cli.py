@@ -79,7 +79,16 @@ def _demo(args) -> int:
         select_offscreen_gl()           # before MuJoCo is imported: it fixes its OpenGL then
         kwargs["video"] = args.video
     function = demos.DEMOS[args.name]
-    run = function(**kwargs)
+    if args.record or args.rerun:        # watch the demo's solver (tsid_py.tools.instruments)
+        from .tools.instruments import watching
+
+        if args.rerun and not (args.rerun in ("spawn", "connect") or args.rerun.startswith("connect=")
+                               or args.rerun.endswith(".rrd")):
+            return _usage_error(f"--rerun takes a .rrd path, spawn or connect[=URL], got {args.rerun!r}")
+        with watching(record=args.record, rerun=args.rerun):
+            run = function(**kwargs)
+    else:
+        run = function(**kwargs)
     summary = {"demo": run.name, "robot": run.robot, **run.summary}
     print(json.dumps(summary, indent=2))
     write_json(args.json, summary)
@@ -113,6 +122,10 @@ def main(argv=None) -> int:
 
         bench_main(argv[1:])
         return 0
+    if argv[:1] == ["replay"]:           # replay has its own parser (tsid_py.cli_replay)
+        from .cli_replay import main as replay_main
+
+        return replay_main(argv[1:])
 
     parser = argparse.ArgumentParser(prog="tsid-py", description="tsid_py demos, benchmarks and offline inverse dynamics")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -144,7 +157,10 @@ def main(argv=None) -> int:
                       help="render the run off-screen into an MP4 (30 frames per simulated second; "
                            "uses EGL or OSMesa without a display)")
     demo.add_argument("--viewer", action="store_true", help="open MuJoCo's viewer (needs a display)")
+    demo.add_argument("--record", metavar="FILE", help="record every control step (tsid-py replay FILE)")
+    demo.add_argument("--rerun", metavar="TARGET", help="log the run to Rerun: a .rrd path, spawn or connect[=URL]")
     commands.add_parser("bench", help="time the control step of the reference problem (see tsid-py bench -h)")
+    commands.add_parser("replay", help="re-solve a recording's steps, plot, convert (see tsid-py replay -h)")
     inverse_dynamics_command.add_parser(commands)
     args = parser.parse_args(_attach_signed_values(argv))
     return inverse_dynamics_command.run(args) if args.command == "inverse-dynamics" else _demo(args)

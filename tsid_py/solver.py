@@ -127,6 +127,15 @@ class DynamicsSolver:
         self._busy = threading.Lock()
         self.last_qp: QP | None = None
         self._stamps = [0.0] * 5                         # perf_counter at the phases' ends
+        #: Incremented whenever the QP's configuration changes otherwise than by targets and
+        #: settings: an item added or removed, a layout invalidated, a contact anchored, a
+        #: force ramp started or finished (what a flight recorder keeps a new copy of the
+        #: items for).
+        self.configuration_epoch = 0
+        #: Called around each solve when set (:class:`tsid_py.scenarios.recorder.FlightRecorder`):
+        #: ``recorder.before_step(solver, q, v, overrides)`` and
+        #: ``recorder.after_step(solver, solution, error)`` (solution None when the step raised).
+        self.recorder = None
         self._q_normalised = np.zeros(robot.nq)           # a q whose quaternion the step normalises
         self.regularization = regularization or {}
 
@@ -134,6 +143,10 @@ class DynamicsSolver:
     def _reuses_results(self) -> bool:
         """Whether the backend refills its own result on request (``solve(qp, True)``)."""
         return getattr(self.backend, "reuses_results", False)
+
+    #: Called with each new solver (``hook(solver)``), for tools that watch every solver a
+    #: program creates (``tsid-py demo --record/--rerun``: :mod:`tsid_py.tools.instruments`).
+    creation_hooks: list = []
 
     # ------------------------------------------------------------------------ settings
     dt = Setting(positive, after="invalidate")
@@ -175,6 +188,7 @@ class DynamicsSolver:
         """Rebuild the QP's layout before the next solve (items call this when a setting
         that shapes the QP changes)."""
         self._layouts.clear()
+        self.configuration_epoch += 1
 
     # ------------------------------------------------------------------------ configuration
     def add_contact(self, contact: Contact, transition: float = 0.0) -> Contact:
@@ -201,8 +215,9 @@ class DynamicsSolver:
         self._transitions.pop(contact.name, None)
         if transition > 0:
             self._transitions[contact.name] = _Transition(0.0, min(self.robot.weight, contact.f_max), transition)
+            self.configuration_epoch += 1
         self.invalidate()
-        self.contact_epoch += 1
+        self._contacts_moved()
         return contact
 
     def reanchor_contact(self, name: str, placement: pin.SE3 | None = None) -> None:
@@ -221,7 +236,7 @@ class DynamicsSolver:
         contact.anchor_at(placement)
         if contact in self._unanchored:             # anchored now: not again at the next solve
             self._unanchored.remove(contact)
-        self.contact_epoch += 1
+        self._contacts_moved()
 
     def remove_contact(self, name: str, transition: float = 0.0) -> None:
         """Deactivate a contact, at once or ramping its normal force to 0 over ``transition`` s
@@ -233,13 +248,14 @@ class DynamicsSolver:
             self.contacts.pop(name).detach()
             self._transitions.pop(name, None)
             self.invalidate()
-            self.contact_epoch += 1
+            self._contacts_moved()
             return
         contact = self.contacts[name]
         last = self._last_solution
         carried = last is not None and name in last.local_wrenches
         start = float(last.local_wrenches[name][contact.normal_index]) if carried else contact.f_max
         self._transitions[name] = _Transition(max(start, contact.f_min), 0.0, transition, removing=True)
+        self.configuration_epoch += 1
 
     def add_task(self, task: Task) -> Task:
         """Add ``task`` (bound to this solver's robot; its default target, if it has none, is
@@ -342,46 +358,82 @@ class DynamicsSolver:
         overwritten, so copy what you keep."""
         if not self._busy.acquire(False):          # not blocking
             raise RuntimeError("this DynamicsSolver is being used by another thread; use one solver per thread")
+        recorder = self.recorder
+        if recorder is not None:
+            recorder.before_step(self, q, v, overrides)
         try:
-            q = self.robot.check_configuration(q, "q", out=self._q_normalised)
-            v = as_vector(v, "v", self.robot.nv)
-            if self._transitions:
-                self._retire_finished_transitions()
-                for transition in self._transitions.values():
-                    transition.elapsed += self._dt       # bounds hold at the end of this control period
-            if overrides is not None and (type(overrides) is not StepOverrides or overrides.active):
-                if not isinstance(overrides, StepOverrides):
-                    raise ValueError(f"overrides must be a tsid_py.overrides.StepOverrides, "
-                                     f"got {type(overrides).__name__}")
-                layout = self.layout_for(self._softened(overrides))
-                limits = self.normal_force_limits(overrides)
-            else:
-                overrides = None
-                layout = self._layouts.get(_NOTHING_SOFTENED) or self.layout
-                limits = self.normal_force_limits() if self._transitions else None
-            self.last_layout = layout
-            tic = perf_counter()
-            self.robot.update_unchecked(q, v)
-            if self._unanchored:
-                self._anchor_new_contacts()
-            t_dynamics = perf_counter()
-            qp = layout.assemble(limits, overrides)
-            self.last_qp = qp
-            t_assembly = perf_counter()
-            result = self.backend.solve(qp, True) if out is not None and self._reuses_results else self.backend.solve(qp)
-            t_qp = perf_counter()
-            if not (result.success and (finite_vector(result.x) if self.backend.checks_constraints
-                                        else constraint_violation(qp, result.x) <= FEASIBILITY_TOLERANCE)):
-                raise self._failure(layout, qp, result)
-            solution = layout.extract(result, out)
-            stamps = self._stamps
-            stamps[0], stamps[1], stamps[2], stamps[3], stamps[4] = tic, t_dynamics, t_assembly, t_qp, perf_counter()
-            self._last_solution = solution          # a removal's ramp starts from its forces
-            for task in layout.recording_tasks:
-                task.record(solution)
-            return solution
+            solution = self._solve(q, v, overrides, out)
+        except BaseException as error:
+            if recorder is not None:
+                recorder.after_step(self, None, error)
+            raise
         finally:
             self._busy.release()
+        if recorder is not None:
+            recorder.after_step(self, solution, None)
+        return solution
+
+    def _solve(self, q, v, overrides, out) -> Solution:
+        """:meth:`solve`'s step, holding the solver."""
+        q = self.robot.check_configuration(q, "q", out=self._q_normalised)
+        v = as_vector(v, "v", self.robot.nv)
+        if self._transitions:
+            self._retire_finished_transitions()
+            for transition in self._transitions.values():
+                transition.elapsed += self._dt       # bounds hold at the end of this control period
+        if overrides is not None and (type(overrides) is not StepOverrides or overrides.active):
+            if not isinstance(overrides, StepOverrides):
+                raise ValueError(f"overrides must be a tsid_py.overrides.StepOverrides, "
+                                 f"got {type(overrides).__name__}")
+            layout = self.layout_for(self._softened(overrides))
+            limits = self.normal_force_limits(overrides)
+        else:
+            overrides = None
+            layout = self._layouts.get(_NOTHING_SOFTENED) or self.layout
+            limits = self.normal_force_limits() if self._transitions else None
+        self.last_layout = layout
+        tic = perf_counter()
+        self.robot.update_unchecked(q, v)
+        if self._unanchored:
+            self._anchor_new_contacts()
+        t_dynamics = perf_counter()
+        qp = layout.assemble(limits, overrides)
+        self.last_qp = qp
+        t_assembly = perf_counter()
+        result = self.backend.solve(qp, True) if out is not None and self._reuses_results else self.backend.solve(qp)
+        t_qp = perf_counter()
+        if not (result.success and (finite_vector(result.x) if self.backend.checks_constraints
+                                    else constraint_violation(qp, result.x) <= FEASIBILITY_TOLERANCE)):
+            raise self._failure(layout, qp, result)
+        solution = layout.extract(result, out)
+        stamps = self._stamps
+        stamps[0], stamps[1], stamps[2], stamps[3], stamps[4] = tic, t_dynamics, t_assembly, t_qp, perf_counter()
+        self._last_solution = solution          # a removal's ramp starts from its forces
+        for task in layout.recording_tasks:
+            task.record(solution)
+        return solution
+
+    def _contacts_moved(self) -> None:
+        """A contact was added, removed or anchored anew."""
+        self.contact_epoch += 1
+        self.configuration_epoch += 1
+
+    @property
+    def has_transitions(self) -> bool:
+        """Whether a contact force ramp is under way."""
+        return bool(self._transitions)
+
+    def transition_state(self) -> dict[str, float]:
+        """The elapsed time (s) of each contact force ramp under way, by contact name."""
+        return {name: transition.elapsed for name, transition in self._transitions.items()}
+
+    def restore_transition_state(self, elapsed: Mapping[str, float]) -> None:
+        """Set the ramps' elapsed times to recorded ones (:meth:`transition_state`); the ramps
+        themselves must be those of the recording (a replay from its copy of the solver)."""
+        if set(elapsed) != set(self._transitions):
+            raise ValueError(f"ramps {sorted(elapsed)} recorded, {sorted(self._transitions)} under way")
+        for name, value in elapsed.items():
+            self._transitions[name].elapsed = float(value)
 
     def _anchor_new_contacts(self) -> None:
         """Anchor the contacts added since the last solve where their frames are now."""
@@ -389,7 +441,7 @@ class DynamicsSolver:
             if self.contacts.get(contact.name) is contact:
                 contact.anchor_at(self.robot.frame_placement(contact.frame_id))
         self._unanchored.clear()
-        self.contact_epoch += 1
+        self._contacts_moved()
 
     def _failure(self, layout: Layout, qp: QP, result: QPResult) -> SolverError:
         """The error for a step without a usable answer: non-finite data named by its items,
@@ -421,10 +473,11 @@ class DynamicsSolver:
         for name, transition in list(self._transitions.items()):
             if transition.done:
                 del self._transitions[name]
+                self.configuration_epoch += 1
                 if transition.removing:
                     self.contacts.pop(name).detach()
                     self.invalidate()
-                    self.contact_epoch += 1
+                    self._contacts_moved()
 
     # ------------------------------------------------------------------------ copies
     def __getstate__(self) -> dict:
@@ -433,6 +486,7 @@ class DynamicsSolver:
         state["_layouts"] = {}                       # views of the robot's buffers: rebuilt
         state["last_layout"] = None
         state["last_qp"] = None
+        state["recorder"] = None                     # a recorder watches one solver
         return state
 
     def __setstate__(self, state: dict) -> None:

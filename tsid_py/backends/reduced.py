@@ -150,12 +150,27 @@ class ReducedBackend(Backend):
         self._stack = None       # (shape key, C buffer, l buffer, u buffer)
         self._work = None        # the compiled path's output buffers
         self._result = QPResult(np.zeros(0), "", False)     # what ``solve(qp, reuse=True)`` refills
+        self._pending = None     # a warm start to apply at the next solve (restore_warm_start)
+        self._signature = np.zeros(3, dtype=np.intp)       # _rows_signature, for a recorder
 
     def reset(self, rows: int | None = None) -> None:
         """Forget the DAQP model and the active set (sized anew for ``rows`` inequality rows)."""
         self._model = None
         self._model_shape = None
         self._active = _ActiveSet(self._active.rows.size if rows is None else rows)
+
+    def _apply_warm_start(self, rows: int) -> None:
+        """The warm start :meth:`restore_warm_start` left for this solve (``rows`` inequality rows)."""
+        held, at_upper, basis, signature = self._pending
+        self._pending = None
+        self._basis = basis
+        capacity = rows if signature is None else signature[2]
+        if held.size and held.max() >= capacity:
+            raise ValueError(f"the warm start holds row {held.max()}, but its QP has {capacity} inequality rows")
+        self._active = _ActiveSet(capacity)
+        self._active.store(held, at_upper)
+        self._rows_signature = signature
+        self._signature[:] = (0, 0, 0) if signature is None else signature
 
     @property
     def changes(self) -> int:
@@ -255,18 +270,25 @@ class ReducedBackend(Backend):
         count = self._active.sizes.item(0)
         return self._active.rows[:count], self._active.at_upper[:count]
 
-    def restore_active_set(self, qp: QP, rows, at_upper, basis=None) -> None:
-        """Start the next solve of ``qp`` (this step's QP, assembled) from this active set and
-        these basic columns ``(basis, free)`` (None: chosen anew), as if the previous step had
-        ended there: a recorded step re-solved exactly as it was (:mod:`tsid_py.tools.replay`)."""
-        rows, at_upper = np.asarray(rows, dtype=np.intp), np.asarray(at_upper, dtype=bool)
-        C = self._stacked_rows(qp)[0]
-        self._rows_signature = (qp.n, qp.A.shape[0], C.shape[0])
-        self.reset(C.shape[0])
-        if rows.size > C.shape[0] or (rows.size and rows.max() >= C.shape[0]):
-            raise ValueError(f"rows index {C.shape[0]} inequality rows: got {rows.size} rows up to {rows.max()}")
-        self._active.store(rows, at_upper)
-        self._basis = None if basis is None else tuple(np.asarray(b, dtype=np.intp) for b in basis)
+    def warm_start_buffers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The active set's buffers — held rows, whether each is at its upper bound (the first
+        ``sizes[0]`` entries count), ``sizes`` — and the shape ``(n, equalities, rows)`` of
+        the QP they belong to (zeros before the first solve), for a recorder to copy."""
+        active = self._active
+        return active.rows, active.at_upper, active.sizes, self._signature
+
+    def restore_warm_start(self, rows, at_upper, basis=None, signature=None) -> None:
+        """Start the next solve from this active set and these basic columns ``(basis,
+        free)`` (None: chosen anew), kept for a QP of shape ``signature`` ``(n, equalities,
+        rows)``, as if the previous step had ended there (a next QP of another shape starts
+        cold, as it would have): a recorded step re-solved as it was
+        (:mod:`tsid_py.tools.replay`)."""
+        rows, at_upper = np.array(rows, dtype=np.intp), np.array(at_upper, dtype=bool)
+        if rows.shape != at_upper.shape or rows.ndim != 1:
+            raise ValueError(f"rows and at_upper must be vectors of one length, got {rows.shape} and {at_upper.shape}")
+        signature = None if signature is None else tuple(int(value) for value in signature)
+        self._pending = (rows, at_upper, None if basis is None else tuple(np.array(b, dtype=np.intp) for b in basis),
+                         signature)
 
     @property
     def basis(self) -> tuple[np.ndarray, np.ndarray] | None:
@@ -281,8 +303,11 @@ class ReducedBackend(Backend):
         allocation-free path. Other outcomes return a new result either way."""
         C, l, u = self._stacked_rows(qp)
         signature = (qp.n, qp.A.shape[0], C.shape[0])
+        if self._pending is not None:
+            self._apply_warm_start(C.shape[0])
         if signature != self._rows_signature:
             self._rows_signature = signature
+            self._signature[:] = signature
             self.reset(C.shape[0])
         self.rounds = 0
         code = active_set.BASIS_REJECTED

@@ -111,6 +111,17 @@ class FrameTask(PDTask):
         """The target placement (None until set or until the task is added)."""
         return self._placement_ref
 
+    def target_arrays(self) -> tuple[np.ndarray, ...]:
+        """The reference translation (3,), rotation (3, 3), velocity and acceleration."""
+        return self._translation_ref, self._rotation_ref, self.velocity_ref, self.acceleration_ref
+
+    def restore_targets(self, values) -> None:
+        """Copies of ``values`` as :meth:`target_arrays`'s arrays (and the placement from them)."""
+        translation, rotation, velocity, acceleration = (np.array(value, dtype=float) for value in values)
+        self._translation_ref, self._rotation_ref = translation, rotation
+        self._placement_ref = pin.SE3(rotation.copy(), translation.copy())
+        self.velocity_ref, self.acceleration_ref = velocity, acceleration
+
     # ------------------------------------------------------------------------ measurement
     def _error(self, robot) -> np.ndarray:
         """The error of the task's components, world-aligned: position then rotation vector."""

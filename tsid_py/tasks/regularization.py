@@ -58,6 +58,15 @@ class AccelerationTask(DiagonalTask):
         self.acceleration_ref.flags.writeable = False      # change it with set_target
         self._zero_target = not np.any(self.acceleration_ref)
 
+    def target_arrays(self) -> tuple[np.ndarray, ...]:
+        """``(acceleration_ref,)`` once the task is added."""
+        return () if self.robot is None else (self.acceleration_ref,)
+
+    def restore_targets(self, values) -> None:
+        """:meth:`set_target` with the recorded accelerations."""
+        if len(values):
+            self.set_target(values[0])
+
     def compute(self, context) -> Rows:
         """``A = I`` (the kept rows, nv columns) and ``b = q̈_ref`` (rad/s², m/s² for the base)."""
         return Rows(self._eye[self._rows], self.acceleration_ref[self._rows])

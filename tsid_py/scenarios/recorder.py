@@ -1,0 +1,315 @@
+"""A flight recorder for a :class:`~tsid_py.DynamicsSolver`: what it saw and decided, step by
+step, in bounded memory, written to one file that :mod:`tsid_py.tools.replay` re-solves.
+
+    recorder = FlightRecorder(solver, capacity=20_000)   # the last 20 000 steps (20 s at 1 kHz)
+    ...                                                   # the control loop, unchanged
+    recorder.save("walk.tsidrec")                         # or: tsid-py demo walk --record walk.tsidrec
+
+Each step, before the solve: the state ``(q, v)`` as given, every task's target
+(:meth:`~tsid_py.tasks.Task.target_arrays`), the contact force ramps' elapsed times, the
+step's :class:`~tsid_py.overrides.StepOverrides` (when any), and the reduced backend's warm
+start (the active set and basic columns the step starts from). After it: ``x`` (hence q̈, the
+wrenches and τ), the status, the iterations, the QP's size, the step's time (µs) and, for a
+step that raised, the error. Whenever the configuration changes otherwise — an item added or
+removed, a setting assigned, a contact anchored, a ramp started or ended — the recorder keeps
+a copy of the solver's items (a pickle without the robot: kilobytes), a *keyframe*.
+
+Replaying step ``k`` takes the keyframe before it, restores the step's targets, ramps and warm
+start, and solves ``(q_k, v_k)`` again: the same arithmetic on the same data, hence the same
+``x`` bit for bit (steps that fell back to DAQP, whose own warm start is not recorded, agree to
+its tolerance).
+
+Memory is bounded: the per-step rows are a ring of ``capacity`` steps, and keyframes older than
+the oldest step kept are dropped. The recorder's cost is a few array copies per step.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pickle
+import tempfile
+import time
+
+import numpy as np
+from numba import literal_unroll, njit, typeof
+
+from .._numba import FASTMATH
+from ..settings import CHANGES
+from ..solver import DynamicsSolver
+
+#: File format version written in each recording.
+FORMAT = 1
+
+#: Width of the recorded active set (rows held at a bound) per step.
+ACTIVE_WIDTH = 160
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _pack_inputs(i, q, v, Q, V, targets, T, rows, at_upper, sizes, signature, R, U, counts, S, basis, free, B,
+                 basis_sizes):
+    """Copy one step's inputs into row ``i`` of the rings: the state, the targets (a tuple of
+    arrays, flattened one after the other), the warm start's held rows (``sizes[0]`` of them;
+    ``counts[i] = -1`` when they do not fit) and basic columns (``basis_sizes[i] = -1`` when
+    there are none): one compiled call, a microsecond."""
+    Q[i, :] = q
+    V[i, :] = v
+    start = 0
+    for array in literal_unroll(targets):
+        flat = array.ravel()
+        T[i, start:start + flat.size] = flat
+        start += flat.size
+    count = sizes[0]
+    S[i, :] = signature
+    if count <= R.shape[1]:
+        counts[i] = count
+        for a in range(count):
+            R[i, a], U[i, a] = rows[a], at_upper[a]
+    else:
+        counts[i] = -1
+    m, k = basis.size, free.size
+    if m and m + k <= B.shape[1]:
+        basis_sizes[i] = m
+        B[i, :m] = basis
+        B[i, m:m + k] = free
+    else:
+        basis_sizes[i] = -1
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _pack_solution(i, x, X, sizes, status, iterations, microseconds, statuses, iteration_counts, times):
+    """Copy a step's ``x`` into row ``i`` of the ring ``X`` (its size into ``sizes[i]``), and
+    its status code, iterations and time (µs) into their rings."""
+    X[i, :x.size] = x
+    sizes[i] = x.size
+    statuses[i], iteration_counts[i], times[i] = status, iterations, microseconds
+
+
+def _compiled(kernel, *args):
+    """``kernel(*args)``, and the compiled function behind it for arguments of these types
+    (called directly afterwards: numba's dispatcher types every argument of every call,
+    microseconds for a tuple of arrays)."""
+    kernel(*args)
+    return kernel.overloads[tuple(typeof(arg) for arg in args)].entry_point
+
+
+_NO_COLUMNS = np.zeros(0, dtype=np.intp)
+_NO_WARM_START = (np.zeros(1, dtype=np.intp), np.zeros(1, dtype=bool), np.zeros(2, dtype=np.intp),
+                  np.zeros(3, dtype=np.intp))
+
+
+class _RobotFreePickler(pickle.Pickler):
+    """Pickles a solver's items with its robot as a reference (the robot is not copied)."""
+
+    def __init__(self, file, robot):
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.robot = robot
+
+    def persistent_id(self, obj):
+        return "robot" if obj is self.robot else None
+
+
+class _RobotFreeUnpickler(pickle.Unpickler):
+    def __init__(self, file, robot):
+        super().__init__(file)
+        self.robot = robot
+
+    def persistent_load(self, pid):
+        if pid != "robot":
+            raise pickle.UnpicklingError(f"unknown reference {pid!r} in a keyframe")
+        return self.robot
+
+
+def solver_keyframe(solver: DynamicsSolver) -> bytes:
+    """The solver and its items, without its robot (:func:`solver_from_keyframe` binds them
+    to a robot again)."""
+    buffer = io.BytesIO()
+    _RobotFreePickler(buffer, solver.robot).dump(solver)
+    return buffer.getvalue()
+
+
+def solver_from_keyframe(data: bytes, robot) -> DynamicsSolver:
+    """A solver from :func:`solver_keyframe`'s bytes, its items bound to ``robot``."""
+    return _RobotFreeUnpickler(io.BytesIO(data), robot).load()
+
+
+class FlightRecorder:
+    """Records every solve of ``solver`` (see the module) in rings of ``capacity`` steps.
+
+    Parameters
+    ----------
+    solver : the solver to record (one recorder per solver; ``solver.recorder`` is set).
+    capacity : steps kept (the last ones), > 0.
+    x_width : the widest ``x`` kept (default: nv + 48, eight planar contacts).
+    """
+
+    def __init__(self, solver: DynamicsSolver, capacity: int = 20_000, *, x_width: int | None = None):
+        if not isinstance(solver, DynamicsSolver):
+            raise ValueError(f"solver must be a tsid_py.DynamicsSolver, got {type(solver).__name__}")
+        if not isinstance(capacity, (int, np.integer)) or capacity < 1:
+            raise ValueError(f"capacity must be a positive int, got {capacity!r}")
+        if solver.recorder is not None:
+            raise ValueError("this solver already has a recorder; detach it first")
+        robot = solver.robot
+        self.solver, self.capacity, self.robot_name = solver, int(capacity), robot.name
+        self.x_width = robot.nv + 48 if x_width is None else int(x_width)
+        n = self.capacity
+        self.q, self.v = np.zeros((n, robot.nq)), np.zeros((n, robot.nv))
+        self.x = np.full((n, self.x_width), np.nan)
+        self.x_size = np.zeros(n, dtype=np.int32)
+        self.step_us, self.iterations = np.zeros(n), np.zeros(n, dtype=np.int32)
+        self.status = np.full(n, -1, dtype=np.int32)          # index into self.statuses; -1: raised
+        self.keyframe_of = np.zeros(n, dtype=np.int32)        # index into self.keyframes
+        self.active_count = np.full(n, -1, dtype=np.int32)    # -1: no warm start recorded
+        self.active_rows = np.zeros((n, ACTIVE_WIDTH), dtype=np.int32)
+        self.active_upper = np.zeros((n, ACTIVE_WIDTH), dtype=bool)
+        self.basis_size = np.full(n, -1, dtype=np.int32)      # m (basic columns first), -1: none kept
+        self.qp_shape = np.zeros((n, 3), dtype=np.intp)       # (n, equalities, rows) the warm start is for
+        self.basis = np.zeros((n, self.x_width), dtype=np.int32)
+        self.targets = np.zeros((n, 16))                       # widened when a configuration needs it
+        self.statuses: list[str] = []
+        self._status_index: dict[str, int] = {}
+        #: Keyframes: dicts ``step`` (first step they serve), ``solver`` (bytes), ``targets``
+        #: (per task of ``solver.tasks``: the shapes of its target arrays).
+        self.keyframes: list[dict] = []
+        self.sparse: dict[int, dict] = {}          # step -> {"overrides", "ramps", "error"} when any
+        self.count = 0                             # steps recorded since the start
+        self._epochs = (-1, -1, None)              # configuration epoch, settings changes, tasks
+        self._tic = 0.0
+        self._target_getters = []
+        self._pack = self._pack_solution = None     # the kernels' compiled functions, once typed
+        #: Whether the backend tells its warm start (the reduced backend does).
+        self._warm_starts = hasattr(solver.backend, "warm_start_buffers")
+        for ring in (self.q, self.v, self.x, self.x_size, self.step_us, self.iterations, self.status, self.keyframe_of,
+                     self.active_count, self.active_rows, self.active_upper, self.basis_size, self.basis, self.targets,
+                     self.qp_shape):
+            ring.fill(ring.flat[0])     # touch every page now: no page fault in the loop's first pass
+        solver.recorder = self
+
+    # ------------------------------------------------------------------ recording
+    def detach(self) -> None:
+        """Stop recording (the rows stay, to save)."""
+        if self.solver.recorder is self:
+            self.solver.recorder = None
+
+    def before_step(self, solver: DynamicsSolver, q, v, overrides) -> None:
+        """The step's inputs (called by the solver before it solves)."""
+        i = self.count % self.capacity
+        if (solver.configuration_epoch != self._epochs[0] or CHANGES[0] != self._epochs[1]
+                or solver.tasks != self._epochs[2]):
+            self._keyframe(solver)
+            self._epochs = (solver.configuration_epoch, CHANGES[0], list(solver.tasks))
+        self.keyframe_of[i] = len(self.keyframes) - 1
+        targets = ()
+        for getter in self._target_getters:
+            targets += getter()
+        backend = solver.backend
+        warm = backend.warm_start_buffers() if self._warm_starts else _NO_WARM_START
+        basis = (backend.basis if self._warm_starts else None) or (_NO_COLUMNS, _NO_COLUMNS)
+        arguments = (i, q, v, self.q, self.v, targets, self.targets, *warm, self.active_rows, self.active_upper,
+                     self.active_count, self.qp_shape, *basis, self.basis, self.basis_size)
+        if self._pack is None:
+            self._pack = _compiled(_pack_inputs, *arguments)
+        else:
+            self._pack(*arguments)
+        if overrides is not None and overrides.active:
+            self.sparse[self.count] = {"overrides": _overrides_record(overrides, solver)}
+        if solver.has_transitions:
+            self.sparse.setdefault(self.count, {})["ramps"] = solver.transition_state()
+        self._tic = time.perf_counter()
+
+    def after_step(self, solver: DynamicsSolver, solution, error) -> None:
+        """The step's outcome (called by the solver after it solved or raised)."""
+        elapsed = time.perf_counter() - self._tic
+        i = self.count % self.capacity
+        if solution is None:
+            self.step_us[i] = 1e6 * elapsed
+            self.status[i], self.x_size[i] = -1, 0
+            self.sparse.setdefault(self.count, {})["error"] = f"{type(error).__name__}: {error}"
+        else:
+            arguments = (i, solution.x, self.x, self.x_size, self._status_code(solution.status), solution.iterations,
+                         1e6 * elapsed, self.status, self.iterations, self.step_us)
+            if self._pack_solution is None:
+                self._pack_solution = _compiled(_pack_solution, *arguments)
+            else:
+                self._pack_solution(*arguments)
+        self.count += 1
+
+    def _status_code(self, status: str) -> int:
+        code = self._status_index.get(status)
+        if code is None:
+            code = self._status_index[status] = len(self.statuses)
+            self.statuses.append(status)
+        return code
+
+    def _keyframe(self, solver: DynamicsSolver) -> None:
+        """Keep a copy of the items (the configuration changed) and size the target rows."""
+        layout = [tuple(array.shape) for task in solver.tasks for array in task.target_arrays()]
+        per_task = [[tuple(array.shape) for array in task.target_arrays()] for task in solver.tasks]
+        width = sum(int(np.prod(shape)) for shape in layout)
+        if width > self.targets.shape[1]:
+            wider = np.zeros((self.capacity, max(width, 2 * self.targets.shape[1])))
+            wider[:, :self.targets.shape[1]] = self.targets       # (and every page touched)
+            wider[:, self.targets.shape[1]:] = 0.0
+            self.targets = wider
+        self.keyframes.append({"step": self.count, "solver": solver_keyframe(solver), "targets": per_task})
+        oldest = self.count - self.capacity + 1     # the oldest step still kept after this one
+        while len(self.keyframes) > 1 and self.keyframes[1]["step"] <= oldest:
+            self.keyframes.pop(0)
+            self.keyframe_of -= 1
+        self._target_getters = [task.target_arrays for task in solver.tasks if task.target_arrays()]
+        self._pack = None                           # the targets' types may have changed
+
+    # ------------------------------------------------------------------ saving
+    def steps(self) -> np.ndarray:
+        """The step numbers kept, oldest first."""
+        return np.arange(max(0, self.count - self.capacity), self.count)
+
+    def save(self, path: str | os.PathLike) -> str:
+        """Write the kept steps to ``path`` (an ``.npz`` archive: one array per field, the
+        keyframes as bytes, and a JSON header), atomically; returns the path."""
+        path = os.fspath(path)
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise ValueError(f"path's folder does not exist: {folder!r}")
+        steps = self.steps()
+        rows = steps % self.capacity
+        first_keyframe = int(self.keyframe_of[rows[0]]) if rows.size else 0
+        keyframes = self.keyframes[first_keyframe:]
+        header = {"format": FORMAT, "robot": self.robot_name, "steps": steps.tolist()[:1] + [int(steps.size)],
+                  "statuses": self.statuses, "keyframes": [{"step": k["step"], "targets": k["targets"]}
+                                                           for k in keyframes],
+                  "sparse": {str(step): _jsonable(entry) for step, entry in self.sparse.items()
+                             if step >= (steps[0] if steps.size else 0)}}
+        arrays = {name: getattr(self, name)[rows] for name in
+                  ("q", "v", "x", "x_size", "step_us", "iterations", "status", "active_count", "active_rows",
+                   "active_upper", "basis_size", "basis", "targets", "qp_shape")}
+        arrays["keyframe_of"] = self.keyframe_of[rows] - first_keyframe
+        arrays["step"] = steps
+        for k, keyframe in enumerate(keyframes):
+            arrays[f"keyframe_{k}"] = np.frombuffer(keyframe["solver"], dtype=np.uint8)
+        arrays["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+        handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as file:
+                np.savez_compressed(file, **arrays)
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+        return path
+
+
+def _overrides_record(overrides, solver: DynamicsSolver) -> dict:
+    """A step's overrides as plain values, tasks by their index in ``solver.tasks``."""
+    tasks = {id(task): index for index, task in enumerate(solver.tasks)}
+    return {"contacts": {name: [entry.soft_weight, None if entry.normal_force is None else list(entry.normal_force)]
+                         for name, entry in overrides.contacts.items()},
+            "torque_limit_scale": overrides.torque_limit_scale,
+            "task_weights": {str(tasks.get(id(task), -1)): np.asarray(weight).tolist()
+                             for task, weight in overrides.task_weights.items()}}
+
+
+def _jsonable(entry: dict) -> dict:
+    return {key: value for key, value in entry.items()}
