@@ -79,3 +79,44 @@ def test_recording_files_are_checked(tmp_path):
     FlightRecorder(solver, capacity=10)
     with pytest.raises(ValueError, match="already has a recorder"):
         FlightRecorder(solver)
+
+
+def test_replay_command_reports_plots_and_refuses_bad_arguments(tmp_path, capsys):
+    from tsid_py.cli import main
+
+    recording, _, _ = _record(60, 100, tmp_path)
+    path = str(tmp_path / "run.tsidrec")
+    assert main(["replay", path, "--json", str(tmp_path / "r.json")]) == 0
+    report = __import__("json").loads((tmp_path / "r.json").read_text())
+    assert report["identical_steps"] == 60 and report["max_difference"] == 0.0
+    assert main(["replay", path, "--set", "CoMTask.kp=400", "--plot", str(tmp_path / "p.png"),
+                 "--signal", "x[3]", "--signal", "tau[7]"]) == 0
+    assert (tmp_path / "p.png").stat().st_size > 1000
+    assert main(["replay", str(tmp_path / "missing.tsidrec")]) == 2
+    assert main(["replay", path, "--set", "nonsense"]) == 2
+    assert main(["replay", path, "--set", "NoSuchTask.kp=1"]) == 2
+    assert "error" in capsys.readouterr().err
+
+
+def test_a_rerun_file_holds_the_robot_the_contacts_and_the_plots(tmp_path):
+    from rerun.chunk import RrdReader
+
+    from tsid_py.tools.viewer import RerunView
+
+    robot = tp.robots.load(tp.robots.DEFAULT_HUMANOID)
+    controller = humanoid_balance(robot, 1e-3)
+    view = RerunView(controller.solver, str(tmp_path / "run.rrd"), every=5)
+    q, v = robot.q_ref.copy(), robot.zero_velocity()
+    for _ in range(20):
+        sol = controller.solver.solve(q, v)
+        v = v + 1e-3 * sol.ddq
+        q = pin.integrate(robot.model, q, 1e-3 * v)
+    view.close()
+    paths = {str(chunk.entity_path) for chunk in RrdReader(tmp_path / "run.rrd").stream()}
+    for entity in ("/world/com", "/world/capture_point", "/world/cop", "/world/support_polygon", "/world/footsteps",
+                   "/plots/step_us", "/plots/task_error/CoMTask"):
+        assert entity in paths, (entity, sorted(paths))
+    assert {f"/world/wrenches/{foot}" for foot in robot.feet} <= paths
+    assert sum(path.startswith("/robot/visual/") for path in paths) > 10
+    with pytest.raises(ValueError, match="target"):
+        RerunView(controller.solver, "nowhere", attach=False)

@@ -138,6 +138,8 @@ class DynamicsSolver:
         self.recorder = None
         self._q_normalised = np.zeros(robot.nq)           # a q whose quaternion the step normalises
         self.regularization = regularization or {}
+        for hook in DynamicsSolver.creation_hooks:
+            hook(self)
 
     @property
     def _reuses_results(self) -> bool:

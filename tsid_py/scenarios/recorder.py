@@ -100,25 +100,51 @@ _NO_WARM_START = (np.zeros(1, dtype=np.intp), np.zeros(1, dtype=bool), np.zeros(
 
 
 class _RobotFreePickler(pickle.Pickler):
-    """Pickles a solver's items with its robot as a reference (the robot is not copied)."""
+    """Pickles a solver's items with its robot (and, for one item, its solver) as references."""
 
-    def __init__(self, file, robot):
+    def __init__(self, file, robot, solver=None):
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self.robot = robot
+        self.robot, self.solver = robot, solver
 
     def persistent_id(self, obj):
-        return "robot" if obj is self.robot else None
+        if obj is self.robot:
+            return "robot"
+        return "solver" if obj is self.solver and obj is not None else None
 
 
 class _RobotFreeUnpickler(pickle.Unpickler):
-    def __init__(self, file, robot):
+    def __init__(self, file, robot, solver=None):
         super().__init__(file)
-        self.robot = robot
+        self.robot, self.solver = robot, solver
 
     def persistent_load(self, pid):
-        if pid != "robot":
-            raise pickle.UnpicklingError(f"unknown reference {pid!r} in a keyframe")
-        return self.robot
+        if pid == "robot":
+            return self.robot
+        if pid == "solver" and self.solver is not None:
+            return self.solver
+        raise pickle.UnpicklingError(f"unknown reference {pid!r} in a keyframe")
+
+
+def item_state(item, solver: DynamicsSolver) -> bytes:
+    """An item's whole state (its attributes), its robot and solver as references: what the
+    recorder keeps each step for a task whose targets :meth:`~tsid_py.tasks.Task.target_arrays`
+    may not capture (a task defined outside :mod:`tsid_py.tasks`: a controller's, a user's)."""
+    buffer = io.BytesIO()
+    _RobotFreePickler(buffer, solver.robot, solver).dump(item.__dict__)
+    return buffer.getvalue()
+
+
+def restore_item_state(item, data: bytes, solver: DynamicsSolver) -> None:
+    """Put :func:`item_state`'s attributes back into ``item`` (same object: the solver's layout
+    keeps referring to it) and bind it to the solver's robot again."""
+    item.__dict__.update(_RobotFreeUnpickler(io.BytesIO(data), solver.robot, solver).load())
+    item.bind(solver.robot)
+
+
+def _targets_complete(task) -> bool:
+    """Whether the task's :meth:`~tsid_py.tasks.Task.target_arrays` hold all it changes from
+    step to step: the library's own tasks (:mod:`tsid_py.tasks`), not subclasses elsewhere."""
+    return type(task).__module__.startswith("tsid_py.tasks.")
 
 
 def solver_keyframe(solver: DynamicsSolver) -> bytes:
@@ -177,7 +203,7 @@ class FlightRecorder:
         self.count = 0                             # steps recorded since the start
         self._epochs = (-1, -1, None)              # configuration epoch, settings changes, tasks
         self._tic = 0.0
-        self._target_getters = []
+        self._target_getters, self._opaque_tasks = [], []
         self._pack = self._pack_solution = None     # the kernels' compiled functions, once typed
         #: Whether the backend tells its warm start (the reduced backend does).
         self._warm_starts = hasattr(solver.backend, "warm_start_buffers")
@@ -217,6 +243,9 @@ class FlightRecorder:
             self.sparse[self.count] = {"overrides": _overrides_record(overrides, solver)}
         if solver.has_transitions:
             self.sparse.setdefault(self.count, {})["ramps"] = solver.transition_state()
+        if self._opaque_tasks:
+            self.sparse.setdefault(self.count, {})["items"] = {
+                index: item_state(solver.tasks[index], solver) for index in self._opaque_tasks}
         self._tic = time.perf_counter()
 
     def after_step(self, solver: DynamicsSolver, solution, error) -> None:
@@ -259,6 +288,7 @@ class FlightRecorder:
             self.keyframes.pop(0)
             self.keyframe_of -= 1
         self._target_getters = [task.target_arrays for task in solver.tasks if task.target_arrays()]
+        self._opaque_tasks = [index for index, task in enumerate(solver.tasks) if not _targets_complete(task)]
         self._pack = None                           # the targets' types may have changed
 
     # ------------------------------------------------------------------ saving
@@ -280,8 +310,8 @@ class FlightRecorder:
         header = {"format": FORMAT, "robot": self.robot_name, "steps": steps.tolist()[:1] + [int(steps.size)],
                   "statuses": self.statuses, "keyframes": [{"step": k["step"], "targets": k["targets"]}
                                                            for k in keyframes],
-                  "sparse": {str(step): _jsonable(entry) for step, entry in self.sparse.items()
-                             if step >= (steps[0] if steps.size else 0)}}
+                  "sparse": {str(step): {key: value for key, value in entry.items() if key != "items"}
+                             for step, entry in self.sparse.items() if step >= (steps[0] if steps.size else 0)}}
         arrays = {name: getattr(self, name)[rows] for name in
                   ("q", "v", "x", "x_size", "step_us", "iterations", "status", "active_count", "active_rows",
                    "active_upper", "basis_size", "basis", "targets", "qp_shape")}
@@ -289,11 +319,18 @@ class FlightRecorder:
         arrays["step"] = steps
         for k, keyframe in enumerate(keyframes):
             arrays[f"keyframe_{k}"] = np.frombuffer(keyframe["solver"], dtype=np.uint8)
+        for step, entry in self.sparse.items():
+            if step >= (steps[0] if steps.size else 0):
+                for index, data in entry.get("items", {}).items():
+                    arrays[f"item_{step}_{index}"] = np.frombuffer(data, dtype=np.uint8)
         arrays["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
         handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
         try:
             with os.fdopen(handle, "wb") as file:
                 np.savez_compressed(file, **arrays)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(temporary, 0o666 & ~umask)
             os.replace(temporary, path)
         except BaseException:
             os.unlink(temporary)
@@ -310,6 +347,3 @@ def _overrides_record(overrides, solver: DynamicsSolver) -> dict:
             "task_weights": {str(tasks.get(id(task), -1)): np.asarray(weight).tolist()
                              for task, weight in overrides.task_weights.items()}}
 
-
-def _jsonable(entry: dict) -> dict:
-    return {key: value for key, value in entry.items()}

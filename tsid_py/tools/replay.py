@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import robots
 from ..overrides import StepOverrides
-from ..scenarios.recorder import FORMAT, solver_from_keyframe
+from ..scenarios.recorder import FORMAT, restore_item_state, solver_from_keyframe
 
 
 @dataclass
@@ -54,7 +54,16 @@ class Recording:
         if header.get("format") != FORMAT:
             raise ValueError(f"{path!r} has recording format {header.get('format')}, this version reads {FORMAT}")
         keyframes = [arrays.pop(f"keyframe_{k}").tobytes() for k in range(len(header["keyframes"]))]
-        return cls(arrays, keyframes, header)
+        items: dict = {}
+        for name in [name for name in arrays if name.startswith("item_")]:
+            _, step, index = name.split("_")
+            items.setdefault(step, {})[int(index)] = arrays.pop(name).tobytes()
+        recording = cls(arrays, keyframes, header)
+        recording.items = items
+        return recording
+
+    #: Per step (as a string): the whole state of the tasks the recorder keeps each step, by index.
+    items: dict = None
 
     @property
     def steps(self) -> np.ndarray:
@@ -155,6 +164,8 @@ def _restore_inputs(solver, recording: Recording, i: int, target_shapes) -> None
             values.append(row[start:start + size].reshape(shape))
             start += size
         task.restore_targets(values)
+    for index, data in (recording.items or {}).get(str(int(arrays["step"][i])), {}).items():
+        restore_item_state(solver.tasks[index], data, solver)
     ramps = recording.header["sparse"].get(str(int(arrays["step"][i])), {}).get("ramps", {})
     solver.restore_transition_state(ramps)
     count, m = int(arrays["active_count"][i]), int(arrays["basis_size"][i])

@@ -1,0 +1,183 @@
+"""A real-time loop harness: the controller in its own process, stepping at a fixed rate
+against the simulator, with deadline misses and the latency distribution counted.
+
+    report = run_realtime(duration=60.0, rate=1000.0)      # or: python benchmarks/realtime_loop.py
+
+The shape of a robot's control loop. The **simulator process** (this one) is the robot: at
+each tick ``t_k = t_0 + k / rate`` it publishes the state ``(q, v)`` in shared memory and
+signals the controller through a pipe, waits for the torques until the tick's deadline
+``t_k + 1 / rate``, and steps MuJoCo for one period with them — or, when they are late, with
+the previous ones (a *deadline miss*, what a robot's motor drivers do). The **controller
+process** (:class:`~tsid_py.control.BalanceController`, set up by
+:func:`tsid_py.loop.prepare_loop`: pinned, one BLAS thread, its objects frozen out of the
+collector) waits for the state, steps, writes ``tau_actuated`` and signals back. Pushes on the
+base every ``push_every`` s keep the controller busy.
+
+Each tick records: the *latency* (state published → torques received), the controller's own
+*compute* time (measured in its process) and whether the deadline was missed. A miss is
+attributed to
+
+* ``controller``: its compute alone exceeded the period (our code);
+* ``transport``: compute fitted, but the wake-ups and the pipe took the rest (the OS);
+* ``simulator``: the simulator itself started the tick late (its previous step overran).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import time
+from multiprocessing import shared_memory
+
+import numpy as np
+
+from .. import robots
+from ..loop import prepare_loop
+
+#: Header slots of the shared block: tick number published, tick number answered.
+_TICK, _ANSWERED = 0, 1
+
+
+def _layout(nq: int, nv: int, na: int) -> dict[str, slice]:
+    sizes = {"header": 2, "q": nq, "v": nv, "tau": na}
+    out, start = {}, 0
+    for name, size in sizes.items():
+        out[name] = slice(start, start + size)
+        start += size
+    out["total"] = slice(0, start)
+    return out
+
+
+def _controller(name: str, robot_name: str, core: int | None, wake, answer, results) -> None:
+    """The controller process: wait for a state, step, publish the torques; at the end send
+    the compute times back."""
+    from ..control import BalanceController
+
+    robot = robots.load(robot_name)
+    block = shared_memory.SharedMemory(name=name)
+    layout = _layout(robot.nq, robot.nv, robot.na)
+    shared = np.ndarray((layout["total"].stop,), dtype=np.float64, buffer=block.buf)
+    q, v, tau = shared[layout["q"]], shared[layout["v"]], shared[layout["tau"]]
+    controller = BalanceController(robot)
+    controller.step(robot.q_ref, robot.zero_velocity())          # build layouts, compile, warm caches
+    settings = prepare_loop(core=core)
+    computes, tick = [], 0
+    try:
+        while True:
+            if not wake.poll(5.0):
+                break
+            message = wake.recv_bytes()
+            if message == b"stop":
+                break
+            tic = time.perf_counter()
+            solution = controller.step(q.copy(), v.copy())
+            tau[:] = solution.tau_actuated
+            computes.append(time.perf_counter() - tic)
+            tick = int(shared[_TICK])
+            shared[_ANSWERED] = tick
+            answer.send_bytes(b"t")
+    finally:
+        settings.restore()
+        results.send({"compute_s": computes, "gc_frozen": settings.gc_frozen, "notes": settings.notes})
+        del q, v, tau, shared
+        block.close()
+
+
+def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60.0, rate: float = 1000.0, *,
+                 push_every: float = 5.0, push_force: float | None = None, controller_core: int | None = -1) -> dict:
+    """Run the harness (see the module) for ``duration`` s of wall-clock time at ``rate`` Hz;
+    returns the report: ticks, deadline misses by cause, latency and compute percentiles
+    (µs), the simulator's own step time, whether the robot fell."""
+    from ..sim.simulation import Simulation
+    from .push_recovery import default_push
+
+    if duration <= 0 or rate <= 0:
+        raise ValueError(f"duration and rate must be > 0, got {duration} and {rate}")
+    robot = robots.load(robot_name)
+    sim = Simulation(robot, timestep=1.0 / rate)
+    layout = _layout(robot.nq, robot.nv, robot.na)
+    block = shared_memory.SharedMemory(create=True, size=8 * layout["total"].stop)
+    shared = np.ndarray((layout["total"].stop,), dtype=np.float64, buffer=block.buf)
+    shared[:] = 0.0
+    allowed = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    core = allowed[-1] if controller_core == -1 and allowed else controller_core
+    context = mp.get_context("spawn")
+    wake_receiver, wake_sender = context.Pipe(duplex=False)
+    answer_receiver, answer_sender = context.Pipe(duplex=False)
+    results_receiver, results_sender = context.Pipe(duplex=False)
+    process = context.Process(target=_controller, args=(block.name, robot_name, core, wake_receiver, answer_sender,
+                                                         results_sender), daemon=True)
+    process.start()
+    if hasattr(os, "sched_setaffinity") and len(allowed) > 1 and core is not None:
+        os.sched_setaffinity(0, set(allowed) - {core})          # the simulator on the other core(s)
+    push = default_push(robot) if push_force is None else push_force
+    period, ticks = 1.0 / rate, int(round(duration * rate))
+    latency, late_start, missed, sim_step = (np.full(ticks, np.nan), np.zeros(ticks), np.zeros(ticks, dtype=bool),
+                                             np.zeros(ticks))
+    tau = np.zeros(robot.na)
+    q_start = sim.state()[0][2]
+    try:
+        time.sleep(3.0)                                      # the controller loads, compiles and warms up
+        origin = time.perf_counter() + 0.1
+        for k in range(ticks):
+            tick_time = origin + k * period
+            while (now := time.perf_counter()) < tick_time:
+                if tick_time - now > 3e-4:
+                    time.sleep(tick_time - now - 2e-4)
+            late_start[k] = now - tick_time
+            q, v = sim.state()
+            shared[layout["q"]], shared[layout["v"]] = q, v
+            shared[_TICK] = k
+            published = time.perf_counter()
+            wake_sender.send_bytes(b"s")
+            deadline = tick_time + period
+            if answer_receiver.poll(max(deadline - time.perf_counter(), 0.0)):
+                answer_receiver.recv_bytes()
+                latency[k] = time.perf_counter() - published
+                tau = shared[layout["tau"]].copy()
+            else:
+                missed[k] = True
+                answer_receiver.recv_bytes()                 # wait for it: the next state must not race it
+                latency[k] = time.perf_counter() - published
+            if k and (k * period) % push_every < period / 2:
+                sim.push([0.0, push if (k // int(push_every * rate)) % 2 else -push, 0.0], 0.1)
+            tic = time.perf_counter()
+            sim.step(tau)
+            sim_step[k] = time.perf_counter() - tic
+        wake_sender.send_bytes(b"stop")
+        controller = results_receiver.recv() if results_receiver.poll(30.0) else {"compute_s": []}
+    finally:
+        process.join(10.0)
+        if process.is_alive():
+            process.terminate()
+        del shared
+        block.close()
+        block.unlink()
+    compute = np.array(controller["compute_s"][:ticks])
+    return _report(robot_name, rate, ticks, latency, compute, missed, late_start, sim_step, period,
+                   fell=bool(sim.state()[0][2] < 0.5 * q_start), controller=controller, core=core)
+
+
+def _report(robot_name, rate, ticks, latency, compute, missed, late_start, sim_step, period, *, fell, controller,
+            core) -> dict:
+    """Percentiles and the misses by cause (see the module)."""
+    def percentiles(values):
+        values = values[np.isfinite(values)] * 1e6
+        return {"median": float(np.median(values)), "p99": float(np.percentile(values, 99)),
+                "p99_9": float(np.percentile(values, 99.9)), "max": float(values.max())} if values.size else {}
+
+    causes = {"controller": 0, "transport": 0, "simulator": 0}
+    miss_ticks = np.flatnonzero(missed)
+    for k in miss_ticks:
+        if k < compute.size and compute[k] > period:
+            causes["controller"] += 1
+        elif late_start[k] > 0.5 * period:
+            causes["simulator"] += 1
+        else:
+            causes["transport"] += 1
+    return {"robot": robot_name, "rate_hz": rate, "ticks": ticks, "deadline_misses": int(missed.sum()),
+            "misses_by_cause": causes, "miss_ticks": miss_ticks[:50].tolist(),
+            "latency_us": percentiles(latency), "compute_us": percentiles(compute),
+            "simulator_step_us": percentiles(sim_step), "late_start_us": percentiles(late_start),
+            "fell": fell, "controller_core": core, "gc_frozen_objects": controller.get("gc_frozen"),
+            "notes": controller.get("notes", [])}
