@@ -7,7 +7,9 @@ The shape of a robot's control loop. The **simulator process** (this one) is the
 each tick ``t_k = t_0 + k / rate`` it publishes the state ``(q, v)`` in shared memory and
 signals the controller through a pipe, waits for the torques until the tick's deadline
 ``t_k + 1 / rate``, and steps MuJoCo for one period with them — or, when they are late, with
-the previous ones (a *deadline miss*, what a robot's motor drivers do). The **controller
+the previous ones (a *deadline miss*, what a robot's motor drivers do); a tick that finds the
+controller still busy with an earlier state, or that begins after its own deadline, is a miss
+too. The simulated time runs with the wall clock: one period of physics per tick, always. The **controller
 process** (:class:`~tsid_py.control.BalanceController`, set up by
 :func:`tsid_py.loop.prepare_loop`: pinned, one BLAS thread, its objects frozen out of the
 collector) waits for the state, steps, writes ``tau_actuated`` and signals back. Pushes on the
@@ -20,6 +22,10 @@ attributed to
 * ``controller``: its compute alone exceeded the period (our code);
 * ``transport``: compute fitted, but the wake-ups and the pipe took the rest (the OS);
 * ``simulator``: the simulator itself started the tick late (its previous step overran).
+
+A late tick makes the next ones start late too, so misses come in runs; the report counts
+the runs by the cause of their first miss as well (``miss_episodes_by_first_cause``), and
+how many steps of the controller took longer than a period at all.
 """
 
 from __future__ import annotations
@@ -59,9 +65,11 @@ def _controller(name: str, robot_name: str, core: int | None, wake, answer, resu
     shared = np.ndarray((layout["total"].stop,), dtype=np.float64, buffer=block.buf)
     q, v, tau = shared[layout["q"]], shared[layout["v"]], shared[layout["tau"]]
     controller = BalanceController(robot)
-    controller.step(robot.q_ref, robot.zero_velocity())          # build layouts, compile, warm caches
+    for _ in range(200):                                          # build layouts, compile, warm caches
+        controller.step(robot.q_ref, robot.zero_velocity())
     settings = prepare_loop(core=core)
-    computes, tick = [], 0
+    computes, ticks = [], []
+    answer.send_bytes(b"ready")
     try:
         while True:
             if not wake.poll(5.0):
@@ -69,16 +77,18 @@ def _controller(name: str, robot_name: str, core: int | None, wake, answer, resu
             message = wake.recv_bytes()
             if message == b"stop":
                 break
+            tick = int(shared[_TICK])
             tic = time.perf_counter()
             solution = controller.step(q.copy(), v.copy())
             tau[:] = solution.tau_actuated
             computes.append(time.perf_counter() - tic)
-            tick = int(shared[_TICK])
+            ticks.append(tick)
             shared[_ANSWERED] = tick
             answer.send_bytes(b"t")
     finally:
         settings.restore()
-        results.send({"compute_s": computes, "gc_frozen": settings.gc_frozen, "notes": settings.notes})
+        results.send({"compute_s": computes, "ticks": ticks, "gc_frozen": settings.gc_frozen,
+                      "notes": settings.notes})
         del q, v, tau, shared
         block.close()
 
@@ -116,33 +126,41 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
                                              np.zeros(ticks))
     tau = np.zeros(robot.na)
     q_start = sim.state()[0][2]
+    busy = False                                             # the controller still works on an earlier state
     try:
-        time.sleep(3.0)                                      # the controller loads, compiles and warms up
-        origin = time.perf_counter() + 0.1
+        if not answer_receiver.poll(120.0):                   # the controller loads, compiles and warms up
+            raise RuntimeError("the controller process did not start within 120 s")
+        answer_receiver.recv_bytes()
+        origin = time.perf_counter() + 0.01
         for k in range(ticks):
             tick_time = origin + k * period
             while (now := time.perf_counter()) < tick_time:
                 if tick_time - now > 3e-4:
                     time.sleep(tick_time - now - 2e-4)
             late_start[k] = now - tick_time
-            q, v = sim.state()
-            shared[layout["q"]], shared[layout["v"]] = q, v
-            shared[_TICK] = k
-            published = time.perf_counter()
-            wake_sender.send_bytes(b"s")
             deadline = tick_time + period
-            if answer_receiver.poll(max(deadline - time.perf_counter(), 0.0)):
+            if busy and answer_receiver.poll(0):               # a late answer came in since
                 answer_receiver.recv_bytes()
-                latency[k] = time.perf_counter() - published
                 tau = shared[layout["tau"]].copy()
-            else:
+                busy = False
+            if busy or now >= deadline:                        # no state can be served this tick
                 missed[k] = True
-                answer_receiver.recv_bytes()                 # wait for it: the next state must not race it
-                latency[k] = time.perf_counter() - published
+            else:
+                q, v = sim.state()
+                shared[layout["q"]], shared[layout["v"]] = q, v
+                shared[_TICK] = k
+                published = time.perf_counter()
+                wake_sender.send_bytes(b"s")
+                if answer_receiver.poll(max(deadline - time.perf_counter(), 0.0)):
+                    answer_receiver.recv_bytes()
+                    latency[k] = time.perf_counter() - published
+                    tau = shared[layout["tau"]].copy()
+                else:
+                    missed[k], busy = True, True               # the motors keep the previous torques
             if k and (k * period) % push_every < period / 2:
                 sim.push([0.0, push if (k // int(push_every * rate)) % 2 else -push, 0.0], 0.1)
             tic = time.perf_counter()
-            sim.step(tau)
+            sim.step(tau)                                      # one period of physics, whatever happened
             sim_step[k] = time.perf_counter() - tic
         wake_sender.send_bytes(b"stop")
         controller = results_receiver.recv() if results_receiver.poll(30.0) else {"compute_s": []}
@@ -153,7 +171,8 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
         del shared
         block.close()
         block.unlink()
-    compute = np.array(controller["compute_s"][:ticks])
+    compute = np.full(ticks, np.nan)
+    compute[np.array(controller.get("ticks", []), dtype=int)] = controller["compute_s"]
     return _report(robot_name, rate, ticks, latency, compute, missed, late_start, sim_step, period,
                    fell=bool(sim.state()[0][2] < 0.5 * q_start), controller=controller, core=core)
 
@@ -166,17 +185,25 @@ def _report(robot_name, rate, ticks, latency, compute, missed, late_start, sim_s
         return {"median": float(np.median(values)), "p99": float(np.percentile(values, 99)),
                 "p99_9": float(np.percentile(values, 99.9)), "max": float(values.max())} if values.size else {}
 
+    def cause(k):
+        if late_start[k] > 0.5 * period:                  # the tick itself began too late to serve a state
+            return "simulator"
+        served = np.flatnonzero(np.isfinite(compute[:k + 1]))
+        if served.size and compute[served[-1]] > period and served[-1] >= k - int(compute[served[-1]] / period) - 1:
+            return "controller"                           # the state being worked on took more than a period
+        return "transport"
+
     causes = {"controller": 0, "transport": 0, "simulator": 0}
+    episodes = {"controller": 0, "transport": 0, "simulator": 0}
     miss_ticks = np.flatnonzero(missed)
     for k in miss_ticks:
-        if k < compute.size and compute[k] > period:
-            causes["controller"] += 1
-        elif late_start[k] > 0.5 * period:
-            causes["simulator"] += 1
-        else:
-            causes["transport"] += 1
+        causes[cause(k)] += 1
+        if k == 0 or not missed[k - 1]:          # the first miss of a run: what started it
+            episodes[cause(k)] += 1
     return {"robot": robot_name, "rate_hz": rate, "ticks": ticks, "deadline_misses": int(missed.sum()),
-            "misses_by_cause": causes, "miss_ticks": miss_ticks[:50].tolist(),
+            "misses_by_cause": causes, "miss_episodes_by_first_cause": episodes,
+            "controller_over_period": int(np.sum(compute[np.isfinite(compute)] > period)),
+            "miss_ticks": miss_ticks[:50].tolist(),
             "latency_us": percentiles(latency), "compute_us": percentiles(compute),
             "simulator_step_us": percentiles(sim_step), "late_start_us": percentiles(late_start),
             "fell": fell, "controller_core": core, "gc_frozen_objects": controller.get("gc_frozen"),

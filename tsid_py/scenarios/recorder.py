@@ -33,48 +33,33 @@ import tempfile
 import time
 
 import numpy as np
-from numba import literal_unroll, njit, typeof
+from numba import float64, int32, intp, njit, typeof, void
 
 from .._numba import FASTMATH
 from ..settings import CHANGES
 from ..solver import DynamicsSolver
 
+ROWS, VECTOR1, INT_RING = float64[:, ::1], float64[::1], int32[::1]
+
 #: File format version written in each recording.
 FORMAT = 1
 
-#: Width of the recorded active set (rows held at a bound) per step.
-ACTIVE_WIDTH = 160
 
-
-@njit(cache=True, fastmath=FASTMATH)
-def _pack_inputs(i, q, v, Q, V, targets, T, rows, at_upper, sizes, signature, R, U, counts, S, basis, free, B,
-                 basis_sizes):
-    """Copy one step's inputs into row ``i`` of the rings: the state, the targets (a tuple of
-    arrays, flattened one after the other), the warm start's held rows (``sizes[0]`` of them;
-    ``counts[i] = -1`` when they do not fit) and basic columns (``basis_sizes[i] = -1`` when
-    there are none): one compiled call, a microsecond."""
+@njit(void(intp, intp, VECTOR1, VECTOR1, ROWS, ROWS, ROWS, int32, INT_RING), cache=True)
+def _pack_state(i, previous, q, v, Q, V, T, keyframe, K):
+    """Row ``i`` of the rings: the state, the targets of the previous step (``previous`` ≥ 0;
+    the caller then writes the targets that changed) and the keyframe the step belongs to."""
     Q[i, :] = q
     V[i, :] = v
-    start = 0
-    for array in literal_unroll(targets):
-        flat = array.ravel()
-        T[i, start:start + flat.size] = flat
-        start += flat.size
-    count = sizes[0]
-    S[i, :] = signature
-    if count <= R.shape[1]:
-        counts[i] = count
-        for a in range(count):
-            R[i, a], U[i, a] = rows[a], at_upper[a]
-    else:
-        counts[i] = -1
-    m, k = basis.size, free.size
-    if m and m + k <= B.shape[1]:
-        basis_sizes[i] = m
-        B[i, :m] = basis
-        B[i, m:m + k] = free
-    else:
-        basis_sizes[i] = -1
+    if previous >= 0:
+        T[i, :] = T[previous, :]
+    K[i] = keyframe
+
+
+@njit(void(ROWS, intp, intp, VECTOR1), cache=True)
+def _pack_range(T, i, offset, values):
+    """``T[i, offset:offset + values.size] = values``."""
+    T[i, offset:offset + values.size] = values
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -94,9 +79,14 @@ def _compiled(kernel, *args):
     return kernel.overloads[tuple(typeof(arg) for arg in args)].entry_point
 
 
-_NO_COLUMNS = np.zeros(0, dtype=np.intp)
-_NO_WARM_START = (np.zeros(1, dtype=np.intp), np.zeros(1, dtype=bool), np.zeros(2, dtype=np.intp),
-                  np.zeros(3, dtype=np.intp))
+_direct_state = _pack_state.overloads[_pack_state.signatures[0]].entry_point
+_direct_range = _pack_range.overloads[_pack_range.signatures[0]].entry_point
+
+#: A warm start is kept at the first step of each keyframe and every this many steps: a replay
+#: goes through the steps in order from there, and the reduced backend's warm start of each
+#: later step is then the one the replay itself leaves (the same as the recording's).
+CHECKPOINT = 1000
+
 
 
 class _RobotFreePickler(pickle.Pickler):
@@ -187,12 +177,6 @@ class FlightRecorder:
         self.step_us, self.iterations = np.zeros(n), np.zeros(n, dtype=np.int32)
         self.status = np.full(n, -1, dtype=np.int32)          # index into self.statuses; -1: raised
         self.keyframe_of = np.zeros(n, dtype=np.int32)        # index into self.keyframes
-        self.active_count = np.full(n, -1, dtype=np.int32)    # -1: no warm start recorded
-        self.active_rows = np.zeros((n, ACTIVE_WIDTH), dtype=np.int32)
-        self.active_upper = np.zeros((n, ACTIVE_WIDTH), dtype=bool)
-        self.basis_size = np.full(n, -1, dtype=np.int32)      # m (basic columns first), -1: none kept
-        self.qp_shape = np.zeros((n, 3), dtype=np.intp)       # (n, equalities, rows) the warm start is for
-        self.basis = np.zeros((n, self.x_width), dtype=np.int32)
         self.targets = np.zeros((n, 16))                       # widened when a configuration needs it
         self.statuses: list[str] = []
         self._status_index: dict[str, int] = {}
@@ -201,15 +185,14 @@ class FlightRecorder:
         self.keyframes: list[dict] = []
         self.sparse: dict[int, dict] = {}          # step -> {"overrides", "ramps", "error"} when any
         self.count = 0                             # steps recorded since the start
-        self._epochs = (-1, -1, None)              # configuration epoch, settings changes, tasks
+        self._epochs = (-1, -1)                    # configuration epoch, settings changes
         self._tic = 0.0
-        self._target_getters, self._opaque_tasks = [], []
-        self._pack = self._pack_solution = None     # the kernels' compiled functions, once typed
+        self._target_getters, self._opaque_tasks, self._seen, self._keyframe_index = [], [], [], 0
+        self._pack_solution = None                  # the kernel's compiled function, once typed
         #: Whether the backend tells its warm start (the reduced backend does).
         self._warm_starts = hasattr(solver.backend, "warm_start_buffers")
         for ring in (self.q, self.v, self.x, self.x_size, self.step_us, self.iterations, self.status, self.keyframe_of,
-                     self.active_count, self.active_rows, self.active_upper, self.basis_size, self.basis, self.targets,
-                     self.qp_shape):
+                     self.targets):
             ring.fill(ring.flat[0])     # touch every page now: no page fault in the loop's first pass
         solver.recorder = self
 
@@ -220,33 +203,55 @@ class FlightRecorder:
             self.solver.recorder = None
 
     def before_step(self, solver: DynamicsSolver, q, v, overrides) -> None:
-        """The step's inputs (called by the solver before it solves)."""
-        i = self.count % self.capacity
-        if (solver.configuration_epoch != self._epochs[0] or CHANGES[0] != self._epochs[1]
-                or solver.tasks != self._epochs[2]):
+        """The step's inputs (called by the solver before it solves): the state, the targets
+        that changed (a task's target arrays are replaced when it changes: their identity
+        tells), the warm start at checkpoints, the rarer inputs in ``sparse``."""
+        count = self.count
+        i = count % self.capacity
+        fresh = solver.configuration_epoch != self._epochs[0] or CHANGES[0] != self._epochs[1]
+        if fresh:                                 # (adding or removing a task invalidates: a new epoch)
             self._keyframe(solver)
-            self._epochs = (solver.configuration_epoch, CHANGES[0], list(solver.tasks))
-        self.keyframe_of[i] = len(self.keyframes) - 1
-        targets = ()
-        for getter in self._target_getters:
-            targets += getter()
-        backend = solver.backend
-        warm = backend.warm_start_buffers() if self._warm_starts else _NO_WARM_START
-        basis = (backend.basis if self._warm_starts else None) or (_NO_COLUMNS, _NO_COLUMNS)
-        arguments = (i, q, v, self.q, self.v, targets, self.targets, *warm, self.active_rows, self.active_upper,
-                     self.active_count, self.qp_shape, *basis, self.basis, self.basis_size)
-        if self._pack is None:
-            self._pack = _compiled(_pack_inputs, *arguments)
-        else:
-            self._pack(*arguments)
+            self._epochs = (solver.configuration_epoch, CHANGES[0])
+        _direct_state(i, -1 if fresh else (count - 1) % self.capacity, q, v, self.q, self.v, self.targets,
+                      self._keyframe_index, self.keyframe_of)
+        seen = self._seen
+        for j, (getter, offsets) in enumerate(self._target_getters):
+            arrays = getter()
+            if fresh or arrays[0] is not seen[j]:      # a new target: its arrays were replaced
+                seen[j] = arrays[0]
+                self._write_targets(i, arrays, offsets)
+        if fresh or count % CHECKPOINT == 0:
+            self._checkpoint(solver, count)
         if overrides is not None and overrides.active:
-            self.sparse[self.count] = {"overrides": _overrides_record(overrides, solver)}
+            self.sparse.setdefault(count, {})["overrides"] = _overrides_record(overrides, solver)
         if solver.has_transitions:
-            self.sparse.setdefault(self.count, {})["ramps"] = solver.transition_state()
+            self.sparse.setdefault(count, {})["ramps"] = solver.transition_state()
         if self._opaque_tasks:
-            self.sparse.setdefault(self.count, {})["items"] = {
+            self.sparse.setdefault(count, {})["items"] = {
                 index: item_state(solver.tasks[index], solver) for index in self._opaque_tasks}
         self._tic = time.perf_counter()
+
+    def _write_targets(self, i: int, arrays, offsets) -> None:
+        """One task's target arrays into row ``i`` of the target ring."""
+        targets = self.targets
+        for array, offset in zip(arrays, offsets):
+            if array.ndim == 1 and array.dtype == np.float64 and array.flags.c_contiguous and array.flags.writeable:
+                _direct_range(targets, i, offset, array)
+            else:
+                targets[i, offset:offset + array.size] = array.ravel()
+
+    def _checkpoint(self, solver: DynamicsSolver, count: int) -> None:
+        """Keep the reduced backend's warm start (the step a replay may start from)."""
+        self.sparse.pop(count - self.capacity, None)      # the oldest entries leave with their steps
+        if not self._warm_starts:
+            return
+        backend = solver.backend
+        rows, at_upper, sizes, signature = backend.warm_start_buffers()
+        held = int(sizes[0])
+        basis = backend.basis
+        self.sparse.setdefault(count, {})["warm"] = {
+            "rows": rows[:held].tolist(), "at_upper": at_upper[:held].tolist(), "shape": signature.tolist(),
+            "basis": None if basis is None else [basis[0].tolist(), basis[1].tolist()]}
 
     def after_step(self, solver: DynamicsSolver, solution, error) -> None:
         """The step's outcome (called by the solver after it solved or raised)."""
@@ -287,9 +292,18 @@ class FlightRecorder:
         while len(self.keyframes) > 1 and self.keyframes[1]["step"] <= oldest:
             self.keyframes.pop(0)
             self.keyframe_of -= 1
-        self._target_getters = [task.target_arrays for task in solver.tasks if task.target_arrays()]
+        self._target_getters, start = [], 0
+        for task in solver.tasks:
+            arrays = task.target_arrays()
+            if arrays:
+                offsets = []
+                for array in arrays:
+                    offsets.append(start)
+                    start += array.size
+                self._target_getters.append((task.target_arrays, offsets))
+        self._seen = [None] * len(self._target_getters)
+        self._keyframe_index = len(self.keyframes) - 1
         self._opaque_tasks = [index for index, task in enumerate(solver.tasks) if not _targets_complete(task)]
-        self._pack = None                           # the targets' types may have changed
 
     # ------------------------------------------------------------------ saving
     def steps(self) -> np.ndarray:
@@ -313,8 +327,7 @@ class FlightRecorder:
                   "sparse": {str(step): {key: value for key, value in entry.items() if key != "items"}
                              for step, entry in self.sparse.items() if step >= (steps[0] if steps.size else 0)}}
         arrays = {name: getattr(self, name)[rows] for name in
-                  ("q", "v", "x", "x_size", "step_us", "iterations", "status", "active_count", "active_rows",
-                   "active_upper", "basis_size", "basis", "targets", "qp_shape")}
+                  ("q", "v", "x", "x_size", "step_us", "iterations", "status", "targets")}
         arrays["keyframe_of"] = self.keyframe_of[rows] - first_keyframe
         arrays["step"] = steps
         for k, keyframe in enumerate(keyframes):

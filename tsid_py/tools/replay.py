@@ -84,21 +84,22 @@ class Recording:
 
 @dataclass
 class Replayed:
-    """Re-solved steps: ``x[i]`` for the ``i``-th kept step (None where it raised, in the
-    recording or now), ``tau[i]``, the solvers' statuses, and ``errors``."""
+    """Re-solved steps: ``x[i]`` for the ``(first + i)``-th kept step (None where it raised,
+    in the recording or now), ``tau[i]``, the solvers' statuses, and ``errors``."""
 
     recording: Recording
     x: list = field(default_factory=list)
     tau: list = field(default_factory=list)
     statuses: list = field(default_factory=list)
     errors: dict = field(default_factory=dict)
+    first: int = 0
 
     def differences(self) -> np.ndarray:
         """Per step, ``max |x_replayed − x_recorded|`` (NaN where either is missing or the sizes
         differ)."""
         out = np.full(len(self.x), np.nan)
         for i, x in enumerate(self.x):
-            recorded = self.recording.x(i)
+            recorded = self.recording.x(self.first + i)
             if x is not None and recorded is not None and x.size == recorded.size:
                 out[i] = float(np.max(np.abs(x - recorded))) if x.size else 0.0
         return out
@@ -123,13 +124,20 @@ def load_robot(recording: Recording):
 
 
 def replay(recording: Recording, *, robot=None, change=None, indices=None) -> Replayed:
-    """Re-solve the kept steps ``indices`` (default: all) of ``recording``; ``change(solver)``
-    alters each keyframe's solver first. Returns :class:`Replayed`."""
+    """Re-solve the kept steps ``indices`` (default: all; a range) of ``recording`` in order;
+    ``change(solver)`` alters each keyframe's solver first. The steps from the checkpoint
+    before the first index (where a warm start was kept) are solved too, not reported.
+    Returns :class:`Replayed`."""
     robot = load_robot(recording) if robot is None else robot
-    arrays, keyframes = recording.arrays, recording.header["keyframes"]
+    arrays, keyframes, sparse = recording.arrays, recording.header["keyframes"], recording.header["sparse"]
     indices = range(len(recording)) if indices is None else indices
+    if not isinstance(indices, range) or indices.step != 1:
+        raise ValueError(f"indices must be a range of consecutive steps, got {indices!r}")
+    first = indices.start
+    while first > 0 and "warm" not in sparse.get(str(int(arrays["step"][first])), {}):
+        first -= 1
     result, solver, current = Replayed(recording), None, None
-    for i in indices:
+    for i in range(first, indices.stop):
         keyframe = int(arrays["keyframe_of"][i])
         if keyframe != current:
             solver = solver_from_keyframe(recording.keyframes[keyframe], robot)
@@ -138,18 +146,23 @@ def replay(recording: Recording, *, robot=None, change=None, indices=None) -> Re
             current = keyframe
         _restore_inputs(solver, recording, i, keyframes[keyframe]["targets"])
         step = str(int(arrays["step"][i]))
-        overrides = _overrides(recording.header["sparse"].get(step, {}).get("overrides"), solver)
+        overrides = _overrides(sparse.get(step, {}).get("overrides"), solver)
         try:
             solution = solver.solve(arrays["q"][i], arrays["v"][i], overrides)
         except Exception as exc:               # noqa: BLE001 (a replay reports, never stops)
+            if i < indices.start:
+                continue
             result.x.append(None)
             result.tau.append(None)
             result.statuses.append(None)
             result.errors[i] = f"{type(exc).__name__}: {exc}"
             continue
+        if i < indices.start:
+            continue
         result.x.append(solution.x.copy())
         result.tau.append(solution.tau.copy())
         result.statuses.append(solution.status)
+    result.first = indices.start
     return result
 
 
@@ -168,12 +181,10 @@ def _restore_inputs(solver, recording: Recording, i: int, target_shapes) -> None
         restore_item_state(solver.tasks[index], data, solver)
     ramps = recording.header["sparse"].get(str(int(arrays["step"][i])), {}).get("ramps", {})
     solver.restore_transition_state(ramps)
-    count, m = int(arrays["active_count"][i]), int(arrays["basis_size"][i])
-    if count >= 0 and hasattr(solver.backend, "restore_warm_start"):
-        shape = arrays["qp_shape"][i]
-        basis = None if m < 0 else (arrays["basis"][i, :m], arrays["basis"][i, m:int(shape[0])])
-        solver.backend.restore_warm_start(arrays["active_rows"][i, :count], arrays["active_upper"][i, :count], basis,
-                                          None if not shape[0] else shape)
+    warm = recording.header["sparse"].get(str(int(arrays["step"][i])), {}).get("warm")
+    if warm is not None and hasattr(solver.backend, "restore_warm_start"):
+        shape = warm["shape"]
+        solver.backend.restore_warm_start(warm["rows"], warm["at_upper"], warm["basis"], shape if shape[0] else None)
 
 
 def _overrides(record: dict | None, solver) -> StepOverrides | None:
