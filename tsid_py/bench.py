@@ -28,42 +28,27 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from contextlib import contextmanager
 
 import numpy as np
 import pinocchio as pin
-from threadpoolctl import threadpool_limits
 
 import tsid_py as tp
 from tsid_py.control.reference import humanoid_balance, quadruped_stance
+from tsid_py.loop import prepare_loop
 from tsid_py.scenarios.reports import write_json  # noqa: F401 (the benchmarks' writer)
 from tsid_py.scenarios.soak import resident_megabytes  # noqa: F401 (benchmarks/memory.py)
 
 
 def benchmark(robot_name: str, steps: int = 2000, warmup: int = 200, qp_solver: str = "reduced",
               samples: bool = False) -> dict:
-    """Median/p99/max step time in µs and the share of each phase, BLAS on one thread
-    (``samples``: also every step's time, ``samples_us``)."""
-    with threadpool_limits(limits=1, user_api="blas"), _pinned_to_one_core():
-        report = _benchmark(robot_name, steps, warmup, qp_solver)
+    """Median/p99/max step time in µs and the share of each phase, in the loop practice of
+    :func:`tsid_py.loop.prepare_loop` (one core, BLAS on one thread, the objects alive before
+    the timed steps frozen out of the collector's reach) — ``samples``: also every step's
+    time, ``samples_us``."""
+    report = _benchmark(robot_name, steps, warmup, qp_solver)
     if not samples:
         report.pop("samples_us")
     return report
-
-
-@contextmanager
-def _pinned_to_one_core():
-    """Run on one core (the last one allowed) and restore the affinity afterwards; a no-op
-    where the OS has no affinity call."""
-    if not hasattr(os, "sched_setaffinity"):
-        yield
-        return
-    allowed = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {max(allowed)})
-    try:
-        yield
-    finally:
-        os.sched_setaffinity(0, allowed)
 
 
 class ReferenceProblem:
@@ -99,17 +84,19 @@ class ReferenceProblem:
 
 def _benchmark(robot_name: str, steps: int, warmup: int, qp_solver: str) -> dict:
     problem = ReferenceProblem(robot_name, qp_solver)
-    totals, phases = [], {key: [] for key in ("dynamics", "assembly", "qp", "extraction")}
-    for k in range(warmup + steps):
-        elapsed = problem.step()
-        if k >= warmup:
-            totals.append(elapsed)
-            for key in phases:
-                phases[key].append(problem.solver.timings[key])
-    totals_us = np.array(totals) * 1e6
-    total_time = sum(totals)
+    totals, phases = np.zeros(steps), {key: np.zeros(steps) for key in ("dynamics", "assembly", "qp", "extraction")}
+    for _ in range(warmup):
+        problem.step()
+    with prepare_loop():
+        for k in range(steps):
+            totals[k] = problem.step()
+            timings = problem.solver.timings
+            for key, values in phases.items():
+                values[k] = timings[key]
+    totals_us = totals * 1e6
+    total_time = totals.sum()
     yardstick = _dynamics_pass_us(problem.robot)
-    share = {key: float(sum(values) / total_time) for key, values in phases.items()}
+    share = {key: float(values.sum() / total_time) for key, values in phases.items()}
     share["other"] = 1.0 - sum(share.values())      # input checks, transitions, bookkeeping
     return {
         "robot": robot_name, "nv": problem.robot.nv, "steps": steps, "qp_solver": qp_solver,

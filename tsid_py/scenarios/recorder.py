@@ -33,19 +33,22 @@ import tempfile
 import time
 
 import numpy as np
-from numba import float64, int32, intp, njit, typeof, void
+from numba import float64, int32, intp, njit, typeof, types, void
 
 from .._numba import FASTMATH
 from ..settings import CHANGES
 from ..solver import DynamicsSolver
 
-ROWS, VECTOR1, INT_RING = float64[:, ::1], float64[::1], int32[::1]
+ROWS, INT_RING = float64[:, ::1], int32[::1]
+#: Any 1-D or 2-D float64 array, writable or not, of any strides (what a caller may pass as q, v
+#: or a target): the compiled functions below read them through their strides.
+ANY1, ANY2 = types.Array(float64, 1, "A", readonly=True), types.Array(float64, 2, "A", readonly=True)
 
 #: File format version written in each recording.
 FORMAT = 1
 
 
-@njit(void(intp, intp, VECTOR1, VECTOR1, ROWS, ROWS, ROWS, int32, INT_RING), cache=True)
+@njit(void(intp, intp, ANY1, ANY1, ROWS, ROWS, ROWS, int32, INT_RING), cache=True)
 def _pack_state(i, previous, q, v, Q, V, T, keyframe, K):
     """Row ``i`` of the rings: the state, the targets of the previous step (``previous`` ≥ 0;
     the caller then writes the targets that changed) and the keyframe the step belongs to."""
@@ -56,10 +59,19 @@ def _pack_state(i, previous, q, v, Q, V, T, keyframe, K):
     K[i] = keyframe
 
 
-@njit(void(ROWS, intp, intp, VECTOR1), cache=True)
+@njit(void(ROWS, intp, intp, ANY1), cache=True)
 def _pack_range(T, i, offset, values):
     """``T[i, offset:offset + values.size] = values``."""
     T[i, offset:offset + values.size] = values
+
+
+@njit(void(ROWS, intp, intp, ANY2), cache=True)
+def _pack_matrix(T, i, offset, values):
+    """``T[i, offset:offset + values.size] = values`` row by row (a rotation)."""
+    rows, columns = values.shape
+    for r in range(rows):
+        for c in range(columns):
+            T[i, offset + r * columns + c] = values[r, c]
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -81,6 +93,7 @@ def _compiled(kernel, *args):
 
 _direct_state = _pack_state.overloads[_pack_state.signatures[0]].entry_point
 _direct_range = _pack_range.overloads[_pack_range.signatures[0]].entry_point
+_direct_matrix = _pack_matrix.overloads[_pack_matrix.signatures[0]].entry_point
 
 #: A warm start is kept at the first step of each keyframe and every this many steps: a replay
 #: goes through the steps in order from there, and the reduced backend's warm start of each
@@ -189,6 +202,9 @@ class FlightRecorder:
         self._tic = 0.0
         self._target_getters, self._opaque_tasks, self._seen, self._keyframe_index = [], [], [], 0
         self._pack_solution = None                  # the kernel's compiled function, once typed
+        #: Steps between warm starts kept: a quarter of the ring at most, so that the steps kept
+        #: always begin within reach of one.
+        self._checkpoint_every = max(1, min(CHECKPOINT, self.capacity // 4))
         #: Whether the backend tells its warm start (the reduced backend does).
         self._warm_starts = hasattr(solver.backend, "warm_start_buffers")
         for ring in (self.q, self.v, self.x, self.x_size, self.step_us, self.iterations, self.status, self.keyframe_of,
@@ -212,6 +228,8 @@ class FlightRecorder:
         if fresh:                                 # (adding or removing a task invalidates: a new epoch)
             self._keyframe(solver)
             self._epochs = (solver.configuration_epoch, CHANGES[0])
+        if type(q) is not np.ndarray or q.dtype != np.float64 or type(v) is not np.ndarray or v.dtype != np.float64:
+            q, v = np.asarray(q, dtype=np.float64), np.asarray(v, dtype=np.float64)   # (the solver checks them)
         _direct_state(i, -1 if fresh else (count - 1) % self.capacity, q, v, self.q, self.v, self.targets,
                       self._keyframe_index, self.keyframe_of)
         seen = self._seen
@@ -220,7 +238,7 @@ class FlightRecorder:
             if fresh or arrays[0] is not seen[j]:      # a new target: its arrays were replaced
                 seen[j] = arrays[0]
                 self._write_targets(i, arrays, offsets)
-        if fresh or count % CHECKPOINT == 0:
+        if fresh or count % self._checkpoint_every == 0:
             self._checkpoint(solver, count)
         if overrides is not None and overrides.active:
             self.sparse.setdefault(count, {})["overrides"] = _overrides_record(overrides, solver)
@@ -234,11 +252,11 @@ class FlightRecorder:
     def _write_targets(self, i: int, arrays, offsets) -> None:
         """One task's target arrays into row ``i`` of the target ring."""
         targets = self.targets
-        for array, offset in zip(arrays, offsets):
-            if array.ndim == 1 and array.dtype == np.float64 and array.flags.c_contiguous and array.flags.writeable:
+        for array, offset in zip(arrays, offsets):        # float64 arrays: the tasks' own copies
+            if array.ndim == 1:
                 _direct_range(targets, i, offset, array)
             else:
-                targets[i, offset:offset + array.size] = array.ravel()
+                _direct_matrix(targets, i, offset, array)
 
     def _checkpoint(self, solver: DynamicsSolver, count: int) -> None:
         """Keep the reduced backend's warm start (the step a replay may start from)."""

@@ -136,6 +136,8 @@ def replay(recording: Recording, *, robot=None, change=None, indices=None) -> Re
     first = indices.start
     while first > 0 and "warm" not in sparse.get(str(int(arrays["step"][first])), {}):
         first -= 1
+    if "warm" not in sparse.get(str(int(arrays["step"][first])), {}):
+        first = indices.start        # no warm start kept before: these steps start cold (to the solver's tolerance)
     result, solver, current = Replayed(recording), None, None
     for i in range(first, indices.stop):
         keyframe = int(arrays["keyframe_of"][i])
