@@ -50,10 +50,10 @@ def test_a_refilled_step_allocates_nothing_that_outlives_it(robot_name):
     sol = None
     for q, v in states[:100]:                            # steady state: buffers and layouts built
         sol = solver.solve(q, v, out=sol)
-    steady, peaks = states[100:], np.zeros(len(states) - 100)
+    settle, steady, peaks = states[100:110], states[110:], np.zeros(len(states) - 110)
 
-    def run():                          # the loop's own variables die with it
-        for k, (q, v) in enumerate(steady):
+    def run(states):                    # the loop's own variables die with it
+        for k, (q, v) in enumerate(states):
             tracemalloc.reset_peak()
             before = tracemalloc.get_traced_memory()[0]
             if solver.solve(q, v, out=sol) is not sol:
@@ -62,21 +62,29 @@ def test_a_refilled_step_allocates_nothing_that_outlives_it(robot_name):
 
     collections = []
     callback = lambda phase, info: collections.append(info["generation"]) if phase == "start" else None  # noqa: E731
-    gc.callbacks.append(callback)
     _nrt_python.memsys_enable_stats()
     blocks = _nrt_python.memsys_get_stats_alloc() - _nrt_python.memsys_get_stats_free()
     tracemalloc.start(1)
+    gc.collect()                    # the collector's counts start at 0: a step that keeps nothing never reaches them
+    gc.callbacks.append(callback)
     try:
-        gc_count = gc.get_count()
-        start = tracemalloc.get_traced_memory()[0]
-        run()
-        retained = tracemalloc.get_traced_memory()[0] - start
-        assert gc.get_count() == gc_count                 # no object created (net) that the collector tracks
+        run(settle)                 # (the collection emptied Python's free lists: let the steps refill them)
+        young = {id(obj) for obj in gc.get_objects(0)}
+        marks = np.zeros(2)         # (into an array: a kept int would count as retained)
+        marks[0] = tracemalloc.get_traced_memory()[0]
+        run(steady)
+        marks[1] = tracemalloc.get_traced_memory()[0]
+        retained = int(marks[1] - marks[0])
+        after, kept = gc.get_objects(0), []
+        for obj in after:           # (a loop, not a comprehension: its closure would be a new object)
+            if id(obj) not in young and obj is not young and obj is not after and obj is not kept:
+                kept.append(obj)
     finally:
         tracemalloc.stop()
         gc.callbacks.remove(callback)
     worst = int(peaks.max())
     assert retained == 0, f"{retained} bytes retained over {len(steady)} steps"
+    assert kept == [], f"objects the collector tracks were created and kept: {kept[:5]}"
     assert collections == []
     # numba's blocks are all freed when its calls return, and what a step allocates while it
     # runs is at most the argument records of one compiled call (no array, no object).

@@ -22,7 +22,6 @@ overrides, and :meth:`Layout.extract` turns a backend's answer into a
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -182,6 +181,7 @@ class Layout:
         self.cost_diagonal = np.zeros(self.n)
         self.cost_diagonal_targets = np.zeros(self.n)
         self._diagonal_weights = None         # the weight arrays d was built from
+        self._diagonal_entries = [None] * len(self.diagonal_tasks)     # this step's (columns, weights)
         self.cost = LeastSquaresCost(self.A_soft, self.b_soft, self.cost_diagonal, self.cost_diagonal_targets)
 
     def _build_inequality_rows(self) -> None:
@@ -343,12 +343,14 @@ class Layout:
         hands over other weight arrays (assigning weights makes new ones)."""
         e = self.cost_diagonal_targets
         e.fill(0.0)
-        if task_weights:
-            entries = [task.diagonal(context, e, task_weights.get(task)) for task in self.diagonal_tasks]
-        else:
-            entries = [task.diagonal(context, e) for task in self.diagonal_tasks]
-        previous = self._diagonal_weights
-        if previous is None or any(map(operator.is_not, map(operator.itemgetter(1), entries), previous)):
+        tasks, entries, previous = self.diagonal_tasks, self._diagonal_entries, self._diagonal_weights
+        changed = previous is None
+        for index in range(len(tasks)):       # by index into kept lists: no list built a step
+            task = tasks[index]
+            entry = entries[index] = (task.diagonal(context, e, task_weights.get(task)) if task_weights
+                                      else task.diagonal(context, e))
+            changed = changed or entry[1] is not previous[index]
+        if changed:
             d = self.cost_diagonal
             d.fill(0.0)
             for columns, weight in entries:

@@ -145,7 +145,8 @@ class FrameTask(PDTask):
         (:func:`~tsid_py.frames.frame_pd_rows`: the frame's Jacobian and drift, the
         placement error, and :meth:`PDTask.write_rows`'s rows)."""
         self.error, self.error_rate = self.error_buffers
-        direct.frame_pd_rows(*self._sources, context.robot.v, self._translation_ref, self._rotation_ref,
+        sources = self._sources            # (each by position: a *-call would build an argument tuple)
+        direct.frame_pd_rows(sources[0], sources[1], sources[2], sources[3], sources[4], context.robot.v, self._translation_ref, self._rotation_ref,
                              self.local, self.components.start, self._rows, self._row_scales[weighted],
                              self.acceleration_ref, self.velocity_ref, self._kp, self._kd, self._jacobian,
                              self._drift, self.error, self.error_rate, matrix, vector)
