@@ -9,7 +9,7 @@
 re-solved: ITEM is a task's name, a contact's name or ``solver`` (``solver.qp_solver`` picks
 another backend, ``regularization.KEY`` a regularisation weight). The report gives, per step,
 ``max |x_replayed − x_recorded|``; a plot shows recorded and replayed signals: ``q[i]``,
-``v[i]``, ``x[i]`` (q̈ first, then the contacts' forces), ``tau[i]`` (replayed), ``step_us``.
+``v[i]``, ``x[i]`` (q̈ first, then the contacts' forces), ``tau[i]`` (replayed), ``step_us``; a last panel gives each step's ``max |Δx|`` (1e-17 where identical).
 Exit status 0, 1 when a replay as recorded is not bit-exact, 2 for a usage error.
 """
 
@@ -155,9 +155,13 @@ def _plot(recording, replayed, signals, path, first) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(len(signals), 1, figsize=(9, 2.6 * len(signals)), squeeze=False)
+    figure, axes = plt.subplots(len(signals) + 1, 1, figsize=(9, 2.6 * (len(signals) + 1)), squeeze=False)
     steps = recording.steps[first:first + len(replayed.x)]
-    for axis, name in zip(axes[:, 0], signals):
+    difference = axes[-1, 0]                 # the last panel: how far each replayed step is from the recorded one
+    difference.semilogy(steps, np.maximum(replayed.differences(), 1e-17), ".", markersize=2)
+    difference.set_ylabel("max |Δx|")
+    difference.set_xlabel("step")
+    for axis, name in zip(axes[:-1, 0], signals):
         recorded, again = _signal(recording, replayed, name)
         recorded = recorded[first:first + len(replayed.x)] if recorded.size == len(recording) else recorded
         axis.plot(steps, recorded, label=f"{name} recorded" if again is not None else name)
