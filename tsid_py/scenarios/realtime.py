@@ -40,12 +40,77 @@ import numpy as np
 from .. import robots
 from ..loop import prepare_loop
 
-#: Header slots of the shared block: tick number published, tick number answered.
-_TICK, _ANSWERED = 0, 1
+#: Header slots of the shared block: tick number published, tick number answered, stop flag.
+_TICK, _ANSWERED, _STOP = 0, 1, 2
+
+
+class _Link:
+    """How the two processes signal each other: ``"pipe"`` (blocking reads: the waiting
+    process sleeps, and the OS wakes it) or ``"spin"`` (each polls the shared block's header:
+    no wake-up to wait for, a core kept busy — a real-time loop's way on a reserved core).
+    The data (state, torques) is in the shared block either way."""
+
+    def __init__(self, mode: str, shared: np.ndarray, wake=None, answer=None):
+        self.mode, self.shared, self.wake, self.answer = mode, shared, wake, answer
+
+    # controller side
+    def next_state(self, last: int, timeout: float = 5.0) -> int | None:
+        """The tick of the next published state, or None to stop."""
+        if self.mode == "pipe":
+            if not self.wake.poll(timeout) or self.wake.recv_bytes() == b"stop":
+                return None
+            return int(self.shared[_TICK])
+        shared, give_up = self.shared, time.perf_counter() + timeout
+        while True:
+            if shared[_STOP]:
+                return None
+            tick = shared[_TICK]
+            if tick != last:
+                return int(tick)
+            if time.perf_counter() > give_up:
+                return None
+
+    def answered(self, tick: int) -> None:
+        self.shared[_ANSWERED] = tick
+        if self.mode == "pipe":
+            self.answer.send_bytes(b"t")
+
+    # simulator side
+    def publish(self, tick: int) -> None:
+        self.shared[_TICK] = tick
+        if self.mode == "pipe":
+            self.wake.send_bytes(b"s")
+
+    def wait_answer(self, tick: int, until: float) -> bool:
+        """Whether the answer to ``tick`` arrived before ``until`` (perf_counter)."""
+        if self.mode == "pipe":
+            if self.answer.poll(max(until - time.perf_counter(), 0.0)):
+                self.answer.recv_bytes()
+                return True
+            return False
+        shared = self.shared
+        while shared[_ANSWERED] != tick:
+            if time.perf_counter() >= until:
+                return False
+        return True
+
+    def late_answer(self, tick: int) -> bool:
+        """Whether the answer to an earlier, late ``tick`` has arrived since (consumed)."""
+        if self.mode == "pipe":
+            if self.answer.poll(0):
+                self.answer.recv_bytes()
+                return True
+            return False
+        return self.shared[_ANSWERED] == tick
+
+    def stop(self) -> None:
+        self.shared[_STOP] = 1.0
+        if self.mode == "pipe":
+            self.wake.send_bytes(b"stop")
 
 
 def _layout(nq: int, nv: int, na: int) -> dict[str, slice]:
-    sizes = {"header": 2, "q": nq, "v": nv, "tau": na}
+    sizes = {"header": 3, "q": nq, "v": nv, "tau": na}
     out, start = {}, 0
     for name, size in sizes.items():
         out[name] = slice(start, start + size)
@@ -54,7 +119,7 @@ def _layout(nq: int, nv: int, na: int) -> dict[str, slice]:
     return out
 
 
-def _controller(name: str, robot_name: str, core: int | None, wake, answer, results) -> None:
+def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, answer, results) -> None:
     """The controller process: wait for a state, step, publish the torques; at the end send
     the compute times back."""
     from ..control import BalanceController
@@ -68,23 +133,19 @@ def _controller(name: str, robot_name: str, core: int | None, wake, answer, resu
     for _ in range(200):                                          # build layouts, compile, warm caches
         controller.step(robot.q_ref, robot.zero_velocity())
     settings = prepare_loop(core=core)
-    computes, ticks = [], []
+    computes, ticks, link, tick = [], [], _Link(mode, shared, wake, answer), -1
     answer.send_bytes(b"ready")
     try:
         while True:
-            if not wake.poll(5.0):
+            tick = link.next_state(tick)
+            if tick is None:
                 break
-            message = wake.recv_bytes()
-            if message == b"stop":
-                break
-            tick = int(shared[_TICK])
             tic = time.perf_counter()
             solution = controller.step(q.copy(), v.copy())
             tau[:] = solution.tau_actuated
             computes.append(time.perf_counter() - tic)
             ticks.append(tick)
-            shared[_ANSWERED] = tick
-            answer.send_bytes(b"t")
+            link.answered(tick)
     finally:
         settings.restore()
         results.send({"compute_s": computes, "ticks": ticks, "gc_frozen": settings.gc_frozen,
@@ -94,10 +155,14 @@ def _controller(name: str, robot_name: str, core: int | None, wake, answer, resu
 
 
 def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60.0, rate: float = 1000.0, *,
-                 push_every: float = 5.0, push_force: float | None = None, controller_core: int | None = -1) -> dict:
+                 push_every: float = 5.0, push_force: float | None = None, controller_core: int | None = -1,
+                 wait: str = "pipe") -> dict:
     """Run the harness (see the module) for ``duration`` s of wall-clock time at ``rate`` Hz;
-    returns the report: ticks, deadline misses by cause, latency and compute percentiles
-    (µs), the simulator's own step time, whether the robot fell."""
+    ``wait``: how the processes signal each other (:class:`_Link`: ``"pipe"`` or ``"spin"``).
+    Returns the report: ticks, deadline misses by cause, latency and compute percentiles (µs),
+    the simulator's own step time, whether the robot fell."""
+    if wait not in ("pipe", "spin"):
+        raise ValueError(f"wait must be 'pipe' or 'spin', got {wait!r}")
     from ..sim.simulation import Simulation
     from .push_recovery import default_push
 
@@ -109,14 +174,16 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
     block = shared_memory.SharedMemory(create=True, size=8 * layout["total"].stop)
     shared = np.ndarray((layout["total"].stop,), dtype=np.float64, buffer=block.buf)
     shared[:] = 0.0
+    shared[_TICK] = shared[_ANSWERED] = -1.0
     allowed = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
     core = allowed[-1] if controller_core == -1 and allowed else controller_core
     context = mp.get_context("spawn")
     wake_receiver, wake_sender = context.Pipe(duplex=False)
     answer_receiver, answer_sender = context.Pipe(duplex=False)
     results_receiver, results_sender = context.Pipe(duplex=False)
-    process = context.Process(target=_controller, args=(block.name, robot_name, core, wake_receiver, answer_sender,
-                                                         results_sender), daemon=True)
+    process = context.Process(target=_controller, args=(block.name, robot_name, core, wait, wake_receiver,
+                                                         answer_sender, results_sender), daemon=True)
+    link = _Link(wait, shared, wake_sender, answer_receiver)
     process.start()
     if hasattr(os, "sched_setaffinity") and len(allowed) > 1 and core is not None:
         os.sched_setaffinity(0, set(allowed) - {core})          # the simulator on the other core(s)
@@ -126,7 +193,7 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
                                              np.zeros(ticks))
     tau = np.zeros(robot.na)
     q_start = sim.state()[0][2]
-    busy = False                                             # the controller still works on an earlier state
+    busy, served = False, -1                                 # the controller still works on tick ``served``
     try:
         if not answer_receiver.poll(120.0):                   # the controller loads, compiles and warms up
             raise RuntimeError("the controller process did not start within 120 s")
@@ -135,12 +202,11 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
         for k in range(ticks):
             tick_time = origin + k * period
             while (now := time.perf_counter()) < tick_time:
-                if tick_time - now > 3e-4:
+                if wait == "pipe" and tick_time - now > 3e-4:
                     time.sleep(tick_time - now - 2e-4)
             late_start[k] = now - tick_time
             deadline = tick_time + period
-            if busy and answer_receiver.poll(0):               # a late answer came in since
-                answer_receiver.recv_bytes()
+            if busy and link.late_answer(served):              # a late answer came in since
                 tau = shared[layout["tau"]].copy()
                 busy = False
             if busy or now >= deadline:                        # no state can be served this tick
@@ -148,11 +214,9 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
             else:
                 q, v = sim.state()
                 shared[layout["q"]], shared[layout["v"]] = q, v
-                shared[_TICK] = k
-                published = time.perf_counter()
-                wake_sender.send_bytes(b"s")
-                if answer_receiver.poll(max(deadline - time.perf_counter(), 0.0)):
-                    answer_receiver.recv_bytes()
+                published, served = time.perf_counter(), k
+                link.publish(k)
+                if link.wait_answer(k, deadline):
                     latency[k] = time.perf_counter() - published
                     tau = shared[layout["tau"]].copy()
                 else:
@@ -162,7 +226,7 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
             tic = time.perf_counter()
             sim.step(tau)                                      # one period of physics, whatever happened
             sim_step[k] = time.perf_counter() - tic
-        wake_sender.send_bytes(b"stop")
+        link.stop()
         controller = results_receiver.recv() if results_receiver.poll(30.0) else {"compute_s": []}
     finally:
         process.join(10.0)
@@ -173,8 +237,10 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
         block.unlink()
     compute = np.full(ticks, np.nan)
     compute[np.array(controller.get("ticks", []), dtype=int)] = controller["compute_s"]
-    return _report(robot_name, rate, ticks, latency, compute, missed, late_start, sim_step, period,
-                   fell=bool(sim.state()[0][2] < 0.5 * q_start), controller=controller, core=core)
+    report = _report(robot_name, rate, ticks, latency, compute, missed, late_start, sim_step, period,
+                     fell=bool(sim.state()[0][2] < 0.5 * q_start), controller=controller, core=core)
+    report["wait"] = wait
+    return report
 
 
 def _report(robot_name, rate, ticks, latency, compute, missed, late_start, sim_step, period, *, fell, controller,
