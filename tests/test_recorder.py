@@ -120,3 +120,40 @@ def test_a_rerun_file_holds_the_robot_the_contacts_and_the_plots(tmp_path):
     assert sum(path.startswith("/robot/visual/") for path in paths) > 10
     with pytest.raises(ValueError, match="target"):
         RerunView(controller.solver, "nowhere", attach=False)
+
+
+def test_weighted_and_failed_steps_are_recorded_and_replayed(tmp_path):
+    """A step that weighs a task and one that weighs the regularisation replay as recorded; a
+    step that raised is recorded with its error and raises again in the replay."""
+    robot = tp.robots.load(tp.robots.DEFAULT_HUMANOID)
+    solver = humanoid_balance(robot, 1e-3).solver
+    recorder = FlightRecorder(solver, capacity=50)
+    q, v = robot.q_ref.copy(), robot.zero_velocity()
+    overrides = StepOverrides()
+    for k in range(12):
+        overrides.clear()
+        if k == 4:
+            overrides.weigh(solver.tasks[0], 50.0)
+        if k == 6:
+            overrides.weigh(solver.regularization_tasks[0], 1e-2)
+        if k == 8:
+            with pytest.raises(ValueError):
+                solver.solve(q * np.nan, v)
+            continue
+        solver.solve(q, v, overrides)
+    recording = Recording.load(recorder.save(tmp_path / "w.tsidrec"))
+    assert len(recording) == 12 and recording.x(8) is None
+    replayed = replay(recording)
+    assert replayed.identical_steps() == 11 and list(replayed.errors) == [8]
+
+
+def test_a_refused_state_is_recorded_and_leaves_the_solver_usable(tmp_path):
+    robot = tp.robots.load(tp.robots.DEFAULT_HUMANOID)
+    solver = humanoid_balance(robot, 1e-3).solver
+    recorder = FlightRecorder(solver, capacity=10)
+    with pytest.raises(ValueError, match="q"):
+        solver.solve(np.zeros(3), robot.zero_velocity())
+    with pytest.raises(ValueError, match="v"):
+        solver.solve(robot.q_ref, "not a velocity")
+    assert solver.solve(robot.q_ref, robot.zero_velocity()).success      # not locked by the refusals
+    assert recorder.count == 3 and np.all(np.isnan(recorder.q[0]))

@@ -361,9 +361,9 @@ class DynamicsSolver:
         if not self._busy.acquire(False):          # not blocking
             raise RuntimeError("this DynamicsSolver is being used by another thread; use one solver per thread")
         recorder = self.recorder
-        if recorder is not None:
-            recorder.before_step(self, q, v, overrides)
         try:
+            if recorder is not None:
+                recorder.before_step(self, q, v, overrides)
             solution = self._solve(q, v, overrides, out)
         except BaseException as error:
             if recorder is not None:

@@ -229,7 +229,9 @@ class FlightRecorder:
             self._keyframe(solver)
             self._epochs = (solver.configuration_epoch, CHANGES[0])
         if type(q) is not np.ndarray or q.dtype != np.float64 or type(v) is not np.ndarray or v.dtype != np.float64:
-            q, v = np.asarray(q, dtype=np.float64), np.asarray(v, dtype=np.float64)   # (the solver checks them)
+            q, v = _as_state(q, self.q.shape[1]), _as_state(v, self.v.shape[1])     # (the solver checks them)
+        elif q.shape[0] != self.q.shape[1] or v.shape[0] != self.v.shape[1] or q.ndim != 1 or v.ndim != 1:
+            q, v = _as_state(q, self.q.shape[1]), _as_state(v, self.v.shape[1])
         _direct_state(i, -1 if fresh else (count - 1) % self.capacity, q, v, self.q, self.v, self.targets,
                       self._keyframe_index, self.keyframe_of)
         seen = self._seen
@@ -369,12 +371,23 @@ class FlightRecorder:
         return path
 
 
+def _as_state(value, size: int) -> np.ndarray:
+    """``value`` as a float vector of ``size`` entries for the ring, or NaNs when it is not
+    one (the solver then refuses the step, and the recording shows what it refused)."""
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return np.full(size, np.nan)
+    return array if array.shape == (size,) else np.full(size, np.nan)
+
+
 def _overrides_record(overrides, solver: DynamicsSolver) -> dict:
-    """A step's overrides as plain values, tasks by their index in ``solver.tasks``."""
-    tasks = {id(task): index for index, task in enumerate(solver.tasks)}
+    """A step's overrides as plain values, tasks by their index in ``solver.tasks`` (``"r<i>"``
+    for the solver's regularisation tasks)."""
+    tasks = {id(task): str(index) for index, task in enumerate(solver.tasks)}
+    tasks.update({id(task): f"r{index}" for index, task in enumerate(solver.regularization_tasks)})
     return {"contacts": {name: [entry.soft_weight, None if entry.normal_force is None else list(entry.normal_force)]
                          for name, entry in overrides.contacts.items()},
             "torque_limit_scale": overrides.torque_limit_scale,
-            "task_weights": {str(tasks.get(id(task), -1)): np.asarray(weight).tolist()
+            "task_weights": {tasks.get(id(task), "?"): np.asarray(weight).tolist()
                              for task, weight in overrides.task_weights.items()}}
-

@@ -202,7 +202,8 @@ def _overrides(record: dict | None, solver) -> StepOverrides | None:
     if record["torque_limit_scale"] != 1.0:
         overrides.scale_torque_limits(record["torque_limit_scale"])
     for index, weight in record["task_weights"].items():
-        if int(index) < 0:
+        if index == "?":
             raise ValueError("the recording weighs a task that is not one of the solver's tasks")
-        overrides.weigh(solver.tasks[int(index)], np.array(weight))
+        task = solver.regularization_tasks[int(index[1:])] if index.startswith("r") else solver.tasks[int(index)]
+        overrides.weigh(task, np.array(weight))
     return overrides
