@@ -29,7 +29,9 @@ LAYERS = {
     "tsid_py": 2,
     "tsid_py.sim": 3,                                                # the MuJoCo harness only
     "tsid_py.scenarios": 4,                                          # demos, trials, sweeps, plots, video
-    "tsid_py.cli": 5, "tsid_py.cli_inverse_dynamics": 5, "tsid_py.cli_check": 5, "tsid_py.cli_trot": 5, "tsid_py.bench": 5,   # tools
+    "tsid_py.cli": 5, "tsid_py.cli_inverse_dynamics": 5, "tsid_py.cli_check": 5, "tsid_py.cli_trot": 5,
+    "tsid_py.cli_replay": 5, "tsid_py.cli_arguments": 5, "tsid_py.bench": 5,                                         # tools
+    "tsid_py.tools": 5,                                  # replay, viewer, the peers' benchmark workers
 }
 
 #: Test modules that run the simulator (or the demos, CLI and docs that do); every other
@@ -37,7 +39,7 @@ LAYERS = {
 SIMULATION_TESTS = {"test_sim", "test_walk", "test_step_recovery", "test_video", "test_plots", "test_cli",
                     "test_examples", "test_docs", "test_offline_files", "test_recorded_files", "test_harness_models",
                     "test_loaders", "test_cli_sweep", "test_trot",
-                    "test_architecture"}
+                    "test_architecture", "test_recorder", "test_realtime_loop"}
 SIMULATOR_MODULES = ("mujoco", "tsid_py.sim", "tsid_py.scenarios", "tsid_py.cli")
 
 #: Every robot example-robot-data ships that a user may load (the built-in ones and others).

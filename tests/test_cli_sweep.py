@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tsid_py import bench, cli_replay
 from tsid_py.cli import build_parser, main as cli_main
 
 from .conftest import load_robot
@@ -30,6 +31,13 @@ REFUSED = {
     "fraction": ["-0.1", "1", "nan", "abc"],
     "finite": ["nan", "inf", "-inf", "abc"],
     "terrain": ["bogus", "slope:abc", "slope", "rough:1:x"],
+    "robot": ["no-such-robot"],
+    "qp solver": ["no-such-solver"],
+    "peer": ["bogus=python", "placo=", "placo=/no/such/python"],
+    "step range": ["1-2", "a:b", "5"],
+    "setting": ["no-dot", "task.kp"],
+    "signal": ["q", "w[1]", "x[a]"],
+    "rerun target": ["log.txt", "/no/such/folder/log.rrd"],
 }
 
 #: Options that take a value with no argparse domain, and where their check is tested: the
@@ -45,8 +53,9 @@ CHECKED_ELSEWHERE = {
 
 
 def subcommands() -> dict[str, argparse.ArgumentParser]:
+    """Every subcommand's parser (``bench`` and ``replay`` have their own)."""
     (action,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
-    return dict(action.choices)
+    return dict(action.choices) | {"bench": bench.build_parser(), "replay": cli_replay.build_parser()}
 
 
 def value_options(name: str) -> list[argparse.Action]:
@@ -74,6 +83,10 @@ def valid_command(name: str, positions_file, folder) -> list[str]:
         return ["demo", "balance", "--duration", "0.5"]
     if name == "check-robot":
         return ["check-robot", str(DATA / "biped.xml")]
+    if name == "bench":
+        return ["bench", "--robot", "go2", "--steps", "10", "--warmup", "1"]
+    if name == "replay":
+        return ["replay", str(positions_file)]           # read only once the options hold
     return ["inverse-dynamics", str(positions_file), "--robot", "talos", "--dt", "0.002",
             "--out", str(folder / "result.npz"), "--quiet"]
 

@@ -24,7 +24,8 @@ import sys
 
 from . import cli_check as check_command
 from . import cli_inverse_dynamics as inverse_dynamics_command
-from .cli_arguments import Parser, attach_values, input_file, non_negative, nonzero, output_file, positive
+from .cli_arguments import (Parser, attach_values, input_file, non_negative, nonzero, output_file, positive,
+                            rerun_target)
 from . import cli_trot as trot_command
 
 
@@ -100,7 +101,13 @@ def _demo(args) -> int:
         kwargs["video"] = args.video
     function = demos.DEMOS[args.name]
     try:
-        run = function(**kwargs)
+        if args.record or args.rerun:        # watch the demo's solver (tsid_py.tools.instruments)
+            from .tools.instruments import watching
+
+            with watching(record=args.record, rerun=args.rerun):
+                run = function(**kwargs)
+        else:
+            run = function(**kwargs)
     except demos.UnsupportedRobot as error:
         return _usage_error(str(error))
     summary = {"demo": run.name, "robot": run.robot, **run.summary}
@@ -123,8 +130,13 @@ def main(argv=None) -> int:
     if argv[:1] == ["bench"]:            # bench has its own parser (tsid_py.bench)
         from .bench import main as bench_main
 
-        bench_main(argv[1:])
-        return 0
+        result = bench_main(argv[1:])
+        return result if isinstance(result, int) else 0
+    if argv[:1] == ["replay"]:           # replay has its own parser (tsid_py.cli_replay)
+        from .cli_replay import main as replay_main
+
+        return replay_main(argv[1:])
+
     try:
         args = build_parser().parse_args(attach_values(argv, SIGNED_VALUE_OPTIONS))
     except SystemExit as exit:            # a usage error (2) or --help (0), already printed
@@ -179,7 +191,12 @@ def build_parser() -> argparse.ArgumentParser:
                       help="render the run off-screen into an MP4 (30 frames per simulated second; "
                            "uses EGL or OSMesa without a display)")
     demo.add_argument("--viewer", action="store_true", help="open MuJoCo's viewer (needs a display)")
+    demo.add_argument("--record", metavar="FILE", type=output_file(".tsidrec"),
+                      help="record every control step into FILE.tsidrec (tsid-py replay FILE)")
+    demo.add_argument("--rerun", metavar="TARGET", type=rerun_target,
+                      help="log the run to Rerun: a .rrd path, spawn or connect[=URL]")
     commands.add_parser("bench", help="time the control step of the reference problem (see tsid-py bench -h)")
+    commands.add_parser("replay", help="re-solve a recording's steps, plot, convert (see tsid-py replay -h)")
     inverse_dynamics_command.add_parser(commands)
     check_command.add_parser(commands)
     return parser

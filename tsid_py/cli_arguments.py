@@ -156,6 +156,38 @@ def folder() -> Callable[[str], str]:
     return _typed("folder", "folder", convert)
 
 
+def _qp_solver(text: str) -> str:
+    from .backends import make_backend
+
+    make_backend(text)                  # ValueError naming the installed ones
+    return text
+
+
+def _robot(text: str) -> str:
+    from .robots import available
+
+    if text not in available() and not Path(text).is_file():
+        raise ValueError(f"must be a built-in robot ({', '.join(available())}) or a robot file, got {text!r}")
+    return text
+
+
+def _rerun_target(text: str) -> str:
+    if not (text in ("spawn", "connect") or text.startswith("connect=") or text.lower().endswith(".rrd")):
+        raise ValueError(f"takes a .rrd path, spawn or connect[=URL], got {text!r}")
+    if text.lower().endswith(".rrd"):
+        output_file(".rrd")(text)
+    return text
+
+
+#: Where Rerun's log goes: a ``.rrd`` file (checked like an output file), ``spawn`` or
+#: ``connect[=URL]`` (:mod:`tsid_py.tools.viewer`).
+rerun_target = parsed("rerun target", _rerun_target)
+#: A QP backend's name (:func:`tsid_py.backends.make_backend`).
+qp_solver = parsed("qp solver", _qp_solver)
+#: A built-in robot's name or a robot file's path (:func:`tsid_py.robots.load`).
+robot = parsed("robot", _robot)
+
+
 def attach_values(argv: list[str], options: tuple[str, ...]) -> list[str]:
     """``argv`` with each of ``options`` joined to the value that follows it when that value
     starts with "-" or "+" (``--turn -90`` → ``--turn=-90``): argparse would read such a value

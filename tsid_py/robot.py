@@ -19,6 +19,12 @@ from .loaders.urdf import load_urdf, srdf_postures
 QUATERNION_TOLERANCE = 1e-3
 
 
+def _copied(source: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """``target`` holding a copy of ``source``."""
+    np.copyto(target, source)
+    return target
+
+
 class FrameSources(NamedTuple):
     """What the compiled frame kernels (:func:`tsid_py.frames.frame_motion`) form a frame's
     Jacobian and drift from: views of pinocchio's world joint Jacobians ``data.J`` and their
@@ -326,16 +332,18 @@ class Robot:
         """A new zero velocity (nv,)."""
         return np.zeros(self.nv)
 
-    def check_configuration(self, q, name: str = "q") -> np.ndarray:
-        """Validate a configuration; a free-flyer quaternion near unit norm is normalised."""
+    def check_configuration(self, q, name: str = "q", out: np.ndarray | None = None) -> np.ndarray:
+        """Validate a configuration; a free-flyer quaternion near unit norm is normalised
+        (in a copy of ``q``, written into ``out`` (nq,) when given: no allocation)."""
         q = as_vector(q, name, self.nq)
         if self.floating_base:
-            norm = math.hypot(q[3], q[4], q[5], q[6])
+            norm = math.hypot(q.item(3), q.item(4), q.item(5), q.item(6))
             if abs(norm - 1.0) > QUATERNION_TOLERANCE:
                 raise ValueError(f"{name}[3:7] must be a unit quaternion (x, y, z, w), got norm {norm:.6g}")
             if norm != 1.0:
-                q = q.copy()
-                q[3:7] /= norm
+                q = q.copy() if out is None else _copied(q, out)
+                for i in range(3, 7):          # element by element: no view to allocate
+                    q[i] = q.item(i) / norm
         return q
 
     def update(self, q, v) -> None:
