@@ -29,6 +29,8 @@ import warnings
 import numpy as np
 import pinocchio as pin
 
+from .._geometry import convex_hull_2d
+
 #: Metres of arrow per newton of contact force.
 WRENCH_SCALE = 1e-3
 
@@ -150,7 +152,7 @@ class RerunView:
             stream.log("world/cop", rr.Points3D([cop], radii=0.015, colors=[40, 220, 90]))
         corners = np.vstack(outlines) if outlines else np.zeros((0, 3))
         if len(corners) >= 3:
-            hull = _convex_hull(corners[:, :2])
+            hull = convex_hull_2d(corners[:, :2])
             ring = np.vstack([hull, hull[:1]])
             stream.log("world/support_polygon", rr.LineStrips3D([np.c_[ring, np.zeros(len(ring))]],
                                                                 colors=[120, 120, 120]))
@@ -174,26 +176,6 @@ def _outline(contact, robot) -> np.ndarray:
     local = np.array([[length / 2, width / 2, 0], [length / 2, -width / 2, 0], [-length / 2, -width / 2, 0],
                       [-length / 2, width / 2, 0]])
     return (placement.rotation @ local.T).T + placement.translation
-
-
-def _convex_hull(points: np.ndarray) -> np.ndarray:
-    """The convex hull of 2-D points, counter-clockwise (Andrew's monotone chain)."""
-    points = np.unique(points, axis=0)
-    if len(points) < 3:
-        return points
-
-    def turns_left(a, b, c) -> bool:
-        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]) > 0
-
-    def half(sequence):
-        hull = []
-        for point in sequence:
-            while len(hull) >= 2 and not turns_left(hull[-2], hull[-1], point):
-                hull.pop()
-            hull.append(point)
-        return hull[:-1]
-
-    return np.array(half(points) + half(points[::-1]))
 
 
 class Instruments:
