@@ -281,25 +281,36 @@ def collada_box(half_extents, up: str) -> str:
 '''
 
 
-def test_a_collada_foot_declared_y_up_is_misread_by_coal_and_the_check_says_so(tmp_path):
+def test_a_collada_foot_declared_y_up_is_turned_by_the_loader_when_the_robot_says_so(tmp_path):
     """iCub's case, written small: a foot 0.22 m long, 0.10 m wide and 0.02 m high stored in a
     Y-up Collada file (height along the file's x, width along y, length along z, placed by
     rpy (0, π/2, π/2) as the declared axes require). Read as coal reads it (the declaration
-    ignored) the sole is 0.10 m long and 0.22 m wide; with the declaration 0.22 by 0.10; the
-    foot's centre of mass, 8 cm ahead of the ankle, lies inside the foot only as declared."""
+    ignored) the sole would be 0.10 m long and 0.22 m wide; the foot's centre of mass, 8 cm
+    ahead of the ankle, lies inside the foot only as declared, so the loader turns the mesh
+    and the sole is 0.22 by 0.10; the check says it did."""
     (tmp_path / "foot.dae").write_text(collada_box((0.01, 0.05, 0.11), "Y_UP"))
     path = write_biped(tmp_path, foot='<mesh filename="foot.dae"/>', rpy="0 1.5708 1.5708", foot_com="0.08 0 -0.06")
-    assert tp.robots.load(path).sole_size == pytest.approx((0.10, 0.22), abs=1e-3)        # the loader as coal reads
+    assert tp.robots.load(path).sole_size == pytest.approx((0.22, 0.10), abs=1e-3)
     report = check_robot(path)
-    soles = findings_of(report, "sole-wider-than-long")
-    assert len(soles) == 2 and all(f.severity == "error" and f.file.endswith("foot.dae") for f in soles)
-    for finding in soles:
-        assert (finding.values["length"], finding.values["width"]) == pytest.approx((0.10, 0.22), abs=1e-3)
-        assert (finding.values["declared_length"], finding.values["declared_width"]) == pytest.approx((0.22, 0.10),
-                                                                                                      abs=1e-3)
-        assert "The cause is the reader" in finding.problem
-    axes = only(report, "collada-axes-ignored")
+    assert not findings_of(report, "sole-wider-than-long") and not findings_of(report, "collada-axes-ignored")
+    axes = only(report, "collada-axes-applied")
+    assert axes.severity == "note" and axes.applied_by == "loader"
     assert axes.values["fits"] == {"read": 0, "declared": 2} and "the declaration is right" in axes.problem
+
+
+def test_a_collada_foot_whose_declaration_is_wrong_is_read_as_stored(tmp_path):
+    """The opposite verdict: the same foot stored Z-up (length along the file's x) under a
+    wrong ``Y_UP`` header. As stored the foot contains its centre of mass (3 cm to the side);
+    turned by the header it would be 0.02 m wide and 0.10 m tall and miss it, so the loader
+    leaves it and the check warns."""
+    (tmp_path / "foot.dae").write_text(collada_box((0.11, 0.05, 0.01), "Y_UP"))
+    path = write_biped(tmp_path, foot='<mesh filename="foot.dae"/>', foot_com="0.08 0.03 -0.06")
+    assert tp.robots.load(path).sole_size == pytest.approx((0.22, 0.10), abs=1e-3)
+    report = check_robot(path)
+    assert not findings_of(report, "collada-axes-applied") and not findings_of(report, "sole-wider-than-long")
+    axes = only(report, "collada-axes-ignored")
+    assert axes.severity == "warning" and axes.values["fits"]["read"] > axes.values["fits"]["declared"]
+    assert "the declaration is wrong" in axes.problem
 
 
 def test_feet_without_collision_geometry_are_named_with_their_source(tmp_path):
@@ -390,15 +401,15 @@ def test_romeo_sole_centre_is_reported_ahead_of_its_ankle():
     assert not report.errors
 
 
-def test_icub_feet_are_misread_by_the_reader_not_the_file():
-    report = check_robot(robot_file("icub_description/robots/icub.urdf"))
-    soles = findings_of(report, "sole-wider-than-long")
-    assert len(soles) == 2
-    for finding in soles:
-        assert finding.values["declared_length"] == pytest.approx(0.156, abs=0.002)
-        assert finding.values["declared_width"] == pytest.approx(0.061, abs=0.002)
-        assert "The cause is the reader" in finding.problem
-    axes = only(report, "collada-axes-ignored")
+def test_icub_feet_are_turned_by_their_declared_collada_axes():
+    """iCub's foot meshes declare Y_UP; read as stored its soles would be wider than long.
+    Its links' centres of mass and child joints say the declaration is right: the loader
+    turns them and the sole is 0.156 m long and 0.061 m wide."""
+    path = robot_file("icub_description/robots/icub.urdf")
+    assert tp.robots.load(path).sole_size == pytest.approx((0.156, 0.061), abs=0.002)
+    report = check_robot(path)
+    assert not findings_of(report, "sole-wider-than-long")
+    axes = only(report, "collada-axes-applied")
     assert axes.values["fits"]["declared"] > axes.values["fits"]["read"]
 
 

@@ -39,6 +39,7 @@ from ..loaders.mjcf import build_geometry as build_mjcf_geometry
 from ..loaders.mjcf import load_mjcf
 from ..loaders.urdf import load_urdf, srdf_postures
 from ..robot import Robot
+from .collada import apply_declared_axes
 from .feet import FootGeometry, add_foot_frames, body_points, find_feet
 from .posture import fitted_posture, posture_in_ranges, standing_posture
 from .profile import derive_profile
@@ -71,10 +72,10 @@ def _load_urdf(path: Path, srdf, posture: str | None, package_dirs, name: str | 
     loaded = load_urdf(path, True, package_dirs)
     model, source = loaded.model, loaded.source
     q = _posture(model, path, srdf, posture)
-    collision, visual = _geometry(model, str(path), package_dirs, pin.COLLISION), None
+    collision, visual = _geometry(model, str(path), package_dirs, pin.COLLISION, q), None
     feet = _feet_or_none(model, q, collision, None, srdf)
     if len(feet) < 2:                 # bodies without collision geometry: their visuals
-        visual = _geometry(model, str(path), package_dirs, pin.VISUAL)
+        visual = _geometry(model, str(path), package_dirs, pin.VISUAL, q)
         feet = _feet_or_none(model, q, collision, visual, srdf)
     legged = len(feet) >= 2 and (feet[0].source == "srdf" or not _root_touches_ground(model, q, collision, visual,
                                                                                         feet))
@@ -164,9 +165,11 @@ def _posture(model: pin.Model, path: Path, srdf: str | None, posture: str | None
     return postures[posture or next(iter(postures))].copy()
 
 
-def _geometry(model: pin.Model, path: str, package_dirs, kind) -> pin.GeometryModel | None:
-    """A URDF's collision or visual geometry (``kind``), or None when it has none; a mesh
-    that cannot be found is ``ValueError`` naming the file and the fix."""
+def _geometry(model: pin.Model, path: str, package_dirs, kind, q: np.ndarray) -> pin.GeometryModel | None:
+    """A URDF's collision or visual geometry (``kind``), or None when it has none, its
+    Collada meshes turned by their declared axes where the robot at ``q`` says so
+    (:func:`~tsid_py.models.collada.apply_declared_axes`); a mesh that cannot be found is
+    ``ValueError`` naming the file and the fix."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -174,7 +177,10 @@ def _geometry(model: pin.Model, path: str, package_dirs, kind) -> pin.GeometryMo
     except (ValueError, RuntimeError) as exc:
         raise ValueError(f"{path}: its geometry cannot be read ({str(exc).strip()}); pass package_dirs=[the folder "
                          "that holds the packages its package:// paths name]") from None
-    return geometry if geometry.ngeoms else None
+    if not geometry.ngeoms:
+        return None
+    apply_declared_axes(model, q, geometry)
+    return geometry
 
 
 def _feet_or_none(model, q, collision, visual, srdf) -> list[FootGeometry]:

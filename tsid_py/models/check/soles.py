@@ -20,19 +20,15 @@ placed them can be reported:
 * **names**: a contact frame name the loader gives (``<body>_sole``, ``<body>_contact``) that
   the file already uses for another frame.
 
-**Collada and coal**: coal builds a mesh from assimp's scene leaving out the root node's
-transform — where assimp puts the conversion of the file's declared ``<up_axis>`` and
-``<unit meter>`` — so it reads the vertices as stored. A file declaring ``Y_UP`` is then read
-turned 90° about its x axis (the Collada convention maps the asset's ``(x, y, z)`` to
-``(x, −z, y)`` in a Z-up world; ``X_UP`` to ``(−y, −z, x)``). Whether the declaration or the
-stored vertices are right is decided on the robot itself: with either reading, does each
-link's collision mesh contain its centre of mass and the origins of its child joints?
+**Collada and coal**: coal reads a Collada mesh's vertices as stored, ignoring its declared
+``<up_axis>``; the loader turns the meshes by it when the robot's own evidence says the
+declaration is right (:mod:`tsid_py.models.collada`), and the check reports which it did.
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pinocchio as pin
@@ -41,14 +37,8 @@ from ...loaders.urdf import load_urdf, srdf_postures
 from ..feet import CONTACT_BAND, SOLE_BAND, FootGeometry, body_points, find_feet
 from ..posture import sole_tilts
 from .report import Finding, finding
-from .urdf_text import collada_header, listed
-
-#: The Collada up axes as rotations into a Z-up world (see the module).
-UP_AXES = {"Y_UP": np.array([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]]),
-           "X_UP": np.array([[0.0, -1, 0], [0, 0, -1], [1, 0, 0]]),
-           "Z_UP": np.eye(3)}
-#: How far a point may lie outside a mesh's bounding box and still be "in" it, m.
-CONTAINS = 0.01
+from ..collada import UP_AXES, AxesEvidence, apply_declared_axes, collada_header
+from .urdf_text import listed
 #: A sole centre farther than this from the foot's joint frame (horizontally) is reported, m.
 OFFSET = 0.005
 #: Words that mark the file's own foot frames.
@@ -64,20 +54,23 @@ class Geometry:
     collision: pin.GeometryModel | None
     visual: pin.GeometryModel | None
     feet: list[FootGeometry]
+    axes: AxesEvidence = field(default_factory=AxesEvidence)
 
 
 def read_geometry(robot, q: np.ndarray, srdf: str | None, package_dirs) -> Geometry:
     """The geometry of ``robot``'s file and its feet at ``q``, read as the loader does."""
     mjcf = robot.source.kind == "mjcf"
     collision = _build(robot, pin.COLLISION, package_dirs)
+    axes = apply_declared_axes(robot.model, q, collision) if not mjcf else AxesEvidence()
     visual = _build(robot, pin.VISUAL, package_dirs) if mjcf else None
     if not robot.floating_base:
-        return Geometry(collision, visual, [])
+        return Geometry(collision, visual, [], axes)
     feet = _feet(robot.model, q, collision, visual, srdf)
     if len(feet) < 2 and not mjcf:                         # the loader then sees bodies by their visuals
         visual = _build(robot, pin.VISUAL, package_dirs)
+        apply_declared_axes(robot.model, q, visual)
         feet = _feet(robot.model, q, collision, visual, srdf)
-    return Geometry(collision, visual, feet)
+    return Geometry(collision, visual, feet, axes)
 
 
 def _build(robot, kind, package_dirs) -> pin.GeometryModel | None:
@@ -258,7 +251,9 @@ def _size_findings(robot, q_raw, soles, geometry: Geometry, file: str) -> list[F
                 "override with Robot(..., sole_size=(length, width))", None, length=length, width=width))
             continue
         mesh, up, (declared_length, declared_width) = declared
-        verdict = ("the reader: coal ignores the file's declared axes, with which the sole is longer than wide"
+        verdict = ("likely the reader: coal ignores the file's declared axes, with which the sole is longer than wide "
+                   "(the loader did not turn the meshes: too few links' meshes contain their centre of mass and "
+                   "child joints with the declared axes to say so)"
                    if declared_length >= declared_width else "not the declared axes (the sole is no longer along +x "
                    "with them either)")
         found.append(finding(
@@ -277,7 +272,7 @@ def _declared_sole(robot, q, foot: FootGeometry, geometry: Geometry):
     """``(mesh, up axis, (length, width))`` of the sole read with its Collada mesh's declared
     axes (the bottom face's extent along world x and y at the standing posture ``q``), None
     when the foot's collision meshes declare Z_UP."""
-    if geometry.collision is None:
+    if geometry.collision is None or geometry.axes.favours_declared:     # already turned by the loader
         return None
     model, data = robot.model, robot.model.createData()
     pin.framesForwardKinematics(model, data, q)
@@ -368,47 +363,28 @@ def _point_frame_findings(robot, q, feet, file: str) -> list[Finding]:
 
 # ------------------------------------------------------------------------------------ Collada
 def collada_findings(robot, q: np.ndarray, geometry: Geometry) -> list[Finding]:
-    """Collada collision meshes whose declared up axis or unit coal ignores (see the module),
-    with the verdict of the robot's own evidence: how many links' collision meshes contain
-    their centre of mass and child joints (within :data:`CONTAINS`) as read and as declared."""
-    if geometry.collision is None:
+    """Collada collision meshes whose declared up axis or unit coal ignores, with the
+    robot's own evidence (:func:`tsid_py.models.collada.declared_axes_evidence`: how many
+    links' meshes contain their centre of mass and child joints as read and as declared) and
+    what the loader did with it."""
+    axes = geometry.axes
+    if not axes.meshes:
         return []
-    model, data = robot.model, robot.model.createData()
-    pin.forwardKinematics(model, data, q)
-    pin.updateFramePlacements(model, data)
-    geometry_data = geometry.collision.createData()
-    pin.updateGeometryPlacements(model, data, geometry.collision, geometry_data, q)
-    declared, fits = {}, {"read": 0, "declared": 0}
-    for index, item in enumerate(geometry.collision.geometryObjects):
-        if not item.meshPath.lower().endswith(".dae") or not hasattr(item.geometry, "vertices"):
-            continue
-        up, unit = collada_header(item.meshPath)
-        if up == "Z_UP" and unit == 1.0:
-            continue
-        declared.setdefault((up, unit), set()).add(item.meshPath)
-        joint = item.parentJoint
-        targets = [data.oMi[joint].act(model.inertias[joint].lever)]
-        targets += [data.oMi[child].translation for child in range(joint + 1, model.njoints) if model.parents[child] == joint]
-        vertices = np.asarray(item.geometry.vertices())
-        placement = geometry_data.oMg[index]
-        for reading, points in (("read", vertices), ("declared", vertices @ UP_AXES[up].T * unit)):
-            world = points @ placement.rotation.T + placement.translation
-            low, high = world.min(axis=0) - CONTAINS, world.max(axis=0) + CONTAINS
-            fits[reading] += all(np.all(low <= target) and np.all(target <= high) for target in targets)
-    if not declared:
-        return []
-    meshes = sorted(set().union(*declared.values()))
+    meshes = sorted(set().union(*axes.meshes.values()))
     kinds = ", ".join(f"{len(paths)} declare <up_axis>{up}</up_axis>" + (f" and <unit meter=\"{unit:g}\">" if unit != 1 else "")
-                      for (up, unit), paths in declared.items())
-    if fits["declared"] > fits["read"]:
-        verdict = "the declaration is right and coal's reading is not (the file follows the Collada spec)"
-    elif fits["read"] > fits["declared"]:
-        verdict = "the vertices are right as stored and the declaration is wrong (the exporter's header)"
-    else:
-        verdict = "the robot does not tell which is right"
+                      for (up, unit), paths in axes.meshes.items())
+    fits = {"read": axes.read, "declared": axes.declared}
+    evidence = (f"{kinds}; coal reads the vertices as stored, ignoring that. Of these meshes, {axes.declared} contain "
+                f"their link's centre of mass and child joints with the declared axes, {axes.read} as coal reads them")
+    if axes.favours_declared:
+        return [finding("note", "collada-axes-applied", meshes[0], f"{len(meshes)} Collada collision mesh(es)",
+                        f"{evidence}: the declaration is right (the file follows the Collada spec)",
+                        "the loader turned them by their declared up axis; re-export them Z_UP so that every reader "
+                        "agrees", "loader", meshes=meshes, fits=fits)]
+    verdict = ("the vertices are right as stored and the declaration is wrong (the exporter's header)"
+               if axes.read > axes.declared else "the robot does not tell which is right")
     return [finding(
         "warning", "collada-axes-ignored", meshes[0], f"{len(meshes)} Collada collision mesh(es)",
-        f"{kinds}; coal reads the vertices as stored, ignoring that. Of these meshes, {fits['declared']} contain their "
-        f"link's centre of mass and child joints with the declared axes, {fits['read']} as coal reads them: {verdict}",
+        f"{evidence}: {verdict}, so the loader reads them as stored",
         "re-export them Z_UP with unit 1 so that every reader agrees (or, if the declaration is the wrong part, fix "
         "the header); the harness does not read .dae files", None, meshes=meshes, fits=fits)]

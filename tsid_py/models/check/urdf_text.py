@@ -30,7 +30,6 @@ The SRDF's names are checked by :mod:`tsid_py.models.check.srdf`.
 from __future__ import annotations
 
 import os
-import re
 import xml.etree.ElementTree as ElementTree
 from collections import Counter, defaultdict
 
@@ -336,16 +335,3 @@ def _mesh_findings(urdf: UrdfFile, package_dirs) -> list[Finding]:
             "the harness drops them from its visuals; the loader reads visuals only when the collision geometry "
             "shows fewer than two feet", "harness", meshes=list(dict.fromkeys(filename for _, filename in missing["visual"]))))
     return found
-
-
-def collada_header(path: str) -> tuple[str, float]:
-    """A Collada file's declared ``<up_axis>`` (``"Z_UP"`` when it declares none) and
-    ``<unit meter>`` (1 when none), read from its first 8 kB."""
-    try:
-        with open(path, errors="replace") as handle:
-            head = handle.read(8192)
-    except OSError:
-        return "Z_UP", 1.0
-    up = re.search(r"<up_axis>\s*([XYZ]_UP)\s*</up_axis>", head)
-    unit = re.search(r"<unit[^>]*\bmeter\s*=\s*\"([^\"]+)\"", head)
-    return (up.group(1) if up else "Z_UP"), (_number(unit.group(1)) or 1.0 if unit else 1.0)
