@@ -25,11 +25,12 @@ MAX_LINES = 500
 #: ``robots`` and the offline cases: importing it counts as importing layer 2.
 LAYERS = {
     "tsid_py.models": 1, "tsid_py.robots": 1,                       # robot profiles, built-in robots
+    "tsid_py.estimation": 1,                                         # state estimators (below the controllers)
     "tsid_py.control": 2, "tsid_py.offline": 2, "tsid_py.inverse_dynamics": 2,
     "tsid_py": 2,
     "tsid_py.sim": 3,                                                # the MuJoCo harness only
     "tsid_py.scenarios": 4,                                          # demos, trials, sweeps, plots, video
-    "tsid_py.cli": 5, "tsid_py.cli_inverse_dynamics": 5, "tsid_py.bench": 5,      # tools
+    "tsid_py.cli": 5, "tsid_py.cli_inverse_dynamics": 5, "tsid_py.cli_conditions": 5, "tsid_py.bench": 5,  # tools
 }
 
 #: Test modules that run the simulator (or the demos, CLI and docs that do); every other

@@ -2,8 +2,10 @@
 
     tsid-py demo NAME [--robot R] [--duration S] [--json FILE] [--plot FILE] [--video FILE] [--viewer]
     tsid-py demo balance [--push N] [--push-direction {+x,-x,+y,-y}] [--push-at S] [--single-leg]
-                         [--actuation-delay S] [--trunk-mass F] [--step-recovery]
+                         [--trunk-mass F] [--step-recovery]
     tsid-py demo walk [--robot talos|g1] [--distance M | --turn DEG]
+    tsid-py demo balance|walk [--realistic] [--seed N] [--ground-truth | --finite-differences]
+                         [sensor, plant and drive options: tsid_py.cli_conditions]
     tsid-py bench [--robot talos g1 go2] [--steps 2000] [--json FILE]
     tsid-py inverse-dynamics FILE --robot R --dt S [--contacts A B] [--friction MU | --no-bounds]
         [--smoothing W] --out RESULT.npz
@@ -19,6 +21,7 @@ import json
 import os
 import sys
 
+from . import cli_conditions as conditions_command
 from . import cli_inverse_dynamics as inverse_dynamics_command
 
 
@@ -51,7 +54,7 @@ def _demo(args) -> int:
         kwargs["duration"] = args.duration
     options_of = {  # the options each demo owns, by keyword argument of its function
         "balance": {"push": args.push, "push_direction": args.push_direction, "push_at": args.push_at,
-                    "actuation_delay": args.actuation_delay, "trunk_mass": args.trunk_mass,
+                    "trunk_mass": args.trunk_mass,
                     "stance": "single" if args.single_leg else None, "step_recovery": args.step_recovery},
         "walk": {"distance": args.distance, "turn": args.turn},
     }
@@ -68,6 +71,15 @@ def _demo(args) -> int:
                 kwargs[key] = value
     if args.distance is not None and not args.distance > 0:
         return _usage_error(f"--distance must be a positive number of metres, got {args.distance}")
+    shared = conditions_command.given(args)
+    if shared:
+        if "conditions" not in inspect.signature(demos.DEMOS[args.name]).parameters:
+            takers = [name for name, f in sorted(demos.DEMOS.items()) if "conditions" in inspect.signature(f).parameters]
+            return _usage_error(f"{shared[0]} applies to the {' and '.join(takers)} demos only")
+        try:
+            kwargs["conditions"] = conditions_command.conditions_of(args, demos.DEFAULT_CONDITIONS)
+        except ValueError as error:
+            return _usage_error(str(error))
     if args.viewer:
         if not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
             print("--viewer: no display here (DISPLAY is unset); running headless", file=sys.stderr)
@@ -128,7 +140,6 @@ def main(argv=None) -> int:
     demo.add_argument("--push-direction", choices=["+x", "-x", "+y", "-y"],
                       help="balance: one push this way (default: the two-push schedule, +y then +x)")
     demo.add_argument("--push-at", type=float, metavar="S", help="balance: time of the single push, s (default 1)")
-    demo.add_argument("--actuation-delay", type=float, metavar="S", help="balance: simulated actuation delay, s")
     demo.add_argument("--trunk-mass", type=float, metavar="F",
                       help="balance: factor on the simulated torso and base mass")
     demo.add_argument("--single-leg", action="store_true", default=None,
@@ -144,6 +155,7 @@ def main(argv=None) -> int:
                       help="render the run off-screen into an MP4 (30 frames per simulated second; "
                            "uses EGL or OSMesa without a display)")
     demo.add_argument("--viewer", action="store_true", help="open MuJoCo's viewer (needs a display)")
+    conditions_command.add_arguments(demo)
     commands.add_parser("bench", help="time the control step of the reference problem (see tsid-py bench -h)")
     inverse_dynamics_command.add_parser(commands)
     args = parser.parse_args(_attach_signed_values(argv))
