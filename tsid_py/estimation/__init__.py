@@ -9,8 +9,8 @@ runs it at the head of a controller's pipeline.
 from .base import BaseFilter
 from .contacts import ContactDetector
 from .estimator import EstimatorSettings, StateEstimator
-from .joints import JointFilter, alpha_beta_gains, steady_state_covariance
+from .joints import JointFilter, alpha_beta_gains, filtered_noise, steady_state_covariance
 from .readings import SensorReadings, SensorSpec
 
 __all__ = ["StateEstimator", "EstimatorSettings", "SensorReadings", "SensorSpec", "JointFilter", "BaseFilter",
-           "ContactDetector", "alpha_beta_gains", "steady_state_covariance"]
+           "ContactDetector", "alpha_beta_gains", "filtered_noise", "steady_state_covariance"]

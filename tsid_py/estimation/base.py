@@ -16,6 +16,9 @@ are consistent with): ``ω = ω_m − b̂_g``, ``f = f_m − b̂_a``::
 
     R̂ ← R̂ Exp(ω dt),   v̂ ← v̂ + dt (R̂ f + g),   p̂ ← p̂ + dt v̂,   b̂, d̂ unchanged
 
+(the specific force read at the end of the period is in the base's axes then: it is rotated
+by the new ``R̂``; the Jacobians below are taken there too)
+
     δθ ← Exp(−ω dt) δθ − dt δb_g − dt n_g
     δv ← δv − dt R̂ [f]× δθ − dt R̂ δb_a − dt R̂ n_a
     δp ← δp + dt δv                                  (the new δv)
@@ -44,7 +47,7 @@ import numpy as np
 from numba import float64, njit, void
 
 from .._numba import FASTMATH, MATRIX, VECTOR
-from .kalman import exp3, rotate_right
+from .kalman import exp3, inverse3, rotate_right
 
 # The parameter vector the kernel reads (see BaseFilter): indices.
 _GYRO, _ACCEL, _GYRO_WALK, _ACCEL_WALK, _FOOT, _KINEMATICS, _GATE, _REJECTIONS, _GRAVITY = range(9)
@@ -55,36 +58,48 @@ THETA, POSITION, VELOCITY, GYRO_BIAS, ACCEL_BIAS, FEET = 0, 3, 6, 9, 12, 15
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _predict_covariance(P, gamma, rf, R, dt, rows):
-    """``P ← F P Fᵀ`` for the prediction's ``F`` (see the module), whose rows differ from the
-    identity's only in ``δθ``, ``δv`` and ``δp``: ``rows`` (9 × n) scratch; ``rf`` is
-    ``R̂ [f]×``."""
+def _predict_rows(P, gamma, rf, R, dt, rows):
+    """``P ← F P``: the rows ``δθ``, ``δv``, ``δp`` of the prediction's ``F`` (see the module;
+    the others are the identity's); ``rf`` is ``R̂ [f]×``, ``rows`` (9 × n) scratch."""
     n = P.shape[0]
-    for side in range(2):                   # F P, then (F P) Fᵀ = (F (F P)ᵀ)ᵀ
+    for c in range(n):
+        for i in range(3):
+            rows[i, c] = (gamma[i, 0] * P[0, c] + gamma[i, 1] * P[1, c] + gamma[i, 2] * P[2, c]
+                          - dt * P[GYRO_BIAS + i, c])
+        for i in range(3):
+            velocity = P[VELOCITY + i, c]
+            for m in range(3):
+                velocity -= dt * (rf[i, m] * P[m, c] + R[i, m] * P[ACCEL_BIAS + m, c])
+            rows[6 + i, c] = velocity
+            rows[3 + i, c] = P[POSITION + i, c] + dt * velocity
+    for i in range(9):
         for c in range(n):
-            for i in range(3):
-                theta = gamma[i, 0] * P[0, c] + gamma[i, 1] * P[1, c] + gamma[i, 2] * P[2, c] - dt * P[9 + i, c]
-                rows[i, c] = theta
-            for i in range(3):
-                velocity = P[6 + i, c]
-                for m in range(3):
-                    velocity -= dt * (rf[i, m] * P[m, c] + R[i, m] * P[12 + m, c])
-                rows[6 + i, c] = velocity
-            for i in range(3):
-                rows[3 + i, c] = P[3 + i, c] + dt * rows[6 + i, c]
-        for i in range(9):
-            for c in range(n):
-                P[i, c] = rows[i, c]
-        for r in range(n):                  # transpose in place: the product is symmetric after both sides
-            for c in range(r + 1, n):
-                P[r, c], P[c, r] = P[c, r], P[r, c]
+            P[i, c] = rows[i, c]
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _foot_update(P, H, foot, residual, variance, gate, correction, PHt, gain):
+def _predict_columns(P, gamma, rf, R, dt, row):
+    """``P ← P Fᵀ`` (after :func:`_predict_rows`: ``F P Fᵀ``), row by row; ``row`` (9,) scratch."""
+    for r in range(P.shape[0]):
+        for i in range(3):
+            row[i] = gamma[i, 0] * P[r, 0] + gamma[i, 1] * P[r, 1] + gamma[i, 2] * P[r, 2] - dt * P[r, GYRO_BIAS + i]
+        for i in range(3):
+            velocity = P[r, VELOCITY + i]
+            for m in range(3):
+                velocity -= dt * (rf[i, m] * P[r, m] + R[i, m] * P[r, ACCEL_BIAS + m])
+            row[6 + i] = velocity
+            row[3 + i] = P[r, POSITION + i] + dt * velocity
+        for i in range(9):
+            P[r, i] = row[i]
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _foot_update(P, H, foot, residual, variance, gate, correction, PHt, gain, scratch):
     """The measurement update of foot ``foot`` whose 3 × 9 ``H`` holds the blocks on
-    ``δθ``, ``δp`` and ``δd_foot``; returns the squared Mahalanobis distance (no update when
-    it exceeds ``gate``)."""
+    ``δθ``, ``δp`` and ``δd_foot``: ``S = H P Hᵀ + variance I``, and unless the innovation's
+    squared Mahalanobis distance ``d² = rᵀ S⁻¹ r`` exceeds ``gate``, ``K = P Hᵀ S⁻¹``,
+    ``correction = K r``, ``P ← P − K (P Hᵀ)ᵀ``. Returns ``d²``. ``PHt``, ``gain`` (n × 3) and
+    ``scratch`` (3 × 6) are work space."""
     n = P.shape[0]
     columns = (THETA, POSITION, FEET + 3 * foot)
     for r in range(n):
@@ -94,7 +109,7 @@ def _foot_update(P, H, foot, residual, variance, gate, correction, PHt, gain):
                 for m in range(3):
                     value += P[r, columns[b] + m] * H[j, 3 * b + m]
             PHt[r, j] = value
-    S = np.empty((3, 3))
+    S, S_inv = scratch[0:3, 0:3], scratch[0:3, 3:6]
     for i in range(3):
         for j in range(3):
             value = 0.0
@@ -103,7 +118,7 @@ def _foot_update(P, H, foot, residual, variance, gate, correction, PHt, gain):
                     value += H[i, 3 * b + m] * PHt[columns[b] + m, j]
             S[i, j] = value
         S[i, i] += variance
-    S_inv = np.linalg.inv(S)
+    inverse3(S, S_inv)
     distance = 0.0
     for i in range(3):
         distance += residual[i] * (S_inv[i, 0] * residual[0] + S_inv[i, 1] * residual[1] + S_inv[i, 2] * residual[2])
@@ -177,24 +192,25 @@ def base_step(R, X, P, active, rejections, gyro, accel, relative, stance, params
     ((15 + 3k) square), ``active`` and ``rejections`` (k,): ``gyro``, ``accel`` (3,) the
     IMU's readings in base axes, ``relative`` (k × 3) each foot's position in the base from
     the kinematics, ``stance`` (k,) 1 where a foot stands, ``params`` the noise settings and
-    gravity; ``work`` ((15 + 3k) × (16 + 15 + 3k)) scratch."""
+    gravity; ``work`` ((15 + 3k) × (16 + 15 + 3k), at least 20 rows) scratch."""
     n, k = P.shape[0], X.shape[0] - _FOOT_ROW
     PHt, gain, correction, J = work[:, 0:3], work[:, 3:6], work[:, 6], work[0:3, 7:13]
-    rows = work[0:9, 16:16 + n]
-    gamma, rf, H, residual = np.empty((3, 3)), np.empty((3, 3)), np.zeros((3, 9)), np.empty(3)
+    rows, row, scratch = work[0:9, 16:16 + n], work[9, 16:25], work[10:13, 16:22]
+    gamma, rf, H, residual = work[13:16, 16:19], work[13:16, 19:22], work[16:19, 16:25], work[19, 16:19]
     # ---- predict
     wx, wy, wz = (gyro[0] - X[2, 0]) * dt, (gyro[1] - X[2, 1]) * dt, (gyro[2] - X[2, 2]) * dt
     f0, f1, f2 = accel[0] - X[3, 0], accel[1] - X[3, 1], accel[2] - X[3, 2]
-    for i in range(3):                      # R̂ [f]× at the orientation the step starts from
+    rotate_right(R, wx, wy, wz, gamma)      # the orientation at the end of the period, which the
+    for i in range(3):                      # specific force (read then) is in: R̂ [f]×
         rf[i, 0] = R[i, 1] * f2 - R[i, 2] * f1
         rf[i, 1] = R[i, 2] * f0 - R[i, 0] * f2
         rf[i, 2] = R[i, 0] * f1 - R[i, 1] * f0
     exp3(-wx, -wy, -wz, gamma)
-    _predict_covariance(P, gamma, rf, R, dt, rows)
+    _predict_rows(P, gamma, rf, R, dt, rows)
+    _predict_columns(P, gamma, rf, R, dt, row)
     for i in range(3):
         X[1, i] += dt * (R[i, 0] * f0 + R[i, 1] * f1 + R[i, 2] * f2 + params[_GRAVITY + i])
         X[0, i] += dt * X[1, i]
-    rotate_right(R, wx, wy, wz, gamma)
     q_accel = params[_ACCEL]
     for i in range(3):
         P[THETA + i, THETA + i] += params[_GYRO] * dt * dt
@@ -237,7 +253,8 @@ def base_step(R, X, P, active, rejections, gyro, accel, relative, stance, params
             for m in range(3):
                 H[i, 3 + m] = -R[m, i]
                 H[i, 6 + m] = R[m, i]
-        if _foot_update(P, H, s, residual, params[_KINEMATICS], params[_GATE], correction, PHt, gain) > params[_GATE]:
+        if _foot_update(P, H, s, residual, params[_KINEMATICS], params[_GATE], correction, PHt, gain,
+                        scratch) > params[_GATE]:
             rejections[s] += 1.0
             continue
         rejections[s] = 0.0
@@ -287,7 +304,7 @@ class BaseFilter:
         self.covariance = np.eye(n)
         self.active = np.zeros(self.feet)
         self.rejections = np.zeros(self.feet)
-        self._work = np.zeros((n, 16 + n))
+        self._work = np.zeros((max(n, 20), 16 + max(n, 10)))
         self.reset(np.eye(3), np.zeros(3))
 
     @property

@@ -156,8 +156,9 @@ class StateEstimator:
             raise ValueError(f"robot {robot.name!r} has no feet: the estimator needs standing feet")
         self._frames = [robot.frame_id(foot) for foot in self.feet]
         model = robot.model
-        self._data = model.createData()
-        self._q_kinematics = pin.neutral(model)
+        self._legs, self._leg_model, self._leg_frames = self._leg_kinematics_model()
+        self._data = self._leg_model.createData()
+        self._q_kinematics = pin.neutral(self._leg_model)
         self.kinematic_noise = self._kinematic_noise(settings)
         rejections = max(1, int(round(settings.rejection_time / self.dt)))
         self.joints = JointFilter(robot.na, self.dt, position_noise=settings.encoder_noise,
@@ -221,19 +222,32 @@ class StateEstimator:
                        self.joints.position, self.joints.velocity)
         return self.q, self.v
 
+    def _leg_kinematics_model(self):
+        """The model of the joints from the base to the feet only (the others locked at the
+        reference posture: they do not move a foot in the base), the encoders' indices of its
+        joints, and the feet's frames in it: forward kinematics then visits the legs alone."""
+        robot, model = self.robot, self.robot.model
+        legs = sorted({joint for frame in self._frames for joint in model.supports[model.frames[frame].parentJoint]
+                       if joint > 1})
+        locked = [joint for joint in range(2, model.njoints) if joint not in legs]
+        reduced = pin.buildReducedModel(model, locked, robot.q_ref) if locked else model
+        encoders = np.array([model.idx_qs[joint] - 7 for joint in legs], dtype=np.intp)
+        frames = [reduced.getFrameId(model.frames[frame].name) for frame in self._frames]
+        return encoders, reduced, frames
+
     def _leg_kinematics(self, encoders: np.ndarray) -> None:
         """Each foot's position in the base at the encoders' angles."""
-        model, data, q = self.robot.model, self._data, self._q_kinematics
-        q[7:] = encoders
+        model, data, q = self._leg_model, self._data, self._q_kinematics
+        q[7:] = encoders[self._legs]
         pin.forwardKinematics(model, data, q)
-        for i, frame in enumerate(self._frames):
+        for i, frame in enumerate(self._leg_frames):
             self._positions[i] = pin.updateFramePlacement(model, data, frame).translation
 
     def velocity_noise(self) -> float:
-        """σ of the joint velocities' estimate in the steady state, rad/s
-        (:func:`~tsid_py.estimation.joints.steady_state_covariance`)."""
-        return math.sqrt(self.joints.covariance()[1, 1])
+        """σ of the joint velocities' estimate of a joint at rest, rad/s
+        (:func:`~tsid_py.estimation.joints.filtered_noise`)."""
+        return self.joints.noise()[1]
 
     def position_noise(self) -> float:
-        """σ of the joint positions' estimate in the steady state, rad."""
-        return math.sqrt(self.joints.covariance()[0, 0])
+        """σ of the joint positions' estimate of a joint at rest, rad."""
+        return self.joints.noise()[0]

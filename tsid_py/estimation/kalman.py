@@ -1,6 +1,6 @@
-"""Rotations for the compiled estimators: ``Exp``, a rotation applied on the right with
-re-orthonormalisation, and the quaternion of a rotation matrix (see :mod:`tsid_py._numba`:
-each filter advances in one compiled call built from these)."""
+"""Small dense pieces for the compiled estimators: ``Exp``, a rotation applied on the right
+with re-orthonormalisation, the quaternion of a rotation matrix, a 3 × 3 inverse (see
+:mod:`tsid_py._numba`: each filter advances in one compiled call built from these)."""
 
 from __future__ import annotations
 
@@ -84,3 +84,16 @@ def quaternion_of(R, out):
     if out[3] < 0.0:
         for i in range(4):
             out[i] = -out[i]
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def inverse3(S, out):
+    """``out = S⁻¹`` of a 3 × 3 matrix by its adjugate."""
+    a, b, c = S[0, 0], S[0, 1], S[0, 2]
+    d, e, f = S[1, 0], S[1, 1], S[1, 2]
+    g, h, i = S[2, 0], S[2, 1], S[2, 2]
+    A, B, C = e * i - f * h, f * g - d * i, d * h - e * g
+    det = a * A + b * B + c * C
+    out[0, 0], out[1, 0], out[2, 0] = A / det, B / det, C / det
+    out[0, 1], out[1, 1], out[2, 1] = (c * h - b * i) / det, (a * i - c * g) / det, (b * g - a * h) / det
+    out[0, 2], out[1, 2], out[2, 2] = (b * f - c * e) / det, (c * d - a * f) / det, (a * e - b * d) / det
