@@ -37,7 +37,7 @@ LAYERS = {
 #: test module is a core test and imports neither MuJoCo nor the harness or scenarios.
 SIMULATION_TESTS = {"test_sim", "test_walk", "test_step_recovery", "test_video", "test_plots", "test_cli",
                     "test_examples", "test_docs", "test_offline_files", "test_recorded_files", "test_harness_models",
-                    "test_loaders",
+                    "test_loaders", "test_estimation_sim",
                     "test_architecture"}
 SIMULATOR_MODULES = ("mujoco", "tsid_py.sim", "tsid_py.scenarios", "tsid_py.cli")
 

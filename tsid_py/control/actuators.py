@@ -57,11 +57,15 @@ class DriveCommand:
 
 def drive_gains(robot, bandwidth: float, damping_ratio: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """``(kp, kd)`` (na,) of drives of ``bandwidth`` Hz and ``damping_ratio`` on each
-    joint's own inertia (see the module)."""
+    joint's own inertia (see the module): ``I_i = 1 / (M⁻¹)_ii`` at the reference posture,
+    the inertia the joint moves when every other joint (and the base) is free — the smallest
+    it can meet, so the gains stay stable for a drive that samples its own loop."""
     if not (math.isfinite(bandwidth) and bandwidth > 0 and math.isfinite(damping_ratio) and damping_ratio > 0):
         raise ValueError(f"bandwidth and damping_ratio must be positive, got {bandwidth!r}, {damping_ratio!r}")
     data = robot.model.createData()
-    inertia = np.diag(pin.crba(robot.model, data, robot.q_ref))[robot.nv - robot.na:]
+    mass = pin.crba(robot.model, data, robot.q_ref)
+    mass = np.triu(mass) + np.triu(mass, 1).T
+    inertia = 1.0 / np.diag(np.linalg.inv(mass))[robot.nv - robot.na:]
     omega = 2.0 * math.pi * bandwidth
     return inertia * omega ** 2, 2.0 * damping_ratio * inertia * omega
 

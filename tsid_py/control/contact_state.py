@@ -29,7 +29,9 @@ velocity carry the noise of the joint positions and velocities along the leg. Wi
 ``position_noise`` σ_q (rad) and ``velocity_noise`` σ_v (rad/s) per joint and ``n`` joints
 from the base to the sole, the sole's tilt and angular velocity carry about ``σ_q √n`` and
 ``σ_v √n`` per axis, and each threshold above is raised by ``noise_sigmas`` times that: a
-sole is called rocking, or flat, only when the evidence exceeds what noise explains. (With
+sole is called rocking, or flat, only when the evidence exceeds what noise explains; and a
+*planned* normal force below the threshold counts only once it has lasted ``unload_time`` s
+(on noisy velocities the QP may plan a sole's force to zero for a step). (With
 velocities by finite differences of 1 mrad encoders, σ_v ≈ 1.4 rad/s: the velocity
 threshold is then out of reach and rocking is told by the tilt alone; the
 :class:`~tsid_py.control.estimation.EstimationStage` sets both from its filter.)
@@ -79,6 +81,7 @@ class ContactStateMonitor:
     position_noise, velocity_noise : σ of the joint positions (rad) and velocities (rad/s)
         the controller reads (0: exact).
     noise_sigmas : how many standard deviations of noise the thresholds are raised by.
+    unload_time : s a planned force must stay low to count, on a noisy state.
 
     Each setting is a validated property: a change takes effect at the next :meth:`update`.
     """
@@ -87,13 +90,14 @@ class ContactStateMonitor:
                  min_normal_force: float | None = None, max_tilt: float = np.radians(2.0),
                  rocking_tilt: float = np.radians(5.0), settle_time: float = 0.05, soft_weight: float = 1e2,
                  lost_tilt: float = np.radians(45.0), lost_distance: float = 0.1, position_noise: float = 0.0,
-                 velocity_noise: float = 0.0, noise_sigmas: float = 4.0):
+                 velocity_noise: float = 0.0, noise_sigmas: float = 4.0, unload_time: float = 0.01):
         if not isinstance(solver, DynamicsSolver):
             raise ValueError(f"solver must be a tsid_py.DynamicsSolver, got {type(solver).__name__}")
         self.solver = solver
         self.max_angular_velocity = max_angular_velocity
         self.min_normal_force = 0.02 * solver.robot.weight if min_normal_force is None else min_normal_force
         self.noise_sigmas = noise_sigmas
+        self.unload_time = unload_time
         self.position_noise = position_noise
         self.velocity_noise = velocity_noise
         self.max_tilt = max_tilt
@@ -110,6 +114,7 @@ class ContactStateMonitor:
         self._surfaces: dict[str, tuple[object, np.ndarray]] = {}
         self._surface_epoch = -1
         self._leg_joints: dict[int, int] = {}
+        self._unloaded: dict[str, int] = {}
 
     # Validated settings: each may be changed between steps (the next update uses it).
     max_angular_velocity = Setting(positive)
@@ -132,6 +137,16 @@ class ContactStateMonitor:
 
     noise_sigmas = Setting(non_negative)
     """Standard deviations of noise the thresholds are raised by (≥ 0)."""
+
+    unload_time = Setting(non_negative)
+    """s a *planned* normal force must stay below ``min_normal_force`` to soften a contact
+    when the state is noisy (``velocity_noise`` > 0; ≥ 0): on noisy velocities the QP may
+    plan a sole's force to zero for a step, which is no sign that it lifted."""
+
+    @property
+    def unload_steps(self) -> int:
+        """``unload_time`` in control periods of the solver's ``dt`` now (at least one)."""
+        return max(1, int(round(self._unload_time / self.solver.dt)))
 
     settle_time = Setting(non_negative)
     """s a softened sole stays still, flat and loaded before it is hardened (≥ 0; counted
@@ -241,6 +256,8 @@ class ContactStateMonitor:
                 if not wrench[2] >= minimum:
                     break
             else:
+                if self._unloaded:
+                    self._unloaded.clear()
                 return False
         solver, robot = self.solver, self.solver.robot
         contacts = solver.contacts
@@ -266,7 +283,15 @@ class ContactStateMonitor:
                 rocking = speed > limit * limit or (
                     check_rotation and planar
                     and self._tilt(name, contact) > self._rocking_tilt + z * self._position_noise * spread)
-                if rocking or force < self.min_normal_force:
+                unloaded = force < self.min_normal_force
+                if unloaded and self._velocity_noise and (wrenches is None or name not in wrenches):
+                    # a planned force is the QP's answer to a noisy state: it counts when it lasts
+                    count = self._unloaded[name] = self._unloaded.get(name, 0) + 1
+                    unloaded = count >= self.unload_steps
+                elif self._unloaded:
+                    self._unloaded.pop(name, None)
+                if rocking or unloaded:
+                    self._unloaded.pop(name, None)
                     self.surface_normal(name)              # noted before the anchor moves
                     softened[name] = 0
                     solver.reanchor_contact(name)

@@ -67,10 +67,17 @@ def attach_estimator(controller: Pipeline, estimator: StateEstimator) -> Estimat
         raise ValueError(f"controller must have a solver, got {type(controller).__name__}")
     stage = EstimationStage(estimator, solver)
     controller.insert(stage, before=controller.stages[0])
-    monitor = getattr(controller, "contact_state", None)
-    if monitor is None and getattr(controller, "balance", None) is not None:
-        monitor = controller.balance.contact_state
+    monitor = contact_monitor(controller)
     if monitor is not None:
         monitor.position_noise = estimator.position_noise()
         monitor.velocity_noise = estimator.velocity_noise()
     return stage
+
+
+def contact_monitor(controller):
+    """The contact-state monitor of a balance or walking controller (``contact_state``, or its
+    balance controller's), or None."""
+    monitor = getattr(controller, "contact_state", None)
+    if monitor is None and getattr(controller, "balance", None) is not None:
+        monitor = controller.balance.contact_state
+    return monitor

@@ -17,7 +17,7 @@ import numpy as np
 import pinocchio as pin
 
 from ..control.actuators import DriveStage
-from ..control.estimation import attach_estimator
+from ..control.estimation import attach_estimator, contact_monitor
 from ..estimation.estimator import EstimatorSettings, StateEstimator
 from ..models.actuators import DriveParameters, drive_parameters, set_armature
 from ..sim.sensors import Sensors
@@ -56,6 +56,11 @@ class Feedback:
             self.estimator = StateEstimator(robot, sim.timestep, settings)
             self.estimator.reset(*sim.state())
             attach_estimator(controller, self.estimator)
+        elif mode == "finite-differences":           # the monitor is told the encoders' noise
+            monitor = contact_monitor(controller)
+            if monitor is not None:
+                sigma = conditions.sensors.encoder_sigma
+                monitor.position_noise, monitor.velocity_noise = sigma, np.sqrt(2.0) * sigma / sim.timestep
         self._previous = None
 
     @staticmethod
