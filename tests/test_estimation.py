@@ -211,3 +211,24 @@ def test_state_estimator_refuses_what_it_cannot_estimate():
         StateEstimator(load_robot("talos"), 0.0)
     with pytest.raises(ValueError, match="settings"):
         StateEstimator(load_robot("talos"), DT, settings={"gyro_noise": 1.0})
+
+
+@pytest.mark.parametrize("name", ["talos", "g1", "go2", "solo12"])
+def test_leg_kinematics_are_pinocchios(name, rng):
+    """The compiled chains give the feet where pinocchio's forward kinematics puts them in
+    the base's frame, at random joint angles."""
+    from tsid_py.estimation.kinematics import LegKinematics
+
+    robot = load_robot(name)
+    frames = [robot.frame_id(foot) for foot in robot.feet]
+    kinematics = LegKinematics(robot, frames)
+    assert kinematics.supported
+    data = robot.model.createData()
+    out = np.zeros((len(frames), 3))
+    for _ in range(5):
+        q = robot.q_ref.copy()
+        q[7:] += rng.uniform(-0.5, 0.5, robot.nq - 7)
+        pin.framesForwardKinematics(robot.model, data, q)
+        kinematics.positions(q[7:], out)
+        for i, frame in enumerate(frames):
+            np.testing.assert_allclose(out[i], data.oMi[1].actInv(data.oMf[frame]).translation, atol=1e-12)

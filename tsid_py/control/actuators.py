@@ -33,9 +33,30 @@ import math
 
 import numpy as np
 import pinocchio as pin
+from numba import boolean, float64, njit, void
+
+from .._numba import FASTMATH, VECTOR
 
 from ..models.actuators import DriveParameters, drive_parameters
 from .pipeline import Stage, StepState
+
+
+@njit(void(VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, float64, float64, float64, float64, boolean, VECTOR,
+           VECTOR, VECTOR, VECTOR), cache=True, fastmath=FASTMATH)
+def drive_command(tau, q, v, ddq, friction, damping, smoothing, dt, mean_time, mean_square_time, impedance, out_tau,
+                  out_tau_ff, out_q, out_v):
+    """:meth:`DriveStage.step`'s arithmetic in one call (see the module): ``out_tau = tau +
+    friction tanh(v̄ / smoothing) + damping v̄`` with ``v̄ = v + dt ddq``, and with
+    ``impedance`` the held targets ``q_des = q + mean_time v + ½ mean_square_time ddq``,
+    ``v_des = v + mean_time ddq`` and ``tau_ff = out_tau``."""
+    for i in range(tau.size):
+        planned = v[i] + dt * ddq[i]
+        value = tau[i] + friction[i] * np.tanh(planned / smoothing) + damping[i] * planned
+        out_tau[i] = value
+        if impedance:
+            out_tau_ff[i] = value
+            out_q[i] = q[i] + mean_time * v[i] + 0.5 * mean_square_time * ddq[i]
+            out_v[i] = v[i] + mean_time * ddq[i]
 
 
 class DriveCommand:
@@ -112,13 +133,7 @@ class DriveStage(Stage):
 
     def step(self, state: StepState) -> None:
         """Form :attr:`command` from the step's solution and state."""
-        command, first, solution = self.command, self.first, state.solution
-        ddq, v = solution.ddq[first:], state.v[first:]
-        planned = v + self.dt * ddq
-        np.add(solution.tau_actuated, self.friction * np.tanh(planned / self.smoothing) + self.damping * planned,
-               out=command.tau)
-        if self.impedance:
-            q = state.q[state.q.size - v.size:]
-            command.tau_ff[:] = command.tau
-            command.q_des[:] = q + self.mean_time * v + 0.5 * self.mean_square_time * ddq
-            command.v_des[:] = v + self.mean_time * ddq
+        command, first, solution, n = self.command, self.first, state.solution, self.friction.size
+        drive_command(solution.tau_actuated, state.q[state.q.size - n:], state.v[first:], solution.ddq[first:],
+                      self.friction, self.damping, self.smoothing, self.dt, self.mean_time, self.mean_square_time,
+                      self.impedance, command.tau, command.tau_ff, command.q_des, command.v_des)

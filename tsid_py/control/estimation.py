@@ -37,7 +37,7 @@ class EstimationStage(Stage):
             raise ValueError(f"estimator must be a tsid_py.estimation.StateEstimator, got {type(estimator).__name__}")
         self.estimator, self.solver = estimator, solver
         self.feet = list(estimator.feet)
-        self.forces = np.zeros(len(self.feet))
+        self.forces = estimator.forces                 # filled in place: no copy in the update
         self._update = estimator.update
 
     def step(self, state: StepState) -> None:

@@ -46,8 +46,8 @@ from __future__ import annotations
 import numpy as np
 from numba import float64, njit, void
 
-from .._numba import FASTMATH, MATRIX, VECTOR
-from .kalman import exp3, inverse3, rotate_right
+from .._numba import FASTMATH
+from .kalman import MATRIX, VECTOR, exp3, inverse3, rotate_right
 
 # The parameter vector the kernel reads (see BaseFilter): indices.
 _GYRO, _ACCEL, _GYRO_WALK, _ACCEL_WALK, _FOOT, _KINEMATICS, _GATE, _REJECTIONS, _GRAVITY = range(9)
@@ -304,7 +304,7 @@ class BaseFilter:
         self.covariance = np.eye(n)
         self.active = np.zeros(self.feet)
         self.rejections = np.zeros(self.feet)
-        self._work = np.zeros((max(n, 20), 16 + max(n, 10)))
+        self.work = np.zeros((max(n, 20), 16 + max(n, 10)))
         self.reset(np.eye(3), np.zeros(3))
 
     @property
@@ -352,4 +352,4 @@ class BaseFilter:
         """Advance one period ``dt`` with the IMU's ``gyro`` and ``accel`` (3,), each foot's
         position in the base ``relative`` (k × 3) and the ``stance`` flags (k,)."""
         base_step(self.rotation, self.state, self.covariance, self.active, self.rejections, gyro, accel, relative,
-                  stance, self.params, dt, self._work)
+                  stance, self.params, dt, self.work)

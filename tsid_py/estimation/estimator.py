@@ -29,15 +29,16 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 import pinocchio as pin
-from numba import njit, void
+from numba import boolean, float64, njit, void
 
-from .._numba import FASTMATH, MATRIX, VECTOR
+from .._numba import FASTMATH, compiled_function
 from ..models.profile import profile_of
 from ..robot import Robot
-from .base import BaseFilter
+from .base import BaseFilter, base_step
 from .contacts import ContactDetector
-from .joints import JointFilter
-from .kalman import quaternion_of
+from .joints import JointFilter, joint_filter_step
+from .kalman import INDICES, MATRIX, TENSOR, VECTOR, quaternion_of
+from .kinematics import LegKinematics, feet_positions
 from .readings import SensorReadings, SensorSpec
 
 #: χ² quantile of 3 degrees of freedom at 0.999: the filters' gate on a foot's residual.
@@ -126,6 +127,36 @@ def assemble_state(q, v, R, position, velocity, gyro, bias, joint_positions, joi
     v[6:6 + n] = joint_velocities
 
 
+@njit(void(VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, float64, float64, boolean, INDICES, INDICES,
+           TENSOR, MATRIX, MATRIX, VECTOR, INDICES, MATRIX, TENSOR, MATRIX, MATRIX, MATRIX, VECTOR, float64, float64,
+           MATRIX, MATRIX, MATRIX, VECTOR, VECTOR, VECTOR, MATRIX, float64, VECTOR, VECTOR),
+      cache=True, fastmath=FASTMATH)
+def estimator_step(encoders, gyro, accel, forces, acceleration, joint_q, joint_v, alpha, beta, compute_feet,
+                   parents, indices, rotations, translations, axes, prismatic, foot_joints, foot_translations,
+                   frame_rotations, frame_translations, feet, scratch, stance, on, off, R, X, P, active, rejections,
+                   params, work, dt, q, v):
+    """One period of :class:`StateEstimator` in one call: the joints' filter
+    (:func:`~tsid_py.estimation.joints.joint_filter_step`), the feet's positions in the base
+    (:func:`~tsid_py.estimation.kinematics.feet_positions`, unless ``compute_feet`` is False:
+    ``feet`` holds them), the contact detector's hysteresis on ``forces``, the base filter
+    (:func:`~tsid_py.estimation.base.base_step`) and ``(q, v)`` (:func:`assemble_state`)."""
+    joint_filter_step(joint_q, joint_v, encoders, acceleration[6:], alpha, beta, dt)
+    if compute_feet:
+        feet_positions(encoders, parents, indices, rotations, translations, axes, prismatic, foot_joints,
+                       foot_translations, frame_rotations, frame_translations, feet, scratch)
+    for i in range(forces.size):
+        if stance[i] > 0.0:
+            if forces[i] < off:
+                stance[i] = 0.0
+        elif forces[i] > on:
+            stance[i] = 1.0
+    base_step(R, X, P, active, rejections, gyro, accel, feet, stance, params, dt, work)
+    assemble_state(q, v, R, X[0], X[1], gyro, X[2], joint_q, joint_v)
+
+
+_step = compiled_function(estimator_step)
+
+
 class StateEstimator:
     """A floating-base robot's state from its sensors (see the module).
 
@@ -156,9 +187,11 @@ class StateEstimator:
             raise ValueError(f"robot {robot.name!r} has no feet: the estimator needs standing feet")
         self._frames = [robot.frame_id(foot) for foot in self.feet]
         model = robot.model
-        self._legs, self._leg_model, self._leg_frames = self._leg_kinematics_model()
-        self._data = self._leg_model.createData()
-        self._q_kinematics = pin.neutral(self._leg_model)
+        self.kinematics = LegKinematics(robot, self._frames)
+        if not self.kinematics.supported:          # pinocchio's forward kinematics, on the legs only
+            self._legs, self._leg_model, self._leg_frames = self._leg_kinematics_model()
+            self._data = self._leg_model.createData()
+            self._q_kinematics = pin.neutral(self._leg_model)
         self.kinematic_noise = self._kinematic_noise(settings)
         rejections = max(1, int(round(settings.rejection_time / self.dt)))
         self.joints = JointFilter(robot.na, self.dt, position_noise=settings.encoder_noise,
@@ -175,6 +208,10 @@ class StateEstimator:
         self._positions = np.zeros((len(self.feet), 3))
         self.q, self.v = robot.q_ref.copy(), robot.zero_velocity()
         self._zero_acceleration = np.zeros(robot.nv)
+        self._acceleration = np.zeros(robot.nv)
+        #: The forces' buffer: a caller that fills it in place saves a copy each update.
+        self._forces = np.zeros(len(self.feet))
+        self._readings, self._arguments = None, None
         self.reset(robot.q_ref)
 
     def _kinematic_noise(self, settings: EstimatorSettings) -> float:
@@ -208,19 +245,38 @@ class StateEstimator:
 
     def update(self, readings: SensorReadings, forces: np.ndarray, acceleration: np.ndarray | None = None):
         """One period: ``readings``, each foot's normal force ``forces`` (k,), N (measured or
-        planned) and the acceleration the controller commanded at its last step
-        (``acceleration`` (nv,), None: zero). Returns ``(q, v)``, the estimator's own arrays
-        (refreshed by the next update: copy to keep)."""
-        encoders = readings.joint_positions
-        acceleration = self._zero_acceleration if acceleration is None else acceleration
-        self.joints.step(encoders, acceleration[6:])
-        self._leg_kinematics(encoders)
-        stance = self.contacts.update(forces)
-        base = self.base
-        base.step(readings.gyro, readings.accel, self._positions, stance, self.dt)
-        assemble_state(self.q, self.v, base.rotation, base.state[0], base.state[1], readings.gyro, base.state[2],
-                       self.joints.position, self.joints.velocity)
+        planned; finite, ``inf`` for "as it stands") and the acceleration the controller
+        commanded at its last step (``acceleration`` (nv,), None: zero). Returns ``(q, v)``, the
+        estimator's own arrays (refreshed by the next update: copy to keep)."""
+        if not isinstance(readings, SensorReadings):
+            raise ValueError(f"readings must be a SensorReadings, got {type(readings).__name__}")
+        if forces is not self._forces:
+            np.copyto(self._forces, forces)
+        if acceleration is None:
+            acceleration = self._zero_acceleration
+        else:
+            np.copyto(self._acceleration, acceleration)
+            acceleration = self._acceleration
+        if not self.kinematics.supported:
+            self._leg_kinematics(readings.joint_positions)
+        if readings is not self._readings:            # the kernel's arguments: the same arrays each step
+            self._readings, self._arguments = readings, self._kernel_arguments(readings)
+        arguments = self._arguments
+        arguments[4] = acceleration
+        _step(*arguments)
         return self.q, self.v
+
+    def _kernel_arguments(self, readings: SensorReadings) -> list:
+        """:func:`estimator_step`'s arguments reading from ``readings`` (index 4: the
+        acceleration, set each update)."""
+        kinematics, joints, base, contacts = self.kinematics, self.joints, self.base, self.contacts
+        return [readings.joint_positions, readings.gyro, readings.accel, self._forces, self._zero_acceleration,
+                joints.position, joints.velocity, joints.alpha, joints.beta, kinematics.supported, kinematics.parents,
+                kinematics.indices, kinematics.rotations, kinematics.translations, kinematics.axes, kinematics.prismatic,
+                kinematics.foot_joints, kinematics.foot_translations, kinematics.frame_rotations,
+                kinematics.frame_translations, self._positions, kinematics.scratch, contacts.stance, contacts.on,
+                contacts.off, base.rotation, base.state, base.covariance, base.active, base.rejections, base.params,
+                base.work, self.dt, self.q, self.v]
 
     def _leg_kinematics_model(self):
         """The model of the joints from the base to the feet only (the others locked at the
@@ -243,6 +299,12 @@ class StateEstimator:
         for i, frame in enumerate(self._leg_frames):
             self._positions[i] = pin.updateFramePlacement(model, data, frame).translation
 
+    @property
+    def forces(self) -> np.ndarray:
+        """A buffer (k,) for the feet's normal forces: fill it and pass it to :meth:`update`
+        to save a copy."""
+        return self._forces
+
     def velocity_noise(self) -> float:
         """σ of the joint velocities' estimate of a joint at rest, rad/s
         (:func:`~tsid_py.estimation.joints.filtered_noise`)."""
@@ -251,3 +313,4 @@ class StateEstimator:
     def position_noise(self) -> float:
         """σ of the joint positions' estimate of a joint at rest, rad."""
         return self.joints.noise()[0]
+

@@ -37,7 +37,8 @@ import math
 import numpy as np
 from numba import float64, njit, void
 
-from .._numba import FASTMATH, VECTOR
+from .._numba import FASTMATH
+from .kalman import VECTOR
 
 
 def alpha_beta_gains(tracking_index: float) -> tuple[float, float]:

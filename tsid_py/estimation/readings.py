@@ -10,7 +10,9 @@ import numpy as np
 
 
 class SensorReadings:
-    """One control period's readings (arrays refreshed in place by whoever reads the sensors).
+    """One control period's readings. The three arrays are the object's own (float64,
+    refreshed in place: ``readings.gyro[:] = …``; assigning one copies into it, checking its
+    shape), so that the estimator reads them without converting anything.
 
     Attributes
     ----------
@@ -24,14 +26,47 @@ class SensorReadings:
         None when the robot has no force sensors.
     """
 
-    __slots__ = ("time", "joint_positions", "gyro", "accel", "wrenches")
+    __slots__ = ("time", "_joint_positions", "_gyro", "_accel", "wrenches")
 
     def __init__(self, joints: int):
         self.time = 0.0
-        self.joint_positions = np.zeros(joints)
-        self.gyro = np.zeros(3)
-        self.accel = np.zeros(3)
+        self._joint_positions = np.zeros(int(joints))
+        self._gyro = np.zeros(3)
+        self._accel = np.zeros(3)
         self.wrenches: dict | None = None
+
+    def _assign(self, array: np.ndarray, value, name: str) -> None:
+        value = np.asarray(value, dtype=float)
+        if value.shape != array.shape or not np.all(np.isfinite(value)):
+            raise ValueError(f"{name} must be {array.shape[0]} finite numbers, got shape {value.shape}")
+        array[:] = value
+
+    @property
+    def joint_positions(self) -> np.ndarray:
+        """(na,) the encoders' readings."""
+        return self._joint_positions
+
+    @joint_positions.setter
+    def joint_positions(self, value) -> None:
+        self._assign(self._joint_positions, value, "joint_positions")
+
+    @property
+    def gyro(self) -> np.ndarray:
+        """(3,) the gyroscope's reading, rad/s, base axes."""
+        return self._gyro
+
+    @gyro.setter
+    def gyro(self, value) -> None:
+        self._assign(self._gyro, value, "gyro")
+
+    @property
+    def accel(self) -> np.ndarray:
+        """(3,) the accelerometer's reading, m/s², base axes."""
+        return self._accel
+
+    @accel.setter
+    def accel(self, value) -> None:
+        self._assign(self._accel, value, "accel")
 
 
 @dataclass(frozen=True)
