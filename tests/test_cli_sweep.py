@@ -31,6 +31,7 @@ REFUSED = {
     "fraction": ["-0.1", "1", "nan", "abc"],
     "finite": ["nan", "inf", "-inf", "abc"],
     "terrain": ["bogus", "slope:abc", "slope", "rough:1:x"],
+    "drive parameter": ["-1", "nan", "inf", "abc"],
     "robot": ["no-such-robot"],
     "qp solver": ["no-such-solver"],
     "peer": ["bogus=python", "placo=", "placo=/no/such/python"],

@@ -3,8 +3,10 @@
     tsid-py demo NAME [--robot NAME|PATH [--srdf PATH]] [--duration S] [--json FILE] [--plot FILE] [--video FILE]
                  [--viewer]
     tsid-py demo balance [--push N] [--push-direction {+x,-x,+y,-y}] [--push-at S] [--single-leg]
-                         [--actuation-delay S] [--trunk-mass F] [--step-recovery]
+                         [--trunk-mass F] [--step-recovery]
     tsid-py demo walk [--robot talos|g1|PATH] [--distance M | --turn DEG]
+    tsid-py demo balance|walk [--realistic] [--seed N] [--ground-truth | --finite-differences]
+                         [sensor, plant and drive options: tsid_py.cli_conditions]
     tsid-py demo trot [--robot R|PATH] --speed V [--lateral V] [--yaw-rate W] [--distance M | --duration S]
                       [--gait trot|walk|pace|bound] [--terrain T] (tsid_py.cli_trot)
     tsid-py bench [--robot talos g1 go2] [--steps 2000] [--json FILE]
@@ -23,6 +25,7 @@ import os
 import sys
 
 from . import cli_check as check_command
+from . import cli_conditions as conditions_command
 from . import cli_inverse_dynamics as inverse_dynamics_command
 from .cli_arguments import (Parser, attach_values, input_file, non_negative, nonzero, output_file, positive,
                             rerun_target)
@@ -57,6 +60,10 @@ def _demo(args) -> int:
     misused = trot_command.misused(args)
     if misused:
         return _usage_error(misused)
+    shared = conditions_command.given(args)          # the sensor, plant and feedback options
+    if shared and "conditions" not in inspect.signature(demos.DEMOS[args.name]).parameters:
+        takers = [name for name, f in sorted(demos.DEMOS.items()) if "conditions" in inspect.signature(f).parameters]
+        return _usage_error(f"{shared[0]} applies to the {' and '.join(takers)} demos only")
     if args.srdf is not None and not (args.robot and is_path(args.robot)):
         return _usage_error("--srdf gives a robot file's postures: it needs --robot PATH")
     if args.name == "trot":                          # its own options and checks (tsid_py.cli_trot)
@@ -71,7 +78,7 @@ def _demo(args) -> int:
         kwargs["duration"] = args.duration
     options_of = {  # the options each demo owns, by keyword argument of its function
         "balance": {"push": args.push, "push_direction": args.push_direction, "push_at": args.push_at,
-                    "actuation_delay": args.actuation_delay, "trunk_mass": args.trunk_mass,
+                    "trunk_mass": args.trunk_mass,
                     "stance": "single" if args.single_leg else None, "step_recovery": args.step_recovery},
         "walk": {"distance": args.distance, "turn": args.turn},
     }
@@ -89,6 +96,11 @@ def _demo(args) -> int:
     if args.push_at is not None and args.duration is not None and args.push_at >= args.duration:
         return _usage_error(f"--push-at {args.push_at:g} s is not before the run's end (--duration {args.duration:g} s): "
                             "the push would not be applied")
+    if shared:
+        try:
+            kwargs["conditions"] = conditions_command.conditions_of(args, demos.DEFAULT_CONDITIONS)
+        except ValueError as error:
+            return _usage_error(str(error))
     if args.viewer:
         if not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
             print("--viewer: no display here (DISPLAY is unset); running headless", file=sys.stderr)
@@ -171,8 +183,6 @@ def build_parser() -> argparse.ArgumentParser:
                       help="balance: one push this way (default: the two-push schedule, +y then +x)")
     demo.add_argument("--push-at", type=non_negative("seconds"), metavar="S",
                       help="balance: time of the single push, s, before the run's end (default 1)")
-    demo.add_argument("--actuation-delay", type=non_negative("seconds"), metavar="S",
-                      help="balance: simulated actuation delay, s")
     demo.add_argument("--trunk-mass", type=positive("times the model's mass"), metavar="F",
                       help="balance: factor on the simulated torso and base mass")
     demo.add_argument("--single-leg", action="store_true", default=None,
@@ -195,6 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="record every control step into FILE.tsidrec (tsid-py replay FILE)")
     demo.add_argument("--rerun", metavar="TARGET", type=rerun_target,
                       help="log the run to Rerun: a .rrd path, spawn or connect[=URL]")
+    conditions_command.add_arguments(demo)
     commands.add_parser("bench", help="time the control step of the reference problem (see tsid-py bench -h)")
     commands.add_parser("replay", help="re-solve a recording's steps, plot, convert (see tsid-py replay -h)")
     inverse_dynamics_command.add_parser(commands)

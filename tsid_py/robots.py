@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 
+from .models.actuators import read_rotor_parameters
 from .models.gait import Gait
 from .models.loading import load_robot
 from .models.profile import BalanceDefaults, WalkDefaults, derive_profile
@@ -178,6 +179,8 @@ def _load_built_in(name: str) -> Robot:
         placement = parent.placement * pin.SE3(np.eye(3), np.array(translation))
         model.addFrame(pin.Frame(frame_name, parent.parentJoint, model.getFrameId(parent_name),
                                  placement, pin.FrameType.OP_FRAME))
+    if spec.srdf is not None:                 # the drives' rotor parameters (model.armature untouched)
+        read_rotor_parameters(model, str(data_root() / spec.srdf))
     q_ref = _reference_posture(model, spec)
     feet = _add_contact_points(model, spec, q_ref) if spec.foot_radius > 0 else spec.feet
     robot = Robot(model, name=name, feet=feet, sole_size=spec.sole_size, foot_radius=spec.foot_radius,

@@ -40,6 +40,7 @@ from ..loaders.mjcf import load_mjcf
 from ..loaders.urdf import load_urdf, srdf_postures
 from ..robot import Robot
 from .collada import apply_declared_axes
+from .actuators import read_rotor_parameters
 from .feet import FootGeometry, add_foot_frames, body_points, find_feet
 from .posture import fitted_posture, posture_in_ranges, standing_posture
 from .profile import derive_profile
@@ -71,6 +72,8 @@ def _load_urdf(path: Path, srdf, posture: str | None, package_dirs, name: str | 
     srdf = _srdf_of(path, srdf)
     loaded = load_urdf(path, True, package_dirs)
     model, source = loaded.model, loaded.source
+    if srdf is not None:
+        read_rotor_parameters(model, srdf)          # the drives' (model.armature untouched)
     q = _posture(model, path, srdf, posture)
     collision, visual = _geometry(model, str(path), package_dirs, pin.COLLISION, q), None
     feet = _feet_or_none(model, q, collision, None, srdf)
@@ -81,6 +84,8 @@ def _load_urdf(path: Path, srdf, posture: str | None, package_dirs, name: str | 
                                                                                         feet))
     if not legged:
         fixed = load_urdf(path, False, package_dirs)
+        if srdf is not None:
+            read_rotor_parameters(fixed.model, srdf)
         q_fixed = posture_in_ranges(fixed.model, _posture(fixed.model, path, srdf, posture))
         robot = Robot(fixed.model, name=name or path.stem, q_ref=q_fixed, package_dirs=fixed.source.package_dirs,
                       end_effector=_end_effector(fixed.model, srdf), source=fixed.source)

@@ -131,6 +131,9 @@ class RobotProfile:
     trunk_bodies : names of the trunk's bodies (base, waist, torso).
     end_effector : an arm's tool frame, or None.
     gait, balance, walk : controller defaults.
+    drives : the drives' armature, damping and friction
+        (:class:`~tsid_py.models.actuators.DriveParameters`), or None: read from the model
+        (:func:`~tsid_py.models.actuators.drive_parameters`).
     """
 
     feet: tuple[str, ...]
@@ -144,6 +147,7 @@ class RobotProfile:
     gait: Gait = field(default_factory=Gait)
     balance: BalanceDefaults = field(default_factory=BalanceDefaults)
     walk: WalkDefaults = field(default_factory=WalkDefaults)
+    drives: object = None
 
     def __post_init__(self):
         posture = np.array(self.posture, dtype=float)

@@ -25,12 +25,19 @@ from ..sim.simulation import Simulation, SimulationDiverged
 from ..tasks import FrameTask
 from . import recordings
 from .demo_robots import NEEDS, UnsupportedRobot, built_in_robots, demo_robot  # noqa: F401 (re-exported)
+from .conditions import Conditions
 from .logs import zmp_from_frames
 from .push_recovery import FALL_HEIGHT_RATIO, default_push, push_force, run_pushes
 from .video import Watchers
 from .trot import load_robot as load_quadruped, run_trot
 from .walk import run_walk
 
+
+
+#: The conditions of the demos that take them (balance, walk): the controller on the state
+#: estimator, with exact sensors and the plant as built (``tsid-py demo --ground-truth``: the
+#: simulator's state; ``--realistic``: :meth:`Conditions.realistic`).
+DEFAULT_CONDITIONS = Conditions()
 
 
 @dataclass
@@ -164,7 +171,8 @@ def _name(robot) -> str:
 def balance(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None, push: float | None = None, viewer: bool = False,
             push_direction: str | None = None, push_at: float = 1.0, push_times: tuple[float, float] = (3.0, 6.0),
             actuation_delay: float = 0.0, trunk_mass: float = 1.0, stance: str = "double",
-            step_recovery: bool = False, video: str | None = None, srdf=None) -> DemoRun:
+            step_recovery: bool = False, video: str | None = None, srdf=None,
+            conditions: Conditions | None = None) -> DemoRun:
     """A legged robot keeps its balance under pushes on the base (capture-point controller).
 
     ``robot``: a built-in robot's name or a robot file's path (``srdf``: a URDF's postures) —
@@ -184,7 +192,9 @@ def balance(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None,
     :class:`~tsid_py.scenarios.push_recovery.SingleLegStance`). ``step_recovery``: the robot steps
     when a push carries its capture point out of the soles
     (:class:`~tsid_py.control.walking.StepRecovery`). Fell/clean are judged as
-    :mod:`tsid_py.scenarios.push_recovery` documents."""
+    :mod:`tsid_py.scenarios.push_recovery` documents. ``conditions``: the sensors, plant and
+    feedback (:class:`~tsid_py.scenarios.conditions.Conditions`; default
+    :data:`DEFAULT_CONDITIONS`, the estimator on exact sensors)."""
     model = _load(robot, "balance", srdf)
     if (stance != "double" or step_recovery) and model.sole_size is None:
         raise UnsupportedRobot(f"stance={stance!r} and step_recovery need a humanoid's soles; {_name(robot)} stands on "
@@ -199,7 +209,8 @@ def balance(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None,
     pushes = [entry for entry in pushes if entry[0] < duration]       # only those that happen
     summary, log = run_pushes(model, pushes, duration=duration, actuation_delay=actuation_delay,
                               trunk_mass=trunk_mass, stance=stance, step_recovery=step_recovery, record=True,
-                              viewer=viewer, stop_at_fall=True, video=video)
+                              viewer=viewer, stop_at_fall=True, video=video,
+                              conditions=DEFAULT_CONDITIONS if conditions is None else conditions)
     applied = [{"at": at, "direction": direction, "force": push_force(force, direction).tolist(), "duration": 0.1}
                for at, direction, force in pushes]
     summary.update(push_newtons=push, push_bounds={direction: bound.cop_at_edge for direction, bound
@@ -401,7 +412,8 @@ def reconstruct(robot: str = robots.DEFAULT_HUMANOID, duration: float = 3.0, vie
 
 
 def walk(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None, distance: float | None = None,
-         turn: float | None = None, viewer: bool = False, video: str | None = None, srdf=None) -> DemoRun:
+         turn: float | None = None, viewer: bool = False, video: str | None = None, srdf=None,
+         conditions: Conditions | None = None) -> DemoRun:
     """A humanoid walks ``distance`` m forward (default 3 m) or turns ``turn`` degrees in place.
 
     ``robot``: a built-in robot's name or a humanoid's URDF or MJCF file (``srdf``: a URDF's
@@ -413,9 +425,11 @@ def walk(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None, di
     length plus 1 s). Fell is judged on the soles in contact
     (:class:`~tsid_py.scenarios.judge.StanceJudge`); the summary reports the distance between the
     feet's midpoints at the start and the end, the walking time (first lift-off to last
-    touch-down), the steps, the base's change of yaw and each foothold's error from the plan."""
+    touch-down), the steps, the base's change of yaw and each foothold's error from the plan, and
+    the estimator's drift. ``conditions`` as :func:`balance`'s."""
     model = _load(robot, "walk", srdf)
-    summary, log, info = run_walk(model, distance=distance, turn=turn, duration=duration, viewer=viewer, video=video)
+    summary, log, info = run_walk(model, distance=distance, turn=turn, duration=duration, viewer=viewer, video=video,
+                                  conditions=DEFAULT_CONDITIONS if conditions is None else conditions)
     return DemoRun("walk", _name(robot), summary, log, dict(robot_info(model), **info))
 
 

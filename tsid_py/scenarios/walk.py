@@ -7,7 +7,6 @@ holds in contact (a swinging foot is not judged).
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pinocchio as pin
@@ -16,6 +15,8 @@ from ..control.walking import Gait, WalkingController
 from ..control.walking.angles import wrap_angle, yaw_of
 from ..sim.model import SOLE_THICKNESS
 from ..sim.simulation import Simulation, SimulationDiverged
+from .conditions import Conditions
+from .feedback import EstimatorDrift, Feedback, simulation
 from .judge import StanceJudge
 from .logs import record_step
 from .video import Watchers
@@ -27,7 +28,7 @@ SETTLE = 0.2
 
 def run_walk(robot, *, distance: float | None = None, turn: float | None = None, gait: Gait | None = None,
              duration: float | None = None, viewer: bool = False, video: str | None = None,
-             controller_options: dict | None = None) -> tuple[dict, dict, dict]:
+             controller_options: dict | None = None, conditions: Conditions | None = None) -> tuple[dict, dict, dict]:
     """Walk ``distance`` m forward, or turn ``turn`` degrees in place (default: 3 m forward),
     in MuJoCo; returns ``(summary, log, info)``.
 
@@ -35,12 +36,18 @@ def run_walk(robot, *, distance: float | None = None, turn: float | None = None,
     (``duration``: simulated seconds in all, default the plan's length plus 1 s). ``log``:
     per control step, time, CoM and its reference, measured and planned ZMP, feet heights,
     measured and planned normal forces, torques. ``info``: the planned footsteps, the
-    measured footholds and the sole size, for the plot."""
+    measured footholds and the sole size, for the plot. ``conditions``
+    (:class:`~tsid_py.scenarios.conditions.Conditions`): the sensors, plant and feedback of
+    the run (None: the simulator's exact state, the plant as built); with an estimator, the
+    summary reports its drift against the simulator (``estimator_drift``)."""
     if distance is not None and turn is not None:
         raise ValueError("give distance or turn, not both")
-    sim = Simulation(robot, visual=viewer or bool(video))
+    conditions = Conditions(feedback="ground-truth") if conditions is None else conditions
+    sim = simulation(robot, conditions, visual=viewer or bool(video))
     controller = WalkingController(robot, sim.timestep, gait=gait,
                                    **(controller_options or {}))
+    feedback = Feedback(sim, controller, conditions)
+    drift = EstimatorDrift(feedback)
     watchers = Watchers(sim, viewer=viewer, video=video)
     judge, dt = StanceJudge(sim, robot.feet), sim.timestep
     start_feet = {foot: sim.sole_pose(foot)[1][:2] for foot in robot.feet}
@@ -59,16 +66,14 @@ def run_walk(robot, *, distance: float | None = None, turn: float | None = None,
                 total = k + int(round((plan.duration + 1.0) / dt))
         if total is not None and k >= total:
             break
-        q, v = sim.state()
         watchers.before_step()
         landed = controller.steps_taken
-        tic = time.perf_counter()
-        solution = controller.step(q, v)
-        step_times.append(time.perf_counter() - tic)
+        solution, seconds = feedback.step()
+        step_times.append(seconds)
         if controller.steps_taken > landed:            # measure the foothold once its load is on
             pending.append((t + controller.gait.transition, controller.landed[-1][1]))
         try:
-            sim.step(solution.tau_actuated)
+            sim.step(feedback.torque(solution))
         except SimulationDiverged as error:
             judge.diverged(t, error)
             break
@@ -77,11 +82,15 @@ def run_walk(robot, *, distance: float | None = None, turn: float | None = None,
             index = pending.pop(0)[1]
             footholds.append((index, sim.sole_pose(plan.footsteps[index].foot)[1][:2]))
         _record(log, t, robot, controller, solution, sim, plan)
+        drift.update(k)
         k += 1
         if judge.update(t, controller.solver.contacts):
             break
     watchers.close()
     summary = _summary(judge, controller, plan, sim, start_feet, start_yaw, footholds, step_times)
+    summary["conditions"] = conditions.describe()
+    if feedback.estimator is not None:
+        summary["estimator_drift"] = drift.summary()
     log = {key: np.array(values) for key, values in log.items()}
     info = {"footsteps": [(s.foot, s.x, s.y, s.yaw) for s in plan.footsteps],
             "start_feet": {f: (*start_feet[f], 0.0) for f in robot.feet},
