@@ -56,6 +56,11 @@ from .legs import Leg, ankle_of, leg_geometry, point_of
 MAX_EXTENSION = 0.95
 #: A standing posture keeps the legs' joints this far inside their ranges (rad or m).
 LIMIT_MARGIN = 0.02
+#: A sole tilted more than this (rad) in a posture is flattened by its legs' joints: MuJoCo's
+#: floor sinks about 0.03 mm under a standing robot, and a 6 cm-wide sole tilted 1e-3 rad
+#: already stands on one edge (iCub's SRDF posture splays its soles ±1.1e-3 rad in roll, and
+#: it starts by rolling them flat at 0.9 rad/s).
+FLAT_TOLERANCE = 1e-4
 
 
 def standing_posture(model: pin.Model, q: np.ndarray, feet: list[FootGeometry]) -> np.ndarray:
@@ -117,7 +122,8 @@ def fitted_posture(model: pin.Model, q: np.ndarray, feet, *, point_feet: bool = 
     one_dof = [model.joints[j].idx_q for j in range(2, model.njoints) if model.joints[j].nq == 1]
     outside = [i for i in one_dof if not lower[i] <= q[i] <= upper[i]]
     stretched = [leg for leg in legs if leg.knee is not None and leg.extension > MAX_EXTENSION + 1e-6]
-    if not outside and not stretched:
+    tilted = not point_feet and _largest_tilt(model, q, feet) > FLAT_TOLERANCE
+    if not outside and not stretched and not tilted:
         return q
     low, high = _bounds(lower[leg_index], upper[leg_index])
     clipped = q.copy()
@@ -180,6 +186,20 @@ def posture_in_ranges(model: pin.Model, q: np.ndarray, *, clip: bool = True) -> 
     return q
 
 
+def _largest_tilt(model: pin.Model, q: np.ndarray, feet) -> float:
+    """The largest angle (rad) between a contact frame's z axis in ``feet`` and the vertical."""
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, q)
+    return max(float(np.arccos(np.clip(data.oMf[model.getFrameId(foot)].rotation[2, 2], -1.0, 1.0))) for foot in feet)
+
+
+def _flat(placement: pin.SE3) -> pin.SE3:
+    """``placement`` turned by the smallest rotation that makes its z axis vertical (its
+    heading kept)."""
+    return pin.SE3(_rotation_between(placement.rotation[:, 2], np.array([0.0, 0.0, 1.0])) @ placement.rotation,
+                   placement.translation)
+
+
 def _bounds(lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The ranges shrunk by :data:`LIMIT_MARGIN` (by less where a range is narrower than
     four margins)."""
@@ -197,7 +217,7 @@ def _fit(model, original, start, feet, legs: list[Leg], leg_index, low, high,
     data = model.createData()
     frames = [model.getFrameId(foot) for foot in feet]
     pin.framesForwardKinematics(model, data, original)
-    targets = [data.oMf[frame].copy() for frame in frames]
+    targets = [data.oMf[frame].copy() if point_feet else _flat(data.oMf[frame]) for frame in frames]
     base = pin.XYZQUATToSE3(original[:7])
     com = pin.centerOfMass(model, data, original)[:2].copy()
     chains = [(leg.joints[0], ankle_of(model, leg), leg.straight_length) for leg in legs if leg.knee is not None]

@@ -222,9 +222,15 @@ def _tilt_findings(robot, q_raw, soles, label: str, file: str) -> list[Finding]:
         severity = "error" if worst > np.radians(5) else "warning"
         found.append(finding(
             severity, "soles-not-coplanar", file, "the posture",
-            f"at {label} the soles' normals are {np.degrees(apart):.2f}° apart, so levelled the soles stay tilted "
-            f"({', '.join(f'{k} {np.degrees(v):.2f}°' for k, v in after.items())}): each starts on an edge",
+            f"at {label} the soles' normals are {np.degrees(apart):.2f}° apart, and levelled and fitted the soles stay "
+            f"tilted ({', '.join(f'{k} {np.degrees(v):.2f}°' for k, v in after.items())}): each starts on an edge",
             "set the ankles in the posture so that both soles are parallel", None, **values))
+    elif apart > np.radians(0.5):
+        found.append(finding(
+            "note", "soles-not-coplanar", file, "the posture",
+            f"at {label} the soles' normals are {np.degrees(apart):.2f}° apart: levelling the robot alone would leave "
+            "each on an edge", "the loader set the legs' joints so that each sole stands flat "
+            f"(largest tilt left {np.degrees(worst):.3f}°)", "loader", **values))
     return found
 
 
