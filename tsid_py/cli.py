@@ -3,7 +3,7 @@
     tsid-py demo NAME [--robot R] [--duration S] [--json FILE] [--plot FILE] [--video FILE] [--viewer]
     tsid-py demo balance [--push N] [--push-direction {+x,-x,+y,-y}] [--push-at S] [--single-leg]
                          [--actuation-delay S] [--trunk-mass F] [--step-recovery]
-    tsid-py demo walk [--robot talos|g1] [--distance M | --turn DEG]
+    tsid-py demo walk [--robot talos|g1] [--distance M | --turn DEG] [--terrain KIND:VALUE] [--friction MU]
     tsid-py bench [--robot talos g1 go2] [--steps 2000] [--json FILE]
     tsid-py inverse-dynamics FILE --robot R --dt S [--contacts A B] [--friction MU | --no-bounds]
         [--smoothing W] --out RESULT.npz
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import math
 import os
 import sys
 
@@ -53,7 +54,8 @@ def _demo(args) -> int:
         "balance": {"push": args.push, "push_direction": args.push_direction, "push_at": args.push_at,
                     "actuation_delay": args.actuation_delay, "trunk_mass": args.trunk_mass,
                     "stance": "single" if args.single_leg else None, "step_recovery": args.step_recovery},
-        "walk": {"distance": args.distance, "turn": args.turn},
+        "walk": {"distance": args.distance, "turn": args.turn, "terrain": args.terrain, "friction": args.friction,
+                 "seed": args.seed},
     }
     if args.distance is not None and args.turn is not None:
         return _usage_error("--distance and --turn are exclusive: walk a distance or turn in place")
@@ -68,6 +70,15 @@ def _demo(args) -> int:
                 kwargs[key] = value
     if args.distance is not None and not args.distance > 0:
         return _usage_error(f"--distance must be a positive number of metres, got {args.distance}")
+    if args.terrain is not None:
+        from .scenarios.terrains import parse_terrain
+
+        try:
+            parse_terrain(args.terrain)
+        except ValueError as error:
+            return _usage_error(f"--terrain {error}")
+    if args.friction is not None and not (math.isfinite(args.friction) and args.friction > 0):
+        return _usage_error(f"--friction must be a positive friction coefficient, got {args.friction}")
     if args.viewer:
         if not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
             print("--viewer: no display here (DISPLAY is unset); running headless", file=sys.stderr)
@@ -138,6 +149,11 @@ def main(argv=None) -> int:
     demo.add_argument("--distance", type=float, metavar="M", help="walk: metres to walk forward (default 3)")
     demo.add_argument("--turn", type=float, metavar="DEG",
                       help="walk: turn in place by this many degrees (counter-clockwise positive)")
+    demo.add_argument("--terrain", metavar="KIND:VALUE",
+                      help="walk: the ground, slope:DEG (negative: down), steps:HEIGHT (m, negative: down) or "
+                           "rough:AMPLITUDE (m); default flat")
+    demo.add_argument("--friction", type=float, metavar="MU", help="walk: the floor's sliding friction (default 1)")
+    demo.add_argument("--seed", type=int, metavar="N", help="walk: seed of the terrain's draw (default 0)")
     demo.add_argument("--json", metavar="FILE", help="write the summary to this file")
     demo.add_argument("--plot", metavar="FILE", help="write a figure of the run (PNG): four panels of its signals")
     demo.add_argument("--video", metavar="FILE",

@@ -24,6 +24,7 @@ from ..tasks import FrameTask
 from . import recordings
 from .logs import zmp_from_frames
 from .push_recovery import FALL_HEIGHT_RATIO, default_push, push_force, run_pushes
+from .terrains import demo_terrain
 from .video import Watchers
 from .walk import run_walk
 
@@ -380,7 +381,8 @@ def reconstruct(robot: str = robots.DEFAULT_HUMANOID, duration: float = 3.0, vie
 
 
 def walk(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None, distance: float | None = None,
-         turn: float | None = None, viewer: bool = False, video: str | None = None) -> DemoRun:
+         turn: float | None = None, viewer: bool = False, video: str | None = None, terrain: str | None = None,
+         friction: float | None = None, seed: int = 0) -> DemoRun:
     """A humanoid walks ``distance`` m forward (default 3 m) or turns ``turn`` degrees in place.
 
     A :class:`~tsid_py.control.walking.WalkingController` follows the footstep plan of the
@@ -389,9 +391,16 @@ def walk(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None, di
     length plus 1 s). Fell is judged on the soles in contact
     (:class:`~tsid_py.scenarios.judge.StanceJudge`); the summary reports the distance between the
     feet's midpoints at the start and the end, the walking time (first lift-off to last
-    touch-down), the steps, the base's change of yaw and each foothold's error from the plan."""
+    touch-down), the steps, the base's change of yaw and each foothold's error from the plan.
+
+    ``terrain`` (``slope:DEG``, ``steps:HEIGHT``, ``rough:AMPLITUDE``;
+    :func:`~tsid_py.scenarios.terrains.demo_terrain`, drawn with ``seed``) is the ground in
+    MuJoCo and the controller's planner; ``friction`` the floor's sliding friction in MuJoCo."""
     model = _load(robot, WALKERS, "a humanoid with a gait")
-    summary, log, info = run_walk(model, distance=distance, turn=turn, duration=duration, viewer=viewer, video=video)
+    ground = None if terrain is None else demo_terrain(terrain, model, seed)
+    summary, log, info = run_walk(model, distance=distance, turn=turn, duration=duration, viewer=viewer, video=video,
+                                  terrain=ground, friction=friction)
+    summary.update(terrain=terrain or "flat", friction=friction, seed=seed)
     return DemoRun("walk", robot, summary, log, dict(robot_info(model), **info))
 
 

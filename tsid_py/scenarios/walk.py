@@ -16,6 +16,7 @@ from ..control.walking import Gait, WalkingController
 from ..control.walking.angles import wrap_angle, yaw_of
 from ..sim.model import SOLE_THICKNESS
 from ..sim.simulation import Simulation, SimulationDiverged
+from ..terrain import Terrain
 from .judge import StanceJudge
 from .logs import record_step
 from .video import Watchers
@@ -27,7 +28,8 @@ SETTLE = 0.2
 
 def run_walk(robot, *, distance: float | None = None, turn: float | None = None, gait: Gait | None = None,
              duration: float | None = None, viewer: bool = False, video: str | None = None,
-             controller_options: dict | None = None) -> tuple[dict, dict, dict]:
+             controller_options: dict | None = None, terrain: Terrain | None = None,
+             friction: float | None = None, pushes=()) -> tuple[dict, dict, dict]:
     """Walk ``distance`` m forward, or turn ``turn`` degrees in place (default: 3 m forward),
     in MuJoCo; returns ``(summary, log, info)``.
 
@@ -35,12 +37,21 @@ def run_walk(robot, *, distance: float | None = None, turn: float | None = None,
     (``duration``: simulated seconds in all, default the plan's length plus 1 s). ``log``:
     per control step, time, CoM and its reference, measured and planned ZMP, feet heights,
     measured and planned normal forces, torques. ``info``: the planned footsteps, the
-    measured footholds and the sole size, for the plot."""
+    measured footholds and the sole size, for the plot.
+
+    ``terrain`` (a :class:`~tsid_py.terrain.Terrain`) is built in MuJoCo and given to the
+    controller (its planner places the footsteps on it); ``friction`` is the floor's (and the
+    terrain's) sliding friction in MuJoCo (default the harness's). The controller gets the
+    contact wrenches MuJoCo measured at the feet each step (it switches contacts on them).
+    ``pushes``: ``(time s, force (3,) N, duration s)`` applied to the base during the run
+    (time from the run's start)."""
     if distance is not None and turn is not None:
         raise ValueError("give distance or turn, not both")
-    sim = Simulation(robot, visual=viewer or bool(video))
-    controller = WalkingController(robot, sim.timestep, gait=gait,
-                                   **(controller_options or {}))
+    sim = Simulation(robot, visual=viewer or bool(video), terrain=terrain, friction=friction)
+    options = dict(controller_options or {})
+    if terrain is not None:
+        options.setdefault("terrain", terrain)
+    controller = WalkingController(robot, sim.timestep, gait=gait, **options)
     watchers = Watchers(sim, viewer=viewer, video=video)
     judge, dt = StanceJudge(sim, robot.feet), sim.timestep
     start_feet = {foot: sim.sole_pose(foot)[1][:2] for foot in robot.feet}
@@ -59,11 +70,15 @@ def run_walk(robot, *, distance: float | None = None, turn: float | None = None,
                 total = k + int(round((plan.duration + 1.0) / dt))
         if total is not None and k >= total:
             break
+        for at, force, length in pushes:
+            if abs(t - at) < 0.5 * dt:
+                sim.push(force, length)
         q, v = sim.state()
         watchers.before_step()
         landed = controller.steps_taken
+        wrenches = sim.contact_wrenches()
         tic = time.perf_counter()
-        solution = controller.step(q, v)
+        solution = controller.step(q, v, wrenches)
         step_times.append(time.perf_counter() - tic)
         if controller.steps_taken > landed:            # measure the foothold once its load is on
             pending.append((t + controller.gait.transition, controller.landed[-1][1]))
@@ -84,6 +99,7 @@ def run_walk(robot, *, distance: float | None = None, turn: float | None = None,
     summary = _summary(judge, controller, plan, sim, start_feet, start_yaw, footholds, step_times)
     log = {key: np.array(values) for key, values in log.items()}
     info = {"footsteps": [(s.foot, s.x, s.y, s.yaw) for s in plan.footsteps],
+            "footstep_heights": [s.z for s in plan.footsteps],
             "start_feet": {f: (*start_feet[f], 0.0) for f in robot.feet},
             "footholds": [(plan.footsteps[i].foot, *xy) for i, xy in footholds], "sole_size": robot.sole_size}
     return summary, log, info
@@ -122,6 +138,9 @@ def _summary(judge, controller, plan, sim, start_feet, start_yaw, footholds, ste
         "planned_steps": len(plan.footsteps),
         "yaw_change_deg": float(np.degrees(wrap_angle(_base_yaw(sim) - start_yaw))),
         "recovery_steps": controller.recovery_steps,
+        "step_adjustments": controller.plan_stage.adjustments,
+        "early_landings": controller.plan_stage.early_landings,
+        "late_landings": controller.plan_stage.late_landings,
         "max_foothold_error_m": max(errors, default=0.0),
         "max_sole_slip_m": judge.max_slip,
         "max_sole_tilt_deg": float(np.degrees(judge.max_tilt)),

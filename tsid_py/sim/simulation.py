@@ -24,6 +24,7 @@ from .feet import Feet
 from .joint_map import JointMap
 from .engine import import_mujoco
 from .model import SOLE_THICKNESS, build_model
+from ..terrain import Terrain
 
 
 class SimulationDiverged(RuntimeError):
@@ -55,16 +56,23 @@ class Simulation:
         by ``factor`` (the controller's model keeps the URDF's): a model error.
     contact : the contact model (:class:`~tsid_py.sim.contact.ContactOptions`; default the
         harness's measured one for a URDF robot, the file's own for an MJCF robot).
+    terrain : the ground (:class:`~tsid_py.terrain.Terrain`, built by
+        :func:`~tsid_py.sim.terrain.add_terrain`; default a flat floor at z = 0); the robot
+        starts standing where its posture puts it (the terrains' demo forms are flat there).
     """
 
     def __init__(self, robot, *, timestep: float = 1e-3, friction: float | None = None, visual: bool = False,
-                 actuation_delay: float = 0.0, mass_scale: dict | None = None, contact: ContactOptions | None = None):
+                 actuation_delay: float = 0.0, mass_scale: dict | None = None, contact: ContactOptions | None = None,
+                 terrain: Terrain | None = None):
         self.mujoco = import_mujoco()
         self.robot = robot
         self.timestep = positive_scalar(timestep, "timestep")
         if friction is not None:
             friction = positive_scalar(friction, "friction")
-        self.model = build_model(robot, timestep=self.timestep, friction=friction, visual=visual, contact=contact)
+        #: The ground (:class:`~tsid_py.terrain.Terrain`; None: the flat floor at z = 0).
+        self.terrain = terrain
+        self.model = build_model(robot, timestep=self.timestep, friction=friction, visual=visual, contact=contact,
+                                 terrain=terrain)
         self.friction = friction
         for body, factor in (mass_scale or {}).items():
             self._scale_body(body, positive_scalar(factor, f"mass_scale[{body!r}]"))
