@@ -1,11 +1,13 @@
 """Walks on real floors: 3 m walks of the walk demo on terrains, over seeds, robots in MuJoCo.
 
     python benchmarks/terrain_walks.py [--robot talos g1] [--terrain slope:10 slope:-10 steps:0.05 rough:0.02 flat]
-        [--friction MU ...] [--seeds 5] [--distance 3] [--workers 2] [--json FILE]
+        [--friction MU ...] [--seeds 5] [--distance 3] [--ideal] [--force-noise N] [--workers 2] [--json FILE]
 
-Each run is ``tsid-py demo walk --robot R --terrain T --friction MU --seed S`` (the terrain
-sized to the robot and drawn with the seed: :mod:`tsid_py.scenarios.terrains`; ``flat`` is no
-terrain), judged by the demo (fell, distance between the feet's midpoints at the start and the
+Each run is ``tsid-py demo walk --robot R --terrain T --realistic --friction MU --seed S`` (the
+terrain sized to the robot and drawn with the seed: :mod:`tsid_py.scenarios.terrains`;
+``flat`` is no terrain; ``--ideal``: the simulator's exact state and plant instead of the
+``--realistic`` preset; ``--force-noise``: foot force sensors of that noise, N, so that swings
+land on contact), judged by the demo (fell, distance between the feet's midpoints at the start and the
 end). Reported per (robot, terrain, friction): walks completed of the seeds, the distances,
 the worst sole slip and tilt, early and late touch-downs, the failure policy's relaxed steps;
 and each fall's time and reason. Runs go in ``--workers`` processes (MuJoCo is single
@@ -31,11 +33,19 @@ def one_walk(job: tuple) -> dict:
 
     from tsid_py.scenarios.demos import walk
 
-    robot, terrain, friction, seed, distance = job
+    from dataclasses import replace
+
+    from tsid_py.scenarios.conditions import Conditions
+    from tsid_py.scenarios.terrains import parse_terrain
+
+    robot, terrain, friction, seed, distance, ideal, force_noise = job
+    conditions = Conditions(feedback="ground-truth", seed=seed) if ideal else Conditions.realistic(seed)
+    conditions = replace(conditions, plant=replace(conditions.plant, friction=friction),
+                         sensors=replace(conditions.sensors, force_noise=force_noise))
     with threadpool_limits(limits=1, user_api="blas"):
-        run = walk(robot, terrain=None if terrain == "flat" else terrain, friction=friction, seed=seed,
-                   distance=distance)
+        run = walk(robot, terrain=parse_terrain(terrain), conditions=conditions, distance=distance)
     summary = dict(run.summary)
+    summary.pop("conditions", None)
     summary.update(robot=robot, terrain=terrain, friction=friction, seed=seed)
     return summary
 
@@ -70,14 +80,17 @@ def main(argv=None) -> dict:
     parser.add_argument("--friction", nargs="+", type=float, default=[None])
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--distance", type=float, default=3.0)
+    parser.add_argument("--ideal", action="store_true", help="the simulator's exact state and plant")
+    parser.add_argument("--force-noise", type=float, help="foot force sensors of this noise, N")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", help="write the report here")
     args = parser.parse_args(argv)
-    jobs = [(robot, terrain, friction, seed, args.distance) for robot in args.robot for terrain in args.terrain
+    jobs = [(robot, terrain, friction, seed, args.distance, args.ideal, args.force_noise) for robot in args.robot for terrain in args.terrain
             for friction in args.friction for seed in range(args.seeds)]
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         results = list(pool.map(one_walk, jobs))
-    report = {"distance_m": args.distance, "seeds": args.seeds, "rows": table(results, args.distance),
+    report = {"distance_m": args.distance, "seeds": args.seeds, "realistic": not args.ideal,
+              "force_noise": args.force_noise, "rows": table(results, args.distance),
               "runs": results}
     for row in report["rows"]:
         print(json.dumps(row))

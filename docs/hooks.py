@@ -23,7 +23,7 @@ from pathlib import Path
 log = logging.getLogger("mkdocs.hooks.gallery")
 
 GENERATED = Path(__file__).parent / "generated"
-DEMOS = ("balance", "com-sway", "single-leg", "walk", "quadruped", "arm", "reconstruct")
+DEMOS = ("balance", "com-sway", "single-leg", "walk", "quadruped", "trot", "arm", "reconstruct")
 #: The demo whose clip the home page shows.
 CLIP = "balance"
 

@@ -25,19 +25,22 @@ MAX_LINES = 500
 #: ``robots`` and the offline cases: importing it counts as importing layer 2.
 LAYERS = {
     "tsid_py.models": 1, "tsid_py.robots": 1,                       # robot profiles, built-in robots
+    "tsid_py.estimation": 1,                                         # state estimators (below the controllers)
     "tsid_py.control": 2, "tsid_py.offline": 2, "tsid_py.inverse_dynamics": 2,
     "tsid_py": 2,
     "tsid_py.sim": 3,                                                # the MuJoCo harness only
     "tsid_py.scenarios": 4,                                          # demos, trials, sweeps, plots, video
-    "tsid_py.cli": 5, "tsid_py.cli_inverse_dynamics": 5, "tsid_py.bench": 5,      # tools
+    "tsid_py.cli": 5, "tsid_py.cli_inverse_dynamics": 5, "tsid_py.cli_check": 5, "tsid_py.cli_trot": 5,
+    "tsid_py.cli_replay": 5, "tsid_py.cli_arguments": 5, "tsid_py.cli_conditions": 5, "tsid_py.bench": 5,                                         # tools
+    "tsid_py.tools": 5,                                  # replay, viewer, the peers' benchmark workers
 }
 
 #: Test modules that run the simulator (or the demos, CLI and docs that do); every other
 #: test module is a core test and imports neither MuJoCo nor the harness or scenarios.
 SIMULATION_TESTS = {"test_sim", "test_walk", "test_step_recovery", "test_video", "test_plots", "test_cli",
                     "test_examples", "test_docs", "test_offline_files", "test_recorded_files", "test_harness_models",
-                    "test_loaders",
-                    "test_architecture"}
+                    "test_loaders", "test_cli_sweep", "test_trot", "test_terrain_walks", "test_estimation_sim",
+                    "test_architecture", "test_recorder", "test_realtime_loop"}
 SIMULATOR_MODULES = ("mujoco", "tsid_py.sim", "tsid_py.scenarios", "tsid_py.cli")
 
 #: Every robot example-robot-data ships that a user may load (the built-in ones and others).

@@ -5,14 +5,16 @@ import json
 
 import pytest
 
+import tsid_py as tp
 from tsid_py.cli import main as cli_main
+from tsid_py.control import push_bounds
 from tsid_py.scenarios import demos
+
+from .test_profiles import write_robot
 
 
 def test_demo_help_describes_every_demo_and_its_robots(capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        cli_main(["demo", "--help"])
-    assert exit_info.value.code == 0
+    assert cli_main(["demo", "--help"]) == 0
     text = capsys.readouterr().out
     for name, function in demos.DEMOS.items():
         summary = function.__doc__.strip().splitlines()[0]
@@ -25,7 +27,7 @@ def test_demo_help_describes_every_demo_and_its_robots(capsys):
 
 @pytest.mark.parametrize("argv, words", [
     (["demo", "arm", "--robot", "talos"], ["arm", "panda", "ur5", "'talos'"]),
-    (["demo", "balance", "--robot", "go2"], ["balance", "talos", "'go2'"]),
+    (["demo", "balance", "--robot", "panda"], ["balance", "talos", "go2", "'panda'"]),
     (["demo", "quadruped", "--robot", "panda"], ["quadruped", "go2", "solo12"]),
     (["demo", "balance", "--robot", "nao"], ["'nao'"]),
     (["demo", "arm", "--push", "10"], ["--push", "balance"]),
@@ -57,3 +59,55 @@ def test_pushes_in_the_summary_are_the_ones_applied():
     assert [(push["at"], push["direction"], push["newtons"]) for push in run.summary["pushes"]] == [
         (0.1, "+y", 50.0), (0.3, "+x", 50.0)]
     assert [push["force"] for push in run.info["pushes"]] == [[0.0, 50.0, 0.0], [50.0, 0.0, 0.0]]
+
+
+def test_a_robot_file_that_does_not_fit_a_demo_is_a_usage_error_naming_what_it_needs(tmp_path, capsys):
+    """A two-legged robot on point feet (a point-footed biped) fits neither the balance nor
+    the walk demo; a quadruped is no arm; ``--srdf`` needs a file; a missing file is named."""
+    biped = write_robot(tmp_path, 2, '<sphere radius="0.02"/>')
+    srdf = tmp_path / "postures.srdf"
+    srdf.write_text("<robot name='biped'/>")
+    srdf = str(srdf)
+    cases = [(["demo", "balance", "--robot", biped], ["balance", "humanoid", "point feet", biped, "2 point feet"]),
+             (["demo", "walk", "--robot", biped], ["walk", "two feet with soles", "2 point feet"]),
+             (["demo", "balance", "--robot", "talos", "--srdf", srdf], ["--srdf", "--robot PATH"]),
+             (["demo", "arm", "--robot", str(tmp_path / "none.urdf")], ["none.urdf", "does not exist"])]
+    quadruped = tmp_path / "four"
+    quadruped.mkdir()
+    cases.append((["demo", "arm", "--robot", write_robot(quadruped, 4, '<sphere radius="0.02"/>')],
+                  ["arm", "fixed-base", "4 point feet"]))
+    for argv, words in cases:
+        assert cli_main(argv) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err.count("\n") == 1, captured.err
+        for word in words:
+            assert word in captured.err
+
+
+def test_balance_on_a_robot_file_reports_its_push_bounds_and_its_point_feet_slip(tmp_path):
+    """A quadruped read from its URDF stands on its four point feet: the summary names the
+    file, its push bounds are the capture-point bounds of the loaded robot for a 0.1 s push,
+    and its feet are judged by their contact points (no sole tilt)."""
+    path = write_robot(tmp_path, 4, '<sphere radius="0.02"/>')
+    out = tmp_path / "summary.json"
+    assert cli_main(["demo", "balance", "--robot", path, "--duration", "0.3", "--push", "0", "--json", str(out)]) == 0
+    summary = json.loads(out.read_text())
+    assert summary["robot"] == path and summary["fell"] is False
+    bounds = push_bounds(tp.robots.load(path), 0.1)
+    assert summary["push_bounds"] == pytest.approx({direction: bound.cop_at_edge for direction, bound in bounds.items()})
+    assert summary["max_sole_tilt_deg"] == 0.0 and 0.0 < summary["max_sole_slip_m"] < 0.005
+
+
+def test_a_humanoid_file_walks_with_the_gait_of_its_profile(tmp_path):
+    """The walk demo on a biped read from its URDF plans with the gait derived from it: a
+    0.3 m walk in ``ceil(0.3 / step_length)`` steps and the closing one (0.4 s simulated:
+    the plan, not the walk)."""
+    import math
+
+    from .test_profiles import BENT, srdf_of
+
+    path = write_robot(tmp_path, 2, '<box size="0.22 0.10 0.02"/>', srdf=srdf_of(BENT))
+    run = demos.walk(path, distance=0.3, duration=0.4)
+    gait = tp.robots.load(path).profile.gait
+    assert run.robot == path and run.summary["fell"] is False
+    assert run.summary["planned_steps"] == math.ceil(0.3 / gait.step_length) + 1

@@ -313,8 +313,52 @@ def test_balance_controller_rejects_bad_configuration():
         BalanceController(load_robot("talos"), sole_scale=1.5)
     with pytest.raises(ValueError, match="posture_leg_scale"):
         BalanceController(load_robot("talos"), posture_leg_scale=1.5)
-    with pytest.raises(ValueError, match="soles"):
-        BalanceController(load_robot("go2"))
+    go2 = load_robot("go2")
+    go2.profile = go2.profile.with_(feet=go2.profile.feet[:2])         # two point feet: a line, no support
+    with pytest.raises(ValueError, match="at least three point feet"):
+        BalanceController(go2)
+
+
+def test_balance_controller_stands_a_robot_on_point_feet_in_the_hull_of_its_feet():
+    """On Go2's four point feet: one point contact a foot, the support polygon the hull of the
+    feet's contact points (pinocchio's placements at the posture) and the controller's first
+    solve holds the weight on them."""
+    robot = load_robot("go2")
+    controller = BalanceController(robot)
+    assert {name: type(contact) for name, contact in controller.solver.contacts.items()} == {
+        foot: tp.PointContact for foot in robot.feet}
+    robot.update(robot.q_ref, robot.zero_velocity())
+    points = np.array([robot.frame_placement(robot.frame_id(foot)).translation[:2] for foot in robot.feet])
+    np.testing.assert_allclose(sorted(map(tuple, controller.support.vertices)), sorted(map(tuple, points)), atol=1e-12)
+    solution = controller.step(robot.q_ref, robot.zero_velocity())
+    assert sum(wrench[2] for wrench in solution.wrenches.values()) == pytest.approx(robot.weight, rel=0.05)
+
+
+def test_balance_controller_keeps_the_joints_in_their_ranges_by_default():
+    """Joint-position limits are on unless the profile or the caller turns them off. A knee
+    2 cm from its stop, closing at 0.63 rad/s (a stop 1.98 cm away braking at JointLimits'
+    10 rad/s²): with the limits the step leaves it able to stop in its range,
+    ``v⁺² / (2 a_max) ≤ q⁺ − q_min``; without, not."""
+    from tsid_py.models.profile import BalanceDefaults
+
+    def limited(controller):
+        return any(isinstance(item, tp.constraints.JointLimits) for item in controller.solver.constraints)
+
+    robot = load_robot("g1")
+    assert limited(BalanceController(robot)) and not limited(BalanceController(robot, joint_limits=False))
+    assert not limited(BalanceController(load_robot("talos")))           # its measured override
+    robot.profile = robot.profile.with_(balance=BalanceDefaults(joint_limits=False))
+    assert not limited(BalanceController(robot))
+    q, v = robot.q_ref.copy(), robot.zero_velocity()
+    knee, rate = robot.joint_q_index("left_knee_joint"), robot.joint_v_index("left_knee_joint")
+    lowest = robot.position_lower[knee - 7]
+    q[knee], v[rate] = lowest + 0.02, -0.63
+    for limits in (True, False):
+        robot = load_robot("g1")
+        controller = BalanceController(robot, joint_limits=limits, posture_weight=0.0)   # nothing else brakes it
+        dt = controller.solver.dt
+        after = v[rate] + dt * controller.step(q, v).ddq[rate]         # semi-implicit Euler, as MuJoCo
+        assert (after**2 / (2 * 10.0) <= q[knee] + dt * after - lowest + 1e-9) == limits
 
 
 def test_the_float_clamp_is_the_array_clamp_bit_for_bit():

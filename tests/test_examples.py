@@ -41,3 +41,13 @@ def test_a_stage_of_your_own_filters_the_velocities_the_controller_reads(capsys)
     assert weight == pytest.approx(2 * built_in)
     assert "relaxed steps: 0 of 1000" in out
     assert float(re.search(r"CoM drift after 1 s \(m\): (\S+)", out).group(1)) < 0.005
+
+
+def test_the_trot_example_covers_its_metre_turning_and_stands(capsys):
+    out = run_example("trot.py", capsys)
+    rate = float(re.search(r"\((\S+) Hz\)", out).group(1))
+    assert 20 < rate < 40
+    moved, turned, touchdowns, height = re.search(
+        r"moved (\S+) m, turned (\S+)°, (\d+) touch-downs, base height (\S+) m", out).groups()
+    assert 1.0 <= float(moved) < 1.2 and 25 < float(turned) < 60 and int(touchdowns) >= 16
+    assert float(height) == pytest.approx(0.334, abs=0.01)        # standing again at its posture's height

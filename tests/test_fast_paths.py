@@ -21,11 +21,18 @@ from tsid_py.constraints.base import LinearConstraint
 from tsid_py.contacts import Contact
 from tsid_py.control.capture_point import SupportPolygon, sole_corners
 from tsid_py.control.dcm import CapturePointTask
+from tsid_py.control.quadruped import ForceTargets
 from tsid_py.control.wrench_regularization import WrenchRegularization
 from tsid_py.items import SolverItem
 from tsid_py.tasks.base import DiagonalTask, PDTask, Task
 
 from .conftest import load_robot
+
+
+def _force_targets(robot):
+    task = ForceTargets(2e-3)
+    task.set_target({robot.feet[0]: [3.0, -2.0, 40.0], robot.feet[2]: [-1.0, 0.5, 35.0]})
+    return task
 
 
 def _capture_point(robot):
@@ -59,6 +66,7 @@ CASES = {
     "acceleration (diagonal)": ("go2", lambda r: tp.tasks.AccelerationTask(np.ones(r.nv), weight=2.0), (0.5, 0.0)),
     "force regularisation (diagonal)": ("go2", lambda r: tp.tasks.ForceRegularization(3.0), (0.5, 0.0)),
     "wrench regularisation (diagonal)": ("talos", lambda r: WrenchRegularization([1, 2, 3, 4, 5, 6]), (0.5, 0.0)),
+    "force targets (diagonal)": ("go2", lambda r: _force_targets(r), (0.5, 0.0)),
     "torque limits": ("talos", lambda r: tp.constraints.TorqueLimits(scale=0.7), (0.5, 0.0)),
     "planar contact": ("talos", lambda r: tp.PlanarContact("left_sole_link", kp=30.0, kd=9.0), (0.5, 0.0)),
     "point contact": ("go2", lambda r: tp.PointContact(r.feet[0], kp=50.0, kd=7.0), (0.5, 0.0)),

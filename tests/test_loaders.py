@@ -174,3 +174,28 @@ def test_joints_inside_composite_joints_are_addressed_by_their_file_names():
     solver.add_task(posture)
     assert posture.dimension(robot) == robot.na == len(file_joints)
     assert sorted(robot.joint_v_index(name) for name in robot.joint_names) == list(range(6, robot.nv))
+
+
+def test_a_geom_placed_by_its_default_class_is_where_mujoco_puts_it(tmp_path):
+    """The biped's soles placed by their default class (``pos`` in ``<default class="sole">``,
+    which pinocchio 4.1's reader leaves out) and a visual mesh whose file is missing: the robot
+    loads, its soles' contact frames at the boxes' bottom centres where MuJoCo places them."""
+    import mujoco
+
+    text = BIPED.read_text()
+    text = text.replace('rgba="0.3 0.3 0.3 1"/>', 'rgba="0.3 0.3 0.3 1" pos="0.02 0 -0.04"/>', 1)
+    text = text.replace('pos="0.02 0 -0.04"/>\n            <site name="left_sole"', '/>\n            <site name="left_sole"')
+    text = text.replace('pos="0.02 0 -0.04"/>\n            <site name="right_sole"', '/>\n            <site name="right_sole"')
+    text = text.replace("<worldbody>", '<asset><mesh name="gone" file="gone.stl"/></asset><worldbody>')
+    text = text.replace('<freejoint name="root"/>', '<freejoint name="root"/><geom type="mesh" mesh="gone"/>')
+    assert text.count('class="sole" name=') == 2 and text.count('pos="0.02 0 -0.04"') == 1
+    path = tmp_path / "biped_defaults.xml"
+    path.write_text(text)
+    robot = tp.robots.load(path)                          # the soles show the feet: the visuals are not read
+    spec = mujoco.MjSpec.from_file(str(BIPED))
+    for side, foot in zip(("left", "right"), robot.feet):
+        frame = robot.model.frames[robot.frame_id(foot)]
+        body = robot.model.frames[robot.model.getFrameId(f"{side}_foot")]
+        local = body.placement.actInv(frame.placement).translation        # in the foot body's frame
+        geom = spec.geom(f"{side}_sole_geom")
+        np.testing.assert_allclose(local, np.array(geom.pos) - [0.0, 0.0, geom.size[2]], atol=1e-9)

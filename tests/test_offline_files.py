@@ -47,11 +47,12 @@ def test_npz_and_csv_give_the_library_result(recorded, capsys):
 @pytest.mark.parametrize("problem, arguments, message", [
     ("nan", {}, "frames [7] hold NaN"),
     ("narrow", {}, "must have 39 columns per frame for robot 'talos'"),
-    ("ok", {"--dt": -0.01}, "--dt must be the sampling period in seconds (> 0), got -0.01"),
+    ("ok", {"--dt": -0.01}, "argument --dt: must be a positive number of seconds, got '-0.01'"),
     ("ok", {"--contacts": "left_foot"}, "--contacts: frame 'left_foot' is not in robot 'talos'"),
     ("ok", {"--robot": "robbie"}, "robot must be one of"),
     ("text", {}, "not a table of numbers"),
-    ("ok", {"--out": "result.txt"}, "--out must be an .npz file"),
+    ("ok", {"--out": "result.txt"}, "argument --out: must be a .sto or .mot or .npz file, got 'result.txt'"),
+    ("ok", {"--out": "result.sto"}, "--out must be an .npz file"),
 ])
 def test_bad_input_is_named(recorded, capsys, problem, arguments, message):
     _, positions, folder = recorded

@@ -15,6 +15,7 @@ SHORT_RUNS = {
     "arm": lambda: demos.arm(duration=0.3),
     "reconstruct": lambda: demos.reconstruct(duration=0.15, settle=0.1),
     "walk": lambda: demos.walk(distance=0.25),
+    "trot": lambda: demos.trot(speed=0.3, duration=0.8, push=30.0, push_at=0.6),
 }
 
 
@@ -38,7 +39,7 @@ def test_every_panel_has_data_and_labelled_axes(name):
         assert legend_texts(axis), f"{name}: panel {axis.get_title()!r} has no legend"
     titles = {axis.get_title(): axis for axis in figure.axes}
     texts = [text for axis in figure.axes for text in legend_texts(axis)]
-    if name != "walk":                        # the walk's fourth panel is the feet's heights
+    if name not in ("walk", "trot"):          # the walk's fourth panel is the feet's heights, the trot's its speed
         assert any(text == "torque limit" for text in texts)
     if name == "arm":
         assert {"target", "actual"} <= set(legend_texts(titles["end-effector path in the y–z plane"]))
@@ -50,6 +51,10 @@ def test_every_panel_has_data_and_labelled_axes(name):
         forces = legend_texts(titles["normal contact force per foot"])
         for foot in run.info["feet"]:         # feet named, not "normal forces" twice
             assert sum(foot in text for text in forces) == 2
+    if name == "trot":
+        top = legend_texts(titles["from above: base path and footholds (squares: the start)"])
+        assert "base path" in top and all(f"{foot} footholds" in top for foot in run.info["feet"])
+        assert any(text.startswith("push") for text in texts)
     if name == "reconstruct":
         assert any("applied" in text for text in texts) and "recovered" in legend_texts(
             titles["total vertical ground-reaction force"])

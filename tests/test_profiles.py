@@ -78,13 +78,18 @@ def test_a_sphere_foot_is_a_point_at_its_bottom_with_its_radius(tmp_path):
         np.testing.assert_allclose(foot.placement.translation, [0.0, 0.0, -0.085], atol=1e-12)
 
 
+BENT = {"hip": -0.4, "knee": 0.8, "ankle": -0.4}          # knees bent 0.8 rad: the legs at cos(0.4) = 0.92
+
+
 def test_a_tilted_posture_is_levelled_and_put_on_the_ground(tmp_path):
-    """An SRDF posture with both ankles bent 5° (the hips and knees straight): the standing
-    posture turns the robot so the soles lie flat and puts them at z = 0 (pinocchio's
-    placements of the contact frames), the joints as the SRDF set them."""
+    """An SRDF posture with both ankles bent 5° more than the hips and knees ask for (the
+    knees bent enough): the standing posture turns the robot so the soles lie flat and puts
+    them at z = 0 (pinocchio's placements of the contact frames), the joints as the SRDF set
+    them."""
+    values = dict(BENT, ankle=BENT["ankle"] + 0.0873)
     srdf = ('<robot name="synthetic"><group_state name="bent" group="all">'
-            '<joint name="left_ankle" value="0.0873"/><joint name="right_ankle" value="0.0873"/>'
-            '</group_state></robot>')
+            + "".join(f'<joint name="{side}_{joint}" value="{value}"/>' for side in ("left", "right")
+                      for joint, value in values.items()) + '</group_state></robot>')
     path = write_robot(tmp_path, 2, '<box size="0.22 0.10 0.02"/>', srdf=srdf)
     robot = tp.robots.load(path)
     model, data = robot.model, robot.model.createData()
@@ -93,7 +98,8 @@ def test_a_tilted_posture_is_levelled_and_put_on_the_ground(tmp_path):
         placement = data.oMf[model.getFrameId(foot)]
         assert placement.translation[2] == pytest.approx(0.0, abs=1e-12)
         assert placement.rotation[2, 2] == pytest.approx(1.0, abs=1e-12)
-    assert robot.q_ref[robot.joint_q_index("left_ankle")] == pytest.approx(0.0873)
+    assert robot.q_ref[robot.joint_q_index("left_ankle")] == pytest.approx(values["ankle"])
+    assert robot.q_ref[robot.joint_q_index("left_knee")] == pytest.approx(values["knee"])
     assert robot.floating_base and robot.sole_size == pytest.approx((0.22, 0.10))
 
 
@@ -122,7 +128,10 @@ def test_a_leg_in_the_air_is_not_a_foot_and_an_arm_on_its_pedestal_is_fixed(tmp_
 ])
 def test_robots_the_library_does_not_know_load_standing_on_their_feet(name, path, feet, sole):
     """Each stands at its SRDF posture with its soles flat on z = 0 (or its point feet's
-    contact points on it), the CoM above the feet's hull; its profile has the feet."""
+    contact points on it), the CoM above the support polygon (the hull of the soles' corners
+    or of the point feet); its profile has the feet."""
+    from tsid_py.control.capture_point import SupportPolygon, sole_corners
+
     robot = tp.robots.load(data_root() / path)
     assert robot.floating_base and len(robot.feet) == feet and (robot.sole_size is not None) == sole
     data = robot.model.createData()
@@ -133,8 +142,8 @@ def test_robots_the_library_does_not_know_load_standing_on_their_feet(name, path
         tilt = max(np.arccos(np.clip(data.oMf[robot.frame_id(f)].rotation[2, 2], -1, 1)) for f in robot.feet)
         assert tilt < np.radians(0.5)
     com = pin.centerOfMass(robot.model, data, robot.q_ref)
-    feet_xy = np.array([data.oMf[robot.frame_id(foot)].translation[:2] for foot in robot.feet])
-    assert np.all(com[:2] > feet_xy.min(axis=0) - 0.1) and np.all(com[:2] < feet_xy.max(axis=0) + 0.1)
+    robot.update(robot.q_ref, robot.zero_velocity())
+    assert SupportPolygon(sole_corners(robot)).contains(com[:2])
     assert robot.profile.feet == tuple(robot.feet) and robot.profile.leg_joints
 
 
@@ -155,3 +164,132 @@ def test_a_file_that_is_not_a_robot_is_named():
         tp.robots.load(__file__)
     with pytest.raises(ValueError, match="srdf"):
         tp.robots.load(data_root() / "romeo_description/urdf/romeo.urdf", srdf="missing.srdf")
+
+
+# ------------------------------------------------------------------ legs, standing postures, gaits
+def srdf_of(values: dict) -> str:
+    """An SRDF with one group state setting each joint of ``values`` on both legs."""
+    return ('<robot name="synthetic"><group_state name="standing" group="all">'
+            + "".join(f'<joint name="{side}_{joint}" value="{value}"/>' for side in ("left", "right")
+                      for joint, value in values.items()) + '</group_state></robot>')
+
+
+def test_the_knee_is_the_joint_that_folds_the_leg_and_its_extension_is_the_cosine_of_half_its_bend(tmp_path):
+    """The synthetic leg: thigh and shank 0.4 m each, knee about y, straight at 0. Bent by θ,
+    the hip-to-ankle distance is 0.8 cos(θ/2) (the isosceles triangle), the hip 0.1 m above the
+    leg's start and the sole 0.07 m below the ankle."""
+    from tsid_py.models.legs import leg_geometry
+
+    path = write_robot(tmp_path, 2, '<box size="0.22 0.10 0.02"/>')
+    model, _ = geometry_of(path)
+    for bend in (0.0, 0.6, 1.2):
+        q = pin.neutral(model)
+        for joint, value in (("left_hip", -bend / 2), ("left_knee", bend), ("left_ankle", -bend / 2)):
+            q[model.joints[model.getJointId(joint)].idx_q] = value
+        model.addFrame(pin.Frame(f"sole{bend}", model.getJointId("left_ankle"), 0, pin.SE3(np.eye(3), np.array([0, 0, -0.07])),
+                                 pin.FrameType.OP_FRAME))
+        leg = leg_geometry(model, q, f"sole{bend}")
+        assert model.names[leg.knee] == "left_knee"
+        assert leg.straight == pytest.approx(0.0, abs=2e-3)
+        assert leg.straight_length == pytest.approx(0.8, abs=1e-6)
+        assert leg.extension == pytest.approx(np.cos(bend / 2), abs=1e-6)
+        assert leg.hip_height == pytest.approx(0.8 * np.cos(bend / 2) + 0.07, abs=1e-6)
+
+
+def test_a_straight_legged_posture_stands_on_bent_knees_with_the_feet_and_com_where_they_were(tmp_path):
+    """The neutral posture stands on straight legs, the knees at their limit (0): the standing
+    posture bends them to 95 % of the straight leg, the soles flat on z = 0 where they stood
+    and the CoM above the same point (pinocchio's kinematics of the result)."""
+    from tsid_py.models.legs import leg_geometry
+    from tsid_py.models.posture import MAX_EXTENSION
+
+    path = write_robot(tmp_path, 2, '<box size="0.22 0.10 0.02"/>')
+    model, _ = geometry_of(path)
+    straight = model.createData()
+    q0 = pin.neutral(model)
+    q0[2] = 1.0
+    pin.framesForwardKinematics(model, straight, q0)
+    robot = tp.robots.load(path)
+    data = robot.model.createData()
+    pin.framesForwardKinematics(robot.model, data, robot.q_ref)
+    for foot, side in zip(robot.feet, ("left", "right")):
+        leg = leg_geometry(robot.model, robot.q_ref, foot)
+        assert leg.extension == pytest.approx(MAX_EXTENSION, abs=2e-3)
+        assert robot.q_ref[robot.joint_q_index(f"{side}_knee")] > 0.5           # bent forward, inside [0, 2.5]
+        placement = data.oMf[robot.frame_id(foot)]
+        assert placement.translation[2] == pytest.approx(0.0, abs=1e-9)
+        assert placement.rotation[2, 2] == pytest.approx(1.0, abs=1e-6)
+        ankle = straight.oMi[model.getJointId(f"{side}_ankle")].translation
+        np.testing.assert_allclose(placement.translation[:2], ankle[:2] + [0.0, 0.0], atol=1e-4)
+    com = pin.centerOfMass(robot.model, data, robot.q_ref)
+    np.testing.assert_allclose(com[:2], pin.centerOfMass(model, straight, q0)[:2], atol=2e-3)
+
+
+def test_a_posture_outside_the_joint_ranges_is_brought_inside(tmp_path):
+    """The SRDF puts the knees at 2.8 rad, beyond their 2.5 rad limit: the standing posture
+    has every joint inside its range. A revolute joint a whole turn outside its range is
+    turned back (the same pose), one that is not is clipped."""
+    from tsid_py.models.posture import posture_in_ranges
+
+    path = write_robot(tmp_path, 2, '<box size="0.22 0.10 0.02"/>', srdf=srdf_of({"hip": -1.4, "knee": 2.8, "ankle": -1.4}))
+    robot = tp.robots.load(path)
+    q, low, high = robot.q_ref[7:], robot.position_lower, robot.position_upper
+    assert np.all(q >= low - 1e-9) and np.all(q <= high + 1e-9)
+    model, _ = geometry_of(path)
+    q = pin.neutral(model)
+    knee, hip = (model.joints[model.getJointId(name)].idx_q for name in ("left_knee", "left_hip"))
+    q[knee], q[hip] = 0.5 - 2 * np.pi, 2.0
+    inside = posture_in_ranges(model, q)
+    assert inside[knee] == pytest.approx(0.5) and inside[hip] == pytest.approx(1.5)
+
+
+def test_the_gait_scales_with_the_com_height_and_stays_within_the_legs_reach():
+    """Lengths ∝ z and times ∝ √(z/g) (dynamic similarity): a robot four times as tall takes
+    steps four times as long and twice as slow; at Talos's CoM height the sizes are Talos's
+    measured ones. The step is cut to ``2 √((REACH ℓ_s)² − ℓ²)`` when that is shorter."""
+    from tsid_py.models.gait import REACH, gait_for_size
+
+    small, large = gait_for_size(0.25), gait_for_size(1.0)
+    assert large.step_length == pytest.approx(4 * small.step_length)
+    assert large.step_height == pytest.approx(4 * small.step_height)
+    assert large.single_support == pytest.approx(2 * small.single_support)
+    assert large.double_support == pytest.approx(2 * small.double_support)
+    talos = gait_for_size(0.877)
+    assert (talos.step_length, talos.lateral_step, talos.step_height) == pytest.approx((0.25, 0.10, 0.05), abs=1e-3)
+    reach = gait_for_size(1.0, straight_length=0.8, leg_length=0.78)
+    assert reach.step_length == pytest.approx(2 * np.sqrt((REACH * 0.8) ** 2 - 0.78**2))
+    assert reach.step_length < gait_for_size(1.0).step_length
+    with pytest.raises(ValueError, match="com_height"):
+        gait_for_size(-1.0)
+
+
+def test_a_loaded_robot_walks_with_the_gait_of_its_com_height(tmp_path):
+    """The profile's gait is :func:`gait_for_size` of the CoM height above the soles (pinocchio's
+    CoM at the profile's posture), within the reach of its legs."""
+    from tsid_py.models.gait import gait_for_size
+    from tsid_py.models.legs import leg_geometry
+
+    robot = tp.robots.load(write_robot(tmp_path, 2, '<box size="0.22 0.10 0.02"/>', srdf=srdf_of(BENT)))
+    data = robot.model.createData()
+    pin.framesForwardKinematics(robot.model, data, robot.q_ref)
+    height = pin.centerOfMass(robot.model, data, robot.q_ref)[2] - data.oMf[robot.frame_id(robot.feet[0])].translation[2]
+    legs = [leg_geometry(robot.model, robot.q_ref, foot) for foot in robot.feet]
+    assert robot.profile.gait == gait_for_size(height, robot.gravity, straight_length=legs[0].straight_length,
+                                               leg_length=max(leg.length for leg in legs))
+    assert tp.robots.load("talos").profile.gait.single_support == 0.6           # a built-in robot's measured gait
+
+
+def test_sphere_feet_make_a_sole_between_the_points_they_touch_the_ground_at(tmp_path):
+    """A foot of four 5 mm spheres 0.17 m × 0.06 m apart (G1's): the sole is the rectangle of
+    their lowest points, 0.17 × 0.06 m — not of the spheres, 0.18 × 0.07 m."""
+    spheres = "".join(f'<collision><origin xyz="{x} {y} -0.055"/><geometry><sphere radius="0.005"/></geometry></collision>'
+                      for x in (-0.05, 0.12) for y in (-0.03, 0.03))
+    text = write_robot(tmp_path, 2, '<box size="0.01 0.01 0.01"/>')
+    box = '<collision><origin xyz="0.0 0 -0.06"/><geometry><box size="0.01 0.01 0.01"/></geometry></collision>'
+    urdf = open(text).read()
+    assert urdf.count(box) == 2
+    open(text, "w").write(urdf.replace(box, spheres))
+    model, collision = geometry_of(text)
+    feet = find_feet(model, pin.neutral(model), collision)
+    assert [foot.sole_size for foot in feet] == [pytest.approx((0.17, 0.06), abs=1e-9)] * 2
+    np.testing.assert_allclose(feet[0].placement.translation, [0.035, 0.0, -0.06], atol=1e-9)

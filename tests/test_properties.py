@@ -93,3 +93,19 @@ def test_tight_limits_are_active_in_some_states(rng):
     ratios = [_check("talos", rng.uniform(-1, 1, MAX_NV), 4 * rng.uniform(-1, 1, MAX_NV), rng.uniform(-1, 1, 3),
                      rng.uniform(-1, 1, 3), 0.4).max() for _ in range(4)]
     assert max(ratios) > 1 - 1e-6
+
+
+def test_the_plane_hull_is_scipys_counter_clockwise(rng):
+    """The plots' and the viewer's hull of random points: the vertices qhull finds, counter-
+    clockwise (positive signed area), each once."""
+    from scipy.spatial import ConvexHull
+
+    from tsid_py._geometry import convex_hull_2d
+
+    for _ in range(20):
+        points = rng.normal(size=(int(rng.integers(3, 40)), 2))
+        hull = convex_hull_2d(points)
+        expected = points[ConvexHull(points).vertices]
+        assert sorted(map(tuple, hull)) == sorted(map(tuple, expected))
+        x, y = hull[:, 0], hull[:, 1]
+        assert 0.5 * np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y) > 0

@@ -121,7 +121,7 @@ def test_opensim_output_checked_before_the_solve(tmp_path, capsys, monkeypatch):
                      str(data / "subject01_simbody.osim"), "--out", str(tmp_path / "id.sto"),
                      "--out-grf", str(tmp_path / "nowhere" / "grf.mot")])
     assert code == 2
-    assert "--out-grf: folder" in capsys.readouterr().err
+    assert "argument --out-grf: folder" in capsys.readouterr().err
 
 
 def test_storage_reads_bom_latin1_and_crlf(tmp_path):
@@ -187,12 +187,12 @@ def test_cli_reduces_residuals_and_writes_the_adjusted_model(tmp_path, capsys):
     (["--reduce-residuals"], "--reduce-residuals needs the force plates (--external-loads)"),
     (["--out-model", "m.osim"], "--out-model applies with --reduce-residuals only"),
     (["--external-loads", "{data}/subject01_walk1_grf.xml", "--reduce-residuals", "--max-mass-change", "2"],
-     "--max-mass-change must be a fraction of the mass in [0, 1), got 2.0"),
+     "argument --max-mass-change: must be a fraction of the mass in [0, 1), got '2'"),
     (["--external-loads", "{data}/subject01_walk1_grf.xml", "--reduce-residuals", "--residual-bodies", "trunk"],
      "--residual-bodies: ['trunk'] are not bodies of subject01_simbody.osim"),
     (["--external-loads", "{data}/subject01_walk1_grf.xml", "--plate-bodies", "calcn_r", "calcn_l"],
      "--plate-bodies applies to the force plates of a .c3d file"),
-    (["--external-loads", "{data}/nowhere.c3d"], "--external-loads: '{data}/nowhere.c3d' does not exist"),
+    (["--external-loads", "{data}/nowhere.c3d"], "argument --external-loads: file '{data}/nowhere.c3d' does not exist"),
 ])
 def test_cli_bad_plate_and_reduction_options_are_named(tmp_path, capsys, extra, message):
     data = _opensim_data()

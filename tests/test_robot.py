@@ -2,6 +2,8 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
+import tsid_py as tp
+from tsid_py.robots import data_root
 
 from .conftest import perturbed_state
 
@@ -49,3 +51,20 @@ def test_near_unit_quaternion_is_normalised_and_far_one_rejected(talos):
 def test_unknown_frame_is_a_key_error(talos):
     with pytest.raises(KeyError, match="left_sole"):
         talos.frame_id("left_sole")
+
+
+def test_a_frame_name_shared_by_a_joint_and_its_link_is_the_link(talos):
+    """ANYmal's URDF names a joint and its child link alike ("LF_HAA"): pinocchio refuses the
+    bare name; the robot takes the link's body frame (in a URDF, at the joint's placement).
+    Two frames of one name that are not bodies stay ambiguous: a KeyError says so."""
+    anymal = tp.Robot.from_urdf(next((data_root() / "anymal_c_simple_description/urdf").glob("*.urdf")))
+    frame = anymal.model.frames[anymal.frame_id("LF_HAA")]
+    assert frame.name == "LF_HAA" and frame.type == pin.FrameType.BODY
+    model = talos.model.copy()
+    parent = model.frames[model.getFrameId("left_sole_link")]
+    for kind in (pin.FrameType.OP_FRAME, pin.FrameType.SENSOR):
+        model.addFrame(pin.Frame("marker", parent.parentJoint, model.getFrameId("left_sole_link"), pin.SE3.Identity(),
+                                 kind))
+    robot = tp.Robot(model, name="marked")
+    with pytest.raises(KeyError, match=r"frame name 'marker' is ambiguous in robot 'marked': 2 frames"):
+        robot.frame_id("marker")

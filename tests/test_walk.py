@@ -62,8 +62,8 @@ def test_the_walk_demo_writes_its_summary_and_plot(tmp_path, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["demo", "walk", "--distance", "1", "--turn", "90"], "--distance and --turn are exclusive"),
     (["demo", "balance", "--turn", "90"], "--turn applies to the walk demo only"),
-    (["demo", "walk", "--distance", "-1"], "--distance must be a positive number of metres, got -1.0"),
-    (["demo", "walk", "--robot", "go2"], "the walk demo runs g1, talos, not 'go2'"),
+    (["demo", "walk", "--distance", "-1"], "argument --distance: must be a positive number of metres, got '-1'"),
+    (["demo", "walk", "--robot", "go2"], "--robot: the walk demo runs g1, talos or a robot file's path, not 'go2'"),
 ])
 def test_walk_demo_usage_errors_name_the_option(argv, message, capsys):
     assert cli_main(argv) == 2

@@ -22,7 +22,6 @@ overrides, and :meth:`Layout.extract` turns a backend's answer into a
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -104,6 +103,7 @@ class Layout:
         self._build_soft_rows()
         self._build_inequality_rows()
         self._build_contact_views()
+        self._refill = None           # (the last solution returned, what refilling it copies)
 
     @property
     def labels(self) -> dict[str, list[str]]:
@@ -181,6 +181,7 @@ class Layout:
         self.cost_diagonal = np.zeros(self.n)
         self.cost_diagonal_targets = np.zeros(self.n)
         self._diagonal_weights = None         # the weight arrays d was built from
+        self._diagonal_entries = [None] * len(self.diagonal_tasks)     # this step's (columns, weights)
         self.cost = LeastSquaresCost(self.A_soft, self.b_soft, self.cost_diagonal, self.cost_diagonal_targets)
 
     def _build_inequality_rows(self) -> None:
@@ -342,12 +343,14 @@ class Layout:
         hands over other weight arrays (assigning weights makes new ones)."""
         e = self.cost_diagonal_targets
         e.fill(0.0)
-        if task_weights:
-            entries = [task.diagonal(context, e, task_weights.get(task)) for task in self.diagonal_tasks]
-        else:
-            entries = [task.diagonal(context, e) for task in self.diagonal_tasks]
-        previous = self._diagonal_weights
-        if previous is None or any(map(operator.is_not, map(operator.itemgetter(1), entries), previous)):
+        tasks, entries, previous = self.diagonal_tasks, self._diagonal_entries, self._diagonal_weights
+        changed = previous is None
+        for index in range(len(tasks)):       # by index into kept lists: no list built a step
+            task = tasks[index]
+            entry = entries[index] = (task.diagonal(context, e, task_weights.get(task)) if task_weights
+                                      else task.diagonal(context, e))
+            changed = changed or entry[1] is not previous[index]
+        if changed:
             d = self.cost_diagonal
             d.fill(0.0)
             for columns, weight in entries:
@@ -355,17 +358,38 @@ class Layout:
             self._diagonal_weights = [weight for _, weight in entries]
 
     # ------------------------------------------------------------------ extraction
-    def extract(self, result) -> Solution:
+    def extract(self, result, out: Solution | None = None) -> Solution:
         """The solution from the QP's ``x`` (the solution's own array: ``ddq``, ``tau_actuated``
-        and planar contacts' local wrenches are views of it and of ``tau``)."""
+        and planar contacts' local wrenches are views of it and of ``tau``).
+
+        ``out``: the last solution this layout returned, refilled in place (no allocation)
+        and returned; any other solution, or None, gets a new one."""
+        if out is not None and self._refill is not None and out is self._refill[0]:
+            _, copies = self._refill
+            np.copyto(out.x, result.x)
+            direct.affine_map(self.D, out.x, self.robot.bias, 6 if self.root_equalities else 0, out.tau)
+            for target, source in copies:
+                np.copyto(target, source)
+            out.refilled(result.status, result.iterations)
+            return out
         x = result.x
+        if out is not None:                   # a refill asked for: x is the backend's buffer
+            x = x.copy()
         tau = np.empty(self.nv)
         direct.affine_map(self.D, x, self.robot.bias, 6 if self.root_equalities else 0, tau)
         local, rotations = {}, {}
         for name, columns, wrench, rotation in self.wrench_sources:
             local[name], rotations[name] = wrench(x[columns]), rotation.copy()
-        return Solution(x[: self.nv], tau, tau[6:] if self.floating else tau, local, rotations, True, result.status, x,
-                        result.iterations)
+        solution = Solution(x[: self.nv], tau, tau[6:] if self.floating else tau, local, rotations, True,
+                            result.status, x, result.iterations)
+        # What a refill copies: the point contacts' variables (a planar contact's wrench is a
+        # view of x) and the frames' rotations.
+        copies = [(local[name][:columns.stop - columns.start], x[columns]) for name, columns, _, _ in self.wrench_sources
+                  if not np.shares_memory(local[name], x)]
+        copies += [(rotations[name], rotation) for name, _, _, rotation in self.wrench_sources]
+        refillable = all(contact.generator_selects for contact in self.contacts)   # else G f: no copy
+        self._refill = (solution, copies) if refillable else None
+        return solution
 
 
 def _describe(owner) -> str:

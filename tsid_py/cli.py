@@ -1,9 +1,15 @@
 """``tsid-py``: run the demos, the step benchmark and the offline inverse dynamics.
 
-    tsid-py demo NAME [--robot R] [--duration S] [--json FILE] [--plot FILE] [--video FILE] [--viewer]
+    tsid-py demo NAME [--robot NAME|PATH [--srdf PATH]] [--duration S] [--json FILE] [--plot FILE] [--video FILE]
+                 [--viewer]
     tsid-py demo balance [--push N] [--push-direction {+x,-x,+y,-y}] [--push-at S] [--single-leg]
-                         [--actuation-delay S] [--trunk-mass F] [--step-recovery]
-    tsid-py demo walk [--robot talos|g1] [--distance M | --turn DEG] [--terrain KIND:VALUE] [--friction MU]
+                         [--trunk-mass F] [--step-recovery]
+    tsid-py demo walk [--robot talos|g1|PATH] [--distance M | --turn DEG]
+    tsid-py demo walk|trot [--terrain flat|slope:DEG|steps:HEIGHT|stairs:RISE|rough:AMPLITUDE[:SEED]]
+    tsid-py demo balance|walk [--realistic] [--seed N] [--ground-truth | --finite-differences]
+                         [sensor, plant and drive options: tsid_py.cli_conditions]
+    tsid-py demo trot [--robot R|PATH] --speed V [--lateral V] [--yaw-rate W] [--distance M | --duration S]
+                      [--gait trot|walk|pace|bound] [--terrain T] (tsid_py.cli_trot)
     tsid-py bench [--robot talos g1 go2] [--steps 2000] [--json FILE]
     tsid-py inverse-dynamics FILE --robot R --dt S [--contacts A B] [--friction MU | --no-bounds]
         [--smoothing W] --out RESULT.npz
@@ -16,22 +22,27 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
-import math
 import os
 import sys
 
+from . import cli_check as check_command
+from . import cli_conditions as conditions_command
 from . import cli_inverse_dynamics as inverse_dynamics_command
+from .cli_arguments import (Parser, attach_values, input_file, non_negative, nonzero, output_file, parsed,
+                            positive, rerun_target)
+from . import cli_trot as trot_command
 
 
-def _demo_epilog(demos, robots) -> str:
-    """One paragraph a demo for ``tsid-py demo --help``: its docstring's summary line and
-    the robots it runs (its default first)."""
+def _demo_epilog(demos, robots, needs, kinds) -> str:
+    """One paragraph a demo for ``tsid-py demo --help``: its docstring's summary line, the
+    built-in robots it runs (its default first) and the robot files it runs."""
     lines = ["demos:"]
     for name, function in sorted(demos.items()):
         default = inspect.signature(function).parameters["robot"].default
         others = [robot for robot in robots[name] if robot != default]
         lines.append(f"  {name:12s} {inspect.getdoc(function).splitlines()[0]}")
         lines.append(f"  {'':12s} robots: {', '.join([default + ' (default)', *others])}")
+        lines.append(f"  {'':12s} or a URDF/MJCF file of {' or '.join(kinds[kind] for kind in needs[name])}")
     return "\n".join(lines)
 
 
@@ -45,17 +56,34 @@ def _demo(args) -> int:
     from .scenarios.reports import write_json
     from .scenarios import demos
 
-    if args.robot and args.robot not in demos.ROBOTS[args.name]:
-        return _usage_error(f"the {args.name} demo runs {', '.join(demos.ROBOTS[args.name])}, not {args.robot!r}")
+    from .scenarios.demo_robots import is_path
+
+    if args.terrain is not None and args.name not in ("walk", "trot"):
+        return _usage_error("--terrain applies to the walk and trot demos only")
+    misused = trot_command.misused(args)
+    if misused:
+        return _usage_error(misused)
+    shared = conditions_command.given(args)          # the sensor, plant and feedback options
+    if shared and "conditions" not in inspect.signature(demos.DEMOS[args.name]).parameters:
+        takers = [name for name, f in sorted(demos.DEMOS.items()) if "conditions" in inspect.signature(f).parameters]
+        return _usage_error(f"{shared[0]} applies to the {' and '.join(takers)} demos only")
+    if args.srdf is not None and not (args.robot and is_path(args.robot)):
+        return _usage_error("--srdf gives a robot file's postures: it needs --robot PATH")
+    if args.name == "trot":                          # its own options and checks (tsid_py.cli_trot)
+        return trot_command.run(args)
+    if args.robot and not is_path(args.robot) and args.robot not in demos.ROBOTS[args.name]:
+        return _usage_error(f"--robot: the {args.name} demo runs {', '.join(demos.ROBOTS[args.name])} or a robot "
+                            f"file's path, not {args.robot!r}")
     kwargs = {"robot": args.robot} if args.robot else {}
+    if args.srdf is not None:
+        kwargs["srdf"] = args.srdf
     if args.duration is not None:
         kwargs["duration"] = args.duration
     options_of = {  # the options each demo owns, by keyword argument of its function
         "balance": {"push": args.push, "push_direction": args.push_direction, "push_at": args.push_at,
-                    "actuation_delay": args.actuation_delay, "trunk_mass": args.trunk_mass,
+                    "trunk_mass": args.trunk_mass,
                     "stance": "single" if args.single_leg else None, "step_recovery": args.step_recovery},
-        "walk": {"distance": args.distance, "turn": args.turn, "terrain": args.terrain, "friction": args.friction,
-                 "seed": args.seed},
+        "walk": {"distance": args.distance, "turn": args.turn, "terrain": args.terrain},
     }
     if args.distance is not None and args.turn is not None:
         return _usage_error("--distance and --turn are exclusive: walk a distance or turn in place")
@@ -68,17 +96,14 @@ def _demo(args) -> int:
                     option = {"stance": "--single-leg"}.get(key, f"--{key.replace('_', '-')}")
                     return _usage_error(f"{option} applies to the {owner} demo only")
                 kwargs[key] = value
-    if args.distance is not None and not args.distance > 0:
-        return _usage_error(f"--distance must be a positive number of metres, got {args.distance}")
-    if args.terrain is not None:
-        from .scenarios.terrains import parse_terrain
-
+    if args.push_at is not None and args.duration is not None and args.push_at >= args.duration:
+        return _usage_error(f"--push-at {args.push_at:g} s is not before the run's end (--duration {args.duration:g} s): "
+                            "the push would not be applied")
+    if shared:
         try:
-            parse_terrain(args.terrain)
+            kwargs["conditions"] = conditions_command.conditions_of(args, demos.DEFAULT_CONDITIONS)
         except ValueError as error:
-            return _usage_error(f"--terrain {error}")
-    if args.friction is not None and not (math.isfinite(args.friction) and args.friction > 0):
-        return _usage_error(f"--friction must be a positive friction coefficient, got {args.friction}")
+            return _usage_error(str(error))
     if args.viewer:
         if not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
             print("--viewer: no display here (DISPLAY is unset); running headless", file=sys.stderr)
@@ -90,7 +115,16 @@ def _demo(args) -> int:
         select_offscreen_gl()           # before MuJoCo is imported: it fixes its OpenGL then
         kwargs["video"] = args.video
     function = demos.DEMOS[args.name]
-    run = function(**kwargs)
+    try:
+        if args.record or args.rerun:        # watch the demo's solver (tsid_py.tools.instruments)
+            from .tools.instruments import watching
+
+            with watching(record=args.record, rerun=args.rerun):
+                run = function(**kwargs)
+        else:
+            run = function(**kwargs)
+    except demos.UnsupportedRobot as error:
+        return _usage_error(str(error))
     summary = {"demo": run.name, "robot": run.robot, **run.summary}
     print(json.dumps(summary, indent=2))
     write_json(args.json, summary)
@@ -101,69 +135,96 @@ def _demo(args) -> int:
     return 1 if summary.get("fell") else 0
 
 
-#: Options whose value may start with "-" (a direction such as -y): argparse would read that
-#: value as another option, so ``OPTION -y`` is handed over as ``OPTION=-y``.
-SIGNED_VALUE_OPTIONS = ("--push-direction",)
-
-
-def _attach_signed_values(argv: list[str]) -> list[str]:
-    """``argv`` with each :data:`SIGNED_VALUE_OPTIONS` joined to the value that follows it."""
-    joined, tokens = [], iter(argv)
-    for token in tokens:
-        value = next(tokens, None) if token in SIGNED_VALUE_OPTIONS else None
-        joined.append(token if value is None else f"{token}={value}")
-    return joined
+#: Options whose value may start with "-" (a direction such as -y, a signed angle): argparse
+#: would read that value as another option, so ``OPTION -y`` is handed over as ``OPTION=-y``.
+SIGNED_VALUE_OPTIONS = ("--push-direction", "--turn")
 
 
 def main(argv=None) -> int:
-    from .scenarios.demos import DEMOS, ROBOTS
-
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["bench"]:            # bench has its own parser (tsid_py.bench)
         from .bench import main as bench_main
 
-        bench_main(argv[1:])
-        return 0
+        result = bench_main(argv[1:])
+        return result if isinstance(result, int) else 0
+    if argv[:1] == ["replay"]:           # replay has its own parser (tsid_py.cli_replay)
+        from .cli_replay import main as replay_main
 
-    parser = argparse.ArgumentParser(prog="tsid-py", description="tsid_py demos, benchmarks and offline inverse dynamics")
+        return replay_main(argv[1:])
+
+    try:
+        args = build_parser().parse_args(attach_values(argv, SIGNED_VALUE_OPTIONS))
+    except SystemExit as exit:            # a usage error (2) or --help (0), already printed
+        return exit.code
+    run = {"check-robot": check_command.run, "inverse-dynamics": inverse_dynamics_command.run}.get(args.command, _demo)
+    return run(args)
+
+
+def _parse_terrain(text: str):
+    """``--terrain``'s type: :func:`tsid_py.scenarios.terrains.parse_terrain` (imported on use)."""
+    from .scenarios.terrains import parse_terrain
+
+    return parse_terrain(text)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``tsid-py`` (``bench`` has its own: :func:`tsid_py.bench.build_parser`)."""
+    from .scenarios.demo_robots import KINDS, NEEDS
+    from .scenarios.demos import DEMOS, ROBOTS
+
+    parser = Parser(prog="tsid-py", description="tsid_py demos, benchmarks and offline inverse dynamics")
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser(
         "demo", help="run a demo against MuJoCo", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Run a controller against MuJoCo (headless unless --viewer) and print a summary.\n"
-                    "The exit status is 1 if the robot fell, 2 for a usage error.", epilog=_demo_epilog(DEMOS, ROBOTS))
+                    "The exit status is 1 if the robot fell, 2 for a usage error.",
+        epilog=_demo_epilog(DEMOS, ROBOTS, NEEDS, KINDS))
     demo.add_argument("name", choices=sorted(DEMOS), metavar="NAME", help="which demo (listed below)")
-    demo.add_argument("--robot", metavar="R", help="robot to run (see below which demo runs which)")
-    demo.add_argument("--duration", type=float, metavar="S", help="simulated seconds (default: the demo's own)")
-    demo.add_argument("--push", type=float, metavar="N",
-                      help="balance: push force in N, applied for 0.1 s (default 1.6 N per kg of the robot)")
+    demo.add_argument("--robot", metavar="NAME|PATH",
+                      help="a built-in robot or a URDF/MJCF file (see below which demo runs which)")
+    demo.add_argument("--srdf", metavar="PATH", type=input_file(".srdf"),
+                      help="a URDF robot's SRDF (its postures; default: the one beside it)")
+    demo.add_argument("--duration", type=positive("seconds"), metavar="S",
+                      help="simulated seconds (default: the demo's own)")
+    demo.add_argument("--push", type=non_negative("newtons"), metavar="N",
+                      help="balance: push force in N, applied for 0.1 s (default 1.6 N per kg of the robot; 0: no "
+                           "push)")
     demo.add_argument("--push-direction", choices=["+x", "-x", "+y", "-y"],
                       help="balance: one push this way (default: the two-push schedule, +y then +x)")
-    demo.add_argument("--push-at", type=float, metavar="S", help="balance: time of the single push, s (default 1)")
-    demo.add_argument("--actuation-delay", type=float, metavar="S", help="balance: simulated actuation delay, s")
-    demo.add_argument("--trunk-mass", type=float, metavar="F",
+    demo.add_argument("--push-at", type=non_negative("seconds"), metavar="S",
+                      help="balance: time of the single push, s, before the run's end (default 1)")
+    demo.add_argument("--trunk-mass", type=positive("times the model's mass"), metavar="F",
                       help="balance: factor on the simulated torso and base mass")
     demo.add_argument("--single-leg", action="store_true", default=None,
                       help="balance: stand on the first foot (the other lifted 3 cm) before the push (at 2 s)")
     demo.add_argument("--step-recovery", action="store_true", default=None,
                       help="balance: step when a push carries the capture point out of the soles")
-    demo.add_argument("--distance", type=float, metavar="M", help="walk: metres to walk forward (default 3)")
-    demo.add_argument("--turn", type=float, metavar="DEG",
-                      help="walk: turn in place by this many degrees (counter-clockwise positive)")
-    demo.add_argument("--terrain", metavar="KIND:VALUE",
-                      help="walk: the ground, slope:DEG (negative: down), steps:HEIGHT (m, negative: down) or "
-                           "rough:AMPLITUDE (m); default flat")
-    demo.add_argument("--friction", type=float, metavar="MU", help="walk: the floor's sliding friction (default 1)")
-    demo.add_argument("--seed", type=int, metavar="N", help="walk: seed of the terrain's draw (default 0)")
-    demo.add_argument("--json", metavar="FILE", help="write the summary to this file")
-    demo.add_argument("--plot", metavar="FILE", help="write a figure of the run (PNG): four panels of its signals")
-    demo.add_argument("--video", metavar="FILE",
+    demo.add_argument("--distance", type=positive("metres"), metavar="M",
+                      help="walk, trot: metres to walk forward (default 3)")
+    demo.add_argument("--turn", type=nonzero("degrees"), metavar="DEG",
+                      help="walk, trot: turn in place by this many degrees (counter-clockwise positive)")
+    demo.add_argument("--terrain", metavar="T", type=parsed("terrain", _parse_terrain),
+                      help="walk, trot: the ground, flat (default), slope:DEG (negative: down), steps:HEIGHT (m, "
+                           "3 up and 3 back; negative: down), stairs:RISE (m), rough:AMPLITUDE[:SEED] (within "
+                           "± AMPLITUDE m)")
+    trot_command.add_arguments(demo)
+    demo.add_argument("--json", type=output_file(".json"), metavar="FILE", help="write the summary to this file")
+    demo.add_argument("--plot", type=output_file(".png", ".pdf", ".svg"), metavar="FILE",
+                      help="write a figure of the run (PNG, PDF or SVG): four panels of its signals")
+    demo.add_argument("--video", type=output_file(".mp4"), metavar="FILE",
                       help="render the run off-screen into an MP4 (30 frames per simulated second; "
                            "uses EGL or OSMesa without a display)")
     demo.add_argument("--viewer", action="store_true", help="open MuJoCo's viewer (needs a display)")
+    demo.add_argument("--record", metavar="FILE", type=output_file(".tsidrec"),
+                      help="record every control step into FILE.tsidrec (tsid-py replay FILE)")
+    demo.add_argument("--rerun", metavar="TARGET", type=rerun_target,
+                      help="log the run to Rerun: a .rrd path, spawn or connect[=URL]")
+    conditions_command.add_arguments(demo)
     commands.add_parser("bench", help="time the control step of the reference problem (see tsid-py bench -h)")
+    commands.add_parser("replay", help="re-solve a recording's steps, plot, convert (see tsid-py replay -h)")
     inverse_dynamics_command.add_parser(commands)
-    args = parser.parse_args(_attach_signed_values(argv))
-    return inverse_dynamics_command.run(args) if args.command == "inverse-dynamics" else _demo(args)
+    check_command.add_parser(commands)
+    return parser
 
 
 if __name__ == "__main__":

@@ -26,8 +26,12 @@ from pathlib import Path
 
 import numpy as np
 
+from .cli_arguments import fraction, input_file, non_negative, output_file, positive
+
 #: Suffixes of the OpenSim form's files.
 OPENSIM_MOTIONS, OPENSIM_RESULTS = (".mot", ".sto"), (".sto", ".mot", ".npz")
+#: Suffixes of the positions form's input.
+POSITIONS = (".npz", ".csv")
 
 
 def add_parser(commands) -> None:
@@ -43,17 +47,19 @@ def add_parser(commands) -> None:
                     "as .npz (array 'positions') or .csv; or, with --robot MODEL.osim, an OpenSim motion "
                     "(.mot/.sto of the model's coordinates, sampled as its time column says). "
                     "Quaternion sign flips between frames are fixed.")
-    command.add_argument("file", metavar="FILE", help="recorded positions (.npz or .csv) or an OpenSim motion (.mot)")
+    command.add_argument("file", metavar="FILE", type=input_file(*POSITIONS, *OPENSIM_MOTIONS),
+                         help="recorded positions (.npz or .csv) or an OpenSim motion (.mot)")
     command.add_argument("--robot", required=True,
                          help=f"robot name ({', '.join(available())}), a URDF or an OpenSim model (.osim)")
-    command.add_argument("--dt", type=float, help="sampling period, s (positions files; a .mot has its time column)")
+    command.add_argument("--dt", type=positive("seconds"), help="sampling period, s (positions files; a .mot has its time column)")
     command.add_argument("--contacts", nargs="+", help="contact frames (default: the robot's feet)")
-    command.add_argument("--friction", type=float, default=DEFAULT_FRICTION,
+    command.add_argument("--friction", type=positive("(a friction coefficient)"), default=DEFAULT_FRICTION,
                          help=f"friction coefficient of the contact bounds (default {DEFAULT_FRICTION})")
     command.add_argument("--no-bounds", action="store_true",
                          help="no friction / centre-of-pressure bounds (contacts may pull)")
-    command.add_argument("--smoothing", type=float, default=1.0, help="smoothing weight (default 1)")
-    command.add_argument("--external-loads", metavar="LOADS.xml|TRIAL.c3d",
+    command.add_argument("--smoothing", type=non_negative("(a weight)"), default=1.0,
+                         help="smoothing weight (default 1)")
+    command.add_argument("--external-loads", metavar="LOADS.xml|TRIAL.c3d", type=input_file(".xml", ".c3d"),
                          help="OpenSim: force plates as known wrenches: an external-loads .xml naming its data file, "
                               "or a .c3d file (its plates put on the feet they are under)")
     command.add_argument("--plate-bodies", nargs="+", metavar="BODY",
@@ -65,18 +71,20 @@ def add_parser(commands) -> None:
                          help="--reduce-residuals: the bodies whose centre of mass may move (default: the heaviest)")
     command.add_argument("--per-body-masses", action="store_true",
                          help="--reduce-residuals: also move mass between bodies")
-    command.add_argument("--max-mass-change", type=float, default=TOTAL_MASS_BOUND, metavar="F",
+    command.add_argument("--max-mass-change", type=fraction("the mass"), default=TOTAL_MASS_BOUND, metavar="F",
                          help=f"--reduce-residuals: bound on the total mass change, a fraction (default "
                               f"{TOTAL_MASS_BOUND:g})")
-    command.add_argument("--max-com-offset", type=float, default=COM_OFFSET_BOUND, metavar="M",
+    command.add_argument("--max-com-offset", type=non_negative("metres"), default=COM_OFFSET_BOUND, metavar="M",
                          help=f"--reduce-residuals: bound on each centre-of-mass offset component, m (default "
                               f"{COM_OFFSET_BOUND:g})")
-    command.add_argument("--out-model", metavar="ADJUSTED.osim",
+    command.add_argument("--out-model", metavar="ADJUSTED.osim", type=output_file(".osim"),
                          help="--reduce-residuals: write the adjusted model as an .osim file")
-    command.add_argument("--lowpass", type=float, default=DEFAULT_LOWPASS, metavar="HZ",
+    command.add_argument("--lowpass", type=positive("hertz"), default=DEFAULT_LOWPASS, metavar="HZ",
                          help=f"OpenSim: low-pass cutoff of the angles, Hz (default {DEFAULT_LOWPASS:g})")
-    command.add_argument("--out", required=True, help="result file (.npz; OpenSim: .sto, .mot or .npz)")
-    command.add_argument("--out-grf", metavar="GRF.mot", help="OpenSim: the feet's ground reactions as a .mot")
+    command.add_argument("--out", required=True, type=output_file(*OPENSIM_RESULTS),
+                         help="result file (.npz; OpenSim: .sto, .mot or .npz)")
+    command.add_argument("--out-grf", metavar="GRF.mot", type=output_file(".mot", ".sto"),
+                         help="OpenSim: the feet's ground reactions as a .mot")
     command.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -94,23 +102,18 @@ def run(args) -> int:
     return 0
 
 
-def _positive(value, option: str, what: str) -> float:
-    if value is None or not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{option} must be {what} (> 0), got {value}")
-    return float(value)
-
-
 def _positions(args) -> dict:
     from .offline.batch import RobotSource
     from .offline.files import load_positions, save_result
     from .offline.frames import align_quaternions
     from .offline.over_time import multiple_contact_inverse_dynamics_over_time
-    from .offline.textfiles import check_output_path
+    from ._files import check_output_path
 
+    if Path(args.file).suffix.lower() not in POSITIONS:
+        raise ValueError(f"FILE must hold positions (.npz or .csv) for a robot that is not an OpenSim model, got "
+                         f"{args.file!r}")
     if args.dt is None:
         raise ValueError("--dt is required for a positions file (.npz/.csv): the sampling period in seconds")
-    if args.dt <= 0:
-        raise ValueError(f"--dt must be the sampling period in seconds (> 0), got {args.dt}")
     if not args.out.lower().endswith(".npz"):
         raise ValueError(f"--out must be an .npz file, got {args.out!r}")
     for option in ("external_loads", "out_grf", "plate_bodies", "reduce_residuals", "out_model"):
@@ -147,10 +150,6 @@ def _reduction_options(args):
     if args.external_loads is None:
         raise ValueError("--reduce-residuals needs the force plates (--external-loads): without them the estimated "
                          "contacts absorb the residual")
-    for option, value, what in (("--max-mass-change", args.max_mass_change, "a fraction of the mass in [0, 1)"),
-                                ("--max-com-offset", args.max_com_offset, "a distance in m (>= 0)")):
-        if not np.isfinite(value) or value < 0 or (option == "--max-mass-change" and value >= 1):
-            raise ValueError(f"{option} must be {what}, got {value}")
     return ResidualReductionOptions(total_mass=args.max_mass_change, com_offset=args.max_com_offset,
                                     com_bodies=tuple(args.residual_bodies) if args.residual_bodies else None,
                                     per_body=args.per_body_masses)
@@ -159,14 +158,11 @@ def _reduction_options(args):
 def _opensim(args) -> dict:
     from .offline.gait import human_inverse_dynamics
     from .offline.opensim_files import read_storage, write_storage
-    from .offline.textfiles import check_output_path
+    from ._files import check_output_path
     from .robot import Robot
 
     if Path(args.file).suffix.lower() not in OPENSIM_MOTIONS:
         raise ValueError(f"with an OpenSim model, FILE must be a .mot or .sto motion, got {args.file!r}")
-    lowpass = _positive(args.lowpass, "--lowpass", "a cutoff frequency in Hz")
-    if args.dt is not None:
-        _positive(args.dt, "--dt", "the sampling period in seconds")
     reduction = _reduction_options(args)
     c3d = args.external_loads is not None and args.external_loads.lower().endswith(".c3d")
     if args.plate_bodies and not c3d:
@@ -178,8 +174,6 @@ def _opensim(args) -> dict:
     model_out = None if args.out_model is None else check_output_path(args.out_model, (".osim",), "--out-model")
     if not Path(args.robot).is_file():
         raise ValueError(f"--robot: OpenSim model {args.robot!r} does not exist")
-    if args.external_loads is not None and not Path(args.external_loads).is_file():
-        raise ValueError(f"--external-loads: {args.external_loads!r} does not exist")
     robot = Robot.from_osim(args.robot)
     for option, bodies in (("--plate-bodies", plate_bodies), ("--residual-bodies", args.residual_bodies)):
         unknown = [body for body in bodies or () if body is not None and body not in robot.opensim.bodies]
@@ -188,7 +182,7 @@ def _opensim(args) -> dict:
                              f"(bodies: {', '.join(robot.opensim.bodies)})")
     motion = read_storage(args.file)
     tic = time.perf_counter()
-    result = human_inverse_dynamics(robot, motion, external_loads=args.external_loads, lowpass_hz=lowpass,
+    result = human_inverse_dynamics(robot, motion, external_loads=args.external_loads, lowpass_hz=args.lowpass,
                                     contacts=args.contacts, friction=None if args.no_bounds else args.friction,
                                     smoothing_weight=args.smoothing, dt=args.dt,
                                     reduce_residuals=reduction if reduction is not None else False,
@@ -196,7 +190,7 @@ def _opensim(args) -> dict:
     seconds = time.perf_counter() - tic
     report = result.residual_reduction
     if out.suffix.lower() == ".npz":
-        from .offline.textfiles import atomic_write
+        from ._files import atomic_write
 
         extra = {} if report is None else {"residuals_before": report.residuals_before}
         with atomic_write(out, "wb") as handle:

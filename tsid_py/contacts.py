@@ -296,7 +296,8 @@ class Contact(SolverItem):
         ``vector`` (both empty for a contact without kinematics). ``J`` and ``J̇v`` are
         formed from the frame's sources in the same compiled call (:func:`contact_rows`)."""
         kp = self._kp if self.anchor is not None else 0.0
-        _direct.contact_rows(*self._sources, robot.v, kp, self._kd, self._anchor_translation, self._anchor_rotation,
+        sources = self._sources            # (each by position: a *-call would build an argument tuple)
+        _direct.contact_rows(sources[0], sources[1], sources[2], sources[3], sources[4], robot.v, kp, self._kd, self._anchor_translation, self._anchor_rotation,
                              self.motion_rows.start, self.generator, self.generator_selects, self._jacobian,
                              self._drift, force_block, root_block, matrix, vector)
 

@@ -62,6 +62,8 @@ class QP:
             raise ValueError("QP needs H and g, or a cost")
         self._H, self._g, self.cost, self.stacked = H, g, cost, stacked
         self.A, self.b, self.C, self.l, self.u, self.lb, self.ub = A, b, C, l, u, lb, ub
+        #: The box's rows of the stacked bounds (views), refreshed by :meth:`rows_with_box`.
+        self._box_bounds = None if stacked is None else (stacked[1][C.shape[0]:], stacked[2][C.shape[0]:])
 
     def cost_changed(self) -> None:
         """The buffers behind ``cost`` were rewritten (a builder reusing this QP for the next
@@ -98,9 +100,9 @@ class QP:
         :meth:`bounded_variables`)."""
         if self.stacked is not None:
             C_all, l_all, u_all, columns = self.stacked
-            m = self.C.shape[0]
-            l_all[m:] = self.lb[columns]
-            u_all[m:] = self.ub[columns]
+            lower, upper = self._box_bounds
+            self.lb.take(columns, None, lower, "clip")      # valid columns: "clip" checks nothing
+            self.ub.take(columns, None, upper, "clip")      # and needs no buffer
             return C_all, l_all, u_all
         bounded = self.bounded_variables()
         unit = np.zeros((bounded.size, self.n))

@@ -19,6 +19,12 @@ from .loaders.urdf import load_urdf, srdf_postures
 QUATERNION_TOLERANCE = 1e-3
 
 
+def _copied(source: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """``target`` holding a copy of ``source``."""
+    np.copyto(target, source)
+    return target
+
+
 class FrameSources(NamedTuple):
     """What the compiled frame kernels (:func:`tsid_py.frames.frame_motion`) form a frame's
     Jacobian and drift from: views of pinocchio's world joint Jacobians ``data.J`` and their
@@ -276,7 +282,15 @@ class Robot:
             known = [frame.name for frame in self.model.frames]
             hint = [k for k in known if isinstance(name, str) and name.lower()[:4] in k.lower()][:6]
             raise KeyError(f"frame {name!r} is not in robot {self.name!r}" + (f"; similar: {hint}" if hint else ""))
-        frame_id = self.model.getFrameId(name)
+        matches = [i for i, frame in enumerate(self.model.frames) if frame.name == name]
+        if len(matches) > 1:       # a joint and a link of the same name: the body frame is the link's
+            bodies = [i for i in matches if self.model.frames[i].type == pin.FrameType.BODY]
+            if len(bodies) != 1:
+                kinds = [str(self.model.frames[i].type).rsplit(".", 1)[-1] for i in matches]
+                raise KeyError(f"frame name {name!r} is ambiguous in robot {self.name!r}: "
+                               f"{len(matches)} frames carry it ({', '.join(kinds)}); rename one in the model file")
+            matches = bodies
+        frame_id = matches[0]
         self._frame_ids[name] = frame_id
         return frame_id
 
@@ -318,16 +332,18 @@ class Robot:
         """A new zero velocity (nv,)."""
         return np.zeros(self.nv)
 
-    def check_configuration(self, q, name: str = "q") -> np.ndarray:
-        """Validate a configuration; a free-flyer quaternion near unit norm is normalised."""
+    def check_configuration(self, q, name: str = "q", out: np.ndarray | None = None) -> np.ndarray:
+        """Validate a configuration; a free-flyer quaternion near unit norm is normalised
+        (in a copy of ``q``, written into ``out`` (nq,) when given: no allocation)."""
         q = as_vector(q, name, self.nq)
         if self.floating_base:
-            norm = math.hypot(q[3], q[4], q[5], q[6])
+            norm = math.hypot(q.item(3), q.item(4), q.item(5), q.item(6))
             if abs(norm - 1.0) > QUATERNION_TOLERANCE:
                 raise ValueError(f"{name}[3:7] must be a unit quaternion (x, y, z, w), got norm {norm:.6g}")
             if norm != 1.0:
-                q = q.copy()
-                q[3:7] /= norm
+                q = q.copy() if out is None else _copied(q, out)
+                for i in range(3, 7):          # element by element: no view to allocate
+                    q[i] = q.item(i) / norm
         return q
 
     def update(self, q, v) -> None:

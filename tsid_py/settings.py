@@ -28,6 +28,12 @@ from ._validation import positive_scalar
 _MISSING = object()
 
 
+#: How many settings were assigned in this process, in ``CHANGES[0]``: a flight recorder
+#: (:mod:`tsid_py.scenarios.recorder`) compares it between steps to know that a setting of
+#: some item changed and keeps a new copy of the items then.
+CHANGES = [0]
+
+
 class Setting:
     """A validated, assignable parameter (see the module).
 
@@ -53,6 +59,7 @@ class Setting:
     def __set__(self, instance, value) -> None:
         check = getattr(instance, self.check) if isinstance(self.check, str) else self.check
         clean = check(value, self.public)
+        CHANGES[0] += 1
         if self.after is None:
             setattr(instance, self.stored, clean)
             return

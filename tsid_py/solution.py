@@ -44,6 +44,13 @@ class Solution:
         return {name: np.dot(wrench.reshape(2, 3), self.frame_rotations[name].T).ravel()
                 for name, wrench in self.local_wrenches.items()}
 
+    def refilled(self, status: str, iterations: int) -> None:
+        """Mark this solution as refilled in place by a new step (the solver's
+        ``solve(..., out=solution)``): its status and iterations are that step's, and
+        :attr:`wrenches` is formed anew on next access."""
+        self.status, self.iterations, self.success, self.relaxed = status, iterations, True, ()
+        self.__dict__.pop("wrenches", None)
+
     @property
     def total_normal_force(self) -> float:
         """Σ of the world z components of the contact forces, N."""

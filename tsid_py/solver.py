@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from time import perf_counter
 
+import numpy as np
 import pinocchio as pin
 
 from ._validation import as_vector, finite_vector, positive_scalar
@@ -30,29 +31,10 @@ from .settings import Setting, positive
 from .solution import Solution
 from .tasks.base import Task
 from .tasks.coupling import JointCouplingTask
-from .tasks.effort import TorqueTask
-from .tasks.regularization import AccelerationTask, ForceRegularization
-
-#: Default regularisation weights: q̈ in (rad/s²)², contact forces in N², torques in (N·m)².
-#: Small enough not to bias the tasks, large enough to make the QP strictly convex; they keep
-#: a 90 kg humanoid standing with only a CoM task and a posture task.
-DEFAULT_REGULARIZATION = {"acceleration": 1e-5, "force": 1e-8, "torque": 1e-7}
+from .tasks.regularization import (DEFAULT_REGULARIZATION, regularization_tasks,  # noqa: F401 (re-exported)
+                                  regularization_weights)
 
 _NOTHING_SOFTENED: frozenset = frozenset()
-
-
-class _ReadOnlyWeights(dict):
-    """Regularisation weights in force: read-only (an edit would not reach the tasks built
-    from them; assign ``solver.regularization = {...}`` instead)."""
-
-    def _refuse(self, *args, **kwargs):
-        raise TypeError("the regularisation weights are read-only: assign solver.regularization = {...} "
-                        "to change them")
-
-    __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = _refuse
-
-    def __reduce__(self):
-        return type(self), (dict(self),)
 
 
 @dataclass
@@ -132,54 +114,52 @@ class DynamicsSolver:
         self.last_layout: Layout | None = None
         self._busy = threading.Lock()
         self.last_qp: QP | None = None
-        self._stamps: tuple[float, ...] | None = None     # perf_counter at the phases' ends
+        self._stamps = [0.0] * 5                         # perf_counter at the phases' ends
+        #: Incremented whenever the QP's configuration changes otherwise than by targets and
+        #: settings: an item added or removed, a layout invalidated, a contact anchored, a
+        #: force ramp started or finished (what a flight recorder keeps a new copy of the
+        #: items for).
+        self.configuration_epoch = 0
+        #: Called around each solve when set (:class:`tsid_py.scenarios.recorder.FlightRecorder`):
+        #: ``recorder.before_step(solver, q, v, overrides)`` and
+        #: ``recorder.after_step(solver, solution, error)`` (solution None when the step raised).
+        self.recorder = None
+        self._q_normalised = np.zeros(robot.nq)           # a q whose quaternion the step normalises
         self.regularization = regularization or {}
         #: The hard task holding the robot's mimic joints on their primary joints (None when
         #: it has none, or with ``mimic_couplings=False``); remove it to let them move freely.
         self.mimic_coupling: JointCouplingTask | None = None
         if mimic_couplings and robot.mimic_joints:
             self.mimic_coupling = self.add_task(JointCouplingTask(robot.mimic_joints, name="mimic couplings"))
+        for hook in DynamicsSolver.creation_hooks:
+            hook(self)
+
+    @property
+    def _reuses_results(self) -> bool:
+        """Whether the backend refills its own result on request (``solve(qp, True)``)."""
+        return getattr(self.backend, "reuses_results", False)
+
+    #: Called with each new solver (``hook(solver)``), for tools that watch every solver a
+    #: program creates (``tsid-py demo --record/--rerun``: :mod:`tsid_py.tools.instruments`).
+    creation_hooks: list = []
 
     # ------------------------------------------------------------------------ settings
     dt = Setting(positive, after="invalidate")
     """Control period, s (> 0)."""
 
-    regularization = Setting("_checked_regularization", after="_regularization_changed")
+    regularization = Setting(regularization_weights, after="_regularization_changed")
     """The regularisation weights in force (assign a dict overriding some of them)."""
-
-    @staticmethod
-    def _checked_regularization(value, name: str) -> Mapping[str, float]:
-        """The weights of :data:`DEFAULT_REGULARIZATION` overridden by ``value`` (a mapping), as
-        a read-only mapping (a change is an assignment, which rebuilds the tasks)."""
-        if not isinstance(value, Mapping):
-            raise ValueError(f"{name} must be a dict with keys {list(DEFAULT_REGULARIZATION)}, "
-                             f"got {type(value).__name__}")
-        weights = dict(DEFAULT_REGULARIZATION)
-        for key, weight in value.items():
-            if key not in weights:
-                raise KeyError(f"{name} key {key!r} is unknown; expected {list(weights)}")
-            weights[key] = positive_scalar(weight, f"{name}[{key!r}]", allow_zero=True)
-        return _ReadOnlyWeights(weights)
 
     def _regularization_changed(self) -> None:
         """The regularisation tasks of the weights in force (one per non-zero weight)."""
-        weights = self._regularization
-        candidates = [
-            AccelerationTask(weight=weights["acceleration"], name="acceleration regularisation"),
-            ForceRegularization(weights["force"], name="force regularisation"),
-            TorqueTask(weight=weights["torque"], name="torque regularisation"),
-        ]
-        self.regularization_tasks: list[Task] = []
-        for task, weight in zip(candidates, weights.values()):
-            if weight > 0:
-                task.prepare(self.robot)
-                self.regularization_tasks.append(task)
+        self.regularization_tasks: list[Task] = regularization_tasks(self._regularization, self.robot)
         self.invalidate()
 
     def invalidate(self) -> None:
         """Rebuild the QP's layout before the next solve (items call this when a setting
         that shapes the QP changes)."""
         self._layouts.clear()
+        self.configuration_epoch += 1
 
     # ------------------------------------------------------------------------ configuration
     def add_contact(self, contact: Contact, transition: float = 0.0) -> Contact:
@@ -206,8 +186,9 @@ class DynamicsSolver:
         self._transitions.pop(contact.name, None)
         if transition > 0:
             self._transitions[contact.name] = _Transition(0.0, min(self.robot.weight, contact.f_max), transition)
+            self.configuration_epoch += 1
         self.invalidate()
-        self.contact_epoch += 1
+        self._contacts_moved()
         return contact
 
     def reanchor_contact(self, name: str, placement: pin.SE3 | None = None) -> None:
@@ -226,7 +207,7 @@ class DynamicsSolver:
         contact.anchor_at(placement)
         if contact in self._unanchored:             # anchored now: not again at the next solve
             self._unanchored.remove(contact)
-        self.contact_epoch += 1
+        self._contacts_moved()
 
     def remove_contact(self, name: str, transition: float = 0.0) -> None:
         """Deactivate a contact, at once or ramping its normal force to 0 over ``transition`` s
@@ -238,13 +219,14 @@ class DynamicsSolver:
             self.contacts.pop(name).detach()
             self._transitions.pop(name, None)
             self.invalidate()
-            self.contact_epoch += 1
+            self._contacts_moved()
             return
         contact = self.contacts[name]
         last = self._last_solution
         carried = last is not None and name in last.local_wrenches
         start = float(last.local_wrenches[name][contact.normal_index]) if carried else contact.f_max
         self._transitions[name] = _Transition(max(start, contact.f_min), 0.0, transition, removing=True)
+        self.configuration_epoch += 1
 
     def add_task(self, task: Task) -> Task:
         """Add ``task`` (bound to this solver's robot; its default target, if it has none, is
@@ -331,55 +313,98 @@ class DynamicsSolver:
         return frozenset(softened)
 
     # ------------------------------------------------------------------------ solving
-    def solve(self, q, v, overrides: StepOverrides | None = None) -> Solution:
+    def solve(self, q, v, overrides: StepOverrides | None = None, out: Solution | None = None) -> Solution:
         """One control step at state ``(q, v)``; raises :class:`~tsid_py.SolverError`
         (or :class:`~tsid_py.InfeasibleError`, whose ``conflicts`` are found when first
         read) when the QP has no solution.
 
         ``overrides`` (:class:`~tsid_py.overrides.StepOverrides`): what this step's QP
         changes from the configured one — contacts softened or their normal force bounded,
-        torque limits scaled, soft tasks weighed otherwise — without changing any item."""
+        torque limits scaled, soft tasks weighed otherwise — without changing any item.
+
+        ``out``: a :class:`~tsid_py.Solution` this solver returned before, refilled in place
+        and returned when this step's QP has its shape (the same contacts), else a new one
+        is returned. ``sol = solver.solve(q, v, out=sol)`` is the control loop's
+        allocation-free step (see :doc:`performance`); the refilled solution's arrays are
+        overwritten, so copy what you keep."""
         if not self._busy.acquire(False):          # not blocking
             raise RuntimeError("this DynamicsSolver is being used by another thread; use one solver per thread")
+        recorder = self.recorder
         try:
-            q = self.robot.check_configuration(q, "q")
-            v = as_vector(v, "v", self.robot.nv)
-            if self._transitions:
-                self._retire_finished_transitions()
-                for transition in self._transitions.values():
-                    transition.elapsed += self._dt       # bounds hold at the end of this control period
-            if overrides is not None and (type(overrides) is not StepOverrides or overrides.active):
-                if not isinstance(overrides, StepOverrides):
-                    raise ValueError(f"overrides must be a tsid_py.overrides.StepOverrides, "
-                                     f"got {type(overrides).__name__}")
-                layout = self.layout_for(self._softened(overrides))
-                limits = self.normal_force_limits(overrides)
-            else:
-                overrides = None
-                layout = self._layouts.get(_NOTHING_SOFTENED) or self.layout
-                limits = self.normal_force_limits() if self._transitions else None
-            self.last_layout = layout
-            tic = perf_counter()
-            self.robot.update_unchecked(q, v)
-            if self._unanchored:
-                self._anchor_new_contacts()
-            t_dynamics = perf_counter()
-            qp = layout.assemble(limits, overrides)
-            self.last_qp = qp
-            t_assembly = perf_counter()
-            result = self.backend.solve(qp)
-            t_qp = perf_counter()
-            if not (result.success and (finite_vector(result.x) if self.backend.checks_constraints
-                                        else constraint_violation(qp, result.x) <= FEASIBILITY_TOLERANCE)):
-                raise self._failure(layout, qp, result)
-            solution = layout.extract(result)
-            self._stamps = (tic, t_dynamics, t_assembly, t_qp, perf_counter())
-            self._last_solution = solution          # a removal's ramp starts from its forces
-            for task in layout.recording_tasks:
-                task.record(solution)
-            return solution
+            if recorder is not None:
+                recorder.before_step(self, q, v, overrides)
+            solution = self._solve(q, v, overrides, out)
+        except BaseException as error:
+            if recorder is not None:
+                recorder.after_step(self, None, error)
+            raise
         finally:
             self._busy.release()
+        if recorder is not None:
+            recorder.after_step(self, solution, None)
+        return solution
+
+    def _solve(self, q, v, overrides, out) -> Solution:
+        """:meth:`solve`'s step, holding the solver."""
+        q = self.robot.check_configuration(q, "q", out=self._q_normalised)
+        v = as_vector(v, "v", self.robot.nv)
+        if self._transitions:
+            self._retire_finished_transitions()
+            for transition in self._transitions.values():
+                transition.elapsed += self._dt       # bounds hold at the end of this control period
+        if overrides is not None and (type(overrides) is not StepOverrides or overrides.active):
+            if not isinstance(overrides, StepOverrides):
+                raise ValueError(f"overrides must be a tsid_py.overrides.StepOverrides, "
+                                 f"got {type(overrides).__name__}")
+            layout = self.layout_for(self._softened(overrides))
+            limits = self.normal_force_limits(overrides)
+        else:
+            overrides = None
+            layout = self._layouts.get(_NOTHING_SOFTENED) or self.layout
+            limits = self.normal_force_limits() if self._transitions else None
+        self.last_layout = layout
+        tic = perf_counter()
+        self.robot.update_unchecked(q, v)
+        if self._unanchored:
+            self._anchor_new_contacts()
+        t_dynamics = perf_counter()
+        qp = layout.assemble(limits, overrides)
+        self.last_qp = qp
+        t_assembly = perf_counter()
+        result = self.backend.solve(qp, True) if out is not None and self._reuses_results else self.backend.solve(qp)
+        t_qp = perf_counter()
+        if not (result.success and (finite_vector(result.x) if self.backend.checks_constraints
+                                    else constraint_violation(qp, result.x) <= FEASIBILITY_TOLERANCE)):
+            raise self._failure(layout, qp, result)
+        solution = layout.extract(result, out)
+        stamps = self._stamps
+        stamps[0], stamps[1], stamps[2], stamps[3], stamps[4] = tic, t_dynamics, t_assembly, t_qp, perf_counter()
+        self._last_solution = solution          # a removal's ramp starts from its forces
+        for task in layout.recording_tasks:
+            task.record(solution)
+        return solution
+
+    def _contacts_moved(self) -> None:
+        """A contact was added, removed or anchored anew."""
+        self.contact_epoch += 1
+        self.configuration_epoch += 1
+
+    @property
+    def has_transitions(self) -> bool:
+        """Whether a contact force ramp is under way."""
+        return bool(self._transitions)
+
+    def transition_state(self) -> dict[str, float]:
+        """The elapsed time (s) of each contact force ramp under way, by contact name."""
+        return {name: transition.elapsed for name, transition in self._transitions.items()}
+
+    def restore_transition_state(self, elapsed: Mapping[str, float]) -> None:
+        """Set the ramps' elapsed times to recorded ones (:meth:`transition_state`); the ramps
+        themselves must be those of the recording (a replay from its copy of the solver)."""
+        if set(elapsed) != set(self._transitions):
+            raise ValueError(f"ramps {sorted(elapsed)} recorded, {sorted(self._transitions)} under way")
+        for name, value in elapsed.items():
+            self._transitions[name].elapsed = float(value)
 
     def _anchor_new_contacts(self) -> None:
         """Anchor the contacts added since the last solve where their frames are now."""
@@ -387,7 +412,7 @@ class DynamicsSolver:
             if self.contacts.get(contact.name) is contact:
                 contact.anchor_at(self.robot.frame_placement(contact.frame_id))
         self._unanchored.clear()
-        self.contact_epoch += 1
+        self._contacts_moved()
 
     def _failure(self, layout: Layout, qp: QP, result: QPResult) -> SolverError:
         """The error for a step without a usable answer: non-finite data named by its items,
@@ -409,7 +434,7 @@ class DynamicsSolver:
     @property
     def timings(self) -> dict[str, float]:
         """Seconds spent in each phase of the last solve: dynamics, assembly, qp, extraction."""
-        if self._stamps is None:
+        if not self._stamps[0]:
             return {}
         start, dynamics, assembly, qp, end = self._stamps
         return {"dynamics": dynamics - start, "assembly": assembly - dynamics, "qp": qp - assembly,
@@ -419,10 +444,11 @@ class DynamicsSolver:
         for name, transition in list(self._transitions.items()):
             if transition.done:
                 del self._transitions[name]
+                self.configuration_epoch += 1
                 if transition.removing:
                     self.contacts.pop(name).detach()
                     self.invalidate()
-                    self.contact_epoch += 1
+                    self._contacts_moved()
 
     # ------------------------------------------------------------------------ copies
     def __getstate__(self) -> dict:
@@ -431,6 +457,7 @@ class DynamicsSolver:
         state["_layouts"] = {}                       # views of the robot's buffers: rebuilt
         state["last_layout"] = None
         state["last_qp"] = None
+        state["recorder"] = None                     # a recorder watches one solver
         return state
 
     def __setstate__(self, state: dict) -> None:

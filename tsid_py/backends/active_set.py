@@ -8,9 +8,11 @@ active-set solve (see :mod:`tsid_py.backends.reduced` for the method).
 * :func:`solve_on_active_set`: the equality-constrained QP on a guessed active set
   (Cholesky and Schur complement), expanded to ``x`` and checked against every row, the
   active set repaired one row at a time when the check fails;
-* :func:`eliminate_and_guess`: the three in one call, the control loop's path (each call
+* :func:`eliminate_and_guess_into`: the three in one call, the control loop's path (each call
   from Python costs about a microsecond of dispatch, and results are written into buffers
-  the caller keeps, since boxing a new array costs as much again).
+  the caller keeps, since boxing a new array costs as much again); their work arrays live in
+  one ``scratch`` buffer the caller keeps too, so that the step allocates nothing. The
+  functions above, and :func:`eliminate_and_guess`, allocate that buffer themselves.
 """
 
 from __future__ import annotations
@@ -26,8 +28,21 @@ def eliminate_basis(A, b, basis, free, E, x_basis):
     """Fill ``E = A_B⁻¹ A_N`` (m × k) and ``x_basis = A_B⁻¹ b``; return
     ``min |U_ii| / max |U_ii|`` of the LU of ``A_B`` (0 when singular)."""
     m, k = basis.size, free.size
-    U = np.empty((m, m))
-    W = np.empty((m, k + 1))
+    return _eliminate_basis_into(A, b, basis, free, E, x_basis, np.empty(m * m + m * (k + 1)))
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _block(scratch, offset, rows, columns):
+    """A ``rows × columns`` matrix over ``scratch[offset:]`` (a view: no allocation)."""
+    return scratch[offset:offset + rows * columns].reshape((rows, columns))
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _eliminate_basis_into(A, b, basis, free, E, x_basis, scratch):
+    """:func:`eliminate_basis` with its work arrays in ``scratch`` (m² + m (k + 1) entries)."""
+    m, k = basis.size, free.size
+    U = _block(scratch, 0, m, m)
+    W = _block(scratch, m * m, m, k + 1)
     for i in range(m):
         for j in range(m):
             U[i, j] = A[i, basis[j]]
@@ -74,6 +89,14 @@ def eliminate_basis(A, b, basis, free, E, x_basis):
 
 @njit(cache=True, fastmath=FASTMATH)
 def reduce_least_squares(R, s, d, e, basis, free, E, x_basis, H, g):
+    """:func:`_reduce_least_squares_into` with newly allocated work arrays."""
+    rows, (m, k) = R.shape[0], E.shape
+    return _reduce_least_squares_into(R, s, d, e, basis, free, E, x_basis, H, g,
+                                      np.empty(rows * m + rows + (rows + m) * k))
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _reduce_least_squares_into(R, s, d, e, basis, free, E, x_basis, H, g, scratch):
     """Write ``ZᵀHZ`` into ``H`` (k × k) and ``Zᵀ(g + H x_p)`` into ``g`` (k) for the factored
     cost ``H = 2(RᵀR + diag d)``, ``g = −2(Rᵀs + e)``, with ``Z = P [−E; I]`` and ``x_p`` equal
     to ``x_basis`` on the basic columns, 0 elsewhere. Needs ``d ≥ 0``; returns False (and
@@ -86,8 +109,8 @@ def reduce_least_squares(R, s, d, e, basis, free, E, x_basis, H, g):
     for c in range(d.size):
         if not d[c] >= 0.0:
             return False
-    R_basis = np.empty((rows, m))
-    residual = np.empty(rows)                 # R x_p − s
+    R_basis = _block(scratch, 0, rows, m)
+    residual = scratch[rows * m:rows * m + rows]      # R x_p − s
     for i in range(rows):
         value = -s[i]
         for c in range(m):
@@ -95,7 +118,7 @@ def reduce_least_squares(R, s, d, e, basis, free, E, x_basis, H, g):
             R_basis[i, c] = coefficient
             value += coefficient * x_basis[c]
         residual[i] = value
-    W = np.empty((rows + m, k))
+    W = _block(scratch, rows * m + rows, rows + m, k)
     RZ = W[:rows]
     np.dot(R_basis, E, RZ)                    # R_B E (one BLAS product), then R Z = R_N − R_B E
     for j in range(k):                        # with (R Z)ᵀ (R x_p − s) − e_N
@@ -123,16 +146,16 @@ def reduce_least_squares(R, s, d, e, basis, free, E, x_basis, H, g):
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _cholesky(H):
-    """Lower factor of ``H = L Lᵀ``, or an empty matrix when H is not positive definite."""
+def _cholesky(H, L):
+    """Write the lower factor of ``H = L Lᵀ`` into ``L``'s lower triangle (the rest is not
+    read by the solves below); False when H is not positive definite."""
     n = H.shape[0]
-    L = np.zeros((n, n))
     for j in range(n):
         value = H[j, j]
         for p in range(j):
             value -= L[j, p] * L[j, p]
         if not value > 0.0:
-            return np.zeros((0, 0))
+            return False
         root = np.sqrt(value)
         L[j, j] = root
         for i in range(j + 1, n):
@@ -140,15 +163,15 @@ def _cholesky(H):
             for p in range(j):
                 value -= L[i, p] * L[j, p]
             L[i, j] = value / root
-    return L
+    return True
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _forward(L, B):
-    """``L⁻¹ bᵀ`` for each row ``b`` of ``B`` (r × n), as the rows of the result; L is
+def _forward(L, B, X):
+    """``L⁻¹ bᵀ`` for each row ``b`` of ``B`` (r × n), as the rows of ``X`` (returned); L is
     lower-triangular (row-wise, so that the inner products run over contiguous memory)."""
     r, n = B.shape
-    X = B.copy()
+    X[:] = B
     for j in range(r):
         for i in range(n):
             value = X[j, i]
@@ -159,11 +182,12 @@ def _forward(L, B):
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _backward(L, y):
-    """``L⁻ᵀ y``, column by column: each solved entry is removed from the ones above it along
-    a row of L (contiguous memory, where the inner-product form would stride down a column)."""
+def _backward(L, y, x):
+    """``L⁻ᵀ y`` into ``x`` (returned), column by column: each solved entry is removed from
+    the ones above it along a row of L (contiguous memory, where the inner-product form would
+    stride down a column)."""
     n = y.size
-    x = y.copy()
+    x[:] = y
     for i in range(n - 1, -1, -1):
         value = x[i] / L[i, i]
         x[i] = value
@@ -173,17 +197,26 @@ def _backward(L, y):
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _solve_held(L, g, C, l, u, basis, free, E, x_basis, active, at_upper, x, multipliers):
+def _solve_held(L, g, C, l, u, basis, free, E, x_basis, active, at_upper, x, multipliers, scratch):
     """The equality-constrained QP ``min ½zᵀHz + gᵀz`` (``H = L Lᵀ``) with the rows ``active``
     of ``C x`` held at their upper (``at_upper``) or lower bound, ``x = x_p + Z z``: write
     ``x`` and the rows' multipliers (Schur complement of the held rows). False when the held
-    rows are dependent or the solution is not finite (a row held at an infinite bound)."""
+    rows are dependent or the solution is not finite (a row held at an infinite bound). The
+    work arrays live in ``scratch`` (sized by :func:`solve_scratch_size`)."""
     k = free.size
     count = active.size
     # K = C_active Z and target = bound − C_active x_p; right-hand sides [g; K] at once.
-    right = np.empty((count + 1, k))
+    right = _block(scratch, 0, count + 1, k)
+    solved = _block(scratch, (count + 1) * k, count + 1, k)
+    offset = 2 * (count + 1) * k
+    target, w, z = scratch[offset:offset + count], scratch[offset + count:offset + count + k], \
+        scratch[offset + count + k:offset + count + 2 * k]
+    offset += count + 2 * k
+    S, factor = _block(scratch, offset, count, count), _block(scratch, offset + count * count, count, count)
+    offset += 2 * count * count
+    rhs, forward, held = _block(scratch, offset, 1, count), _block(scratch, offset + count, 1, count), \
+        scratch[offset + 2 * count:offset + 3 * count]
     right[0] = g
-    target = np.empty(count)
     for a in range(count):
         row = active[a]
         value = u[row] if at_upper[a] else l[row]
@@ -196,13 +229,11 @@ def _solve_held(L, g, C, l, u, basis, free, E, x_basis, active, at_upper, x, mul
                 for j in range(k):
                     right[a + 1, j] -= coefficient * E[c, j]
         target[a] = value
-    solved = _forward(L, right)               # [w; Y] = (L⁻¹ [g, Kᵀ])ᵀ
-    w = solved[0].copy()
+    _forward(L, right, solved)                # [w; Y] = (L⁻¹ [g, Kᵀ])ᵀ
+    w[:] = solved[0]
     if count:                                 # (small products in loops: cheaper than BLAS calls)
         Y = solved[1:]
-        S = np.empty((count, count))          # K H⁻¹ Kᵀ = Y Yᵀ
-        rhs = np.empty((1, count))            # −(target + Y w)
-        for a in range(count):
+        for a in range(count):                # S = K H⁻¹ Kᵀ = Y Yᵀ, rhs = −(target + Y w)
             for b in range(a + 1):
                 value = 0.0
                 for j in range(k):
@@ -212,15 +243,16 @@ def _solve_held(L, g, C, l, u, basis, free, E, x_basis, active, at_upper, x, mul
             for j in range(k):
                 value += Y[a, j] * w[j]
             rhs[0, a] = -value
-        factor = _cholesky(S)
-        if factor.shape[0] != count:
+        if not _cholesky(S, factor):
             return False
-        held = _backward(factor, _forward(factor, rhs)[0])
+        _backward(factor, _forward(factor, rhs, forward)[0], held)
         for a in range(count):
             multipliers[a] = held[a]
             for j in range(k):
                 w[j] += Y[a, j] * held[a]
-    z = _backward(L, -w)                      # z = −L⁻ᵀ (w + Yᵀ λ)
+    for j in range(k):
+        w[j] = -w[j]
+    _backward(L, w, z)                        # z = −L⁻ᵀ (w + Yᵀ λ)
     for j in range(k):
         if not np.isfinite(z[j]):
             return False
@@ -291,6 +323,22 @@ def _release(active, at_upper, signed, position, count):
 @njit(cache=True, fastmath=FASTMATH)
 def solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper, sizes, changes_allowed,
                         feasibility_tolerance, dual_tolerance, x, violated):
+    """:func:`_solve_on_active_set_into` with newly allocated work arrays."""
+    return _solve_on_active_set_into(H, g, C, l, u, basis, free, E, x_basis, active, at_upper, sizes,
+                                     changes_allowed, feasibility_tolerance, dual_tolerance, x, violated,
+                                     np.empty(solve_scratch_size(free.size, C.shape[0])))
+
+
+@njit(cache=True)
+def solve_scratch_size(k, rows):
+    """Entries of :func:`_solve_on_active_set_into`'s work arrays (``k`` free variables,
+    ``rows`` inequality rows): the factor, two multiplier arrays and the held solve's."""
+    return k * k + 2 * rows + 2 * (rows + 2) * k + (rows + 1) + 2 * k + 2 * (rows + 1) ** 2 + 3 * (rows + 1)
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _solve_on_active_set_into(H, g, C, l, u, basis, free, E, x_basis, active, at_upper, sizes, changes_allowed,
+                              feasibility_tolerance, dual_tolerance, x, violated, scratch):
     """Solve the reduced QP ``min ½zᵀHz + gᵀz`` s.t. ``l ≤ C x ≤ u`` (``x = x_p + Z z``) from
     the active set ``active[:sizes[0]]`` of the previous step (rows held at their upper bound
     where ``at_upper``), by Goldfarb and Idnani's dual active-set method warm-started there.
@@ -314,19 +362,21 @@ def solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper
     within ``changes_allowed`` changes of the held set (``violated`` flags the rows violated
     where the last push began: a hint for the caller's solver); 2 — H is not positive
     definite, the held rows are dependent or the solution is not finite (a row held at a
-    bound that became infinite).
+    bound that became infinite). The work arrays live in ``scratch``
+    (:func:`solve_scratch_size` entries): nothing is allocated.
     """
     k = free.size
-    L = _cholesky(H)
-    if L.shape[0] != k:
-        return 2
     capacity = C.shape[0]
-    multipliers, signed = np.empty(capacity), np.empty(capacity)
+    L = _block(scratch, 0, k, k)
+    multipliers, signed = scratch[k * k:k * k + capacity], scratch[k * k + capacity:k * k + 2 * capacity]
+    held = scratch[k * k + 2 * capacity:]
+    if not _cholesky(H, L):
+        return 2
     sizes[1] = 0
     while True:                                       # 1. a dual-feasible start
         count = sizes[0]
         if not _solve_held(L, g, C, l, u, basis, free, E, x_basis, active[:count], at_upper[:count], x,
-                           multipliers):
+                           multipliers, held):
             return 2
         release = _wrong_sign(multipliers[:count], at_upper[:count], dual_tolerance)
         if release < 0:
@@ -351,7 +401,7 @@ def solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper
                 return 1
             sizes[1] += 1
             if not _solve_held(L, g, C, l, u, basis, free, E, x_basis, active[:count + 1], at_upper[:count + 1],
-                               x, multipliers):
+                               x, multipliers, held):
                 return 2
             step, leaving = 1.0, -1                   # the largest step keeping every held sign
             for a in range(count):
@@ -386,9 +436,9 @@ _ROWS, _FLAT, _INDICES, _FLAGS = float64[:, ::1], float64[::1], intp[::1], boole
 
 
 @njit(intp(_ROWS, _FLAT, _ROWS, _FLAT, _FLAT, _FLAT, _ROWS, _FLAT, _FLAT, _INDICES, _INDICES, _INDICES, _FLAGS,
-           _INDICES, intp, _FLAT, _ROWS, _FLAT, _ROWS, _FLAT, _FLAT, _FLAGS), cache=True, fastmath=FASTMATH)
-def eliminate_and_guess(A, b, R, s, d, e, C, l, u, basis, free, active, at_upper, sizes, changes_allowed,
-                        tolerances, E, x_basis, H, g, x, violated):
+           _INDICES, intp, _FLAT, _ROWS, _FLAT, _ROWS, _FLAT, _FLAT, _FLAGS, _FLAT), cache=True, fastmath=FASTMATH)
+def eliminate_and_guess_into(A, b, R, s, d, e, C, l, u, basis, free, active, at_upper, sizes, changes_allowed,
+                             tolerances, E, x_basis, H, g, x, violated, scratch):
     """The control step's fast path in one call: :func:`eliminate_basis`,
     :func:`reduce_least_squares` and :func:`solve_on_active_set`, writing ``E, x_basis, H,
     g, x, violated`` and updating the active set ``active, at_upper, sizes``.
@@ -396,19 +446,36 @@ def eliminate_and_guess(A, b, R, s, d, e, C, l, u, basis, free, active, at_upper
 
     Returns :func:`solve_on_active_set`'s code, ``COST_NOT_REDUCED`` or ``BASIS_REJECTED``
     (the LU pivot ratio of ``A_B`` is at most ``tolerances[0]``). Every array is C-ordered
-    (compiled for that layout, ahead of the first call).
+    (compiled for that layout, ahead of the first call). The three phases' work arrays live in
+    ``scratch`` (:func:`step_scratch_size` entries), one after the other: the call allocates
+    nothing.
     """
-    if eliminate_basis(A, b, basis, free, E, x_basis) <= tolerances[0]:
+    if _eliminate_basis_into(A, b, basis, free, E, x_basis, scratch) <= tolerances[0]:
         return BASIS_REJECTED
-    if not reduce_least_squares(R, s, d, e, basis, free, E, x_basis, H, g):
+    if not _reduce_least_squares_into(R, s, d, e, basis, free, E, x_basis, H, g, scratch):
         return COST_NOT_REDUCED
-    return solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper, sizes, changes_allowed,
-                               tolerances[1], tolerances[2], x, violated)
+    return _solve_on_active_set_into(H, g, C, l, u, basis, free, E, x_basis, active, at_upper, sizes,
+                                     changes_allowed, tolerances[1], tolerances[2], x, violated, scratch)
 
 
+@njit(cache=True, fastmath=FASTMATH)
+def eliminate_and_guess(A, b, R, s, d, e, C, l, u, basis, free, active, at_upper, sizes, changes_allowed,
+                        tolerances, E, x_basis, H, g, x, violated):
+    """:func:`eliminate_and_guess_into` with newly allocated work arrays (for any array
+    layout, compiled on first use)."""
+    m, k, rows, cost_rows = basis.size, free.size, C.shape[0], R.shape[0]
+    size = max(m * m + m * (k + 1), cost_rows * m + cost_rows + (cost_rows + m) * k, solve_scratch_size(k, rows))
+    return eliminate_and_guess_into(A, b, R, s, d, e, C, l, u, basis, free, active, at_upper, sizes, changes_allowed,
+                                    tolerances, E, x_basis, H, g, x, violated, np.empty(size))
 
-#: :func:`eliminate_and_guess`'s compiled function, for the backend's own C-ordered buffers.
-direct = direct_calls(eliminate_and_guess)
+def step_scratch_size(m: int, k: int, cost_rows: int, rows: int) -> int:
+    """Entries of :func:`eliminate_and_guess_into`'s ``scratch`` for ``m`` equalities, ``k`` free
+    variables, ``cost_rows`` cost rows and ``rows`` inequality rows (its largest phase's)."""
+    return max(m * m + m * (k + 1), cost_rows * m + cost_rows + (cost_rows + m) * k,
+               solve_scratch_size.py_func(k, rows))
+
+#: :func:`eliminate_and_guess_into`'s compiled function, for the backend's own C-ordered buffers.
+direct = direct_calls(eliminate_and_guess_into)
 
 _warm = False
 
@@ -422,10 +489,10 @@ def warm_up() -> None:
     A, b = np.array([[1.0, 1.0]]), np.array([1.0])
     basis, free = np.array([0]), np.array([1])
     E, x_basis, H, g = np.empty((1, 1)), np.empty(1), np.empty((1, 1)), np.empty(1)
-    eliminate_and_guess(A, b, np.eye(2), np.zeros(2), np.ones(2), np.zeros(2), np.eye(2), np.full(2, -np.inf),
+    eliminate_and_guess_into(A, b, np.eye(2), np.zeros(2), np.ones(2), np.zeros(2), np.eye(2), np.full(2, -np.inf),
                         np.full(2, np.inf), basis, free, np.zeros(2, dtype=np.intp), np.zeros(2, dtype=np.bool_),
                         np.zeros(2, dtype=np.intp), 1, np.array([1e-6, 1e-7, 1e-9]), E, x_basis, H, g, np.empty(2),
-                        np.empty(2, dtype=np.bool_))
+                        np.empty(2, dtype=np.bool_), np.empty(step_scratch_size(1, 1, 2, 2)))
     # The numpy path's elimination and the DAQP path's check, from Python.
     eliminate_basis(A, b, basis, free, E, x_basis)
     most_violated(np.eye(2), np.full(2, -np.inf), np.full(2, np.inf), np.zeros(2), 1e-7,

@@ -44,12 +44,13 @@ to explain.
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
 from scipy.linalg import lapack
 
 from . import active_set
 from ..qp import QP
 from .base import Backend, QPResult
+from .elimination import (BASIS_TOLERANCE, CONSISTENCY_TOLERANCE, RANK_TOLERANCE,  # noqa: F401 (re-exported)
+                          BasisElimination, Elimination, NoElimination, OrthonormalElimination, reduced_cost)
 
 #: Stand-in for an infinite bound (DAQP treats ±1e30 as unbounded).
 INFINITE = 1e30
@@ -62,154 +63,9 @@ FEASIBILITY_TOLERANCE = 1e-7
 #: 1 + the largest multiplier) means the guess is not optimal.
 DUAL_TOLERANCE = 1e-9
 
-#: ``|R_ii| < RANK_TOLERANCE · max |R_jj|`` marks the equalities as rank-deficient.
-RANK_TOLERANCE = 1e-10
-
-#: The basic columns are chosen again when the LU of ``A_B`` has
-#: ``min |U_ii| < BASIS_TOLERANCE · max |U_ii|`` (a cheap conditioning estimate).
-BASIS_TOLERANCE = 1e-6
-
-#: Redundant equalities are consistent if they hold at the particular solution to this
-#: (relative to max(1, |b|)).
-CONSISTENCY_TOLERANCE = 1e-8
 
 _DAQP_EXIT = {1: "optimal", 2: "soft optimal", -1: "infeasible", -2: "cycling", -3: "unbounded",
               -4: "iteration limit", -5: "non-convex", -6: "overdetermined initial active set"}
-
-
-# ---------------------------------------------------------------------------- eliminations
-class Elimination:
-    """``{x : A x = b} = {x_p + Z z}``; ``Z`` is applied, never required in full."""
-
-    particular: np.ndarray
-    consistent = True
-
-    def reduce_rows(self, K: np.ndarray) -> np.ndarray:
-        """``K Z``."""
-        raise NotImplementedError
-
-    def reduce_vector(self, v: np.ndarray) -> np.ndarray:
-        """``Zᵀ v``."""
-        raise NotImplementedError
-
-    def reduce_diagonal(self, d: np.ndarray) -> np.ndarray:
-        """``Zᵀ diag(d) Z``."""
-        raise NotImplementedError
-
-    def expand(self, z: np.ndarray) -> np.ndarray:
-        """``x_p + Z z``."""
-        raise NotImplementedError
-
-
-class NoElimination(Elimination):
-    """No equalities: ``Z = I``, ``x_p = 0``."""
-
-    def __init__(self, n: int):
-        self.particular = np.zeros(n)
-
-    def reduce_rows(self, K):
-        return K
-
-    def reduce_vector(self, v):
-        return v
-
-    def reduce_diagonal(self, d):
-        return np.diag(d)
-
-    def expand(self, z):
-        return z
-
-
-class BasisElimination(Elimination):
-    """``x_B = A_B⁻¹ (b − A_N x_N)`` for the basic columns ``basis`` and the free columns
-    ``free`` (``Z = P [−E; I]``, ``E = A_B⁻¹ A_N``); ``x_basis = A_B⁻¹ b``."""
-
-    def __init__(self, basis: np.ndarray, free: np.ndarray, E: np.ndarray, x_basis: np.ndarray):
-        self.basis, self.free, self.E, self.x_basis = basis, free, E, x_basis
-        self.particular = np.zeros(basis.size + free.size)
-        self.particular[basis] = x_basis
-
-    @classmethod
-    def factorise(cls, A: np.ndarray, b: np.ndarray, basis: np.ndarray, free: np.ndarray):
-        """The elimination for these columns (one compiled LU of ``A_B``), or None when that
-        LU is singular or nearly so (``min |U_ii| ≤ BASIS_TOLERANCE · max |U_ii|``)."""
-        E, x_basis = np.empty((basis.size, free.size)), np.empty(basis.size)
-        if active_set.eliminate_basis(A, b, basis, free, E, x_basis) <= BASIS_TOLERANCE:
-            return None
-        return cls(basis, free, E, x_basis)
-
-    @staticmethod
-    def choose_basis(A: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-        """``(basis, free)`` column indices from a column-pivoted QR of ``A`` (the best
-        conditioned choice, greedily), or None when the rows of ``A`` are dependent."""
-        m = A.shape[0]
-        R, order = scipy.linalg.qr(A, mode="r", pivoting=True)
-        diagonal = np.abs(np.diagonal(R))
-        if m > A.shape[1] or diagonal.size < m or diagonal[m - 1] <= RANK_TOLERANCE * diagonal[0]:
-            return None
-        return np.sort(order[:m]).astype(np.intp), np.sort(order[m:]).astype(np.intp)
-
-    def reduce_rows(self, K):
-        return K[:, self.free] - K[:, self.basis] @ self.E
-
-    def reduce_vector(self, v):
-        return v[self.free] - self.E.T @ v[self.basis]
-
-    def reduce_diagonal(self, d):
-        E = self.E
-        out = E.T @ (d[self.basis, None] * E)
-        out.flat[:: E.shape[1] + 1] += d[self.free]
-        return out
-
-    def expand(self, z):
-        x = self.particular.copy()
-        x[self.free] = z
-        x[self.basis] -= self.E @ z
-        return x
-
-
-class OrthonormalElimination(Elimination):
-    """``Z`` with orthonormal columns from a column-pivoted QR of ``Aᵀ``, which also finds
-    redundant rows (a hard task repeating a contact's constraint, a full hard q̈ task on a
-    robot in contact); ``consistent`` tells whether the dropped rows hold at ``x_p`` (if not,
-    the equalities contradict each other)."""
-
-    def __init__(self, A: np.ndarray, b: np.ndarray):
-        Q, R, order = scipy.linalg.qr(A.T, pivoting=True)
-        diagonal = np.abs(np.diagonal(R))
-        rank = int(np.sum(diagonal > RANK_TOLERANCE * max(diagonal.max(initial=0.0), 1e-300)))
-        y = scipy.linalg.solve_triangular(R[:rank, :rank], b[order[:rank]], trans="T")
-        self.Z = Q[:, rank:]
-        self.particular = Q[:, :rank] @ y
-        residual = np.abs(A @ self.particular - b).max(initial=0.0)
-        self.consistent = residual <= CONSISTENCY_TOLERANCE * (1.0 + np.abs(b).max(initial=0.0))
-
-    def reduce_rows(self, K):
-        return K @ self.Z
-
-    def reduce_vector(self, v):
-        return self.Z.T @ v
-
-    def reduce_diagonal(self, d):
-        return self.Z.T @ (d[:, None] * self.Z)
-
-    def expand(self, z):
-        return self.particular + self.Z @ z
-
-
-def reduced_cost(qp: QP, elimination: Elimination) -> tuple[np.ndarray, np.ndarray]:
-    """``(ZᵀHZ, Zᵀ(g + H x_p))``, from the factored cost when the QP has one."""
-    x_p = elimination.particular
-    cost = qp.cost
-    if cost is None:
-        HZ = elimination.reduce_rows(qp.H)
-        return elimination.reduce_rows(HZ.T), elimination.reduce_vector(qp.g + qp.H @ x_p)
-    RZ = elimination.reduce_rows(cost.R)
-    H = RZ.T @ RZ
-    H += elimination.reduce_diagonal(cost.d)
-    g = RZ.T @ (cost.R @ x_p - cost.s)
-    g += elimination.reduce_vector(cost.d * x_p - cost.e)
-    return 2.0 * H, 2.0 * g
 
 
 # ---------------------------------------------------------------------------- backend
@@ -225,6 +81,11 @@ ACTIVE_SET_CHANGES = 32
 
 
 _KEPT_ACTIVE_SET = "optimal (active set of the previous step)"
+
+#: The compiled step's statuses by the number of changes it made (formed once: a status is
+#: not formatted on the control loop's path).
+_REPAIRED_ACTIVE_SET = (_KEPT_ACTIVE_SET, *(f"optimal (active set of the previous step, {changes} changes)"
+                                            for changes in range(1, ACTIVE_SET_CHANGES + 1)))
 
 
 class _ActiveSet:
@@ -252,13 +113,15 @@ class _ActiveSet:
 
 class _Workspace:
     """Buffers :func:`~tsid_py.backends.active_set.eliminate_and_guess` writes into, for ``m``
-    equalities, ``k`` free variables and ``rows`` inequality rows; valid until the next step."""
+    equalities, ``k`` free variables, ``rows`` inequality rows and ``cost_rows`` rows of the
+    factored cost, and its work arrays (``scratch``); valid until the next step."""
 
-    def __init__(self, m: int, k: int, rows: int):
-        self.shape = (m, k, rows)
+    def __init__(self, m: int, k: int, rows: int, cost_rows: int):
+        self.shape = (m, k, rows, cost_rows)
         self.E, self.x_basis = np.empty((m, k)), np.empty(m)
         self.H, self.g = np.empty((k, k)), np.empty(k)
         self.x, self.violated = np.empty(m + k), np.zeros(rows, dtype=bool)
+        self.scratch = np.empty(active_set.step_scratch_size(m, k, cost_rows, rows))
 
 
 class ReducedBackend(Backend):
@@ -269,6 +132,9 @@ class ReducedBackend(Backend):
     #: Every answer is checked against every row (the compiled step and the screened DAQP
     #: rounds both test all rows before returning a success).
     checks_constraints = True
+    #: ``solve(qp, reuse=True)`` refills the backend's own result (the solver asks for it
+    #: when its caller refills a solution: ``solver.solve(q, v, out=sol)``).
+    reuses_results = True
 
     def __init__(self, max_rounds: int = 10):
         import daqp  # noqa: F401  (fail here, at construction, if it is missing)
@@ -283,12 +149,28 @@ class ReducedBackend(Backend):
         self.rounds = 0          # QP solves in the last call (1: the compiled step's was optimal)
         self._stack = None       # (shape key, C buffer, l buffer, u buffer)
         self._work = None        # the compiled path's output buffers
+        self._result = QPResult(np.zeros(0), "", False)     # what ``solve(qp, reuse=True)`` refills
+        self._pending = None     # a warm start to apply at the next solve (restore_warm_start)
+        self._signature = np.zeros(3, dtype=np.intp)       # _rows_signature, for a recorder
 
     def reset(self, rows: int | None = None) -> None:
         """Forget the DAQP model and the active set (sized anew for ``rows`` inequality rows)."""
         self._model = None
         self._model_shape = None
         self._active = _ActiveSet(self._active.rows.size if rows is None else rows)
+
+    def _apply_warm_start(self, rows: int) -> None:
+        """The warm start :meth:`restore_warm_start` left for this solve (``rows`` inequality rows)."""
+        held, at_upper, basis, signature = self._pending
+        self._pending = None
+        self._basis = basis
+        capacity = rows if signature is None else signature[2]
+        if held.size and held.max() >= capacity:
+            raise ValueError(f"the warm start holds row {held.max()}, but its QP has {capacity} inequality rows")
+        self._active = _ActiveSet(capacity)
+        self._active.store(held, at_upper)
+        self._rows_signature = signature
+        self._signature[:] = (0, 0, 0) if signature is None else signature
 
     @property
     def changes(self) -> int:
@@ -341,35 +223,91 @@ class ReducedBackend(Backend):
         return None
 
     def _compiled_step(self, qp: QP, C, l, u) -> int:
-        """:func:`~tsid_py.backends.active_set.eliminate_and_guess` on a basis (:meth:`_on_a_basis`),
-        writing into ``self._work``; its code, ``BASIS_REJECTED`` when no basis with free
-        columns serves (the caller then eliminates in numpy)."""
-        m = qp.A.shape[0]
+        """:func:`~tsid_py.backends.active_set.eliminate_and_guess` on the kept basis while it
+        serves, else on a newly chosen one (as :meth:`_on_a_basis`, without a closure: this is
+        the control loop's path), writing into ``self._work``; its code, ``BASIS_REJECTED``
+        when no basis with free columns serves (the caller then eliminates in numpy)."""
+        m, n = qp.A.shape
+        kept = self._basis
+        if kept is not None and kept[0].size == m and kept[1].size == n - m:
+            code = self._attempt(qp, C, l, u, kept[0], kept[1])
+            if code != active_set.BASIS_REJECTED:
+                return code
+        self._basis = BasisElimination.choose_basis(qp.A)
+        if self._basis is not None:
+            code = self._attempt(qp, C, l, u, *self._basis)
+            if code != active_set.BASIS_REJECTED:
+                return code
+        self._basis = None
+        return active_set.BASIS_REJECTED
+
+    def _attempt(self, qp: QP, C, l, u, basis, free) -> int:
+        """One compiled step on the basic columns ``basis`` (``BASIS_REJECTED`` without free
+        columns, or when the LU of ``A_B`` is nearly singular)."""
+        if free.size == 0:
+            return active_set.BASIS_REJECTED
         cost = qp.cost
-        problem = (qp.A, qp.b, cost.R, cost.s, cost.d, cost.e, C, l, u)
+        m, rows, cost_rows = qp.A.shape[0], C.shape[0], cost.R.shape[0]
+        work = self._work
+        if work is None or work.shape != (m, free.size, rows, cost_rows):
+            work = self._work = _Workspace(m, free.size, rows, cost_rows)
+        active = self._active
         if qp.stacked is None:      # not a solver's own buffers: the kernel takes C-ordered float64 arrays
-            problem = tuple(np.ascontiguousarray(array, dtype=np.float64) for array in problem)
-
-        def attempt(basis, free):
-            if free.size == 0:
-                return None
-            if self._work is None or self._work.shape != (m, free.size, C.shape[0]):
-                self._work = _Workspace(m, free.size, C.shape[0])
-            work, active = self._work, self._active
-            code = active_set.direct.eliminate_and_guess(
+            problem = tuple(np.ascontiguousarray(array, dtype=np.float64)
+                            for array in (qp.A, qp.b, cost.R, cost.s, cost.d, cost.e, C, l, u))
+            return active_set.direct.eliminate_and_guess_into(
                 *problem, basis, free, active.rows, active.at_upper, active.sizes, ACTIVE_SET_CHANGES, _TOLERANCES,
-                work.E, work.x_basis, work.H, work.g, work.x, work.violated)
-            return None if code == active_set.BASIS_REJECTED else code
+                work.E, work.x_basis, work.H, work.g, work.x, work.violated, work.scratch)
+        return active_set.direct.eliminate_and_guess_into(
+            qp.A, qp.b, cost.R, cost.s, cost.d, cost.e, C, l, u, basis, free, active.rows, active.at_upper,
+            active.sizes, ACTIVE_SET_CHANGES, _TOLERANCES, work.E, work.x_basis, work.H, work.g, work.x, work.violated,
+            work.scratch)
 
-        code = self._on_a_basis(qp.A, attempt)
-        return active_set.BASIS_REJECTED if code is None else code
+    def active_set(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows held at a bound at the last solution (indices into the stacked rows of
+        :meth:`QP.rows_with_box`) and whether each is at its upper bound: the guess the next
+        step starts from (views of the backend's buffers, valid until the next solve)."""
+        count = self._active.sizes.item(0)
+        return self._active.rows[:count], self._active.at_upper[:count]
+
+    def warm_start_buffers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The active set's buffers — held rows, whether each is at its upper bound (the first
+        ``sizes[0]`` entries count), ``sizes`` — and the shape ``(n, equalities, rows)`` of
+        the QP they belong to (zeros before the first solve), for a recorder to copy."""
+        active = self._active
+        return active.rows, active.at_upper, active.sizes, self._signature
+
+    def restore_warm_start(self, rows, at_upper, basis=None, signature=None) -> None:
+        """Start the next solve from this active set and these basic columns ``(basis,
+        free)`` (None: chosen anew), kept for a QP of shape ``signature`` ``(n, equalities,
+        rows)``, as if the previous step had ended there (a next QP of another shape starts
+        cold, as it would have): a recorded step re-solved as it was
+        (:mod:`tsid_py.tools.replay`)."""
+        rows, at_upper = np.array(rows, dtype=np.intp), np.array(at_upper, dtype=bool)
+        if rows.shape != at_upper.shape or rows.ndim != 1:
+            raise ValueError(f"rows and at_upper must be vectors of one length, got {rows.shape} and {at_upper.shape}")
+        signature = None if signature is None else tuple(int(value) for value in signature)
+        self._pending = (rows, at_upper, None if basis is None else tuple(np.array(b, dtype=np.intp) for b in basis),
+                         signature)
+
+    @property
+    def basis(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The basic and free columns the elimination keeps, or None."""
+        return self._basis
 
     # ------------------------------------------------------------------ solving
-    def solve(self, qp: QP) -> QPResult:
+    def solve(self, qp: QP, reuse: bool = False) -> QPResult:
+        """Solve ``qp``. ``reuse``: when the compiled step finds the optimum, refill and return
+        the backend's own :class:`QPResult`, whose ``x`` is its buffer (valid until the next
+        solve) and whose ``active`` is None (:meth:`active_set` tells): the control loop's
+        allocation-free path. Other outcomes return a new result either way."""
         C, l, u = self._stacked_rows(qp)
         signature = (qp.n, qp.A.shape[0], C.shape[0])
+        if self._pending is not None:
+            self._apply_warm_start(C.shape[0])
         if signature != self._rows_signature:
             self._rows_signature = signature
+            self._signature[:] = signature
             self.reset(C.shape[0])
         self.rounds = 0
         code = active_set.BASIS_REJECTED
@@ -380,9 +318,15 @@ class ReducedBackend(Backend):
             code = self._compiled_step(qp, C, l, u)
         if code == 0:
             self.rounds = 1
-            count, changes = self._active.sizes.tolist()
-            status = f"optimal (active set of the previous step, {changes} changes)" if changes else _KEPT_ACTIVE_SET
-            return QPResult(self._work.x.copy(), status, True, changes, active=self._active.rows[:count].copy())
+            count, changes = self._active.sizes.item(0), self._active.sizes.item(1)
+            if reuse:
+                result = self._result
+                result.x, result.status, result.success, result.iterations = (
+                    self._work.x, _REPAIRED_ACTIVE_SET[changes], True, changes)
+                result.active = None
+                return result
+            return QPResult(self._work.x.copy(), _REPAIRED_ACTIVE_SET[changes], True, changes,
+                            active=self._active.rows[:count].copy())
         working = self._active.held().copy()
         if code in (active_set.BASIS_REJECTED, active_set.COST_NOT_REDUCED):     # numpy's turn
             elimination = self._eliminate(qp.A, qp.b)

@@ -9,16 +9,22 @@ One object holds what a balance loop needs, configured in code::
 
 Inside, a :class:`~tsid_py.DynamicsSolver` (built with ``diagnose=False``) with
 
-* one :class:`~tsid_py.PlanarContact` per sole, the profile's sole less :data:`SOLE_MARGIN`
-  on each side (the margin kept between the planned centre of pressure and the sole's
-  edges), self-stabilising (default contact gains, :data:`tsid_py.contacts.DEFAULT_KP`);
+* one :class:`~tsid_py.PlanarContact` per sole, the profile's sole less its
+  :attr:`~tsid_py.models.profile.BalanceDefaults.sole_margin` (:data:`SOLE_MARGIN`) on each
+  side (the margin kept between the planned centre of pressure and the sole's edges),
+  self-stabilising (default contact gains, :data:`tsid_py.contacts.DEFAULT_KP`) — or, on a
+  robot with point feet (at least three), one :class:`~tsid_py.PointContact` per foot: the
+  support polygon is then the hull of the feet;
 * :class:`~tsid_py.control.dcm.CapturePointTask`: capture-point feedback whose commanded
   centre of pressure is kept inside the support polygon of those soles, with the hip
   strategy when it saturates;
 * a torso :class:`~tsid_py.tasks.OrientationTask` (low weight, so that the hip strategy
   can pitch the trunk), a posture :class:`~tsid_py.tasks.JointTask` and
   :class:`~tsid_py.constraints.TorqueLimits`: after a push they bring the trunk, hence the
-  centroidal angular momentum, back to rest. The posture weighs the legs' joints (those
+  centroidal angular momentum, back to rest; and (the profile's
+  :attr:`~tsid_py.models.profile.BalanceDefaults.joint_limits`, on by default)
+  :class:`~tsid_py.constraints.JointLimits`: the simulator, and the robot, stop a joint at the
+  end of its range, so the QP must not plan past it. The posture weighs the legs' joints (those
   between the base and a sole) ``posture_leg_scale`` times less: in stance the soles, the
   CoM and the torso already set them, and a full posture weight there pulls the CoM back
   toward the reference stance (measured: over one foot, G1's CoM stood 1 cm short of its
@@ -48,8 +54,8 @@ import numpy as np
 
 from .. import constraints, tasks
 from .._validation import positive_scalar
-from ..contacts import DEFAULT_KP, PlanarContact
-from ..models.profile import RobotProfile, profile_of
+from ..contacts import DEFAULT_KP, PlanarContact, PointContact
+from ..models.profile import SOLE_MARGIN, RobotProfile, profile_of  # noqa: F401 (SOLE_MARGIN re-exported)
 from ..robot import Robot
 from ..solver import DynamicsSolver
 from .capture_point import SupportPolygon
@@ -62,14 +68,6 @@ from .support import STANDING, CapturePointStage
 from .wrench_regularization import DEFAULT_WEIGHTS as WRENCH_WEIGHTS
 from .wrench_regularization import WrenchRegularization
 
-#: Margin (m) kept between the planned centre of pressure and the sole's edges, along the
-#: sole's length and its width. A compliant contact (MuJoCo's, a rubber sole) rolls the sole
-#: onto its edge by the penetration there over the distance to the other edge, so the margin
-#: that keeps a sole flat is a distance, not a fraction of the sole: on Talos (0.20 × 0.13 m)
-#: it is 95 % × 90 % of the sole; on G1's narrow sole (0.17 × 0.05 m) 94 % × 74 %, where
-#: 90 % of its width left 2.5 mm and the loaded sole rolled 1.6–1.7° under lateral pushes
-#: (its clean-recovery limit is 2°).
-SOLE_MARGIN = (0.005, 0.0065)
 
 
 class BalanceController(Pipeline):
@@ -77,13 +75,14 @@ class BalanceController(Pipeline):
 
     Parameters
     ----------
-    robot : a humanoid :class:`~tsid_py.Robot` whose profile has soles.
+    robot : a legged :class:`~tsid_py.Robot`: its profile's feet are soles, or at least three
+        point feet.
     dt : control period, s.
     feet : contact frames in support (default: the profile's feet).
     sole_scale : contact rectangles are this fraction of the robot's soles (0 < s ≤ 1), or
         ``(length, width)`` fractions: the margin kept between the planned centre of
         pressure and the sole's edge, where a compliant contact starts to tip the sole
-        (default: the sole less :data:`SOLE_MARGIN` on each side).
+        (default: the sole less the profile's ``sole_margin`` on each side).
     mu : friction coefficient of the soles (default: the profile's
         :class:`~tsid_py.models.profile.BalanceDefaults`).
     contact_kp : stiffness of the soles' stabilisation, 1/s² (default
@@ -101,6 +100,8 @@ class BalanceController(Pipeline):
         :class:`~tsid_py.control.wrench_regularization.WrenchRegularization` (None: none).
     regularization : the solver's own regularisation weights.
     torque_limits : add the URDF's torque limits.
+    joint_limits : keep the joints inside their ranges (default: the profile's
+        :class:`~tsid_py.models.profile.BalanceDefaults`).
     failure_policy, contact_state : wrap the solver in a :class:`FailurePolicy` and watch
         contacts with a :class:`ContactStateMonitor` (both on by default).
     qp_solver : the solver's backend.
@@ -115,7 +116,8 @@ class BalanceController(Pipeline):
                  posture_kp: float = 30.0, posture_weight: float | None = None,
                  posture_leg_scale: float | None = None,
                  momentum_kp: float = 10.0,
-                 momentum_weight: float = 0.0, torque_limits: bool = True, failure_policy: bool = True,
+                 momentum_weight: float = 0.0, torque_limits: bool = True, joint_limits: bool | None = None,
+                 failure_policy: bool = True,
                  contact_state: bool = True, qp_solver: str = "reduced", regularization: dict | None = None,
                  wrench_regularization=WRENCH_WEIGHTS, profile: RobotProfile | None = None):
         if not isinstance(robot, Robot):
@@ -123,11 +125,12 @@ class BalanceController(Pipeline):
         profile = profile_of(robot) if profile is None else profile
         if not isinstance(profile, RobotProfile):
             raise ValueError(f"profile must be a tsid_py.models.profile.RobotProfile, got {type(profile).__name__}")
-        if profile.sole_size is None:
-            raise ValueError(f"robot must be a humanoid with soles (its profile's sole_size), got {robot.name!r}")
+        if profile.sole_size is None and len(profile.feet) < 3:
+            raise ValueError(f"robot must stand on soles or on at least three point feet, got {robot.name!r} with "
+                             f"{len(profile.feet)} point feet {list(profile.feet)}")
         self.profile = profile
         if sole_scale is None:
-            sole_scale = [max(1.0 - 2.0 * margin / size, 0.5) for margin, size in zip(SOLE_MARGIN, profile.sole_size)]
+            sole_scale = profile.balance.sole_scale(profile.sole_size) if profile.sole_size is not None else 1.0
         scales = np.atleast_1d(np.asarray(sole_scale, dtype=float))
         scales = np.repeat(scales, 2) if scales.shape == (1,) else scales
         if scales.shape != (2,) or not np.all((scales > 0) & (scales <= 1)):
@@ -169,6 +172,8 @@ class BalanceController(Pipeline):
             self.wrench_regularization = solver.add_task(WrenchRegularization(wrench_regularization))
         if torque_limits:
             solver.add_constraint(constraints.TorqueLimits())
+        if defaults.joint_limits if joint_limits is None else joint_limits:
+            solver.add_constraint(constraints.JointLimits())
         self.policy = FailurePolicy(solver) if failure_policy else None
         self.contact_state = ContactStateMonitor(solver) if contact_state else None
         #: The stages, by role: the contact state (None without a monitor), the capture
@@ -191,7 +196,9 @@ class BalanceController(Pipeline):
     def dt(self, value) -> None:
         self.solver.dt = value
 
-    def _sole(self, foot: str) -> PlanarContact:
+    def _sole(self, foot: str) -> PlanarContact | PointContact:
+        if self.profile.sole_size is None:
+            return PointContact(foot, mu=self.mu, kp=self.contact_kp)
         length, width = self.profile.sole_size
         return PlanarContact(foot, length=self.sole_scale[0] * length, width=self.sole_scale[1] * width, mu=self.mu,
                              kp=self.contact_kp)

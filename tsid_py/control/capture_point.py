@@ -61,13 +61,14 @@ def sole_corners(robot, feet=None, sole_size=None) -> np.ndarray:
     """World (x, y) of the four corners of each sole, (4 k, 2), at the robot's current
     kinematics (call ``robot.update`` first). Each sole is the rectangle ``sole_size``
     (length along the frame's x axis, width along y; default ``robot.sole_size``) centred at
-    the contact frame's origin, as :class:`~tsid_py.PlanarContact` models it."""
+    the contact frame's origin, as :class:`~tsid_py.PlanarContact` models it. A robot with
+    point feet (no ``sole_size``): each foot's contact point, (k, 2)."""
     feet = list(robot.feet if feet is None else feet)
     if not feet:
         raise ValueError("feet must name at least one contact frame, got an empty list")
     size = robot.sole_size if sole_size is None else sole_size
     if size is None:
-        raise ValueError(f"sole_size must be (length, width) in m: robot {robot.name!r} has no soles")
+        return np.array([robot.frame_placement(robot.frame_id(foot)).translation[:2] for foot in feet])
     length, width = (positive_scalar(s, "sole_size") for s in size)
     return np.vstack([rectangle_corners(robot.frame_placement(robot.frame_id(foot)), length, width)
                       for foot in feet])

@@ -6,19 +6,40 @@ or has lost its load, that is false, and its no-slip rows soon contradict the fr
 centre-of-pressure rows: the QP becomes infeasible. :class:`ContactStateMonitor` watches
 each contact after every step and
 
-* **softens** it (its no-slip rows become a cost of weight ``soft_weight``) when the sole's
-  angular velocity exceeds ``max_angular_velocity`` (rad/s) or its normal force falls below
-  ``min_normal_force`` (N) — the measured force when the loop passes one, else the planned;
+* **softens** it (its no-slip rows become a cost of weight ``soft_weight``) when the sole
+  rocks — its angular velocity exceeds ``max_angular_velocity`` (rad/s) or it has tilted more
+  than ``rocking_tilt`` (rad) from the surface it stands on — or when its normal force falls
+  below ``min_normal_force`` (N) — the measured force when the loop passes one, else the
+  planned;
 * **hardens** it again once the sole has been still (angular velocity below half the
-  threshold), flat (tilt below ``max_tilt``, rad) and loaded for ``settle_time`` s;
+  threshold), flat on its surface (tilt below ``max_tilt``, rad) and loaded for
+  ``settle_time`` s;
 * counts it **lost** while its frame is more than ``lost_distance`` (m) from where it was made
-  or, for a sole, tilted more than ``lost_tilt`` (rad) from the horizontal (a robot lying on
+  or, for a sole, tilted more than ``lost_tilt`` (rad) from its surface (a robot lying on
   its side, a foot in the air): a lost contact is released (no force) and softened for the
   step, and the step is reported as relaxed (checked every :data:`LOST_CHECK_PERIOD` s).
 
+**The surface** a contact stands on is the plane of its anchor when the contact was made
+(:meth:`ContactStateMonitor.surface_normal`: the anchor's z axis; a contact is made where
+its sole lies on the ground), so tilts are measured from it, not from the vertical: on a
+slope, a sole flat on the slope is flat, and a softened one hardens again.
+
+**Measurement noise**: on a robot whose state is estimated, the sole's rotation and angular
+velocity carry the noise of the joint positions and velocities along the leg. With
+``position_noise`` σ_q (rad) and ``velocity_noise`` σ_v (rad/s) per joint and ``n`` joints
+from the base to the sole, the sole's tilt and angular velocity carry about ``σ_q √n`` and
+``σ_v √n`` per axis, and each threshold above is raised by ``noise_sigmas`` times that: a
+sole is called rocking, or flat, only when the evidence exceeds what noise explains; and a
+*planned* normal force below the threshold counts only once it has lasted ``unload_time`` s
+(on noisy velocities the QP may plan a sole's force to zero for a step). (With
+velocities by finite differences of 1 mrad encoders, σ_v ≈ 1.4 rad/s: the velocity
+threshold is then out of reach and rocking is told by the tilt alone; the
+:class:`~tsid_py.control.estimation.EstimationStage` sets both from its filter.)
+
 A contact is re-anchored where its sole is when it is softened and when it is hardened
 (:meth:`~tsid_py.DynamicsSolver.reanchor_contact`: its footprint, and the support polygon
-built on it, move with it). Softening is a per-step override
+built on it, move with it). A point contact (a point foot: a sphere that rolls) is watched for its load only.
+Softening is a per-step override
 (:meth:`ContactStateMonitor.soften`, :class:`ContactStateStage`): the contacts keep their
 settings. Contacts in a force ramp (being added or removed with a transition) are left alone.
 """
@@ -37,6 +58,7 @@ from .pipeline import Stage, StepState
 
 #: How often (s) the contacts are checked for being lost (a fall is not a millisecond's matter).
 LOST_CHECK_PERIOD = 0.01
+_VERTICAL = np.array([0.0, 0.0, 1.0])
 #: The :class:`~tsid_py.Solution`'s ``relaxed`` entry of a step with a lost contact.
 LOST = "contacts lost"
 
@@ -50,24 +72,37 @@ class ContactStateMonitor:
     max_angular_velocity : rad/s above which a sole counts as rocking.
     min_normal_force : N below which a contact counts as unloaded (default 2 % of the
         robot's weight).
-    max_tilt : rad, largest tilt of a sole from the horizontal to harden it again.
+    max_tilt : rad, largest tilt of a sole from its surface to harden it again.
+    rocking_tilt : rad, a hard sole tilted more than this from its surface is rocking
+        (> ``max_tilt``).
     settle_time : s a softened sole must stay still, flat and loaded before it is hardened.
     soft_weight : weight of a softened contact's no-slip rows, (s²/m)².
-    lost_tilt : rad, a sole tilted more than this from the horizontal is lost.
+    lost_tilt : rad, a sole tilted more than this from its surface is lost.
     lost_distance : m, a contact frame farther than this from where it was made is lost.
+    position_noise, velocity_noise : σ of the joint positions (rad) and velocities (rad/s)
+        the controller reads (0: exact).
+    noise_sigmas : how many standard deviations of noise the thresholds are raised by.
+    unload_time : s a planned force must stay low to count, on a noisy state.
 
     Each setting is a validated property: a change takes effect at the next :meth:`update`.
     """
 
     def __init__(self, solver: DynamicsSolver, *, max_angular_velocity: float = 1.5,
-                 min_normal_force: float | None = None, max_tilt: float = np.radians(2.0), settle_time: float = 0.05,
-                 soft_weight: float = 1e2, lost_tilt: float = np.radians(45.0), lost_distance: float = 0.1):
+                 min_normal_force: float | None = None, max_tilt: float = np.radians(2.0),
+                 rocking_tilt: float = np.radians(5.0), settle_time: float = 0.05, soft_weight: float = 1e2,
+                 lost_tilt: float = np.radians(45.0), lost_distance: float = 0.1, position_noise: float = 0.0,
+                 velocity_noise: float = 0.0, noise_sigmas: float = 4.0, unload_time: float = 0.01):
         if not isinstance(solver, DynamicsSolver):
             raise ValueError(f"solver must be a tsid_py.DynamicsSolver, got {type(solver).__name__}")
         self.solver = solver
         self.max_angular_velocity = max_angular_velocity
         self.min_normal_force = 0.02 * solver.robot.weight if min_normal_force is None else min_normal_force
+        self.noise_sigmas = noise_sigmas
+        self.unload_time = unload_time
+        self.position_noise = position_noise
+        self.velocity_noise = velocity_noise
         self.max_tilt = max_tilt
+        self.rocking_tilt = rocking_tilt
         self.settle_time = settle_time
         self.soft_weight = soft_weight
         self.lost_tilt = lost_tilt
@@ -77,16 +112,42 @@ class ContactStateMonitor:
         #: Contacts lost at the last check (see the module), by name.
         self.lost: set[str] = set()
         self._next_lost_check = 0.0
+        self._surfaces: dict[str, tuple[object, np.ndarray]] = {}
+        self._surface_epoch = -1
+        self._leg_joints: dict[int, int] = {}
+        self._unloaded: dict[str, int] = {}
 
     # Validated settings: each may be changed between steps (the next update uses it).
-    max_angular_velocity = Setting(positive, after="_limit_changed")
+    max_angular_velocity = Setting(positive)
     """rad/s above which a sole counts as rocking (> 0)."""
 
     min_normal_force = Setting(non_negative)
     """N below which a contact counts as unloaded (≥ 0)."""
 
     max_tilt = Setting(positive, after="_tilt_changed")
-    """rad, largest tilt from the horizontal at which a sole is hardened again (> 0)."""
+    """rad, largest tilt from its surface at which a sole is hardened again (> 0)."""
+
+    rocking_tilt = Setting(positive, after="_tilt_changed")
+    """rad, a hard sole tilted more than this from its surface is rocking (> ``max_tilt``)."""
+
+    position_noise = Setting(non_negative)
+    """σ of the joint positions the controller reads, rad (≥ 0; see the module)."""
+
+    velocity_noise = Setting(non_negative)
+    """σ of the joint velocities the controller reads, rad/s (≥ 0; see the module)."""
+
+    noise_sigmas = Setting(non_negative)
+    """Standard deviations of noise the thresholds are raised by (≥ 0)."""
+
+    unload_time = Setting(non_negative)
+    """s a *planned* normal force must stay below ``min_normal_force`` to soften a contact
+    when the state is noisy (``velocity_noise`` > 0; ≥ 0): on noisy velocities the QP may
+    plan a sole's force to zero for a step, which is no sign that it lifted."""
+
+    @property
+    def unload_steps(self) -> int:
+        """``unload_time`` in control periods of the solver's ``dt`` now (at least one)."""
+        return max(1, int(round(self._unload_time / self.solver.dt)))
 
     settle_time = Setting(non_negative)
     """s a softened sole stays still, flat and loaded before it is hardened (≥ 0; counted
@@ -96,7 +157,7 @@ class ContactStateMonitor:
     """Weight of a softened contact's no-slip rows, (s²/m)² (> 0)."""
 
     lost_tilt = Setting(positive, after="_lost_tilt_changed")
-    """rad, a sole tilted more than this from the horizontal is lost (> 0)."""
+    """rad, a sole tilted more than this from its surface is lost (> 0)."""
 
     lost_distance = Setting(positive)
     """m, a contact frame farther than this from where it was made is lost (> 0)."""
@@ -106,14 +167,55 @@ class ContactStateMonitor:
         """``settle_time`` in control periods of the solver's ``dt`` now (at least one)."""
         return max(1, int(round(self._settle_time / self.solver.dt)))
 
-    def _limit_changed(self) -> None:
-        self._limit_squared = self._max_angular_velocity ** 2
-
     def _tilt_changed(self) -> None:
-        self._cos_tilt = float(np.cos(self._max_tilt))
+        rocking = getattr(self, "_rocking_tilt", None)
+        if rocking is not None and rocking <= self._max_tilt:
+            raise ValueError(f"rocking_tilt must exceed max_tilt ({self._max_tilt!r} rad), got {rocking!r}")
 
     def _lost_tilt_changed(self) -> None:
         self._cos_lost = float(np.cos(self._lost_tilt))
+
+    def surface_normal(self, name: str) -> np.ndarray:
+        """The unit normal (3,) of the surface contact ``name`` stands on: its anchor's z
+        axis when the contact was made (the vertical before its first anchoring)."""
+        contact = self.solver.contacts.get(name)
+        if contact is None:
+            raise KeyError(f"contact {name!r} is not active; active: {list(self.solver.contacts)}")
+        entry = self._surfaces.get(name)
+        if entry is not None and entry[0] is contact:
+            return entry[1]
+        if contact.anchor is None:
+            return _VERTICAL
+        normal = np.array(contact.anchor.rotation[:, 2], dtype=float)
+        self._surfaces[name] = (contact, normal)
+        return normal
+
+    def _record_surfaces(self) -> None:
+        """Note the surface of each contact made since the last call (before a re-anchoring
+        by this monitor moves its anchor)."""
+        epoch = self.solver.contact_epoch
+        if epoch == self._surface_epoch:
+            return
+        self._surface_epoch = epoch
+        for name in list(self._surfaces):
+            if name not in self.solver.contacts:
+                del self._surfaces[name]
+        for name in self.solver.contacts:
+            self.surface_normal(name)
+
+    def _noise_spread(self, frame_id: int) -> float:
+        """``√n``: the root of the number of joints between the base and the frame."""
+        joints = self._leg_joints.get(frame_id)
+        if joints is None:
+            robot = self.solver.robot
+            columns = robot.frame_sources(frame_id).columns
+            joints = self._leg_joints[frame_id] = int(np.sum(columns >= (6 if robot.floating_base else 0)))
+        return float(np.sqrt(joints))
+
+    def _tilt(self, name: str, contact) -> float:
+        """rad, the angle between the sole's z axis and its surface's normal."""
+        z = self.solver.robot.frame_rotation(contact.frame_id)[:, 2]
+        return float(np.arccos(min(1.0, max(-1.0, float(z @ self.surface_normal(name))))))
 
     def check_lost(self, time: float) -> set[str]:
         """The contacts lost now (see the module), checked at most every
@@ -128,7 +230,8 @@ class ContactStateMonitor:
                 continue
             position = robot.frame_translation(contact.frame_id)
             drift = float(np.linalg.norm(position - anchor.translation))
-            tilted = isinstance(contact, PlanarContact) and robot.frame_rotation(contact.frame_id)[2, 2] < self._cos_lost
+            tilted = (isinstance(contact, PlanarContact)
+                      and robot.frame_rotation(contact.frame_id)[:, 2] @ self.surface_normal(name) < self._cos_lost)
             if drift > self._lost_distance or tilted:
                 lost.add(name)
         self.lost = lost
@@ -154,30 +257,50 @@ class ContactStateMonitor:
                 if not wrench[2] >= minimum:
                     break
             else:
+                if self._unloaded:
+                    self._unloaded.clear()
                 return False
         solver, robot = self.solver, self.solver.robot
         contacts = solver.contacts
         for name in [name for name in softened if name not in contacts]:         # removed meanwhile
             del softened[name]
+        self._record_surfaces()
         changed = False
-        limit = self._limit_squared
         ramping = solver.normal_force_limits() if contacts else {}
+        z = self._noise_sigmas
         for name, contact in contacts.items():
             settled = softened.get(name)
+            spread = self._noise_spread(contact.frame_id) if (self._velocity_noise or self._position_noise) else 0.0
+            limit = self._max_angular_velocity + z * self._velocity_noise * spread
             speed = 0.0
-            if check_rotation or settled is not None:
+            point = contact.size == 3                       # a point foot: no sole to rock or tilt
+            if (check_rotation or settled is not None) and not point:
                 omega = robot.frame_velocity(contact.frame_id)
                 speed = float(omega[3]) ** 2 + float(omega[4]) ** 2 + float(omega[5]) ** 2
             force = self._normal_force(name, solution, wrenches)
+            planar = isinstance(contact, PlanarContact)
             if settled is None:
-                if (speed > limit or force < self.min_normal_force) and contact.priority == "hard" \
-                        and name not in ramping:
+                if contact.priority != "hard" or name in ramping:
+                    continue
+                rocking = speed > limit * limit or (
+                    check_rotation and planar
+                    and self._tilt(name, contact) > self._rocking_tilt + z * self._position_noise * spread)
+                unloaded = force < self.min_normal_force
+                if unloaded and self._velocity_noise and (wrenches is None or name not in wrenches):
+                    # a planned force is the QP's answer to a noisy state: it counts when it lasts
+                    count = self._unloaded[name] = self._unloaded.get(name, 0) + 1
+                    unloaded = count >= self.unload_steps
+                elif self._unloaded:
+                    self._unloaded.pop(name, None)
+                if rocking or unloaded:
+                    self._unloaded.pop(name, None)
+                    self.surface_normal(name)              # noted before the anchor moves
                     softened[name] = 0
                     solver.reanchor_contact(name)
                     changed = True
                 continue
-            flat = robot.frame_rotation(contact.frame_id)[2, 2] >= self._cos_tilt
-            if 4.0 * speed < limit and flat and force >= self.min_normal_force:
+            flat = not planar or self._tilt(name, contact) < self._max_tilt + z * self._position_noise * spread
+            if 4.0 * speed < limit * limit and flat and force >= self.min_normal_force:
                 softened[name] = settled + 1
                 if settled + 1 >= self.settle_steps:
                     del softened[name]

@@ -5,7 +5,8 @@ A control step is a sequence of stages, each a small object with one method,
 
     (estimate) → plan → contact state → targets → solve
 
-* an **estimate** stage may replace the measured ``state.q``, ``state.v``;
+* an **estimate** stage may replace the measured ``state.q``, ``state.v`` — or form them from
+  ``state.sensors`` (:class:`~tsid_py.control.estimation.EstimationStage`);
 * **plan** stages move task targets along a plan and make or break contacts
   (:class:`~tsid_py.control.stance.Stance`, the one way a controller changes contacts);
 * a **contact-state** stage looks at what the last step left (``state.previous``, and the
@@ -48,6 +49,8 @@ class StepState:
         estimator) replaces it.
     wrenches : measured contact wrenches by contact name (6,) world-aligned at the contact
         frames, or None.
+    sensors : the step's raw sensor readings (a
+        :class:`~tsid_py.estimation.readings.SensorReadings`) for an estimate stage, or None.
     overrides : this step's :class:`~tsid_py.overrides.StepOverrides` (empty at the start).
     previous : the last step's :class:`~tsid_py.Solution` (None at the first step).
     solution : this step's, set by the solve stage.
@@ -58,22 +61,23 @@ class StepState:
         with ``success=False``.
     """
 
-    __slots__ = ("time", "q", "v", "wrenches", "overrides", "previous", "solution", "mode", "relaxed")
+    __slots__ = ("time", "q", "v", "wrenches", "sensors", "overrides", "previous", "solution", "mode", "relaxed")
 
     def __init__(self):
         self.time = 0.0
         self.q = self.v = None
         self.wrenches = None
+        self.sensors = None
         self.overrides = StepOverrides()
         self.previous: Solution | None = None
         self.solution: Solution | None = None
         self.mode = None
         self.relaxed: tuple[str, ...] = ()
 
-    def begin(self, time: float, q: np.ndarray, v: np.ndarray, wrenches: dict | None) -> None:
+    def begin(self, time: float, q: np.ndarray, v: np.ndarray, wrenches: dict | None, sensors=None) -> None:
         """Start a step: the last solution becomes ``previous``, the overrides and the mode
         are cleared."""
-        self.time, self.q, self.v, self.wrenches = time, q, v, wrenches
+        self.time, self.q, self.v, self.wrenches, self.sensors = time, q, v, wrenches, sensors
         self.previous, self.solution, self.mode, self.relaxed = self.solution, None, None, ()
         if self.overrides.active:
             self.overrides.clear()
@@ -136,12 +140,13 @@ class Pipeline:
         #: The controller's clock, s (advanced by ``dt`` after each step).
         self.time = 0.0
 
-    def step(self, q, v, wrenches: dict | None = None) -> Solution:
+    def step(self, q=None, v=None, wrenches: dict | None = None, *, sensors=None) -> Solution:
         """One control step at the measured state ``(q, v)`` (``wrenches``: measured contact
-        wrenches by contact name, world-aligned at the contact frames, optional): run the
-        stages, advance the clock, return the step's solution."""
+        wrenches by contact name, world-aligned at the contact frames, optional) — or, for a
+        pipeline with an estimate stage, from the raw ``sensors`` readings (``q``, ``v`` then
+        None): run the stages, advance the clock, return the step's solution."""
         state = self.state
-        state.begin(self.time, q, v, wrenches)
+        state.begin(self.time, q, v, wrenches, sensors)
         for step in self._steps:
             step(state)
         solution = state.solution

@@ -162,6 +162,37 @@ def _postures(model: pin.Model, mj) -> dict[str, np.ndarray]:
     return postures
 
 
+def build_geometry(model: pin.Model, path, kind) -> pin.GeometryModel:
+    """pinocchio's ``kind`` (``pin.COLLISION`` or ``pin.VISUAL``) geometry of the MJCF file at
+    ``path``, each geom placed where MuJoCo places it.
+
+    pinocchio 4.1 leaves out a geom's ``pos`` when it comes from a ``<default>`` class (Unitree's
+    Go2: its foot spheres, ``class="foot"`` at ``pos="-0.002 0 -0.213"``, come at the knee); MuJoCo's
+    parser resolves the classes. Each geom is matched to the file's by name (pinocchio names an
+    unnamed geom ``<body>Geom_<k>``, ``k`` its place among the body's geoms) and, when MuJoCo gives
+    it as a position and a quaternion (no ``fromto``, no other orientation), placed in its body
+    at them."""
+    import mujoco
+
+    geometry = pin.buildGeomFromMJCF(model, str(path), kind)
+    spec = mujoco.MjSpec.from_file(str(path))
+    for geom_object in geometry.geometryObjects:
+        frame = model.frames[geom_object.parentFrame]
+        body = spec.body(frame.name)
+        if body is None:
+            continue
+        geoms = list(body.geoms)
+        match = [geom for k, geom in enumerate(geoms)
+                 if (geom.name or f"{frame.name}Geom_{k}") == geom_object.name]
+        if len(match) != 1 or not np.isnan(match[0].fromto[0]) \
+                or match[0].alt.type != mujoco.mjtOrientation.mjORIENTATION_QUAT:
+            continue
+        w, x, y, z = match[0].quat
+        local = pin.SE3(pin.Quaternion(w, x, y, z).normalized().matrix(), np.array(match[0].pos, dtype=float))
+        geom_object.placement = frame.placement * local
+    return geometry
+
+
 def mesh_path(spec, filename: str) -> str:
     """Where MuJoCo looks for a mesh ``filename`` of ``spec`` (its ``meshdir``, relative to
     the model file's folder)."""

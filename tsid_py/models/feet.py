@@ -16,7 +16,9 @@ geometry at a standing posture, by these rules:
    frame closest to the vertical at the posture (the vertical if none is within
    :data:`MAX_SOLE_TILT`), refitted (least squares) on the points within :data:`SOLE_BAND`
    of the lowest along it when they are flat. Its points within :data:`SOLE_BAND` of that
-   plane's lowest are its face: a face at least :data:`MIN_SOLE` long and wide, and flat (nearly as wide
+   plane's lowest are its face (a sphere counts by its lowest point, where it touches a floor:
+   G1's feet are four 5 mm spheres, 0.18 × 0.07 m around the spheres but 0.17 × 0.05–0.06 m
+   between the points that carry it): a face at least :data:`MIN_SOLE` long and wide, and flat (nearly as wide
    within :data:`FLAT_BAND` as within :data:`WIDE_BAND`), is a sole, the smallest rectangle around it
    along its principal axes, its length along the axis closer to the robot's forward
    direction (the world's x axis at the posture: postures from SRDF files and keyframes face
@@ -173,6 +175,8 @@ def body_points(model: pin.Model, data: pin.Data, q: np.ndarray, collision: pin.
                 continue
             placement = geometry_data.oMg[index]
             world = geometry_points(geometry.geometry) @ placement.rotation.T + placement.translation
+            if isinstance(geometry.geometry, coal.Sphere):       # it touches a plane at its lowest point only
+                world = world[np.argmin(world[:, 2])][None, :]
             gathered.setdefault(geometry.parentJoint, []).append(world)
             if isinstance(geometry.geometry, (coal.Sphere, coal.Cylinder, coal.Capsule)) and len(world):
                 primitives.setdefault(geometry.parentJoint, []).append((world[np.argmin(world[:, 2])],

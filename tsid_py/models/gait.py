@@ -1,6 +1,30 @@
 """Gait: the timing and size of a biped's steps, a plain value a robot profile carries as its
 walking defaults and a footstep planner reads (:mod:`tsid_py.control.walking.footsteps`).
 
+:func:`gait_for_size` is the rule a profile derives a robot's gait by. The linear inverted
+pendulum the walking controller plans on has one length, the **CoM height** ``z`` above the
+soles, and one time, ``1/ω = √(z / g)``: sizes scale with ``z`` and times with ``1/ω`` —
+dynamically similar walks (equal Froude number ``v² / (g z)``). The ratios are Talos's
+measured gait for the sizes (``z`` = 0.877 m: 3 m in 13 steps in MuJoCo, :mod:`tsid_py.robots`)
+and, for the swing, the time at which every humanoid tried walked 2 m (G1's URDF and
+Unitree's MJCF G1, 0.17 × 0.06 m soles: their soles slid 5 cm at 2.0 / ω, from the swing
+leg's reaction, a moment ``∝ 1/T²`` their narrow soles cannot hold; 9 mm or less at 2.6 / ω):
+
+========================  =========================  ==================================
+step_length               :data:`STEP_LENGTH` z      Talos: 0.25 m; at most the legs' reach
+lateral_step              :data:`LATERAL_STEP` z     Talos: 0.10 m
+step_height               :data:`STEP_HEIGHT` z      Talos: 0.05 m
+single_support            :data:`SINGLE` / ω         Talos: 0.78 s (measured: 0.6 s)
+double_support            :data:`DOUBLE` / ω         Talos: 0.15 s
+start_time, end_time      :data:`REST` / ω           Talos: 1.0 s
+transition                min(0.05 s, double support)
+========================  =========================  ==================================
+
+**The legs' reach** (``straight_length``, ``leg_length``: a leg's straight length and its
+length standing, :mod:`tsid_py.models.legs`): a foot half a step ahead of the hip stretches the
+stance leg to ``√(ℓ² + (s/2)²)``, kept below :data:`REACH` of the straight leg:
+``s ≤ 2 √((REACH ℓ_s)² − ℓ²)``.
+
 Units: m, rad, s.
 """
 
@@ -10,6 +34,13 @@ import math
 from dataclasses import dataclass, replace
 
 from .._validation import positive_scalar
+
+
+#: The gait's sizes per metre of CoM height, and its times per ``1/ω`` (see the module).
+STEP_LENGTH, LATERAL_STEP, STEP_HEIGHT = 0.285, 0.114, 0.057
+SINGLE, DOUBLE, REST = 2.6, 0.5, 3.3
+#: A step stretches the stance leg to at most this fraction of its straight length.
+REACH = 0.98
 
 
 @dataclass(frozen=True)
@@ -64,3 +95,21 @@ class Gait:
         return replace(self, **changes)
 
 
+
+
+def gait_for_size(com_height: float, gravity: float = 9.81, *, straight_length: float | None = None,
+                  leg_length: float | None = None) -> Gait:
+    """The gait of a biped whose CoM stands ``com_height`` m above its soles, its step length
+    within the reach of legs ``straight_length`` m long straight and ``leg_length`` m long
+    standing (the module's rule; no reach limit when they are not given)."""
+    z = positive_scalar(com_height, "com_height")
+    inverse_omega = math.sqrt(z / positive_scalar(gravity, "gravity"))
+    step_length = STEP_LENGTH * z
+    if straight_length is not None and leg_length is not None:
+        reach = (REACH * positive_scalar(straight_length, "straight_length")) ** 2 - leg_length**2
+        if reach > 0:
+            step_length = min(step_length, 2.0 * math.sqrt(reach))
+    double = DOUBLE * inverse_omega
+    return Gait(step_length=step_length, lateral_step=LATERAL_STEP * z, step_height=STEP_HEIGHT * z,
+                single_support=SINGLE * inverse_omega, double_support=double, start_time=REST * inverse_omega,
+                end_time=REST * inverse_omega, transition=min(0.05, double))

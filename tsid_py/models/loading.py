@@ -18,7 +18,9 @@ loads its own recipe, :mod:`tsid_py.robots`):
 4. **The feet** (:mod:`tsid_py.models.feet`): contact frames added to the model, the soles'
    size (the smallest of the feet's, per dimension) or the point feet's radius (the mean).
 5. **Standing**: the posture put on the ground with its soles flat
-   (:func:`~tsid_py.models.posture.standing_posture`).
+   (:func:`~tsid_py.models.posture.standing_posture`), its joints inside their ranges and its
+   knees bent (:func:`~tsid_py.models.posture.fitted_posture`); a fixed-base robot's joints
+   inside their ranges (:func:`~tsid_py.models.posture.posture_in_ranges`).
 6. **The profile**: :func:`~tsid_py.models.profile.derive_profile` of the robot, attached.
 
 Every failure names the file and what to do.
@@ -33,11 +35,14 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 
+from ..loaders.mjcf import build_geometry as build_mjcf_geometry
 from ..loaders.mjcf import load_mjcf
 from ..loaders.urdf import load_urdf, srdf_postures
 from ..robot import Robot
+from .collada import apply_declared_axes
+from .actuators import read_rotor_parameters
 from .feet import FootGeometry, add_foot_frames, body_points, find_feet
-from .posture import standing_posture
+from .posture import fitted_posture, posture_in_ranges, standing_posture
 from .profile import derive_profile
 
 #: File suffixes :func:`load_robot` reads.
@@ -67,17 +72,21 @@ def _load_urdf(path: Path, srdf, posture: str | None, package_dirs, name: str | 
     srdf = _srdf_of(path, srdf)
     loaded = load_urdf(path, True, package_dirs)
     model, source = loaded.model, loaded.source
+    if srdf is not None:
+        read_rotor_parameters(model, srdf)          # the drives' (model.armature untouched)
     q = _posture(model, path, srdf, posture)
-    collision, visual = _geometry(model, str(path), package_dirs, pin.COLLISION), None
+    collision, visual = _geometry(model, str(path), package_dirs, pin.COLLISION, q), None
     feet = _feet_or_none(model, q, collision, None, srdf)
     if len(feet) < 2:                 # bodies without collision geometry: their visuals
-        visual = _geometry(model, str(path), package_dirs, pin.VISUAL)
+        visual = _geometry(model, str(path), package_dirs, pin.VISUAL, q)
         feet = _feet_or_none(model, q, collision, visual, srdf)
     legged = len(feet) >= 2 and (feet[0].source == "srdf" or not _root_touches_ground(model, q, collision, visual,
                                                                                         feet))
     if not legged:
         fixed = load_urdf(path, False, package_dirs)
-        q_fixed = _posture(fixed.model, path, srdf, posture)
+        if srdf is not None:
+            read_rotor_parameters(fixed.model, srdf)
+        q_fixed = posture_in_ranges(fixed.model, _posture(fixed.model, path, srdf, posture))
         robot = Robot(fixed.model, name=name or path.stem, q_ref=q_fixed, package_dirs=fixed.source.package_dirs,
                       end_effector=_end_effector(fixed.model, srdf), source=fixed.source)
         robot.profile = derive_profile(robot)
@@ -93,10 +102,27 @@ def _load_mjcf(path: Path, posture: str | None, name: str | None) -> Robot:
         raise KeyError(f"posture {posture!r} is not a keyframe of {path}; keyframes: {list(loaded.postures)}")
     q = np.array(loaded.postures[chosen]) if chosen is not None else pin.neutral(model)
     if source.root_joint is None:
-        return Robot(model, name=name or path.stem, q_ref=q, source=source, postures=loaded.postures)
-    collision, visual = (pin.buildGeomFromMJCF(model, str(path), kind) for kind in (pin.COLLISION, pin.VISUAL))
-    feet = find_feet(model, q, collision, visual)
+        return Robot(model, name=name or path.stem, q_ref=posture_in_ranges(model, q), source=source,
+                     postures=loaded.postures)
+    collision = build_mjcf_geometry(model, path, pin.COLLISION)
+    feet = _feet_or_none(model, q, collision, None, None)
+    if len(feet) < 2:                 # bodies without collision geometry: their visuals
+        feet = find_feet(model, q, collision, _mjcf_visual(model, path))
     return _standing_robot(model, q, feet, name or path.stem, source, None, loaded.postures)
+
+
+def _mjcf_visual(model: pin.Model, path: Path) -> pin.GeometryModel | None:
+    """An MJCF file's visual geometry, or None when a mesh it names cannot be read (the
+    harness drops a missing visual-only mesh too: Unitree's Go2 file names one it does not
+    ship)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return build_mjcf_geometry(model, path, pin.VISUAL)
+    except (ValueError, RuntimeError) as exc:
+        warnings.warn(f"{path}: its visual geometry cannot be read ({str(exc).strip().splitlines()[-2:]}); "
+                      "feet are looked for in its collision geometry only", stacklevel=3)
+        return None
 
 
 def _standing_robot(model: pin.Model, q: np.ndarray, feet: list[FootGeometry], name: str, source, srdf,
@@ -106,8 +132,10 @@ def _standing_robot(model: pin.Model, q: np.ndarray, feet: list[FootGeometry], n
     soles = [foot.sole_size for foot in feet if foot.sole_size is not None]
     sole_size = (min(size[0] for size in soles), min(size[1] for size in soles)) if len(soles) == len(feet) else None
     radius = float(np.mean([foot.radius for foot in feet])) if sole_size is None else 0.0
+    standing = standing_posture(model, fitted_posture(model, standing_posture(model, q, feet), frames,
+                                                      point_feet=sole_size is None), feet)
     robot = Robot(model, name=name, feet=frames, sole_size=sole_size, foot_radius=radius,
-                  q_ref=standing_posture(model, q, feet), package_dirs=source.package_dirs,
+                  q_ref=standing, package_dirs=source.package_dirs,
                   end_effector=_end_effector(model, srdf), source=source, postures=postures)
     robot.profile = derive_profile(robot)
     return robot
@@ -142,9 +170,11 @@ def _posture(model: pin.Model, path: Path, srdf: str | None, posture: str | None
     return postures[posture or next(iter(postures))].copy()
 
 
-def _geometry(model: pin.Model, path: str, package_dirs, kind) -> pin.GeometryModel | None:
-    """A URDF's collision or visual geometry (``kind``), or None when it has none; a mesh
-    that cannot be found is ``ValueError`` naming the file and the fix."""
+def _geometry(model: pin.Model, path: str, package_dirs, kind, q: np.ndarray) -> pin.GeometryModel | None:
+    """A URDF's collision or visual geometry (``kind``), or None when it has none, its
+    Collada meshes turned by their declared axes where the robot at ``q`` says so
+    (:func:`~tsid_py.models.collada.apply_declared_axes`); a mesh that cannot be found is
+    ``ValueError`` naming the file and the fix."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -152,7 +182,10 @@ def _geometry(model: pin.Model, path: str, package_dirs, kind) -> pin.GeometryMo
     except (ValueError, RuntimeError) as exc:
         raise ValueError(f"{path}: its geometry cannot be read ({str(exc).strip()}); pass package_dirs=[the folder "
                          "that holds the packages its package:// paths name]") from None
-    return geometry if geometry.ngeoms else None
+    if not geometry.ngeoms:
+        return None
+    apply_declared_axes(model, q, geometry)
+    return geometry
 
 
 def _feet_or_none(model, q, collision, visual, srdf) -> list[FootGeometry]:

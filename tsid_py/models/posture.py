@@ -11,6 +11,32 @@ from on a flat floor at z = 0:
    contact point) is at z = 0.
 
 The joints are not changed. Units: m, rad.
+
+:func:`fitted_posture` changes the legs' joints where the posture cannot be stood in as it is:
+
+3. **Inside the joint ranges** (:func:`posture_in_ranges`, for any robot): every 1-dof joint
+   within its range — a revolute joint turned by a whole turn when that brings it in (the
+   same pose: Kinova's posture has a joint at −π/2 whose range is [0.33, 5.95] rad), else
+   clipped (Simple Humanoid's SRDF posture puts both ankles and a hip and a knee outside their
+   URDF ranges, which MuJoCo enforces: it falls at once); the legs' joints at least
+   :data:`LIMIT_MARGIN` inside;
+4. **Knees bent**: each leg stretched at most :data:`MAX_EXTENSION` of its straight length
+   (:mod:`tsid_py.models.legs`: ``ℓ / ℓ_s``; Alexander's SRDF posture and the neutral postures
+   of Talos's, G1's and HyQ's files stand on straight legs, the knees at their limit, where the
+   hip cannot move up and a knee that straightens further hits its stop).
+
+Both by one least-squares fit of the base and the legs' joints (bounded to the ranges), its
+residuals in decreasing weight: the feet stay where they stood (each sole's pose, each point
+foot's position) and each leg's extension above :data:`MAX_EXTENSION` is a residual (10 per m,
+rad or unit of extension); the CoM stays above the same point of the ground (3); the base
+keeps its orientation (1); the joints move as little as they can (0.01 per rad). The fit
+starts from the posture and from its knees bent to :data:`MAX_EXTENSION` (at a straight knee
+the extension's gradient vanishes) and keeps the better. Where the ranges leave no room
+(Simple Humanoid's: its left knee's upper limit, 0.70 rad, and both ankles' lower one, 0,
+with its hips' ranges, allow no knee bend with the soles flat, the base upright and the CoM
+where it was), the knees win over the CoM's place (its CoM ends 10 cm behind its ankles,
+inside its 25 cm soles). The arms and
+other joints outside the legs are only clipped into their ranges.
 """
 
 from __future__ import annotations
@@ -19,6 +45,17 @@ import numpy as np
 import pinocchio as pin
 
 from .feet import FootGeometry
+from .legs import Leg, ankle_of, leg_geometry, point_of
+
+#: A standing posture stretches each leg at most this much of its straight length (ℓ / ℓ_s):
+#: a knee bent by θ between a thigh and a shank of equal length gives ``cos(θ/2)``, 0.95 at
+#: θ = 36°. Talos's half-sitting posture is at 0.91, Romeo's 0.94, G1's measured one 0.978 (its
+#: 3 m walk); at 0.95 the hip keeps 5 % of the leg's length to rise by, more than a stance leg
+#: reaching a foothold half a step length ahead (``√(1 + 0.15²) − 1``, 1.1 % at the gait's step
+#: of 0.3 × the hip height, :mod:`tsid_py.models.gait`) asks.
+MAX_EXTENSION = 0.95
+#: A standing posture keeps the legs' joints this far inside their ranges (rad or m).
+LIMIT_MARGIN = 0.02
 
 
 def standing_posture(model: pin.Model, q: np.ndarray, feet: list[FootGeometry]) -> np.ndarray:
@@ -64,3 +101,132 @@ def _any_perpendicular(a: np.ndarray) -> np.ndarray:
     seed = np.array([1.0, 0.0, 0.0]) if abs(a[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
     perpendicular = np.cross(a, seed)
     return perpendicular / np.linalg.norm(perpendicular)
+
+
+def fitted_posture(model: pin.Model, q: np.ndarray, feet, *, point_feet: bool = False) -> np.ndarray:
+    """``q`` of a floating-base ``model`` standing on the contact frames ``feet`` (names,
+    the feet at their standing place in ``q``; ``point_feet``: held by their position only,
+    else by their whole pose), its joints inside their ranges and its knees bent (rules 3
+    and 4 of the module); ``q`` itself (a copy) when it already is."""
+    q = posture_in_ranges(model, q, clip=False)
+    legs = [leg_geometry(model, q, foot) for foot in feet]
+    lower, upper = model.lowerPositionLimit, model.upperPositionLimit
+    joints = sorted({joint for leg in legs for joint in leg.joints                # a joint with no range is held
+                     if upper[model.joints[joint].idx_q] > lower[model.joints[joint].idx_q] + 1e-9})
+    leg_index = np.array([model.joints[joint].idx_q for joint in joints], dtype=int)
+    one_dof = [model.joints[j].idx_q for j in range(2, model.njoints) if model.joints[j].nq == 1]
+    outside = [i for i in one_dof if not lower[i] <= q[i] <= upper[i]]
+    stretched = [leg for leg in legs if leg.knee is not None and leg.extension > MAX_EXTENSION + 1e-6]
+    if not outside and not stretched:
+        return q
+    low, high = _bounds(lower[leg_index], upper[leg_index])
+    clipped = q.copy()
+    clipped[one_dof] = np.clip(q[one_dof], lower[one_dof], upper[one_dof])
+    clipped[leg_index] = np.clip(clipped[leg_index], low, high)
+    bent, drop = clipped.copy(), 0.0
+    for leg in legs:                      # a start on bent knees: at a straight one the fit is singular
+        index = None if leg.knee is None else model.joints[leg.knee].idx_q
+        if index in leg_index:
+            column = list(leg_index).index(index)
+            bent[index], length = _bent_knee(model, clipped, leg, low[column], high[column])
+            drop = max(drop, leg.length - length)
+    bent[2] -= drop                       # the base down by what the legs shortened
+    fits = [_fit(model, q, start, feet, legs, leg_index, low, high, point_feet) for start in (clipped, bent)]
+    return min(fits, key=lambda fit: fit[1])[0]
+
+
+def _bent_knee(model: pin.Model, q: np.ndarray, leg: Leg, low: float, high: float) -> tuple[float, float]:
+    """The value of ``leg``'s knee nearest its own in ``q``, within ``[low, high]``, that
+    stretches the leg to :data:`MAX_EXTENSION` at most, and the leg's length then (m); its own
+    value and length when no value does."""
+    data = model.createData()
+    end, hip, index = ankle_of(model, leg), leg.joints[0], model.joints[leg.knee].idx_q
+    values = np.linspace(low, high, max(2, int(np.ceil((high - low) / 0.005)) + 1))
+    lengths = []
+    for value in values:
+        trial = q.copy()
+        trial[index] = value
+        pin.forwardKinematics(model, data, trial)
+        pin.updateFramePlacements(model, data)
+        lengths.append(np.linalg.norm(point_of(data, end) - data.oMi[hip].translation))
+    lengths = np.array(lengths)
+    bent = np.flatnonzero(lengths <= MAX_EXTENSION * leg.straight_length)
+    if not len(bent):
+        return float(q[index]), leg.length
+    best = bent[np.argmin(np.abs(values[bent] - q[index]))]
+    return float(values[best]), float(lengths[best])
+
+
+def posture_in_ranges(model: pin.Model, q: np.ndarray, *, clip: bool = True) -> np.ndarray:
+    """``q`` with each 1-dof revolute joint outside its range turned by the whole turns that
+    bring it inside, when some do (the same pose), and with ``clip`` every 1-dof joint still
+    outside clipped to its range (a new array)."""
+    q = np.array(q, dtype=float)
+    lower, upper = model.lowerPositionLimit, model.upperPositionLimit
+    for joint in range(1, model.njoints):
+        if model.joints[joint].nq != 1:
+            continue
+        index = model.joints[joint].idx_q
+        value = q[index]
+        if lower[index] <= value <= upper[index]:
+            continue
+        if model.joints[joint].shortname().startswith(("JointModelR", "JointModelRevolute")):
+            turned = value + 2 * np.pi * np.ceil((lower[index] - value) / (2 * np.pi))
+            if turned <= upper[index]:
+                q[index] = turned
+                continue
+        if clip:
+            q[index] = min(max(value, lower[index]), upper[index])
+    return q
+
+
+def _bounds(lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ranges shrunk by :data:`LIMIT_MARGIN` (by less where a range is narrower than
+    four margins)."""
+    margin = np.minimum(LIMIT_MARGIN, 0.25 * np.maximum(upper - lower, 0.0))
+    return lower + margin, upper - margin
+
+
+def _fit(model, original, start, feet, legs: list[Leg], leg_index, low, high,
+         point_feet: bool) -> tuple[np.ndarray, float]:
+    """The least-squares fit of :func:`fitted_posture` from ``start`` (a configuration inside
+    the bounds) and its cost; the targets are the feet's and the CoM's places in ``original``
+    and the base's orientation there."""
+    from scipy.optimize import least_squares
+
+    data = model.createData()
+    frames = [model.getFrameId(foot) for foot in feet]
+    pin.framesForwardKinematics(model, data, original)
+    targets = [data.oMf[frame].copy() for frame in frames]
+    base = pin.XYZQUATToSE3(original[:7])
+    com = pin.centerOfMass(model, data, original)[:2].copy()
+    chains = [(leg.joints[0], ankle_of(model, leg), leg.straight_length) for leg in legs if leg.knee is not None]
+    reference = start[leg_index].copy()
+
+    def configuration(x):
+        q = start.copy()
+        q[:7] = pin.SE3ToXYZQUAT(base * pin.exp6(x[:6]))
+        q[leg_index] = x[6:]
+        return q
+
+    def residuals(x):
+        q = configuration(x)
+        pin.framesForwardKinematics(model, data, q)
+        parts = []
+        for frame, target in zip(frames, targets):
+            parts.append(10.0 * (data.oMf[frame].translation - target.translation) if point_feet
+                         else 10.0 * pin.log6(target.actInv(data.oMf[frame])).vector)
+        parts.append(x[3:6])                                          # the base's orientation
+        parts.append(3.0 * (pin.centerOfMass(model, data, q, False)[:2] - com))   # the CoM above the same point
+        for hip, end, straight in chains:
+            extension = np.linalg.norm(point_of(data, end) - data.oMi[hip].translation) / straight
+            parts.append([10.0 * max(0.0, extension - MAX_EXTENSION)])
+        parts.append(1e-2 * (x[6:] - reference))                      # move the joints as little as possible
+        return np.concatenate([np.atleast_1d(np.asarray(part, dtype=float)) for part in parts])
+
+    x0 = np.concatenate([pin.log6(base.actInv(pin.XYZQUATToSE3(start[:7]))).vector, start[leg_index]])
+    lower = np.r_[np.full(6, -np.inf), low]
+    upper = np.r_[np.full(6, np.inf), high]
+    result = least_squares(residuals, np.clip(x0, lower, upper), bounds=(lower, upper), xtol=1e-10, ftol=1e-12)
+    return configuration(result.x), float(result.cost)
+

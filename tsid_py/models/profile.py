@@ -19,8 +19,24 @@ Rules (each an override when given):
   off); on a robot with no such chain (a quadruped), the base body. The **trunk bodies**
   are the bodies of the chain's joints (the base, waist and torso links), e.g. for a model
   error applied to the trunk's mass.
-* **gait, balance and walking defaults**: the library's generic values (:class:`Gait`,
-  :class:`BalanceDefaults`, :class:`WalkDefaults`) unless given.
+* **gait** (a legged robot's): :func:`~tsid_py.models.gait.gait_for_size` — step length,
+  lateral step and step height proportional to the CoM's height ``z`` above the feet at the
+  posture, the step length within the legs' reach (their straight and standing lengths,
+  :mod:`tsid_py.models.legs`), swing, double-support and rest times proportional to
+  ``1/ω = √(z / g)``; a fixed-base robot's, the generic :class:`Gait`.
+* **posture**: the loaded posture is made standable when the file is read
+  (:func:`tsid_py.models.posture.fitted_posture`: joints inside their ranges, each knee bent
+  to at most 95 % of its leg's straight length), so that a leg cannot straighten into its
+  knee's limit; the balance and walking controllers then keep the joints inside their ranges
+  (:attr:`BalanceDefaults.joint_limits`), as the simulator does.
+* **balance defaults**: :class:`BalanceDefaults` — joint-position limits on, the soles'
+  contact rectangles :data:`SOLE_MARGIN` inside the sole on each side (at most a quarter of
+  it), the posture's and friction's generic values; **walking defaults**:
+  :class:`WalkDefaults` (none: the balance ones).
+* **push**: the balance demo's default push scales with the mass
+  (:func:`tsid_py.scenarios.push_recovery.default_push`, 1.6 N per kg) and the push bounds
+  with the mass, the CoM height and the soles (:func:`tsid_py.control.push_bounds`): neither
+  is a profile field.
 """
 
 from __future__ import annotations
@@ -31,7 +47,19 @@ import numpy as np
 import pinocchio as pin
 
 from .._validation import positive_scalar
-from .gait import Gait
+from .gait import Gait, gait_for_size
+from .legs import leg_geometry
+
+#: Margin (m) kept between the planned centre of pressure and the sole's edges, along the
+#: sole's length and its width. A compliant contact (MuJoCo's, a rubber sole) rolls the sole
+#: onto its edge by the penetration there over the distance to the other edge, so the margin
+#: that keeps a sole flat is a distance, not a fraction of the sole — and MuJoCo's contact,
+#: specified as an acceleration-level spring (``solref``), sinks the same few millimetres under
+#: any robot's weight: on Talos (0.20 × 0.13 m) it is 95 % × 90 % of the sole; on G1's narrow
+#: sole (0.17 × 0.05 m) 94 % × 74 %, where 90 % of its width left 2.5 mm and the loaded sole
+#: rolled 1.6–1.7° under lateral pushes (its clean-recovery limit is 2°). At most a quarter of
+#: the sole on each side (:meth:`BalanceDefaults.sole_scale`).
+SOLE_MARGIN = (0.005, 0.0065)
 
 
 @dataclass(frozen=True)
@@ -40,17 +68,30 @@ class BalanceDefaults:
 
     ``posture_weight``: weight of the posture task; ``posture_leg_scale`` (0 … 1): its factor
     on the legs' joints (see the controller); ``mu``: friction coefficient of the soles'
-    contacts."""
+    contacts; ``joint_limits``: keep the joints inside their ranges
+    (:class:`~tsid_py.constraints.JointLimits`); ``sole_margin``: ``(along the length, across)``
+    m kept between the centre of pressure and the sole's edges (:data:`SOLE_MARGIN`)."""
 
     posture_weight: float = 1e-2
     posture_leg_scale: float = 0.7
     mu: float = 0.5
+    joint_limits: bool = True
+    sole_margin: tuple[float, float] = SOLE_MARGIN
 
     def __post_init__(self):
         positive_scalar(self.posture_weight, "posture_weight", allow_zero=True)
         if not 0.0 <= positive_scalar(self.posture_leg_scale, "posture_leg_scale", allow_zero=True) <= 1.0:
             raise ValueError(f"posture_leg_scale must be in [0, 1], got {self.posture_leg_scale!r}")
         positive_scalar(self.mu, "mu")
+        if len(self.sole_margin) != 2:
+            raise ValueError(f"sole_margin must be (along the length, across) in m, got {self.sole_margin!r}")
+        for margin in self.sole_margin:
+            positive_scalar(margin, "sole_margin", allow_zero=True)
+
+    def sole_scale(self, sole_size) -> tuple[float, float]:
+        """The contact rectangle's fractions ``(length, width)`` of a sole of ``sole_size``
+        m: the sole less :attr:`sole_margin` on each side, at least half of it."""
+        return tuple(max(1.0 - 2.0 * margin / size, 0.5) for margin, size in zip(self.sole_margin, sole_size))
 
 
 @dataclass(frozen=True)
@@ -90,6 +131,9 @@ class RobotProfile:
     trunk_bodies : names of the trunk's bodies (base, waist, torso).
     end_effector : an arm's tool frame, or None.
     gait, balance, walk : controller defaults.
+    drives : the drives' armature, damping and friction
+        (:class:`~tsid_py.models.actuators.DriveParameters`), or None: read from the model
+        (:func:`~tsid_py.models.actuators.drive_parameters`).
     """
 
     feet: tuple[str, ...]
@@ -103,6 +147,7 @@ class RobotProfile:
     gait: Gait = field(default_factory=Gait)
     balance: BalanceDefaults = field(default_factory=BalanceDefaults)
     walk: WalkDefaults = field(default_factory=WalkDefaults)
+    drives: object = None
 
     def __post_init__(self):
         posture = np.array(self.posture, dtype=float)
@@ -143,6 +188,8 @@ def derive_profile(robot, **overrides) -> RobotProfile:
         "trunk_bodies": tuple(joint_body(model, joint) for joint in chain),
         "end_effector": robot.end_effector,
     }
+    if "gait" not in overrides:
+        derived["gait"] = robot_gait(robot, feet, overrides.get("posture", robot.q_ref))
     derived.update(overrides)
     torso = derived["torso_frame"]
     if not (isinstance(torso, str) and model.existFrame(torso)):
@@ -162,6 +209,26 @@ def profile_of(robot) -> RobotProfile:
 
 
 # ---------------------------------------------------------------------------- rules
+def robot_gait(robot, feet, posture) -> Gait:
+    """The gait rule (see the module): :func:`~tsid_py.models.gait.gait_for_size` of the
+    CoM's height above the feet at ``posture``, within the reach of the legs ending at
+    ``feet`` (the shortest straight leg, the longest standing one); the generic :class:`Gait`
+    for a fixed-base robot or one without legs."""
+    if not robot.floating_base or not feet:
+        return Gait()
+    model = robot.model
+    legs = [leg for leg in (leg_geometry(model, posture, foot) for foot in feet) if leg.knee is not None]
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, posture)
+    com = pin.centerOfMass(model, data, posture)
+    ground = float(np.mean([data.oMf[model.getFrameId(foot)].translation[2] for foot in feet]))
+    if not legs or com[2] <= ground:
+        return Gait()
+    return gait_for_size(float(com[2] - ground), robot.gravity,
+                         straight_length=min(leg.straight_length for leg in legs),
+                         leg_length=max(leg.length for leg in legs))
+
+
 def leg_joints(model: pin.Model, foot_frames, floating_base: bool) -> frozenset[str]:
     """Names of the joints on the path from the base to any of ``foot_frames`` (ids): the
     universe and a floating base's root joint are not leg joints."""

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from .over_time import InverseDynamicsOverTimeResult
-from .textfiles import atomic_write, check_output_path, read_text
+from .._files import atomic_write, check_output_path, read_text
 
 
 def load_positions(path: str | os.PathLike) -> np.ndarray:
@@ -53,7 +53,7 @@ def _read_npz(path: Path) -> np.ndarray:
 
 def _read_csv(path: Path) -> np.ndarray:
     """A table of numbers, one frame a line, comma-separated, with an optional first line
-    of column names; decoded by :func:`~tsid_py.offline.textfiles.read_text` (byte-order
+    of column names; decoded by :func:`~tsid_py._files.read_text` (byte-order
     mark, Latin-1, CRLF). Errors name the file, the line and the column."""
     lines = read_text(path, "positions file")
     numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]

@@ -10,8 +10,6 @@ moment's peak.
 from __future__ import annotations
 
 import numpy as np
-from scipy.interpolate import make_interp_spline
-from scipy.signal import butter, filtfilt
 
 #: Order of each pass of the Butterworth low-pass filter (applied forward and backward, so the
 #: magnitude response is that of order 6 with no phase lag).
@@ -41,6 +39,8 @@ def lowpass(values, dt: float, cutoff: float) -> np.ndarray:
     if pad < 1:
         raise ValueError(f"low-pass filtering needs at least 2 frames, got {count}")
     padded = np.concatenate([2 * values[0] - values[pad:0:-1], values, 2 * values[-1] - values[-2:-pad - 2:-1]])
+    from scipy.signal import butter, filtfilt      # on first use: a second of import a control loop skips
+
     b, a = butter(FILTER_ORDER, cutoff / nyquist)
     return filtfilt(b, a, padded, axis=0, padlen=0)[pad:pad + count]
 
@@ -51,6 +51,8 @@ def coordinate_states(coordinate_map, time, values):
     spline through the samples, mapped by the chain rule ``v = Φ ċ``, ``a = Φ c̈ + Φ̇ ċ``
     (``Φ̇ ċ`` by a central difference of Φ along ``ċ``, relative error ~1e-9)."""
     time, values = np.asarray(time, dtype=float), np.asarray(values, dtype=float)
+    from scipy.interpolate import make_interp_spline      # on first use, as above
+
     spline = make_interp_spline(time, values, k=min(SPLINE_DEGREE, len(time) - 1))
     rates, accelerations = spline(time, 1), spline(time, 2)
     phi = coordinate_map.velocity_maps(values)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .textfiles import atomic_write, read_text
+from .._files import atomic_write, read_text
 
 #: Unit factors to metres of a ``.trc`` file's ``Units`` field.
 LENGTH_UNITS = {"mm": 1e-3, "cm": 1e-2, "m": 1.0}

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 
-from .textfiles import atomic_write, read_text
+from .._files import atomic_write, read_text
 
 
 def _numbers(values) -> str:

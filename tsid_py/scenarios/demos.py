@@ -7,6 +7,7 @@ JSON-ready ``summary`` and the time series behind the plot.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ import numpy as np
 import pinocchio as pin
 
 from .. import robots
+from ..control.capture_point import push_bounds as capture_point_bounds
 from ..control import BalanceController
 from ..control.reference import Controller, arm_tracking, quadruped_stance
 from ..errors import SolverError
@@ -22,16 +24,21 @@ from ..inverse_dynamics import multiple_contact_inverse_dynamics_over_time
 from ..sim.simulation import Simulation, SimulationDiverged
 from ..tasks import FrameTask
 from . import recordings
+from .demo_robots import NEEDS, UnsupportedRobot, built_in_robots, demo_robot  # noqa: F401 (re-exported)
+from .conditions import Conditions
 from .logs import zmp_from_frames
 from .push_recovery import FALL_HEIGHT_RATIO, default_push, push_force, run_pushes
-from .terrains import demo_terrain
 from .video import Watchers
+from .terrains import TerrainChoice, walk_terrain
+from .trot import load_robot as load_quadruped, run_trot
 from .walk import run_walk
 
 
 
-class UnsupportedRobot(ValueError):
-    """A demo was asked to run a robot it is not written for (e.g. ``arm`` on Talos)."""
+#: The conditions of the demos that take them (balance, walk): the controller on the state
+#: estimator, with exact sensors and the plant as built (``tsid-py demo --ground-truth``: the
+#: simulator's state; ``--realistic``: :meth:`Conditions.realistic`).
+DEFAULT_CONDITIONS = Conditions()
 
 
 @dataclass
@@ -145,35 +152,36 @@ def _run(sim: Simulation, controller: Controller, duration: float, update_target
     return summary, log
 
 
-def _robots_where(condition: Callable[[robots.RobotSpec], bool]) -> tuple[str, ...]:
-    return tuple(sorted(name for name, spec in robots.SPECS.items() if condition(spec)))
+def _load(robot, demo: str, srdf=None):
+    """The robot (a built-in name or a file's path) for ``demo``, or :class:`UnsupportedRobot`
+    naming what the demo needs (:func:`~tsid_py.scenarios.demo_robots.demo_robot`)."""
+    return demo_robot(robot, demo, srdf=srdf)
 
 
-HUMANOIDS = _robots_where(lambda spec: spec.sole_size is not None)
-QUADRUPEDS = _robots_where(lambda spec: spec.floating_base and len(spec.feet) == 4)
-ARMS = _robots_where(lambda spec: not spec.floating_base)
-#: The humanoids whose profile has a gait measured in MuJoCo (:mod:`tsid_py.robots`).
-WALKERS = _robots_where(lambda spec: spec.sole_size is not None and "gait" in spec.profile)
-
-
-def _load(robot_name: str, supported: tuple[str, ...], kind: str):
-    """The robot, or :class:`UnsupportedRobot` naming the ones the demo is written for."""
-    if robot_name not in supported:
-        raise UnsupportedRobot(f"robot must be {kind} ({', '.join(supported)}), got {robot_name!r}")
-    return robots.load(robot_name)
-
-
-def _humanoid(robot_name: str, *, visual=False):
-    robot = _load(robot_name, HUMANOIDS, "a humanoid with soles")
+def _humanoid(robot, demo: str, srdf=None, *, visual=False):
+    robot = _load(robot, demo, srdf)
     return robot, Simulation(robot, visual=visual)
+
+
+def _name(robot) -> str:
+    """The robot as the summary names it: a built-in name, or the path given."""
+    return os.fspath(robot)
 
 
 # ------------------------------------------------------------------------------ demos
 def balance(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None, push: float | None = None, viewer: bool = False,
             push_direction: str | None = None, push_at: float = 1.0, push_times: tuple[float, float] = (3.0, 6.0),
             actuation_delay: float = 0.0, trunk_mass: float = 1.0, stance: str = "double",
-            step_recovery: bool = False, video: str | None = None) -> DemoRun:
-    """A humanoid keeps its balance under pushes on the base (capture-point controller).
+            step_recovery: bool = False, video: str | None = None, srdf=None,
+            conditions: Conditions | None = None) -> DemoRun:
+    """A legged robot keeps its balance under pushes on the base (capture-point controller).
+
+    ``robot``: a built-in robot's name or a robot file's path (``srdf``: a URDF's postures) —
+    a humanoid on its soles or a robot on three or more point feet
+    (:mod:`~tsid_py.scenarios.demo_robots`). The summary's ``push_bounds`` are, per direction,
+    the largest 0.1 s push (N) its feet allow (:func:`tsid_py.control.push_bounds`, the
+    centre of pressure held at the support's edge); ``max_sole_slip_m`` is the largest slide
+    of a sole, or of a point foot's contact point.
 
     Each push is ``push`` N (default :func:`~tsid_py.scenarios.push_recovery.default_push`: it scales
     with the robot's mass) for 0.1 s. With ``push_direction`` (``+x``, ``-x``, ``+y``, ``-y``):
@@ -185,8 +193,13 @@ def balance(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None,
     :class:`~tsid_py.scenarios.push_recovery.SingleLegStance`). ``step_recovery``: the robot steps
     when a push carries its capture point out of the soles
     (:class:`~tsid_py.control.walking.StepRecovery`). Fell/clean are judged as
-    :mod:`tsid_py.scenarios.push_recovery` documents."""
-    model = _load(robot, HUMANOIDS, "a humanoid with soles")
+    :mod:`tsid_py.scenarios.push_recovery` documents. ``conditions``: the sensors, plant and
+    feedback (:class:`~tsid_py.scenarios.conditions.Conditions`; default
+    :data:`DEFAULT_CONDITIONS`, the estimator on exact sensors)."""
+    model = _load(robot, "balance", srdf)
+    if (stance != "double" or step_recovery) and model.sole_size is None:
+        raise UnsupportedRobot(f"stance={stance!r} and step_recovery need a humanoid's soles; {_name(robot)} stands on "
+                               "point feet")
     push = default_push(model) if push is None else push
     if push_direction is not None:
         pushes = [(push_at, push_direction, push)]
@@ -197,22 +210,24 @@ def balance(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None,
     pushes = [entry for entry in pushes if entry[0] < duration]       # only those that happen
     summary, log = run_pushes(model, pushes, duration=duration, actuation_delay=actuation_delay,
                               trunk_mass=trunk_mass, stance=stance, step_recovery=step_recovery, record=True,
-                              viewer=viewer, stop_at_fall=True, video=video)
+                              viewer=viewer, stop_at_fall=True, video=video,
+                              conditions=DEFAULT_CONDITIONS if conditions is None else conditions)
     applied = [{"at": at, "direction": direction, "force": push_force(force, direction).tolist(), "duration": 0.1}
                for at, direction, force in pushes]
-    summary.update(push_newtons=push)
+    summary.update(push_newtons=push, push_bounds={direction: bound.cop_at_edge for direction, bound
+                                                   in capture_point_bounds(model, 0.1).items()})
     if not summary["fell"]:                   # the summary lists what happened
         summary.pop("fell_at")
         summary.pop("fall_reason")
-    return DemoRun("balance", robot, summary, log, dict(robot_info(model), pushes=applied))
+    return DemoRun("balance", _name(robot), summary, log, dict(robot_info(model), pushes=applied))
 
 
 def com_sway(robot: str = robots.DEFAULT_HUMANOID, duration: float = 6.0, amplitude: float = 0.04, frequency: float = 0.5,
-             viewer: bool = False, video: str | None = None, **_) -> DemoRun:
+             viewer: bool = False, video: str | None = None, srdf=None, **_) -> DemoRun:
     """A humanoid sways its centre of mass sideways over its two feet.
 
     ``amplitude`` m at ``frequency`` Hz, with velocity and acceleration feed-forward."""
-    model, sim = _humanoid(robot, visual=viewer or bool(video))
+    model, sim = _humanoid(robot, "com-sway", srdf, visual=viewer or bool(video))
     controller = BalanceController(model, sim.timestep)
     model.update(model.q_ref, model.zero_velocity())
     centre = model.com.copy()
@@ -226,7 +241,7 @@ def com_sway(robot: str = robots.DEFAULT_HUMANOID, duration: float = 6.0, amplit
     info = robot_info(model)
     summary, log = _run(sim, controller, duration, update, viewer=viewer, video=video)
     summary.update(amplitude=amplitude, frequency=frequency)
-    return DemoRun("com-sway", robot, summary, log, info)
+    return DemoRun("com-sway", _name(robot), summary, log, info)
 
 
 def _smooth(ratio: float) -> float:
@@ -236,12 +251,12 @@ def _smooth(ratio: float) -> float:
 
 
 def single_leg(robot: str = robots.DEFAULT_HUMANOID, duration: float = 7.5, hold: float = 3.0, viewer: bool = False,
-               video: str | None = None, **_) -> DemoRun:
+               video: str | None = None, srdf=None, **_) -> DemoRun:
     """A humanoid stands on one leg: CoM over the left foot, right foot lifted, then back.
 
     The right foot is unloaded (0.1 s contact transition) and lifted 5 cm, held ``hold`` s,
     put back, and the CoM shifts back."""
-    model, sim = _humanoid(robot, visual=viewer or bool(video))
+    model, sim = _humanoid(robot, "single-leg", srdf, visual=viewer or bool(video))
     controller = BalanceController(model, sim.timestep)
     solver = controller.solver
     support, swing = model.feet
@@ -287,13 +302,17 @@ def single_leg(robot: str = robots.DEFAULT_HUMANOID, duration: float = 7.5, hold
     info = robot_info(model)
     summary, log = _run(sim, controller, duration, update, viewer=viewer, video=video)
     summary.update(single_support_seconds=float(state["single_support"]), lift_height=lift)
-    return DemoRun("single-leg", robot, summary, log, info)
+    return DemoRun("single-leg", _name(robot), summary, log, info)
 
 
 def quadruped(robot: str = robots.DEFAULT_QUADRUPED, duration: float = 5.0, viewer: bool = False, video: str | None = None,
-              **_) -> DemoRun:
-    """A quadruped on four point feet sways its body sideways and bobs it up and down."""
-    model = _load(robot, QUADRUPEDS, "a quadruped")
+              srdf=None, **_) -> DemoRun:
+    """A quadruped on four point feet sways its body sideways and bobs it up and down.
+
+    ``robot``: a built-in robot's name or a robot file's path (``srdf``: a URDF's postures)
+    standing on three or more point feet. ``max_foot_slip_m``: the largest slide of a foot's
+    contact point."""
+    model = _load(robot, "quadruped", srdf)
     sim = Simulation(model, visual=viewer or bool(video))
     controller = quadruped_stance(model, sim.timestep)
     model.update(model.q_ref, model.zero_velocity())
@@ -307,14 +326,27 @@ def quadruped(robot: str = robots.DEFAULT_QUADRUPED, duration: float = 5.0, view
                                   acceleration=-amplitude * omega**2 * np.sin(omega * t))
 
     info = robot_info(model)
-    summary, log = _run(sim, controller, duration, update, viewer=viewer, video=video)
-    return DemoRun("quadruped", robot, summary, log, info)
+    start = {foot: sim.foot_pose(foot)[1][:2].copy() for foot in model.feet}
+    slip = {"max": 0.0}
+
+    def record():
+        slip["max"] = max(slip["max"], max(float(np.linalg.norm(sim.foot_pose(foot)[1][:2] - start[foot]))
+                                           for foot in model.feet))
+        return {}
+
+    summary, log = _run(sim, controller, duration, update, viewer=viewer, video=video, record=record)
+    summary["max_foot_slip_m"] = slip["max"]
+    return DemoRun("quadruped", _name(robot), summary, log, info)
 
 
 def arm(robot: str = robots.DEFAULT_ARM, duration: float = 4.0, viewer: bool = False, video: str | None = None,
-        **_) -> DemoRun:
-    """A fixed-base arm's end effector follows a 5 cm circle at 0.5 Hz under torque control."""
-    model = _load(robot, ARMS, "a fixed-base arm")
+        srdf=None, **_) -> DemoRun:
+    """A fixed-base arm's end effector follows a 5 cm circle at 0.5 Hz under torque control.
+
+    ``robot``: a built-in robot's name or a robot file's path (``srdf``: a URDF's postures);
+    the end effector is its profile's (:mod:`tsid_py.models.loading`: the SRDF's, else the
+    deepest frame of the tree)."""
+    model = _load(robot, "arm", srdf)
     sim = Simulation(model, visual=viewer or bool(video))
     controller = arm_tracking(model, sim.timestep)
     effector = controller.frames["effector"]
@@ -340,11 +372,11 @@ def arm(robot: str = robots.DEFAULT_ARM, duration: float = 4.0, viewer: bool = F
                         record=positions)
     errors = np.array(errors)
     summary.update(max_tracking_error=float(errors.max()), rms_tracking_error=float(np.sqrt(np.mean(errors**2))))
-    return DemoRun("arm", robot, summary, log, info)
+    return DemoRun("arm", _name(robot), summary, log, info)
 
 
 def reconstruct(robot: str = robots.DEFAULT_HUMANOID, duration: float = 3.0, viewer: bool = False, settle: float = 0.2,
-                video: str | None = None, **_) -> DemoRun:
+                video: str | None = None, srdf=None, **_) -> DemoRun:
     """Recover torques and ground-reaction forces of a simulated motion from positions alone.
 
     Simulate an asymmetric sway with a squat (:func:`~tsid_py.scenarios.recordings.sway_and_squat`),
@@ -354,8 +386,8 @@ def reconstruct(robot: str = robots.DEFAULT_HUMANOID, duration: float = 3.0, vie
 
     Recording starts after ``settle`` s: the simulation starts with the soles just touching
     the floor, and MuJoCo's contact settling is an impact, not the motion."""
-    model = _load(robot, HUMANOIDS, "a humanoid with soles")
-    simulated = recordings.sway_and_squat(robot, duration, settle=settle, viewer=viewer, video=video)
+    model = _load(robot, "reconstruct", srdf)
+    simulated = recordings.sway_and_squat(model, duration, settle=settle, viewer=viewer, video=video)
     recording = simulated.recording
     tic = time.perf_counter()
     result = multiple_contact_inverse_dynamics_over_time(model, recording.positions, recording.dt,
@@ -377,36 +409,62 @@ def reconstruct(robot: str = robots.DEFAULT_HUMANOID, duration: float = 3.0, vie
     truth = simulated.wrenches[1:-1]
     log = {"time": np.arange(len(truth)) * recording.dt, "normal_forces": truth[..., 2],
            "recovered_normal_forces": result.wrenches[..., 2], "tau": result.tau[:, 6:], "tau_applied": applied}
-    return DemoRun("reconstruct", robot, summary, log, robot_info(model))
+    return DemoRun("reconstruct", _name(robot), summary, log, robot_info(model))
 
 
 def walk(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None, distance: float | None = None,
-         turn: float | None = None, viewer: bool = False, video: str | None = None, terrain: str | None = None,
-         friction: float | None = None, seed: int = 0) -> DemoRun:
+         turn: float | None = None, viewer: bool = False, video: str | None = None, srdf=None,
+         conditions: Conditions | None = None, terrain: TerrainChoice | None = None) -> DemoRun:
     """A humanoid walks ``distance`` m forward (default 3 m) or turns ``turn`` degrees in place.
 
-    A :class:`~tsid_py.control.walking.WalkingController` follows the footstep plan of the
-    robot profile's gait (:mod:`tsid_py.robots`) after 0.2 s of standing, then stands
+    ``robot``: a built-in robot's name or a humanoid's URDF or MJCF file (``srdf``: a URDF's
+    postures). A :class:`~tsid_py.control.walking.WalkingController` follows the footstep plan
+    of the robot profile's gait (measured on the built-in robots, :mod:`tsid_py.robots`;
+    derived from the leg length and the CoM height otherwise, :mod:`tsid_py.models.gait`)
+    after 0.2 s of standing, then stands
     until the plan has settled (``duration``: simulated seconds in all, default the plan's
     length plus 1 s). Fell is judged on the soles in contact
     (:class:`~tsid_py.scenarios.judge.StanceJudge`); the summary reports the distance between the
     feet's midpoints at the start and the end, the walking time (first lift-off to last
-    touch-down), the steps, the base's change of yaw and each foothold's error from the plan.
+    touch-down), the steps, the base's change of yaw and each foothold's error from the plan, and
+    the estimator's drift. ``conditions`` as :func:`balance`'s (the floor's friction among them).
 
-    ``terrain`` (``slope:DEG``, ``steps:HEIGHT``, ``rough:AMPLITUDE``;
-    :func:`~tsid_py.scenarios.terrains.demo_terrain`, drawn with ``seed``) is the ground in
-    MuJoCo and the controller's planner; ``friction`` the floor's sliding friction in MuJoCo."""
-    model = _load(robot, WALKERS, "a humanoid with a gait")
-    ground = None if terrain is None else demo_terrain(terrain, model, seed)
+    ``terrain`` (a :class:`~tsid_py.scenarios.terrains.TerrainChoice`, parsed from
+    ``slope:DEG``, ``steps:HEIGHT``, ``rough:AMPLITUDE``…) is the ground in MuJoCo and the
+    controller's planner, sized to the robot and drawn with the conditions' seed
+    (:func:`~tsid_py.scenarios.terrains.walk_terrain`)."""
+    model = _load(robot, "walk", srdf)
+    conditions = DEFAULT_CONDITIONS if conditions is None else conditions
+    ground = walk_terrain(terrain, model, conditions.seed)
     summary, log, info = run_walk(model, distance=distance, turn=turn, duration=duration, viewer=viewer, video=video,
-                                  terrain=ground, friction=friction)
-    summary.update(terrain=terrain or "flat", friction=friction, seed=seed)
-    return DemoRun("walk", robot, summary, log, dict(robot_info(model), **info))
+                                  conditions=conditions, terrain=ground)
+    summary["terrain"] = "flat" if terrain is None else str(terrain)
+    return DemoRun("walk", _name(robot), summary, log, dict(robot_info(model), **info))
+
+
+def trot(robot: str = robots.DEFAULT_QUADRUPED, speed: float = 0.5, lateral: float = 0.0, yaw_rate: float = 0.0,
+         distance: float | None = None, duration: float | None = None, turn: float | None = None, gait: str = "trot",
+         terrain=None,
+         push: float | None = None, push_direction: str = "+y", push_at: float | None = None, srdf: str | None = None,
+         viewer: bool = False, video: str | None = None) -> DemoRun:
+    """A quadruped trots (walks, paces, bounds) at a commanded velocity (a built-in or a file).
+
+    :func:`~tsid_py.scenarios.trot.run_trot` (its module says what the summary measures);
+    ``push`` N toward ``push_direction`` for 0.1 s at ``push_at`` s (default: 2 s into the gait)."""
+    model = load_quadruped(robot, srdf=srdf)
+    at = (2.0 + 0.3) if push_at is None else push_at
+    kick = None if push is None else (at, push_force(push, push_direction))
+    summary, log, info = run_trot(model, speed=speed, lateral=lateral, yaw_rate=yaw_rate, distance=distance,
+                                  duration=duration, turn=turn, gait=gait, terrain=terrain, push=kick, viewer=viewer,
+                                  video=video)
+    if kick is not None:
+        info["pushes"][0]["direction"] = push_direction
+    return DemoRun("trot", model.name, summary, log, dict(robot_info(model), **info))
 
 
 DEMOS = {"balance": balance, "com-sway": com_sway, "single-leg": single_leg, "quadruped": quadruped,
-         "arm": arm, "reconstruct": reconstruct, "walk": walk}
+         "arm": arm, "reconstruct": reconstruct, "walk": walk, "trot": trot}
 
-#: The robots each demo is written for.
-ROBOTS = {"balance": HUMANOIDS, "com-sway": HUMANOIDS, "single-leg": HUMANOIDS, "quadruped": QUADRUPEDS,
-          "arm": ARMS, "reconstruct": HUMANOIDS, "walk": WALKERS}
+#: The built-in robots each demo runs (any robot file of a kind it needs runs too:
+#: :data:`~tsid_py.scenarios.demo_robots.NEEDS`).
+ROBOTS = {name: built_in_robots(name) for name in DEMOS}

@@ -4,11 +4,13 @@
 **in contact** (one the controller holds on the ground) slides more than :data:`FALL_SLIP` m
 horizontally from where it stood when its contact was made, or tips more than
 :data:`FALL_TILT` rad from the horizontal: past those the stance is lost even if the base has
-not come down yet. A swinging foot is not judged.
+not come down yet. A swinging foot is not judged. Point feet (spheres, which roll) are
+judged by their contact points' slip (:meth:`~tsid_py.sim.Simulation.foot_pose`), not by a
+tilt.
 
-On a :class:`~tsid_py.terrain.Terrain` (the simulation's ``terrain``) heights are measured
+On a :class:`~tsid_py.control.terrain.Terrain` (the simulation's ``terrain``) heights are measured
 above the ground under the base, and a sole's tilt from the normal of the surface it was put
-down on (:meth:`~tsid_py.terrain.Terrain.rest` where its contact was made), not from the
+down on (:meth:`~tsid_py.control.terrain.Terrain.rest` where its contact was made), not from the
 vertical: walking up a 10° slope tips no sole.
 """
 
@@ -32,10 +34,12 @@ class StanceJudge:
     def __init__(self, sim: Simulation, feet=()):
         self.sim = sim
         terrain = getattr(sim, "terrain", None)
-        self.terrain = None if terrain is None or terrain.flat else terrain
+        self.terrain = None if terrain is None or terrain.is_flat else terrain
+        self.point_feet = sim.robot.sole_size is None
+        self._pose = sim.foot_pose if self.point_feet else sim.sole_pose
         self.start_height = self._base_height()
         #: foot -> where (x, y) its contact was made
-        self.planted: dict[str, np.ndarray] = {foot: sim.sole_pose(foot)[1][:2].copy() for foot in feet}
+        self.planted: dict[str, np.ndarray] = {foot: self._pose(foot)[1][:2].copy() for foot in feet}
         self._normals: dict[str, np.ndarray] = {}
         self.max_tilt, self.max_slip = 0.0, 0.0
         self.fell_at: float | None = None
@@ -55,11 +59,12 @@ class StanceJudge:
                 del self.planted[foot]
                 self._normals.pop(foot, None)
         for foot in in_contact:
-            tilt, position = self.sim.sole_pose(foot)
+            tilt, position = self._pose(foot)
             start = self.planted.setdefault(foot, position[:2].copy())
-            if self.terrain is not None:
-                tilt = self._surface_tilt(foot)
-            self.max_tilt = max(self.max_tilt, tilt)
+            if not self.point_feet:
+                if self.terrain is not None:
+                    tilt = self._surface_tilt(foot)
+                self.max_tilt = max(self.max_tilt, tilt)
             self.max_slip = max(self.max_slip, float(np.linalg.norm(position[:2] - start)))
         if self.fell_at is None:
             if self._base_height() < FALL_HEIGHT_RATIO * self.start_height:

@@ -11,6 +11,7 @@
   its reference; each foot's height; and the normal forces, measured against planned;
 * an arm (``arm``): the end effector against its target, per axis and as a path, the
   tracking error, and the torques;
+* a quadruped's gait (``trot``): :mod:`tsid_py.scenarios.trot_plot`;
 * a reconstruction (``reconstruct``): the recovered against the simulator's normal forces,
   per foot and in total against the weight, and the recovered against the applied torques.
 
@@ -22,6 +23,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from .._geometry import convex_hull_2d
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -43,6 +46,10 @@ def plot_run(run: DemoRun) -> Figure:
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
+    if run.name == "trot":                 # its own panels (tsid_py.scenarios.trot_plot)
+        from .trot_plot import plot_trot
+
+        return plot_trot(run)
     figure = Figure(figsize=(13, 8.5))
     axes = figure.subplots(2, 2).flat
     log, info = run.log, run.info
@@ -122,7 +129,7 @@ def _support(axis: Axes, log: Log, info: dict) -> None:
                                    edgecolor=colours[foot], label=f"{foot} sole"))
         else:
             axis.plot(*corners.T, "o", color=colours[foot], label=foot)
-    hull = _convex_hull(np.vstack(list(outlines.values())))
+    hull = convex_hull_2d(np.vstack(list(outlines.values())))
     axis.add_patch(Polygon(hull, closed=True, fill=False, linestyle="--", edgecolor="k", label="support polygon"))
     _ground_paths(axis, log, "zero-moment point and support polygon (at the start)")
 
@@ -143,7 +150,7 @@ def _walk_top_view(axis: Axes, log: Log, info: dict) -> None:
         where[foot] = (x, y, yaw)
         axis.add_patch(Polygon(sole_outline(x, y, yaw, size), closed=True, facecolor=colours[foot], alpha=0.2,
                                edgecolor=colours[foot], label=f"{foot} planned" if index < 2 else None))
-        hull = _convex_hull(np.vstack([sole_outline(*pose, size) for pose in where.values()]))
+        hull = convex_hull_2d(np.vstack([sole_outline(*pose, size) for pose in where.values()]))
         axis.add_patch(Polygon(hull, closed=True, fill=False, linestyle="--", linewidth=0.6, edgecolor="k",
                                label="double-support polygon" if index == 0 else None))
     for index, (foot, x, y) in enumerate(info["footholds"]):
@@ -172,25 +179,6 @@ def _foot_heights(axis: Axes, log: Log, info: dict) -> None:
     axis.set_ylabel("cm")
     _time_axis(axis, info)
     axis.legend(fontsize=7)
-
-
-def _convex_hull(points: np.ndarray) -> np.ndarray:
-    """The convex hull of 2-D ``points``, counter-clockwise (Andrew's monotone chain)."""
-    ordered = sorted(map(tuple, np.asarray(points, dtype=float)))
-
-    def turns_left(a, b, c) -> bool:
-        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]) > 0
-
-    def half(sequence):
-        chain = []
-        for point in sequence:
-            while len(chain) >= 2 and not turns_left(chain[-2], chain[-1], point):
-                chain.pop()
-            chain.append(point)
-        return chain
-
-    lower, upper = half(ordered), half(reversed(ordered))
-    return np.array(lower[:-1] + upper[:-1])
 
 
 def _forces(axis: Axes, log: Log, info: dict, solid: tuple[str, str], dashed: tuple[str, str]) -> None:

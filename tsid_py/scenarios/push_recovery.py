@@ -23,7 +23,6 @@ down. **Survived** (:func:`push_trial`): not fallen and came to rest; the run go
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 
@@ -34,7 +33,9 @@ from ..control.failure import DAMPING, SLACKENED, SOFTENED
 from ..tasks import FrameTask
 from ..models.profile import profile_of
 from ..sim.model import SOLE_THICKNESS
-from ..sim.simulation import Simulation, SimulationDiverged
+from ..sim.simulation import SimulationDiverged
+from .conditions import Conditions
+from .feedback import Feedback, simulation
 from .judge import FALL_HEIGHT_RATIO, FALL_SLIP, FALL_TILT, StanceJudge  # noqa: F401 (the criteria, re-exported)
 from .logs import record_step
 from .video import Watchers
@@ -120,7 +121,8 @@ class _RestWatch:
 
     def __init__(self, sim, feet, after: float):
         com, _ = sim.com_state()
-        ground = min(sim.sole_pose(foot)[1][2] for foot in feet) - SOLE_THICKNESS / 2
+        ground = (min(sim.foot_pose(foot)[1][2] for foot in feet) if sim.robot.sole_size is None
+                  else min(sim.sole_pose(foot)[1][2] for foot in feet) - SOLE_THICKNESS / 2)
         self.omega = float(np.sqrt(sim.robot.gravity / (com[2] - ground)))
         self.sim, self.feet, self.after = sim, list(feet), after
         self.since, self.rest_at = None, None
@@ -145,7 +147,8 @@ class _RestWatch:
 def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3.0, actuation_delay: float = 0.0,
                trunk_mass: float = 1.0, stance: str = "double", controller_options: dict | None = None,
                stop_at_fall: bool = True, on_step=None, record: bool = False, settle_timeout: float | None = None,
-               step_recovery: bool = False, viewer: bool = False, video: str | None = None) -> tuple[dict, dict]:
+               step_recovery: bool = False, viewer: bool = False, video: str | None = None,
+               conditions: Conditions | None = None) -> tuple[dict, dict]:
     """Simulate the balance controller under ``pushes`` (``(time s, direction, force N)``
     each, ``push_duration`` s long); return ``(summary, log)``.
 
@@ -161,6 +164,8 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
     (``None``: not watched). ``record`` fills ``log`` (time, CoM and its reference, torques,
     measured and planned normal forces, ZMP) for a plot; ``viewer`` shows MuJoCo's passive viewer; ``video``
     writes an MP4 of the run off-screen (:class:`~tsid_py.scenarios.video.VideoRecorder`).
+    ``conditions`` (:class:`~tsid_py.scenarios.conditions.Conditions`): the sensors, plant and
+    feedback of the run (None: the simulator's exact state, the plant as built).
     """
     if stance == "single":
         if step_recovery:
@@ -170,9 +175,12 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
         raise ValueError(f"stance must be 'double' or 'single', got {stance!r}")
     schedule = {int(round(at / 1e-3)): push_force(force, direction) for at, direction, force in pushes if force > 0}
     mass_scale = trunk_mass_scale(robot, trunk_mass) if trunk_mass != 1.0 else None
-    sim = Simulation(robot, actuation_delay=actuation_delay, mass_scale=mass_scale, visual=viewer or bool(video))
+    conditions = Conditions(feedback="ground-truth") if conditions is None else conditions
+    sim = simulation(robot, conditions, actuation_delay=actuation_delay, mass_scale=mass_scale,
+                     visual=viewer or bool(video))
     controller = (WalkingController(robot, sim.timestep, step_recovery=True, **(controller_options or {}))
                   if step_recovery else BalanceController(robot, sim.timestep, **(controller_options or {})))
+    feedback = Feedback(sim, controller, conditions)
     watchers = Watchers(sim, viewer=viewer, video=video)
     dt = sim.timestep
     watched = [on_step.support] if stance == "single" else list(robot.feet)      # the soles meant to stay
@@ -194,15 +202,13 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
             sim.push(schedule[k], push_duration)
         if on_step is not None:
             on_step(t, controller, sim)
-        q, v = sim.state()
         watchers.before_step()                 # a frame shows the state the controller saw
-        tic = time.perf_counter()
-        solution = controller.step(q, v)
-        step_times.append(time.perf_counter() - tic)
+        solution, seconds = feedback.step()
+        step_times.append(seconds)
         for rung in solution.relaxed[-1:]:
             relaxed_steps[rung].append(round(t, 4))
         try:
-            sim.step(solution.tau_actuated)
+            sim.step(feedback.torque(solution))
         except SimulationDiverged as error:
             judge.diverged(t, error)
             break
@@ -241,6 +247,7 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
         "trunk_mass_scale": trunk_mass,
         "step_recovery": step_recovery,
         "recovery_steps": controller.recovery_steps if step_recovery else 0,
+        "conditions": conditions.describe(),
     }
     log = {key: np.array(values) for key, values in log.items()}
     if "com" in log:

@@ -10,6 +10,7 @@ MuJoCo: the controller's own q̈ integrated.)
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -39,11 +40,12 @@ def record(robot_name: str, duration: float, targets: Callable, *, settle: float
            timestep: float = 1e-3, viewer: bool = False, video: str | None = None) -> SimulatedRecording:
     """Simulate the balance controller for ``settle + duration`` s, calling
     ``targets(controller, centre, t)`` each step to move its CoM target (``centre`` is the
-    initial CoM), and record the last ``duration`` s. The first ``settle`` s are dropped:
+    initial CoM), and record the last ``duration`` s. ``robot_name``: a built-in robot's name,
+    a robot file's path or a :class:`~tsid_py.Robot`. The first ``settle`` s are dropped:
     the simulation starts with the soles just touching the floor, and the contact settling
     is an impact, not the motion. ``viewer`` shows the simulation in MuJoCo's viewer;
     ``video`` writes an MP4 of it off-screen."""
-    robot = robots.load(robot_name)
+    robot = robots.load(robot_name) if isinstance(robot_name, (str, os.PathLike)) else robot_name
     sim = Simulation(robot, timestep=timestep, visual=viewer or bool(video))
     controller = humanoid_balance(robot, sim.timestep)
     robot.update(robot.q_ref, robot.zero_velocity())

@@ -7,7 +7,6 @@ holds in contact (a swinging foot is not judged).
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pinocchio as pin
@@ -16,7 +15,9 @@ from ..control.walking import Gait, WalkingController
 from ..control.walking.angles import wrap_angle, yaw_of
 from ..sim.model import SOLE_THICKNESS
 from ..sim.simulation import Simulation, SimulationDiverged
-from ..terrain import Terrain
+from ..control.terrain import Terrain
+from .conditions import Conditions
+from .feedback import EstimatorDrift, Feedback, simulation
 from .judge import StanceJudge
 from .logs import record_step
 from .video import Watchers
@@ -28,8 +29,8 @@ SETTLE = 0.2
 
 def run_walk(robot, *, distance: float | None = None, turn: float | None = None, gait: Gait | None = None,
              duration: float | None = None, viewer: bool = False, video: str | None = None,
-             controller_options: dict | None = None, terrain: Terrain | None = None,
-             friction: float | None = None, pushes=()) -> tuple[dict, dict, dict]:
+             controller_options: dict | None = None, conditions: Conditions | None = None,
+             terrain: Terrain | None = None, pushes=()) -> tuple[dict, dict, dict]:
     """Walk ``distance`` m forward, or turn ``turn`` degrees in place (default: 3 m forward),
     in MuJoCo; returns ``(summary, log, info)``.
 
@@ -37,21 +38,25 @@ def run_walk(robot, *, distance: float | None = None, turn: float | None = None,
     (``duration``: simulated seconds in all, default the plan's length plus 1 s). ``log``:
     per control step, time, CoM and its reference, measured and planned ZMP, feet heights,
     measured and planned normal forces, torques. ``info``: the planned footsteps, the
-    measured footholds and the sole size, for the plot.
+    measured footholds and the sole size, for the plot. ``conditions``
+    (:class:`~tsid_py.scenarios.conditions.Conditions`): the sensors, plant and feedback of
+    the run (None: the simulator's exact state, the plant as built); with an estimator, the
+    summary reports its drift against the simulator (``estimator_drift``).
 
-    ``terrain`` (a :class:`~tsid_py.terrain.Terrain`) is built in MuJoCo and given to the
-    controller (its planner places the footsteps on it); ``friction`` is the floor's (and the
-    terrain's) sliding friction in MuJoCo (default the harness's). The controller gets the
-    contact wrenches MuJoCo measured at the feet each step (it switches contacts on them).
-    ``pushes``: ``(time s, force (3,) N, duration s)`` applied to the base during the run
-    (time from the run's start)."""
+    ``terrain`` (a :class:`~tsid_py.control.terrain.Terrain`) is built in MuJoCo and given to
+    the controller (its planner places the footsteps on it). With force sensors in the
+    conditions the controller lands its swings on contact. ``pushes``: ``(time s, force (3,)
+    N, duration s)`` applied to the base during the run (time from the run's start)."""
     if distance is not None and turn is not None:
         raise ValueError("give distance or turn, not both")
-    sim = Simulation(robot, visual=viewer or bool(video), terrain=terrain, friction=friction)
+    conditions = Conditions(feedback="ground-truth") if conditions is None else conditions
+    sim = simulation(robot, conditions, visual=viewer or bool(video), terrain=terrain)
     options = dict(controller_options or {})
     if terrain is not None:
         options.setdefault("terrain", terrain)
     controller = WalkingController(robot, sim.timestep, gait=gait, **options)
+    feedback = Feedback(sim, controller, conditions)
+    drift = EstimatorDrift(feedback)
     watchers = Watchers(sim, viewer=viewer, video=video)
     judge, dt = StanceJudge(sim, robot.feet), sim.timestep
     start_feet = {foot: sim.sole_pose(foot)[1][:2] for foot in robot.feet}
@@ -73,17 +78,14 @@ def run_walk(robot, *, distance: float | None = None, turn: float | None = None,
         for at, force, length in pushes:
             if abs(t - at) < 0.5 * dt:
                 sim.push(force, length)
-        q, v = sim.state()
         watchers.before_step()
         landed = controller.steps_taken
-        wrenches = sim.contact_wrenches()
-        tic = time.perf_counter()
-        solution = controller.step(q, v, wrenches)
-        step_times.append(time.perf_counter() - tic)
+        solution, seconds = feedback.step()
+        step_times.append(seconds)
         if controller.steps_taken > landed:            # measure the foothold once its load is on
             pending.append((t + controller.gait.transition, controller.landed[-1][1]))
         try:
-            sim.step(solution.tau_actuated)
+            sim.step(feedback.torque(solution))
         except SimulationDiverged as error:
             judge.diverged(t, error)
             break
@@ -92,11 +94,15 @@ def run_walk(robot, *, distance: float | None = None, turn: float | None = None,
             index = pending.pop(0)[1]
             footholds.append((index, sim.sole_pose(plan.footsteps[index].foot)[1][:2]))
         _record(log, t, robot, controller, solution, sim, plan)
+        drift.update(k)
         k += 1
         if judge.update(t, controller.solver.contacts):
             break
     watchers.close()
     summary = _summary(judge, controller, plan, sim, start_feet, start_yaw, footholds, step_times)
+    summary["conditions"] = conditions.describe()
+    if feedback.estimator is not None:
+        summary["estimator_drift"] = drift.summary()
     log = {key: np.array(values) for key, values in log.items()}
     info = {"footsteps": [(s.foot, s.x, s.y, s.yaw) for s in plan.footsteps],
             "footstep_heights": [s.z for s in plan.footsteps],

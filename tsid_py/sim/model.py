@@ -6,7 +6,7 @@ inertias are the ones pinocchio read. On top of it:
 
 * a free joint on the root body for a floating-base robot (named as pinocchio's root joint),
   unless the file's own ``floating`` joint is there;
-* a floor plane (or the surfaces of a :class:`~tsid_py.terrain.Terrain`), and the contact model of :mod:`tsid_py.sim.contact` (MuJoCo's options;
+* a floor plane, and the contact model of :mod:`tsid_py.sim.contact` (MuJoCo's options;
   point feet stiffer, so that they do not creep);
 * foot collision geometry at the contact frames: a box the size of the sole rectangle for
   a humanoid (``robot.sole_size``), a sphere of ``robot.foot_radius`` for point feet; the
@@ -37,8 +37,6 @@ import numpy as np
 from .contact import DEFAULT_CONTACT, ContactOptions, add_floor
 from .engine import import_mujoco
 from .inertia import repair_inertias
-from .terrain import add_terrain
-from ..terrain import Terrain
 
 #: Thickness of a sole box, m (its bottom face is the sole plane).
 SOLE_THICKNESS = 0.02
@@ -47,14 +45,12 @@ MUJOCO_MESH_FORMATS = (".stl", ".obj", ".msh")
 
 
 def build_model(robot, *, timestep: float = 1e-3, friction: float | None = None, visual: bool = False,
-                contact: ContactOptions | None = None, terrain: Terrain | None = None):
-    """An ``mujoco.MjModel`` of ``robot`` standing on a floor, or on ``terrain`` (a
-    :class:`~tsid_py.terrain.Terrain`, built by :func:`~tsid_py.sim.terrain.add_terrain`; see
-    the module). ``contact`` (default :data:`~tsid_py.sim.contact.DEFAULT_CONTACT`, with
-    ``friction`` if given) sets the contact model; an MJCF robot keeps its file's own unless
-    ``contact`` or ``friction`` is given."""
-    if terrain is not None and not isinstance(terrain, Terrain):
-        raise ValueError(f"terrain must be a tsid_py.terrain.Terrain, got {type(terrain).__name__}")
+                contact: ContactOptions | None = None, terrain=None):
+    """An ``mujoco.MjModel`` of ``robot`` standing on a floor (see the module). ``contact``
+    (default :data:`~tsid_py.sim.contact.DEFAULT_CONTACT`, with ``friction`` if given) sets the
+    contact model; an MJCF robot keeps its file's own unless ``contact`` or ``friction`` is given.
+    ``terrain``: a :class:`~tsid_py.control.terrain.Terrain` whose solids are added
+    (:mod:`tsid_py.sim.terrain`)."""
     source = robot.source
     if source is not None and source.kind == "mjcf":
         from .shipped import build_shipped_model
@@ -73,8 +69,7 @@ def _contact(contact: ContactOptions | None, friction: float | None) -> ContactO
     return contact
 
 
-def build_urdf_model(robot, *, timestep: float, visual: bool, contact: ContactOptions,
-                     terrain: Terrain | None = None):
+def build_urdf_model(robot, *, timestep: float, visual: bool, contact: ContactOptions, terrain=None):
     """The MuJoCo model built from ``robot``'s URDF (see the module)."""
     mujoco = import_mujoco()
     spec = mujoco.MjSpec.from_string(prepared_urdf(robot, visual))
@@ -100,11 +95,12 @@ def build_urdf_model(robot, *, timestep: float, visual: bool, contact: ContactOp
         geom.group = 1
     for mesh in spec.meshes:       # nor weigh (inertiafromgeom is off): a flat mesh's volume is no error
         mesh.inertia = mujoco.mjtMeshInertia.mjMESH_INERTIA_SHELL
-    if terrain is None:
-        add_floor(spec, contact.sliding)
-    else:
-        add_terrain(spec, terrain, contact.sliding)
+    add_floor(spec, contact.sliding)
     _add_feet(spec, robot, mujoco, contact)
+    if terrain is not None:
+        from .terrain import add_terrain
+
+        add_terrain(spec, terrain)
     filename = robot.source.path if robot.source else robot.name
     repair_inertias(spec, filename)
     spec.visual.global_.offwidth, spec.visual.global_.offheight = 640, 480

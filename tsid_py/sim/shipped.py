@@ -8,8 +8,7 @@ on pinocchio's model of the same file. Only these change:
 
 * the time step is the :class:`~tsid_py.sim.Simulation`'s (the controller's period);
 * a floor (:func:`tsid_py.sim.contact.add_floor`) is added when the world has no plane (a
-  robot file, as opposed to a scene that includes it); a :class:`~tsid_py.terrain.Terrain`, when
-  given, replaces the world's planes (:func:`tsid_py.sim.terrain.add_terrain`);
+  robot file, as opposed to a scene that includes it);
 * a mesh file that is missing is dropped with a warning when only visual geoms use it
   (``contype = conaffinity = 0``); when a colliding geom uses it, ``FileNotFoundError`` names
   the file, the mesh and the geom;
@@ -28,7 +27,6 @@ from ..loaders.mjcf import mesh_path
 from .contact import ContactOptions, add_floor, has_floor
 from .engine import import_mujoco
 from .inertia import repair_inertias
-from .terrain import add_terrain
 
 
 def build_shipped_model(robot, *, timestep: float, visual: bool, contact: ContactOptions | None, terrain=None):
@@ -44,16 +42,16 @@ def build_shipped_model(robot, *, timestep: float, visual: bool, contact: Contac
     spec.compiler.discardvisual = not visual
     if contact is not None:
         contact.apply(spec)
-    if terrain is not None:         # the terrain replaces the file's own floor planes
-        for geom in [g for g in spec.worldbody.geoms if g.type == mujoco.mjtGeom.mjGEOM_PLANE]:
-            spec.delete(geom)
-        add_terrain(spec, terrain, contact.sliding if contact is not None else None)
-    elif not has_floor(spec):
+    if not has_floor(spec):
         add_floor(spec, contact.sliding if contact is not None else None)
     elif contact is not None:
         for geom in spec.worldbody.geoms:
             if geom.type == mujoco.mjtGeom.mjGEOM_PLANE:
                 geom.friction = contact.sliding
+    if terrain is not None:
+        from .terrain import add_terrain
+
+        add_terrain(spec, terrain)
     repair_inertias(spec, path)
     spec.visual.global_.offwidth, spec.visual.global_.offheight = 640, 480
     try:

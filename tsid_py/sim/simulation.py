@@ -24,7 +24,7 @@ from .feet import Feet
 from .joint_map import JointMap
 from .engine import import_mujoco
 from .model import SOLE_THICKNESS, build_model
-from ..terrain import Terrain
+from .plant import DriveModel, PlantModel
 
 
 class SimulationDiverged(RuntimeError):
@@ -56,23 +56,30 @@ class Simulation:
         by ``factor`` (the controller's model keeps the URDF's): a model error.
     contact : the contact model (:class:`~tsid_py.sim.contact.ContactOptions`; default the
         harness's measured one for a URDF robot, the file's own for an MJCF robot).
-    terrain : the ground (:class:`~tsid_py.terrain.Terrain`, built by
-        :func:`~tsid_py.sim.terrain.add_terrain`; default a flat floor at z = 0); the robot
-        starts standing where its posture puts it (the terrains' demo forms are flat there).
+    terrain : a :class:`~tsid_py.control.terrain.Terrain` built on the floor
+        (:mod:`tsid_py.sim.terrain`; None: the flat floor).
+    plant : how the plant differs from the controller's model (:class:`~tsid_py.sim.plant.PlantModel`:
+        drives, torque tracking, link masses and centres, floor friction, delay); its draws
+        come from ``seed`` and are kept in :attr:`plant_draws`.
+    seed : the seed of the simulation's random draws (the plant's; the sensors take their own).
     """
 
     def __init__(self, robot, *, timestep: float = 1e-3, friction: float | None = None, visual: bool = False,
                  actuation_delay: float = 0.0, mass_scale: dict | None = None, contact: ContactOptions | None = None,
-                 terrain: Terrain | None = None):
+                 terrain=None, plant: PlantModel | None = None, seed: int = 0):
         self.mujoco = import_mujoco()
         self.robot = robot
         self.timestep = positive_scalar(timestep, "timestep")
+        self.plant = PlantModel() if plant is None else plant
+        if not isinstance(self.plant, PlantModel):
+            raise ValueError(f"plant must be a tsid_py.sim.plant.PlantModel, got {type(plant).__name__}")
+        if friction is None:
+            friction = self.plant.friction
         if friction is not None:
             friction = positive_scalar(friction, "friction")
-        #: The ground (:class:`~tsid_py.terrain.Terrain`; None: the flat floor at z = 0).
-        self.terrain = terrain
         self.model = build_model(robot, timestep=self.timestep, friction=friction, visual=visual, contact=contact,
                                  terrain=terrain)
+        self.terrain = terrain
         self.friction = friction
         for body, factor in (mass_scale or {}).items():
             self._scale_body(body, positive_scalar(factor, f"mass_scale[{body!r}]"))
@@ -82,12 +89,16 @@ class Simulation:
                                                            self.mujoco.mjtWarning.mjWARN_BADQPOS,
                                                            self.mujoco.mjtWarning.mjWARN_BADQVEL))
         self.data = self.mujoco.MjData(self.model)
-        delay = positive_scalar(actuation_delay, "actuation_delay", allow_zero=True)
+        delay = positive_scalar(actuation_delay, "actuation_delay", allow_zero=True) + self.plant.delay
         self._pending = deque([np.zeros(robot.na)] * int(round(delay / self.timestep)))
         self.joint_map = JointMap(robot.model, self.model)
         self.v_offset = 6 if robot.floating_base else 0
         #: MuJoCo dof index of pinocchio's v[v_offset + i] (the actuated joints)
         self.joint_dofs = self.joint_map.dofs[self.v_offset:]
+        rng = np.random.default_rng(seed)
+        #: What the plant model drew (link mass factors and centre-of-mass offsets, by body).
+        self.plant_draws = self.plant.apply(self.model, robot, self.joint_dofs, rng)
+        self.drive = DriveModel(self.plant, robot, self.timestep, rng) if self.plant.tracks_torque else None
         if robot.floating_base:
             self.root_body = int(self.model.jnt_bodyid[self.joint_map.matched[1][0]])
         name = robot.source.filename if robot.source is not None else robot.name
@@ -139,6 +150,8 @@ class Simulation:
         if self._pending:                       # actuation delay: apply the oldest command
             self._pending.append(tau.copy())
             tau = self._pending.popleft()
+        if self.drive is not None:              # the drives' tracking of the command
+            tau = self.drive(tau)
         self.actuation.apply(self.data, tau, lambda: self.state()[0])
         messages: list[str] = []
         previous = self.mujoco.get_mju_user_warning()       # MuJoCo's messages go into the error,
@@ -222,9 +235,10 @@ class Simulation:
 
     def sole_corners(self, feet) -> np.ndarray:
         """World (x, y) of the corners of the feet's sole rectangles (``robot.sole_size``
-        centred on each foot frame, in its axes), (4 k, 2), m."""
+        centred on each foot frame, in its axes), (4 k, 2), m; point feet: their contact
+        points, (k, 2)."""
         if self.robot.sole_size is None:
-            raise ValueError(f"robot {self.robot.name!r} has no sole_size: its feet have no sole corners")
+            return np.array([self.feet.pose(self.data, foot)[1][:2] for foot in feet]).reshape(-1, 2)
         half_length, half_width = np.asarray(self.robot.sole_size) / 2
         local = np.array([[sx * half_length, sy * half_width, 0.0] for sx in (1, -1) for sy in (1, -1)])
         corners = []

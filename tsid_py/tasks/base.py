@@ -110,6 +110,18 @@ class Task(SolverItem, ABC):
     def record(self, solution) -> None:
         """Called with each solution; tasks whose error depends on the solution update it."""
 
+    def target_arrays(self) -> tuple[np.ndarray, ...]:
+        """The arrays that hold the task's target now (what :meth:`set_target` changes), for a
+        flight recorder to copy each step (:mod:`tsid_py.scenarios.recorder`); a task without
+        a target has none. Read them, do not keep them: a new target may replace them."""
+        return ()
+
+    def restore_targets(self, values) -> None:
+        """Set the target from values :meth:`target_arrays` had (a recorded step replayed),
+        exactly: no check, no conversion."""
+        if len(values):
+            raise ValueError(f"{self.name} has no target to restore, got {len(values)} arrays")
+
     # ------------------------------------------------------------------ lifecycle
     def prepare(self, robot) -> None:
         """Size the task for ``robot`` and :meth:`bind` it (the solver calls this once)."""
@@ -254,6 +266,19 @@ class PDTask(Task):
     def default_target(self, robot):
         """The target when none was given (default: zeros)."""
         return np.zeros(self.dim)
+
+    def target_arrays(self) -> tuple[np.ndarray, ...]:
+        """``(position_ref, velocity_ref, acceleration_ref)`` (the position when it is an array)."""
+        if isinstance(self.position_ref, np.ndarray):
+            return self.position_ref, self.velocity_ref, self.acceleration_ref
+        return self.velocity_ref, self.acceleration_ref
+
+    def restore_targets(self, values) -> None:
+        """Copies of ``values`` as :meth:`target_arrays`'s arrays."""
+        arrays = [np.array(value, dtype=float) for value in values]
+        if len(arrays) == 3:
+            self.position_ref = arrays.pop(0)
+        self.velocity_ref, self.acceleration_ref = arrays
 
     # ------------------------------------------------------------------ targets
     def set_target(self, target, velocity=None, acceleration=None) -> None:

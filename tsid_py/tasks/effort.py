@@ -76,6 +76,15 @@ class TorqueTask(Task):
         self.torque_ref.flags.writeable = False        # change it with set_target
         self._rows_for = None
 
+    def target_arrays(self) -> tuple[np.ndarray, ...]:
+        """``(torque_ref,)`` once the task is added."""
+        return () if self._index is None else (self.torque_ref,)
+
+    def restore_targets(self, values) -> None:
+        """:meth:`set_target` with the recorded torques."""
+        if len(values):
+            self.set_target(values[0])
+
     def compute(self, context) -> Rows:
         """With ``τ_a = T x + t`` this step: ``A = T[rows]`` (n columns, over the whole ``x``) and
         ``b = τ_ref − t[rows]`` (N·m) for the kept joints' rows of ``τ_a``."""
@@ -130,6 +139,14 @@ class WrenchTask(Task):
         if velocity is not None or acceleration is not None:
             raise ValueError("WrenchTask takes a wrench target only: velocity and acceleration must be None")
         self.wrench_ref = as_vector(target, "target", 6).copy()
+
+    def target_arrays(self) -> tuple[np.ndarray, ...]:
+        """``(wrench_ref,)``."""
+        return (self.wrench_ref,)
+
+    def restore_targets(self, values) -> None:
+        """:meth:`set_target` with the recorded wrench."""
+        self.set_target(values[0])
 
     def compute(self, context):
         """``A`` maps ``x`` (n columns) to the contact's world-aligned wrench,

@@ -111,6 +111,17 @@ class FrameTask(PDTask):
         """The target placement (None until set or until the task is added)."""
         return self._placement_ref
 
+    def target_arrays(self) -> tuple[np.ndarray, ...]:
+        """The reference translation (3,), rotation (3, 3), velocity and acceleration."""
+        return self._translation_ref, self._rotation_ref, self.velocity_ref, self.acceleration_ref
+
+    def restore_targets(self, values) -> None:
+        """Copies of ``values`` as :meth:`target_arrays`'s arrays (and the placement from them)."""
+        translation, rotation, velocity, acceleration = (np.array(value, dtype=float) for value in values)
+        self._translation_ref, self._rotation_ref = translation, rotation
+        self._placement_ref = pin.SE3(rotation.copy(), translation.copy())
+        self.velocity_ref, self.acceleration_ref = velocity, acceleration
+
     # ------------------------------------------------------------------------ measurement
     def _error(self, robot) -> np.ndarray:
         """The error of the task's components, world-aligned: position then rotation vector."""
@@ -134,7 +145,8 @@ class FrameTask(PDTask):
         (:func:`~tsid_py.frames.frame_pd_rows`: the frame's Jacobian and drift, the
         placement error, and :meth:`PDTask.write_rows`'s rows)."""
         self.error, self.error_rate = self.error_buffers
-        direct.frame_pd_rows(*self._sources, context.robot.v, self._translation_ref, self._rotation_ref,
+        sources = self._sources            # (each by position: a *-call would build an argument tuple)
+        direct.frame_pd_rows(sources[0], sources[1], sources[2], sources[3], sources[4], context.robot.v, self._translation_ref, self._rotation_ref,
                              self.local, self.components.start, self._rows, self._row_scales[weighted],
                              self.acceleration_ref, self.velocity_ref, self._kp, self._kd, self._jacobian,
                              self._drift, self.error, self.error_rate, matrix, vector)

@@ -52,6 +52,14 @@ class MomentumTask(Task):
         self.momentum_ref = as_vector(target, "target", self.dim).copy()
         self.rate_ref = np.zeros(self.dim) if velocity is None else as_vector(velocity, "velocity", self.dim)
 
+    def target_arrays(self) -> tuple[np.ndarray, ...]:
+        """``(momentum_ref, rate_ref)``."""
+        return self.momentum_ref, self.rate_ref
+
+    def restore_targets(self, values) -> None:
+        """:meth:`set_target` with the recorded momentum and rate."""
+        self.set_target(values[0], np.array(values[1], dtype=float))
+
     def compute(self, context):
         """``A = A_g`` (the regulated rows of the centroidal momentum matrix, nv columns) and
         ``b = ḣ* − Ȧ_g v`` with ``ḣ* = ḣ_ref + kp (h_ref − h)``, on the kept axes; updates

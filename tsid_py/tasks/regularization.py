@@ -2,19 +2,27 @@
 
 They make the QP strictly convex and pick, among equally good solutions, the one with
 small accelerations, torques and forces. The solver adds one of each by default
-(:data:`tsid_py.solver.DEFAULT_REGULARIZATION`): an :class:`AccelerationTask` toward 0, a
+(:data:`DEFAULT_REGULARIZATION`, built by :func:`regularization_tasks`): an :class:`AccelerationTask` toward 0, a
 :class:`ForceRegularization` and a :class:`~tsid_py.tasks.TorqueTask` toward 0, each with a
 small weight. Users may add their own with other weights.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from .._validation import as_vector, positive_scalar
 from ..rows import DiagonalCost, Rows
 from ..settings import Setting
-from .base import DiagonalTask
+from .base import DiagonalTask, Task
+from .effort import TorqueTask
+
+#: Default regularisation weights: q̈ in (rad/s²)², contact forces in N², torques in (N·m)².
+#: Small enough not to bias the tasks, large enough to make the QP strictly convex; they keep
+#: a 90 kg humanoid standing with only a CoM task and a posture task.
+DEFAULT_REGULARIZATION = {"acceleration": 1e-5, "force": 1e-8, "torque": 1e-7}
 
 
 class AccelerationTask(DiagonalTask):
@@ -57,6 +65,15 @@ class AccelerationTask(DiagonalTask):
         self.acceleration_ref = as_vector(target, "target", self.dim).copy()
         self.acceleration_ref.flags.writeable = False      # change it with set_target
         self._zero_target = not np.any(self.acceleration_ref)
+
+    def target_arrays(self) -> tuple[np.ndarray, ...]:
+        """``(acceleration_ref,)`` once the task is added."""
+        return () if self.robot is None else (self.acceleration_ref,)
+
+    def restore_targets(self, values) -> None:
+        """:meth:`set_target` with the recorded accelerations."""
+        if len(values):
+            self.set_target(values[0])
 
     def compute(self, context) -> Rows:
         """``A = I`` (the kept rows, nv columns) and ``b = q̈_ref`` (rad/s², m/s² for the base)."""
@@ -122,3 +139,47 @@ class ForceRegularization(DiagonalTask):
             self._diagonal_for, self._weights_for = context, weights
             self._diagonal = DiagonalCost(slice(context.nv, context.n), np.full(count, float(weights[0])))
         return self._diagonal
+
+
+# ------------------------------------------------------------------------------ the solver's
+class ReadOnlyWeights(dict):
+    """Regularisation weights in force: read-only (an edit would not reach the tasks built
+    from them; assign ``solver.regularization = {...}`` instead)."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("the regularisation weights are read-only: assign solver.regularization = {...} "
+                        "to change them")
+
+    __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = _refuse
+
+    def __reduce__(self):
+        return type(self), (dict(self),)
+
+
+def regularization_weights(value, name: str) -> ReadOnlyWeights:
+    """The weights of :data:`DEFAULT_REGULARIZATION` overridden by ``value`` (a mapping), as
+    a read-only mapping (a change is an assignment, which rebuilds the tasks)."""
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{name} must be a dict with keys {list(DEFAULT_REGULARIZATION)}, got {type(value).__name__}")
+    weights = dict(DEFAULT_REGULARIZATION)
+    for key, weight in value.items():
+        if key not in weights:
+            raise KeyError(f"{name} key {key!r} is unknown; expected {list(weights)}")
+        weights[key] = positive_scalar(weight, f"{name}[{key!r}]", allow_zero=True)
+    return ReadOnlyWeights(weights)
+
+
+def regularization_tasks(weights: Mapping[str, float], robot) -> list[Task]:
+    """The regularisation tasks of ``weights`` (one per non-zero weight), prepared for
+    ``robot``: q̈ toward 0, the contact forces, τ toward 0."""
+    candidates = [
+        AccelerationTask(weight=weights["acceleration"], name="acceleration regularisation"),
+        ForceRegularization(weights["force"], name="force regularisation"),
+        TorqueTask(weight=weights["torque"], name="torque regularisation"),
+    ]
+    tasks = []
+    for task, weight in zip(candidates, (weights["acceleration"], weights["force"], weights["torque"])):
+        if weight > 0:
+            task.prepare(robot)
+            tasks.append(task)
+    return tasks

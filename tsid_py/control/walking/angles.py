@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ...terrain import tilt_rotation
+from ..terrain import tilt_rotation
 
 
 def wrap_angle(angle: float) -> float:
@@ -33,8 +33,8 @@ def yaw_rotation(yaw: float) -> np.ndarray:
 
 def yaw_of_sole(rotation: np.ndarray) -> float:
     """The yaw ``ψ`` (rad) of a sole's rotation ``R = T(n) R_z(ψ)``: the tilt ``T`` onto its
-    normal ``n`` (:func:`tsid_py.terrain.tilt_rotation`) taken off first, as
-    :func:`tsid_py.terrain.surface_placement` builds it; a level sole's :func:`yaw_of`."""
+    normal ``n`` (:func:`tsid_py.control.terrain.tilt_rotation`) taken off first, as
+    :func:`tsid_py.control.terrain.surface_placement` builds it; a level sole's :func:`yaw_of`."""
     if rotation[2, 2] > 1.0 - 1e-12:
         return yaw_of(rotation)
     return yaw_of(tilt_rotation(rotation[:, 2]).T @ rotation)

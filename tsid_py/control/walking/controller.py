@@ -46,7 +46,7 @@ from ... import tasks
 from ..._validation import positive_scalar
 from ...models.profile import profile_of
 from ...robot import Robot
-from ...terrain import Terrain
+from ..terrain import Terrain
 from ..balance import BalanceController
 from ..pipeline import Pipeline
 from ..support import WALKING
@@ -81,7 +81,7 @@ class WalkingController(Pipeline):
         step). The other joints keep the balance controller's ``posture_weight``.
     step_recovery : step when a push carries the capture point out of the soles (True: a
         :class:`~.recovery.StepRecovery` with the robot's defaults, or one configured).
-    terrain : the ground (:class:`~tsid_py.terrain.Terrain`; None: flat at the feet's
+    terrain : the ground (:class:`~tsid_py.control.terrain.Terrain`; None: flat at the feet's
         height): footsteps are placed on it with their height and normal
         (:func:`~.footholds.place_footstep`), swings clear it, the CoM follows it.
     momentum_weight : while a walk is under way, a :class:`~tsid_py.tasks.MomentumTask` damps
@@ -124,7 +124,7 @@ class WalkingController(Pipeline):
         self.robot, self.solver, self.com, self.stance = robot, balance.solver, balance.com, balance.stance
         self.gait = gait or balance.profile.gait
         if terrain is not None and not isinstance(terrain, Terrain):
-            raise ValueError(f"terrain must be a tsid_py.terrain.Terrain, got {type(terrain).__name__}")
+            raise ValueError(f"terrain must be a tsid_py.control.terrain.Terrain, got {type(terrain).__name__}")
         self.terrain = terrain
         self.swing_tasks = {foot: tasks.FrameTask(foot, kp=positive_scalar(swing_kp, "swing_kp"),
                                                   weight=positive_scalar(swing_weight, "swing_weight"),

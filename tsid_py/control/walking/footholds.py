@@ -4,8 +4,8 @@ two footholds.
 
 **Placing a footstep** (:func:`place_footstep`). A footstep planned on flat ground
 (:mod:`.footsteps`) gives a foot, a point ``(x, y)`` and a heading. On a
-:class:`~tsid_py.terrain.Terrain` the sole put down there rests on the highest points under
-it (:meth:`~tsid_py.terrain.Terrain.rest`); its footprint is sampled ``margin`` m larger
+:class:`~tsid_py.control.terrain.Terrain` the sole put down there rests on the highest points under
+it (:meth:`~tsid_py.control.terrain.Terrain.rest`); its footprint is sampled ``margin`` m larger
 than the sole, so that a sole found resting flat keeps that distance from an edge. The
 footstep is good when the sole lies flat on the ground: its **gap** (its largest height above
 the ground under it) at most ``max_gap``, its **support** (the share of the footprint the
@@ -50,7 +50,7 @@ import math
 import numpy as np
 
 from ..._validation import positive_scalar
-from ...terrain import Terrain
+from ..terrain import Terrain
 from .angles import wrap_angle
 from .footsteps import Footstep
 from .swing import SwingTrajectory
@@ -72,7 +72,7 @@ def place_footstep(step: Footstep, terrain: Terrain, sole_size, *, margin: float
     half the sole's length plus the margin and two ``resolution``: an edge under the planned
     point blocks a band the sole's length plus two margins wide, and one of its sides is
     then within reach."""
-    if terrain.flat:
+    if terrain.is_flat:
         return Footstep(step.foot, step.x, step.y, step.yaw, terrain.floor)
     resolution = positive_scalar(resolution, "resolution")
     if search is None:
@@ -124,7 +124,7 @@ def swing_apex(terrain: Terrain, start: Footstep, end: Footstep, sole_size, clea
     ``clearance`` above the highest ground under the swept footprint (see the module), and at
     least ``clearance`` above the higher foothold."""
     highest = max(start.z, end.z)
-    if not terrain.flat:
+    if not terrain.is_flat:
         length, width = (positive_scalar(value, "sole_size") for value in sole_size)
         distance = float(np.linalg.norm(end.xy - start.xy))
         count = max(2, int(math.ceil(distance / 0.02)) + 1)
@@ -167,12 +167,12 @@ def clear_swing(terrain: Terrain, start: Footstep, end: Footstep, lift_off: floa
     ``0.4 clearance`` (see the module); the one of the largest margin when no delay of
     :data:`SWING_DELAYS` gives that."""
     apex = swing_apex(terrain, start, end, sole_size, clearance)
-    uneven = not terrain.flat and terrain.rest(end.x, end.y, end.yaw, sole_size).gap > 0.001
+    uneven = not terrain.is_flat and terrain.rest(end.x, end.y, end.yaw, sole_size).gap > 0.001
     best, best_margin = None, -np.inf
     for delays in [pair for pair in SWING_DELAYS if not uneven or pair[1] >= SETTLE]:
         swing = SwingTrajectory(start.placement, end.placement, lift_off, touch_down, clearance, apex=apex,
                                 delays=delays)
-        if terrain.flat:
+        if terrain.is_flat:
             return swing
         lowest = swing_clearance(terrain, swing, sole_size, 0.4 * clearance, margin)
         if lowest >= -0.002:

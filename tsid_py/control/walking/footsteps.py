@@ -24,7 +24,7 @@ import pinocchio as pin
 
 from ..._validation import as_vector
 from ...models.gait import Gait
-from ...terrain import surface_placement
+from ..terrain import surface_placement
 from .angles import mean_yaw, wrap_angle
 
 #: The most footsteps one plan holds (a walk of 250 m for Talos's gait): a longer walk is
@@ -62,7 +62,7 @@ class Footstep:
     @property
     def placement(self) -> pin.SE3:
         """The sole's pose: at :attr:`position`, turned by ``yaw`` about the vertical, then
-        tilted onto ``normal`` (:func:`tsid_py.terrain.surface_placement`)."""
+        tilted onto ``normal`` (:func:`tsid_py.control.terrain.surface_placement`)."""
         return surface_placement(self.position, self.yaw, self.normal)
 
     @property

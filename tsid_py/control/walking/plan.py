@@ -19,7 +19,7 @@ added back with a ramp of ``transition`` s. The ZMP reaches the stance foot exac
 other foot lifts, so the planned load of a lifting foot is zero.
 
 The footsteps carry their full pose (height and surface normal, :mod:`.footholds` places
-them on a :class:`~tsid_py.terrain.Terrain`); the swings land aligned with it and, given the
+them on a :class:`~tsid_py.control.terrain.Terrain`); the swings land aligned with it and, given the
 terrain, clear the ground between footholds (:func:`~.footholds.swing_apex`). The CoM plan
 is horizontal (the LIPM above); its height follows the ground under the walker
 (:mod:`.height`).
@@ -35,7 +35,7 @@ import numpy as np
 from ..._validation import as_vector, positive_scalar
 from .footsteps import MAX_FOOTSTEPS, Footstep, Gait
 from .lipm import DCMTrajectory, ZMPSegment
-from ...terrain import Terrain
+from ..terrain import Terrain
 from .angles import mean_yaw, wrap_angle
 from .footholds import clear_swing
 from .height import HeightProfile
@@ -94,7 +94,7 @@ class WalkPlan:
     omega : the LIPM frequency ``√(g / z)``, 1/s.
     gait : durations, step height and force ramps.
     com_velocity : horizontal CoM velocity at the start (2,), m/s (default 0).
-    terrain, sole_size : the ground (:class:`~tsid_py.terrain.Terrain`) and the soles'
+    terrain, sole_size : the ground (:class:`~tsid_py.control.terrain.Terrain`) and the soles'
         ``(length, width)`` m: each swing clears the ground between its footholds
         (:func:`~.footholds.clear_swing`: its apex the gait's ``step_height`` above the
         highest ground, its horizontal motion held back near a riser). Without, the apex is

@@ -17,7 +17,7 @@ both ends, clearing the ground in between and landing aligned with the surface.
   delays (:func:`~.footholds.clear_swing`).
 * The sole's orientation is ``R = exp(τ) R_z(ψ)``: the yaw ``ψ`` about the vertical, then a
   tilt by the rotation vector ``τ = (τx, τy, 0)`` (the smallest rotation taking the vertical
-  onto the surface's normal, :func:`tsid_py.terrain.tilt_rotation`); both follow quintics
+  onto the surface's normal, :func:`tsid_py.control.terrain.tilt_rotation`); both follow quintics
   between the footholds' (yaw by the shortest angle), so the sole lands aligned with the
   surface it lands on. Its world angular velocity is ``ω = J_l(τ) τ̇ + exp(τ) e_z ψ̇``
   (``J_l`` the left Jacobian of SO(3)); the acceleration feed-forward is
@@ -42,7 +42,7 @@ import numpy as np
 import pinocchio as pin
 
 from ..._validation import positive_scalar
-from ...terrain import tilt_rotation
+from ..terrain import tilt_rotation
 from .angles import wrap_angle, yaw_of_sole, yaw_rotation
 
 
@@ -67,6 +67,17 @@ def quintic(start, start_velocity, start_acceleration, end, duration: float, tau
     return (x0 + v0 * t + 0.5 * a0 * t**2 + c3 * t**3 + c4 * t**4 + c5 * t**5,
             v0 + a0 * t + 3 * c3 * t**2 + 4 * c4 * t**3 + 5 * c5 * t**4,
             a0 + 6 * c3 * t + 12 * c4 * t**2 + 20 * c5 * t**3)
+
+
+def bump(height: float, duration: float, tau: float) -> tuple[float, float, float]:
+    """``h = 64 H r³ (1 − r)³`` with ``r = τ / T`` and its two time derivatives."""
+    T = float(duration)
+    r = min(max(float(tau) / T, 0.0), 1.0)
+    u = 1.0 - r
+    h = 64.0 * height * r**3 * u**3
+    dh = 64.0 * height * 3.0 * r**2 * u**2 * (u - r) / T
+    ddh = 64.0 * height * 6.0 * r * u * (u * u - 3.0 * r * u + r * r) / T**2
+    return h, dh, ddh
 
 
 @dataclass
@@ -204,6 +215,6 @@ def _evaluate(terms, tau: float) -> tuple[float, float, float]:
 
 def _tilt_vector(rotation: np.ndarray) -> tuple[float, float]:
     """``(τx, τy)``: the rotation vector of the tilt that takes the vertical onto the sole's
-    normal (:func:`tsid_py.terrain.tilt_rotation`)."""
+    normal (:func:`tsid_py.control.terrain.tilt_rotation`)."""
     tilt = pin.log3(tilt_rotation(rotation[:, 2]))
     return float(tilt[0]), float(tilt[1])

@@ -37,21 +37,30 @@ def read_text(path: str | os.PathLike, what: str = "file") -> list[str]:
     return text.splitlines()
 
 
-def check_output_path(path: str | os.PathLike, suffixes: tuple[str, ...], option: str = "out") -> Path:
-    """``path`` as a :class:`Path` if a result can be written there: its suffix one of
-    ``suffixes`` (any case), its folder existing and writable, itself not a folder.
-    ``ValueError`` naming ``option`` otherwise."""
+def output_path_problem(path: str | os.PathLike, suffixes: tuple[str, ...]) -> str | None:
+    """Why a result cannot be written at ``path`` (its suffix not one of ``suffixes``, any
+    case; its folder missing or not writable; itself a folder), or None if it can."""
     path = Path(path)
     if path.suffix.lower() not in suffixes:
-        raise ValueError(f"{option} must be a {' or '.join(suffixes)} file, got {str(path)!r}")
+        article = "an" if suffixes[0][1:2] in "aeiouAEIOU" else "a"
+        return f"must be {article} {' or '.join(suffixes)} file, got {str(path)!r}"
     folder = path.parent if str(path.parent) else Path(".")
     if path.is_dir():
-        raise ValueError(f"{option} {str(path)!r} is a folder, not a file")
+        return f"{str(path)!r} is a folder, not a file"
     if not folder.is_dir():
-        raise ValueError(f"{option}: folder {str(folder)!r} does not exist")
+        return f"folder {str(folder)!r} does not exist"
     if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise ValueError(f"{option}: {str(path)!r} is not writable")
-    return path
+        return f"{str(path)!r} is not writable"
+    return None
+
+
+def check_output_path(path: str | os.PathLike, suffixes: tuple[str, ...], option: str = "out") -> Path:
+    """``path`` as a :class:`Path` if a result can be written there
+    (:func:`output_path_problem`); ``ValueError`` naming ``option`` otherwise."""
+    problem = output_path_problem(path, suffixes)
+    if problem is not None:
+        raise ValueError(f"{option} {problem}" if problem.startswith("must") else f"{option}: {problem}")
+    return Path(path)
 
 
 @contextlib.contextmanager

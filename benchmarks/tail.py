@@ -1,0 +1,95 @@
+"""Where a step's tail comes from: each step of the reference problem timed with its phases,
+the QP's repair work, the process's involuntary context switches and garbage collections.
+
+    python benchmarks/tail.py [--robot talos] [--steps 20000]
+
+Inside :func:`tsid_py.loop.prepare_loop` (one core, one BLAS thread, gc frozen), each step
+records: its time and phases (``solver.timings``), the reduced backend's active-set changes and
+QP rounds (1: the compiled step was optimal; more: DAQP took over), whether the OS switched
+the process out during the step or just before it (``getrusage(RUSAGE_THREAD).ru_nivcsw``,
+Linux; a step right after another process ran starts with cold caches) and whether a
+collection ran. The slowest 1 % of the steps are then sorted by cause: preempted by the OS,
+else the QP's repair (changes or DAQP rounds), else none of these (the phase that grew is named);
+and the slowest 1 % of the steps the OS left alone (``quiet_tail``): their QP repairs, the phase
+that grew most, and how much slower each phase ran than usual (all alike: the core itself was
+slower — its other hardware thread busy, frequency — not one part of the step).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import resource
+
+import numpy as np
+
+from tsid_py.bench import ReferenceProblem
+from tsid_py.loop import prepare_loop
+from tsid_py.scenarios.reports import write_json
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--robot", default="talos")
+    parser.add_argument("--steps", type=int, default=20000)
+    parser.add_argument("--json")
+    args = parser.parse_args(argv)
+    problem = ReferenceProblem(args.robot)
+    for _ in range(500):
+        problem.step()
+    steps = args.steps
+    times, switches, changes, rounds = np.zeros(steps), np.zeros(steps), np.zeros(steps), np.zeros(steps)
+    switched_before = np.zeros(steps)           # switched out between the previous step and this one
+    phases = {key: np.zeros(steps) for key in ("dynamics", "assembly", "qp", "extraction")}
+    collections = []
+    gc.callbacks.append(lambda phase, info: collections.append(1) if phase == "start" else None)
+    backend = problem.solver.backend
+    usage = resource.RUSAGE_THREAD if hasattr(resource, "RUSAGE_THREAD") else resource.RUSAGE_SELF
+    with prepare_loop():
+        last = resource.getrusage(usage).ru_nivcsw
+        for k in range(steps):
+            before = resource.getrusage(usage).ru_nivcsw
+            times[k] = problem.step()
+            after = resource.getrusage(usage).ru_nivcsw
+            switches[k], switched_before[k], last = after - before, before - last, after
+            changes[k], rounds[k] = getattr(backend, "changes", 0), getattr(backend, "rounds", 1)
+            for key, value in problem.solver.timings.items():
+                phases[key][k] = value
+    times_us = times * 1e6
+    median, p99 = float(np.median(times_us)), float(np.percentile(times_us, 99))
+    slow = np.flatnonzero(times_us >= p99)
+    quiet = (switches == 0) & (switched_before == 0)
+    preempted = (switches[slow] > 0) | (switched_before[slow] > 0)      # during it, or just before (cold caches)
+    repaired = ~preempted & ((changes[slow] > 0) | (rounds[slow] > 1))
+    other = ~preempted & ~repaired
+    grew = {key: 0 for key in phases}
+    for k in slow[other]:
+        excess = {key: values[k] - np.median(values) for key, values in phases.items()}
+        grew[max(excess, key=excess.get)] += 1
+    quiet_p99 = np.percentile(times_us[quiet], 99)
+    quiet_slow = np.flatnonzero(quiet & (times_us >= quiet_p99))
+    quiet_repair = int(np.sum((changes[quiet_slow] > 0) | (rounds[quiet_slow] > 1)))
+    quiet_phase = {key: 0 for key in phases}
+    for k in quiet_slow:
+        excess = {key: values[k] - np.median(values) for key, values in phases.items()}
+        quiet_phase[max(excess, key=excess.get)] += 1
+    spread = {key: float(np.median([values[k] / np.median(values) for k in quiet_slow])) for key, values in phases.items()}
+    report = {"robot": args.robot, "steps": steps, "median_us": median, "p99_us": float(p99),
+              "p99_over_median": p99 / median, "max_us": float(times_us.max()),
+              "median_without_preempted_us": float(np.median(times_us[quiet])),
+              "p99_without_preempted_us": float(np.percentile(times_us[quiet], 99)),
+              "p99_over_median_without_preempted": float(np.percentile(times_us[quiet], 99) / np.median(times_us[quiet])),
+              "steps_preempted": int(np.sum(switches > 0)), "slowest_1pc": int(slow.size),
+              "slowest_preempted_by_os": int(preempted.sum()), "slowest_qp_repair": int(repaired.sum()),
+              "slowest_other_by_phase": grew, "steps_with_qp_repair": int(np.sum((changes > 0) | (rounds > 1))),
+              "collections": len(collections),
+              "quiet_tail": {"steps": int(quiet_slow.size), "qp_repair": quiet_repair, "largest_growth_in": quiet_phase,
+                             "median_phase_ratio_to_typical": spread}}
+    print(json.dumps(report, indent=2))
+    write_json(args.json, report)
+    return report
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,159 @@
+"""The flight recorder and its replay: a recorded step re-solves bit for bit, a changed
+setting shows its effect, memory stays bounded, files are read with clear errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import tsid_py as tp
+from tsid_py.control.reference import humanoid_balance
+from tsid_py.overrides import StepOverrides
+from tsid_py.scenarios.recorder import FlightRecorder
+from tsid_py.tools.replay import Recording, replay
+
+
+def _record(steps: int, capacity: int, tmp_path, *, switch_at: int | None = None, soften_at: int | None = None):
+    """The reference balance problem (CoM sinusoid, the state following q̈) recorded; at
+    ``switch_at`` the left foot is released with a ramp, at ``soften_at`` one step softens
+    the right foot through the overrides."""
+    robot = tp.robots.load(tp.robots.DEFAULT_HUMANOID)
+    controller = humanoid_balance(robot, 1e-3)
+    solver = controller.solver
+    recorder = FlightRecorder(solver, capacity=capacity)
+    robot.update(robot.q_ref, robot.zero_velocity())
+    centre = robot.com.copy()
+    q, v, xs = robot.q_ref.copy(), robot.zero_velocity(), []
+    overrides = StepOverrides()
+    for k in range(steps):
+        s = np.sin(np.pi * k * 1e-3)
+        controller.com.set_target(centre + [0, 0.03 * s, 0], velocity=[0, 0.03 * np.pi * np.cos(np.pi * k * 1e-3), 0])
+        if k == switch_at:
+            solver.remove_contact(robot.feet[0], transition=0.02)
+        overrides.clear()
+        if k == soften_at:
+            overrides.soften(robot.feet[1], 1e4)
+        sol = solver.solve(q, v, overrides)
+        xs.append(sol.x.copy())
+        v = v + 1e-3 * sol.ddq
+        q = pin.integrate(robot.model, q, 1e-3 * v)
+    path = recorder.save(tmp_path / "run.tsidrec")
+    return Recording.load(path), xs, recorder
+
+
+def test_a_recording_replays_bit_for_bit_and_a_changed_setting_differs(tmp_path):
+    recording, xs, _ = _record(300, 1000, tmp_path, switch_at=120, soften_at=60)
+    assert len(recording) == 300
+    for i in (0, 60, 150, 299):                   # what was recorded is what the loop got
+        assert np.array_equal(recording.x(i), xs[i])
+    replayed = replay(recording)
+    assert not replayed.errors
+    assert replayed.identical_steps() == 300 and replayed.max_difference() == 0.0
+    stiffer = replay(recording, change=lambda solver: setattr(solver.tasks[0], "kp", 400.0))
+    differences = stiffer.differences()
+    assert np.nanmax(differences) > 1e-3          # a stiffer CoM task asks other accelerations
+    # one setting changed: every step differs, and the replay starts from the recorded states
+    assert np.all(differences[1:] > 0)
+
+
+def test_the_recorder_keeps_the_last_steps_and_their_keyframes(tmp_path):
+    recording, xs, recorder = _record(250, 100, tmp_path, switch_at=60)
+    assert recording.steps[0] == 150 and len(recording) == 100
+    assert len(recording.keyframes) <= 2 < len(recorder.keyframes) + 2
+    assert np.array_equal(recording.x(99), xs[-1])
+    assert replay(recording).identical_steps() == 100
+
+
+def test_recording_files_are_checked(tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        Recording.load(tmp_path / "missing.tsidrec")
+    bad = tmp_path / "bad.tsidrec"
+    bad.write_text("not an archive")
+    with pytest.raises(ValueError, match="bad.tsidrec"):
+        Recording.load(bad)
+    robot = tp.robots.load(tp.robots.DEFAULT_HUMANOID)
+    solver = humanoid_balance(robot).solver
+    with pytest.raises(ValueError, match="capacity"):
+        FlightRecorder(solver, capacity=0)
+    FlightRecorder(solver, capacity=10)
+    with pytest.raises(ValueError, match="already has a recorder"):
+        FlightRecorder(solver)
+
+
+def test_replay_command_reports_plots_and_refuses_bad_arguments(tmp_path, capsys):
+    from tsid_py.cli import main
+
+    recording, _, _ = _record(60, 100, tmp_path)
+    path = str(tmp_path / "run.tsidrec")
+    assert main(["replay", path, "--json", str(tmp_path / "r.json")]) == 0
+    report = __import__("json").loads((tmp_path / "r.json").read_text())
+    assert report["identical_steps"] == 60 and report["max_difference"] == 0.0
+    assert main(["replay", path, "--set", "CoMTask.kp=400", "--plot", str(tmp_path / "p.png"),
+                 "--signal", "x[3]", "--signal", "tau[7]"]) == 0
+    assert (tmp_path / "p.png").stat().st_size > 1000
+    assert main(["replay", str(tmp_path / "missing.tsidrec")]) == 2
+    assert main(["replay", path, "--set", "nonsense"]) == 2
+    assert main(["replay", path, "--set", "NoSuchTask.kp=1"]) == 2
+    assert "error" in capsys.readouterr().err
+
+
+def test_a_rerun_file_holds_the_robot_the_contacts_and_the_plots(tmp_path):
+    from rerun.chunk import RrdReader
+
+    from tsid_py.tools.viewer import RerunView
+
+    robot = tp.robots.load(tp.robots.DEFAULT_HUMANOID)
+    controller = humanoid_balance(robot, 1e-3)
+    view = RerunView(controller.solver, str(tmp_path / "run.rrd"), every=5)
+    q, v = robot.q_ref.copy(), robot.zero_velocity()
+    for _ in range(20):
+        sol = controller.solver.solve(q, v)
+        v = v + 1e-3 * sol.ddq
+        q = pin.integrate(robot.model, q, 1e-3 * v)
+    view.close()
+    paths = {str(chunk.entity_path) for chunk in RrdReader(tmp_path / "run.rrd").stream()}
+    for entity in ("/world/com", "/world/capture_point", "/world/cop", "/world/support_polygon", "/world/footsteps",
+                   "/plots/step_us", "/plots/task_error/CoMTask"):
+        assert entity in paths, (entity, sorted(paths))
+    assert {f"/world/wrenches/{foot}" for foot in robot.feet} <= paths
+    assert sum(path.startswith("/robot/visual/") for path in paths) > 10
+    with pytest.raises(ValueError, match="target"):
+        RerunView(controller.solver, "nowhere", attach=False)
+
+
+def test_weighted_and_failed_steps_are_recorded_and_replayed(tmp_path):
+    """A step that weighs a task and one that weighs the regularisation replay as recorded; a
+    step that raised is recorded with its error and raises again in the replay."""
+    robot = tp.robots.load(tp.robots.DEFAULT_HUMANOID)
+    solver = humanoid_balance(robot, 1e-3).solver
+    recorder = FlightRecorder(solver, capacity=50)
+    q, v = robot.q_ref.copy(), robot.zero_velocity()
+    overrides = StepOverrides()
+    for k in range(12):
+        overrides.clear()
+        if k == 4:
+            overrides.weigh(solver.tasks[0], 50.0)
+        if k == 6:
+            overrides.weigh(solver.regularization_tasks[0], 1e-2)
+        if k == 8:
+            with pytest.raises(ValueError):
+                solver.solve(q * np.nan, v)
+            continue
+        solver.solve(q, v, overrides)
+    recording = Recording.load(recorder.save(tmp_path / "w.tsidrec"))
+    assert len(recording) == 12 and recording.x(8) is None
+    replayed = replay(recording)
+    assert replayed.identical_steps() == 11 and list(replayed.errors) == [8]
+
+
+def test_a_refused_state_is_recorded_and_leaves_the_solver_usable(tmp_path):
+    robot = tp.robots.load(tp.robots.DEFAULT_HUMANOID)
+    solver = humanoid_balance(robot, 1e-3).solver
+    recorder = FlightRecorder(solver, capacity=10)
+    with pytest.raises(ValueError, match="q"):
+        solver.solve(np.zeros(3), robot.zero_velocity())
+    with pytest.raises(ValueError, match="v"):
+        solver.solve(robot.q_ref, "not a velocity")
+    assert solver.solve(robot.q_ref, robot.zero_velocity()).success      # not locked by the refusals
+    assert recorder.count == 3 and np.all(np.isnan(recorder.q[0]))

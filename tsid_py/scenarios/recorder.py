@@ -1,0 +1,393 @@
+"""A flight recorder for a :class:`~tsid_py.DynamicsSolver`: what it saw and decided, step by
+step, in bounded memory, written to one file that :mod:`tsid_py.tools.replay` re-solves.
+
+    recorder = FlightRecorder(solver, capacity=20_000)   # the last 20 000 steps (20 s at 1 kHz)
+    ...                                                   # the control loop, unchanged
+    recorder.save("walk.tsidrec")                         # or: tsid-py demo walk --record walk.tsidrec
+
+Each step, before the solve: the state ``(q, v)`` as given, every task's target
+(:meth:`~tsid_py.tasks.Task.target_arrays`), the contact force ramps' elapsed times, the
+step's :class:`~tsid_py.overrides.StepOverrides` (when any), and the reduced backend's warm
+start (the active set and basic columns the step starts from). After it: ``x`` (hence q̈, the
+wrenches and τ), the status, the iterations, the QP's size, the step's time (µs) and, for a
+step that raised, the error. Whenever the configuration changes otherwise — an item added or
+removed, a setting assigned, a contact anchored, a ramp started or ended — the recorder keeps
+a copy of the solver's items (a pickle without the robot: kilobytes), a *keyframe*.
+
+Replaying step ``k`` takes the keyframe before it, restores the step's targets, ramps and warm
+start, and solves ``(q_k, v_k)`` again: the same arithmetic on the same data, hence the same
+``x`` bit for bit (steps that fell back to DAQP, whose own warm start is not recorded, agree to
+its tolerance).
+
+Memory is bounded: the per-step rows are a ring of ``capacity`` steps, and keyframes older than
+the oldest step kept are dropped. The recorder's cost is a few array copies per step.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pickle
+import tempfile
+import time
+
+import numpy as np
+from numba import float64, int32, intp, njit, typeof, types, void
+
+from .._numba import FASTMATH
+from ..settings import CHANGES
+from ..solver import DynamicsSolver
+
+ROWS, INT_RING = float64[:, ::1], int32[::1]
+#: Any 1-D or 2-D float64 array, writable or not, of any strides (what a caller may pass as q, v
+#: or a target): the compiled functions below read them through their strides.
+ANY1, ANY2 = types.Array(float64, 1, "A", readonly=True), types.Array(float64, 2, "A", readonly=True)
+
+#: File format version written in each recording.
+FORMAT = 1
+
+
+@njit(void(intp, intp, ANY1, ANY1, ROWS, ROWS, ROWS, int32, INT_RING), cache=True)
+def _pack_state(i, previous, q, v, Q, V, T, keyframe, K):
+    """Row ``i`` of the rings: the state, the targets of the previous step (``previous`` ≥ 0;
+    the caller then writes the targets that changed) and the keyframe the step belongs to."""
+    Q[i, :] = q
+    V[i, :] = v
+    if previous >= 0:
+        T[i, :] = T[previous, :]
+    K[i] = keyframe
+
+
+@njit(void(ROWS, intp, intp, ANY1), cache=True)
+def _pack_range(T, i, offset, values):
+    """``T[i, offset:offset + values.size] = values``."""
+    T[i, offset:offset + values.size] = values
+
+
+@njit(void(ROWS, intp, intp, ANY2), cache=True)
+def _pack_matrix(T, i, offset, values):
+    """``T[i, offset:offset + values.size] = values`` row by row (a rotation)."""
+    rows, columns = values.shape
+    for r in range(rows):
+        for c in range(columns):
+            T[i, offset + r * columns + c] = values[r, c]
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _pack_solution(i, x, X, sizes, status, iterations, microseconds, statuses, iteration_counts, times):
+    """Copy a step's ``x`` into row ``i`` of the ring ``X`` (its size into ``sizes[i]``), and
+    its status code, iterations and time (µs) into their rings."""
+    X[i, :x.size] = x
+    sizes[i] = x.size
+    statuses[i], iteration_counts[i], times[i] = status, iterations, microseconds
+
+
+def _compiled(kernel, *args):
+    """``kernel(*args)``, and the compiled function behind it for arguments of these types
+    (called directly afterwards: numba's dispatcher types every argument of every call,
+    microseconds for a tuple of arrays)."""
+    kernel(*args)
+    return kernel.overloads[tuple(typeof(arg) for arg in args)].entry_point
+
+
+_direct_state = _pack_state.overloads[_pack_state.signatures[0]].entry_point
+_direct_range = _pack_range.overloads[_pack_range.signatures[0]].entry_point
+_direct_matrix = _pack_matrix.overloads[_pack_matrix.signatures[0]].entry_point
+
+#: A warm start is kept at the first step of each keyframe and every this many steps: a replay
+#: goes through the steps in order from there, and the reduced backend's warm start of each
+#: later step is then the one the replay itself leaves (the same as the recording's).
+CHECKPOINT = 1000
+
+
+
+class _RobotFreePickler(pickle.Pickler):
+    """Pickles a solver's items with its robot (and, for one item, its solver) as references."""
+
+    def __init__(self, file, robot, solver=None):
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.robot, self.solver = robot, solver
+
+    def persistent_id(self, obj):
+        if obj is self.robot:
+            return "robot"
+        return "solver" if obj is self.solver and obj is not None else None
+
+
+class _RobotFreeUnpickler(pickle.Unpickler):
+    def __init__(self, file, robot, solver=None):
+        super().__init__(file)
+        self.robot, self.solver = robot, solver
+
+    def persistent_load(self, pid):
+        if pid == "robot":
+            return self.robot
+        if pid == "solver" and self.solver is not None:
+            return self.solver
+        raise pickle.UnpicklingError(f"unknown reference {pid!r} in a keyframe")
+
+
+def item_state(item, solver: DynamicsSolver) -> bytes:
+    """An item's whole state (its attributes), its robot and solver as references: what the
+    recorder keeps each step for a task whose targets :meth:`~tsid_py.tasks.Task.target_arrays`
+    may not capture (a task defined outside :mod:`tsid_py.tasks`: a controller's, a user's)."""
+    buffer = io.BytesIO()
+    _RobotFreePickler(buffer, solver.robot, solver).dump(item.__dict__)
+    return buffer.getvalue()
+
+
+def restore_item_state(item, data: bytes, solver: DynamicsSolver) -> None:
+    """Put :func:`item_state`'s attributes back into ``item`` (same object: the solver's layout
+    keeps referring to it) and bind it to the solver's robot again."""
+    item.__dict__.update(_RobotFreeUnpickler(io.BytesIO(data), solver.robot, solver).load())
+    item.bind(solver.robot)
+
+
+def _targets_complete(task) -> bool:
+    """Whether the task's :meth:`~tsid_py.tasks.Task.target_arrays` hold all it changes from
+    step to step: the library's own tasks (:mod:`tsid_py.tasks`), not subclasses elsewhere."""
+    return type(task).__module__.startswith("tsid_py.tasks.")
+
+
+def solver_keyframe(solver: DynamicsSolver) -> bytes:
+    """The solver and its items, without its robot (:func:`solver_from_keyframe` binds them
+    to a robot again)."""
+    buffer = io.BytesIO()
+    _RobotFreePickler(buffer, solver.robot).dump(solver)
+    return buffer.getvalue()
+
+
+def solver_from_keyframe(data: bytes, robot) -> DynamicsSolver:
+    """A solver from :func:`solver_keyframe`'s bytes, its items bound to ``robot``."""
+    return _RobotFreeUnpickler(io.BytesIO(data), robot).load()
+
+
+class FlightRecorder:
+    """Records every solve of ``solver`` (see the module) in rings of ``capacity`` steps.
+
+    Parameters
+    ----------
+    solver : the solver to record (one recorder per solver; ``solver.recorder`` is set).
+    capacity : steps kept (the last ones), > 0.
+    x_width : the widest ``x`` kept (default: nv + 48, eight planar contacts).
+    """
+
+    def __init__(self, solver: DynamicsSolver, capacity: int = 20_000, *, x_width: int | None = None):
+        if not isinstance(solver, DynamicsSolver):
+            raise ValueError(f"solver must be a tsid_py.DynamicsSolver, got {type(solver).__name__}")
+        if not isinstance(capacity, (int, np.integer)) or capacity < 1:
+            raise ValueError(f"capacity must be a positive int, got {capacity!r}")
+        if solver.recorder is not None:
+            raise ValueError("this solver already has a recorder; detach it first")
+        robot = solver.robot
+        self.solver, self.capacity, self.robot_name = solver, int(capacity), robot.name
+        self.x_width = robot.nv + 48 if x_width is None else int(x_width)
+        n = self.capacity
+        self.q, self.v = np.zeros((n, robot.nq)), np.zeros((n, robot.nv))
+        self.x = np.full((n, self.x_width), np.nan)
+        self.x_size = np.zeros(n, dtype=np.int32)
+        self.step_us, self.iterations = np.zeros(n), np.zeros(n, dtype=np.int32)
+        self.status = np.full(n, -1, dtype=np.int32)          # index into self.statuses; -1: raised
+        self.keyframe_of = np.zeros(n, dtype=np.int32)        # index into self.keyframes
+        self.targets = np.zeros((n, 16))                       # widened when a configuration needs it
+        self.statuses: list[str] = []
+        self._status_index: dict[str, int] = {}
+        #: Keyframes: dicts ``step`` (first step they serve), ``solver`` (bytes), ``targets``
+        #: (per task of ``solver.tasks``: the shapes of its target arrays).
+        self.keyframes: list[dict] = []
+        self.sparse: dict[int, dict] = {}          # step -> {"overrides", "ramps", "error"} when any
+        self.count = 0                             # steps recorded since the start
+        self._epochs = (-1, -1)                    # configuration epoch, settings changes
+        self._tic = 0.0
+        self._target_getters, self._opaque_tasks, self._seen, self._keyframe_index = [], [], [], 0
+        self._pack_solution = None                  # the kernel's compiled function, once typed
+        #: Steps between warm starts kept: a quarter of the ring at most, so that the steps kept
+        #: always begin within reach of one.
+        self._checkpoint_every = max(1, min(CHECKPOINT, self.capacity // 4))
+        #: Whether the backend tells its warm start (the reduced backend does).
+        self._warm_starts = hasattr(solver.backend, "warm_start_buffers")
+        for ring in (self.q, self.v, self.x, self.x_size, self.step_us, self.iterations, self.status, self.keyframe_of,
+                     self.targets):
+            ring.fill(ring.flat[0])     # touch every page now: no page fault in the loop's first pass
+        solver.recorder = self
+
+    # ------------------------------------------------------------------ recording
+    def detach(self) -> None:
+        """Stop recording (the rows stay, to save)."""
+        if self.solver.recorder is self:
+            self.solver.recorder = None
+
+    def before_step(self, solver: DynamicsSolver, q, v, overrides) -> None:
+        """The step's inputs (called by the solver before it solves): the state, the targets
+        that changed (a task's target arrays are replaced when it changes: their identity
+        tells), the warm start at checkpoints, the rarer inputs in ``sparse``."""
+        count = self.count
+        i = count % self.capacity
+        fresh = solver.configuration_epoch != self._epochs[0] or CHANGES[0] != self._epochs[1]
+        if fresh:                                 # (adding or removing a task invalidates: a new epoch)
+            self._keyframe(solver)
+            self._epochs = (solver.configuration_epoch, CHANGES[0])
+        if type(q) is not np.ndarray or q.dtype != np.float64 or type(v) is not np.ndarray or v.dtype != np.float64:
+            q, v = _as_state(q, self.q.shape[1]), _as_state(v, self.v.shape[1])     # (the solver checks them)
+        elif q.shape[0] != self.q.shape[1] or v.shape[0] != self.v.shape[1] or q.ndim != 1 or v.ndim != 1:
+            q, v = _as_state(q, self.q.shape[1]), _as_state(v, self.v.shape[1])
+        _direct_state(i, -1 if fresh else (count - 1) % self.capacity, q, v, self.q, self.v, self.targets,
+                      self._keyframe_index, self.keyframe_of)
+        seen = self._seen
+        for j, (getter, offsets) in enumerate(self._target_getters):
+            arrays = getter()
+            if fresh or arrays[0] is not seen[j]:      # a new target: its arrays were replaced
+                seen[j] = arrays[0]
+                self._write_targets(i, arrays, offsets)
+        if fresh or count % self._checkpoint_every == 0:
+            self._checkpoint(solver, count)
+        if overrides is not None and overrides.active:
+            self.sparse.setdefault(count, {})["overrides"] = _overrides_record(overrides, solver)
+        if solver.has_transitions:
+            self.sparse.setdefault(count, {})["ramps"] = solver.transition_state()
+        if self._opaque_tasks:
+            self.sparse.setdefault(count, {})["items"] = {
+                index: item_state(solver.tasks[index], solver) for index in self._opaque_tasks}
+        self._tic = time.perf_counter()
+
+    def _write_targets(self, i: int, arrays, offsets) -> None:
+        """One task's target arrays into row ``i`` of the target ring."""
+        targets = self.targets
+        for array, offset in zip(arrays, offsets):        # float64 arrays: the tasks' own copies
+            if array.ndim == 1:
+                _direct_range(targets, i, offset, array)
+            else:
+                _direct_matrix(targets, i, offset, array)
+
+    def _checkpoint(self, solver: DynamicsSolver, count: int) -> None:
+        """Keep the reduced backend's warm start (the step a replay may start from)."""
+        self.sparse.pop(count - self.capacity, None)      # the oldest entries leave with their steps
+        if not self._warm_starts:
+            return
+        backend = solver.backend
+        rows, at_upper, sizes, signature = backend.warm_start_buffers()
+        held = int(sizes[0])
+        basis = backend.basis
+        self.sparse.setdefault(count, {})["warm"] = {
+            "rows": rows[:held].tolist(), "at_upper": at_upper[:held].tolist(), "shape": signature.tolist(),
+            "basis": None if basis is None else [basis[0].tolist(), basis[1].tolist()]}
+
+    def after_step(self, solver: DynamicsSolver, solution, error) -> None:
+        """The step's outcome (called by the solver after it solved or raised)."""
+        elapsed = time.perf_counter() - self._tic
+        i = self.count % self.capacity
+        if solution is None:
+            self.step_us[i] = 1e6 * elapsed
+            self.status[i], self.x_size[i] = -1, 0
+            self.sparse.setdefault(self.count, {})["error"] = f"{type(error).__name__}: {error}"
+        else:
+            arguments = (i, solution.x, self.x, self.x_size, self._status_code(solution.status), solution.iterations,
+                         1e6 * elapsed, self.status, self.iterations, self.step_us)
+            if self._pack_solution is None:
+                self._pack_solution = _compiled(_pack_solution, *arguments)
+            else:
+                self._pack_solution(*arguments)
+        self.count += 1
+
+    def _status_code(self, status: str) -> int:
+        code = self._status_index.get(status)
+        if code is None:
+            code = self._status_index[status] = len(self.statuses)
+            self.statuses.append(status)
+        return code
+
+    def _keyframe(self, solver: DynamicsSolver) -> None:
+        """Keep a copy of the items (the configuration changed) and size the target rows."""
+        layout = [tuple(array.shape) for task in solver.tasks for array in task.target_arrays()]
+        per_task = [[tuple(array.shape) for array in task.target_arrays()] for task in solver.tasks]
+        width = sum(int(np.prod(shape)) for shape in layout)
+        if width > self.targets.shape[1]:
+            wider = np.zeros((self.capacity, max(width, 2 * self.targets.shape[1])))
+            wider[:, :self.targets.shape[1]] = self.targets       # (and every page touched)
+            wider[:, self.targets.shape[1]:] = 0.0
+            self.targets = wider
+        self.keyframes.append({"step": self.count, "solver": solver_keyframe(solver), "targets": per_task})
+        oldest = self.count - self.capacity + 1     # the oldest step still kept after this one
+        while len(self.keyframes) > 1 and self.keyframes[1]["step"] <= oldest:
+            self.keyframes.pop(0)
+            self.keyframe_of -= 1
+        self._target_getters, start = [], 0
+        for task in solver.tasks:
+            arrays = task.target_arrays()
+            if arrays:
+                offsets = []
+                for array in arrays:
+                    offsets.append(start)
+                    start += array.size
+                self._target_getters.append((task.target_arrays, offsets))
+        self._seen = [None] * len(self._target_getters)
+        self._keyframe_index = len(self.keyframes) - 1
+        self._opaque_tasks = [index for index, task in enumerate(solver.tasks) if not _targets_complete(task)]
+
+    # ------------------------------------------------------------------ saving
+    def steps(self) -> np.ndarray:
+        """The step numbers kept, oldest first."""
+        return np.arange(max(0, self.count - self.capacity), self.count)
+
+    def save(self, path: str | os.PathLike) -> str:
+        """Write the kept steps to ``path`` (an ``.npz`` archive: one array per field, the
+        keyframes as bytes, and a JSON header), atomically; returns the path."""
+        path = os.fspath(path)
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise ValueError(f"path's folder does not exist: {folder!r}")
+        steps = self.steps()
+        rows = steps % self.capacity
+        first_keyframe = int(self.keyframe_of[rows[0]]) if rows.size else 0
+        keyframes = self.keyframes[first_keyframe:]
+        header = {"format": FORMAT, "robot": self.robot_name, "steps": steps.tolist()[:1] + [int(steps.size)],
+                  "statuses": self.statuses, "keyframes": [{"step": k["step"], "targets": k["targets"]}
+                                                           for k in keyframes],
+                  "sparse": {str(step): {key: value for key, value in entry.items() if key != "items"}
+                             for step, entry in self.sparse.items() if step >= (steps[0] if steps.size else 0)}}
+        arrays = {name: getattr(self, name)[rows] for name in
+                  ("q", "v", "x", "x_size", "step_us", "iterations", "status", "targets")}
+        arrays["keyframe_of"] = self.keyframe_of[rows] - first_keyframe
+        arrays["step"] = steps
+        for k, keyframe in enumerate(keyframes):
+            arrays[f"keyframe_{k}"] = np.frombuffer(keyframe["solver"], dtype=np.uint8)
+        for step, entry in self.sparse.items():
+            if step >= (steps[0] if steps.size else 0):
+                for index, data in entry.get("items", {}).items():
+                    arrays[f"item_{step}_{index}"] = np.frombuffer(data, dtype=np.uint8)
+        arrays["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+        handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as file:
+                np.savez_compressed(file, **arrays)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(temporary, 0o666 & ~umask)
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+        return path
+
+
+def _as_state(value, size: int) -> np.ndarray:
+    """``value`` as a float vector of ``size`` entries for the ring, or NaNs when it is not
+    one (the solver then refuses the step, and the recording shows what it refused)."""
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return np.full(size, np.nan)
+    return array if array.shape == (size,) else np.full(size, np.nan)
+
+
+def _overrides_record(overrides, solver: DynamicsSolver) -> dict:
+    """A step's overrides as plain values, tasks by their index in ``solver.tasks`` (``"r<i>"``
+    for the solver's regularisation tasks)."""
+    tasks = {id(task): str(index) for index, task in enumerate(solver.tasks)}
+    tasks.update({id(task): f"r{index}" for index, task in enumerate(solver.regularization_tasks)})
+    return {"contacts": {name: [entry.soft_weight, None if entry.normal_force is None else list(entry.normal_force)]
+                         for name, entry in overrides.contacts.items()},
+            "torque_limit_scale": overrides.torque_limit_scale,
+            "task_weights": {tasks.get(id(task), "?"): np.asarray(weight).tolist()
+                             for task, weight in overrides.task_weights.items()}}

@@ -1,0 +1,268 @@
+"""The trot demo's loop: a :class:`~tsid_py.control.quadruped.QuadrupedController` walks a
+quadruped in MuJoCo at a commanded velocity, judged from the simulator.
+
+The robot stands :data:`SETTLE` s, then walks at the command (forward ``speed``, ``lateral``
+m/s in its heading frame, ``yaw_rate`` rad/s) with ``gait`` until its base has covered
+``distance`` m or turned ``turn`` degrees (less what the command's deceleration still
+covers: ``v²/2a``), or for ``duration`` s; then it stops (the feet in the air land) and stands
+:data:`SETTLE_AFTER` s. The controller is given the measured contact wrenches (its feet's
+force sensors: touch-down on contact) and, when there is one, the terrain. The harness's
+point feet are :data:`~tsid_py.sim.contact.WALKING_CONTACT` (an MJCF robot keeps its file's
+contact model, as shipped).
+
+What the summary reports, all measured in the simulator:
+
+* ``fell``: the base dropped below :data:`FALL_HEIGHT_RATIO` of its start height above the
+  ground under it, or tipped more than :data:`FALL_TILT` from upright (a fall is also the
+  end of the run);
+* ``distance_m``: the base's horizontal displacement from the start to the end;
+  ``speed_mps``: its mean horizontal speed while walking steadily — from one gait period after
+  the command reached its target to the stop (the displacement over that window over its
+  duration); ``yaw_change_deg``: the base's change of heading (continuous);
+* ``max_foot_slip_m``: the farthest a stance foot's contact point moved horizontally from
+  where it was when its contact was made, until it lifted (MuJoCo's foot position, see
+  :meth:`~tsid_py.sim.Simulation.foot_pose`); ``slip_per_metre``: per foot, the sum of its
+  stances' slips (each the distance from where it was made to where it lifted) over the
+  distance travelled, the largest of the four;
+* ``median_step_us``, ``p99_step_us``, ``mean_step_us``: the controller's step (MPC
+  included), and the MPC's rate (Hz) and median solve time.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+
+import numpy as np
+
+from .. import robots
+from ..control.quadruped import QuadrupedController
+from ..control.terrain import Terrain
+from ..sim.contact import WALKING_CONTACT
+from ..sim.simulation import Simulation
+from .quadruped_files import load_quadruped
+from .video import Watchers
+
+SETTLE, SETTLE_AFTER = 0.3, 1.0
+#: A fall: the base below this share of its start height above the ground, or tipped past FALL_TILT.
+FALL_HEIGHT_RATIO, FALL_TILT = 0.6, math.radians(60.0)
+#: The push lasts this long, s.
+PUSH_DURATION = 0.1
+#: Runs stop at this many times the time the command needs to cover the distance (plus settling).
+TIME_MARGIN = 3.0
+#: The yaw rate of a turn by an angle when none is given, rad/s.
+TURN_RATE = 1.0
+
+
+def load_robot(robot: str, srdf: str | None = None):
+    """A built-in robot by name, or a quadruped file (:func:`~.quadruped_files.load_quadruped`)."""
+    if robot in robots.SPECS:
+        return robots.load(robot)
+    if os.path.isfile(robot):
+        return load_quadruped(robot, srdf=srdf)
+    raise ValueError(f"robot must be a built-in robot ({', '.join(robots.available())}) or a URDF/MJCF file, "
+                     f"got {robot!r}")
+
+
+def run_trot(robot, *, speed: float = 0.5, lateral: float = 0.0, yaw_rate: float = 0.0,
+             distance: float | None = None, duration: float | None = None, turn: float | None = None,
+             gait: str = "trot",
+             terrain: Terrain | None = None, push: tuple[float, np.ndarray] | None = None, viewer: bool = False,
+             video: str | None = None, controller_options: dict | None = None) -> tuple[dict, dict, dict]:
+    """Walk ``robot`` in MuJoCo (see the module); returns ``(summary, log, info)``.
+
+    ``distance`` (m), ``turn`` (degrees, counter-clockwise positive; the yaw rate defaults to
+    :data:`TURN_RATE` that way) or ``duration`` (s, default 5 when none is given) ends the
+    command; ``push``: ``(time s, force (3,) N)`` applied to the base for
+    :data:`PUSH_DURATION` s."""
+    if sum(x is not None for x in (distance, duration, turn)) > 1:
+        raise ValueError("give one of distance, duration and turn")
+    if turn is not None:
+        if not turn:
+            raise ValueError("turn must be a nonzero angle, degrees")
+        yaw_rate = math.copysign(abs(yaw_rate) or TURN_RATE, turn)
+    if distance is not None and not distance > 0:
+        raise ValueError(f"distance must be > 0 m, got {distance!r}")
+    if distance is not None and math.hypot(speed, lateral) == 0:
+        raise ValueError("distance needs a nonzero speed or lateral velocity")
+    duration = 5.0 if distance is None and duration is None and turn is None else duration
+    shipped = robot.source is not None and robot.source.kind == "mjcf"
+    sim = Simulation(robot, visual=viewer or bool(video), terrain=terrain, contact=None if shipped else WALKING_CONTACT)
+    controller = QuadrupedController(robot, sim.timestep, terrain=terrain, **(controller_options or {}))
+    watchers = Watchers(sim, viewer=viewer, video=video)
+    dt, feet = sim.timestep, list(controller.geometry.feet)
+    ground = terrain or Terrain.flat()
+    start_q = sim.state()[0]
+    start_height = start_q[2] - ground.height(*start_q[:2])
+    ramp = max(abs(speed), abs(lateral)) / controller.command_filter.acceleration
+    ramp = max(ramp, abs(yaw_rate) / controller.command_filter.yaw_acceleration)
+    filter_ = controller.command_filter
+    if distance is not None:
+        limit = SETTLE + TIME_MARGIN * (distance / math.hypot(speed, lateral) + ramp) + SETTLE_AFTER
+        stop_distance = distance - 0.5 * (speed**2 + lateral**2) / filter_.acceleration
+    elif turn is not None:
+        limit = SETTLE + TIME_MARGIN * (math.radians(abs(turn)) / abs(yaw_rate) + ramp) + SETTLE_AFTER
+        stop_turn = math.radians(abs(turn)) - 0.5 * yaw_rate**2 / filter_.yaw_acceleration
+    else:
+        limit = SETTLE + duration + SETTLE_AFTER + 2.0
+    log: dict[str, list] = {k: [] for k in ("time", "base", "yaw", "contacts", "normal_forces", "planned_normal_forces",
+                                            "com", "com_ref", "speed")}
+    slips = _SlipMeter(sim, feet)
+    footholds, step_times = [], []
+    stop_at = None
+    fell_at, reason = None, None
+    yaw = _Yaw(start_q)
+    k = 0
+    while k * dt < limit:
+        t = k * dt
+        q, v = sim.state()
+        if k == int(round(SETTLE / dt)):
+            controller.walk(speed, lateral, yaw_rate, gait=gait)
+        if push is not None and k == int(round(push[0] / dt)):
+            sim.push(push[1], PUSH_DURATION)
+        walking_done = ((distance is not None and math.hypot(*(q[:2] - start_q[:2])) >= stop_distance)
+                        or (turn is not None and abs(yaw.value - yaw.start) >= stop_turn)
+                        or (duration is not None and t >= SETTLE + duration))
+        if stop_at is None and t > SETTLE and walking_done:
+            controller.stop()
+            stop_at = t
+        if stop_at is not None and t >= stop_at + SETTLE_AFTER and controller.standing:
+            break
+        wrenches = sim.contact_wrenches()
+        watchers.before_step()
+        landed = {foot.name: foot.touchdowns for foot in controller.feet}
+        tic = time.perf_counter()
+        solution = controller.step(q, v, wrenches)
+        step_times.append(time.perf_counter() - tic)
+        for foot in controller.feet:
+            if foot.touchdowns > landed[foot.name]:
+                footholds.append((foot.name, *foot.foothold))
+        sim.step(solution.tau_actuated)
+        watchers.after_step()
+        slips.update(controller.solver.contacts)
+        q_after = sim.state()[0]
+        _record(log, t, q_after, yaw, controller, wrenches, solution, feet)
+        height = q_after[2] - ground.height(*q_after[:2])
+        tilt = math.acos(min(1.0, max(-1.0, _up(q_after))))
+        if height < FALL_HEIGHT_RATIO * start_height or tilt > FALL_TILT:
+            fell_at = t
+            reason = ("base below {:.0f} % of its start height".format(100 * FALL_HEIGHT_RATIO)
+                      if height < FALL_HEIGHT_RATIO * start_height else "base tipped past 60°")
+            break
+        k += 1
+    watchers.close()
+    log = {key: np.array(values) for key, values in log.items()}
+    summary = _summary(log, controller, start_q, stop_at, ramp, slips, step_times, fell_at, reason, sim)
+    summary.update(command={"forward": speed, "lateral": lateral, "yaw_rate": yaw_rate, "gait": gait,
+                            **({"distance": distance} if distance is not None else {}),
+                            **({"turn_deg": turn} if turn is not None else {})},
+                   terrain=repr(terrain) if terrain is not None else "flat")
+    if push is not None:
+        summary["push"] = {"at": float(push[0]), "force": [float(f) for f in push[1]], "duration": PUSH_DURATION}
+    info = {"feet": feet, "footholds": footholds, "stop_at": stop_at, "pushes": [] if push is None else [
+        {"at": float(push[0]), "direction": "", "force": list(map(float, push[1])), "duration": PUSH_DURATION}],
+        "mpc_step": controller.mpc.step, "weight": controller.geometry.weight}
+    return summary, log, info
+
+
+def _up(q) -> float:
+    """The world z component of the base's z axis (1: upright)."""
+    x, y = q[3], q[4]
+    return 1.0 - 2.0 * (x * x + y * y)
+
+
+class _Yaw:
+    """The base's heading, unwrapped from step to step."""
+
+    def __init__(self, q):
+        self.value = self.start = self._raw(q)
+
+    @staticmethod
+    def _raw(q) -> float:
+        x, y, z, w = q[3:7]
+        return math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+
+    def update(self, q) -> float:
+        raw = self._raw(q)
+        self.value += (raw - self.value + math.pi) % (2 * math.pi) - math.pi
+        return self.value
+
+
+class _SlipMeter:
+    """Each stance's slip (see the module), from MuJoCo's foot positions."""
+
+    def __init__(self, sim: Simulation, feet):
+        self.sim, self.feet = sim, list(feet)
+        self.planted: dict[str, np.ndarray] = {}
+        self.current: dict[str, float] = {}
+        self.worst = 0.0
+        self.totals = dict.fromkeys(self.feet, 0.0)
+
+    def update(self, in_contact) -> None:
+        for foot in self.feet:
+            if foot in in_contact:
+                position = self.sim.foot_pose(foot)[1][:2]
+                start = self.planted.setdefault(foot, position.copy())
+                slip = float(np.hypot(*(position - start)))
+                self.current[foot] = slip
+                self.worst = max(self.worst, slip)
+            elif foot in self.planted:
+                self.totals[foot] += float(np.hypot(*(self.sim.foot_pose(foot)[1][:2] - self.planted.pop(foot))))
+                self.current.pop(foot, None)
+
+    def per_metre(self, distance: float) -> float:
+        totals = dict(self.totals)
+        for foot, start in self.planted.items():          # stances still under way
+            totals[foot] += float(np.hypot(*(self.sim.foot_pose(foot)[1][:2] - start)))
+        return max(totals.values()) / distance if distance > 1e-6 else 0.0
+
+
+def _record(log, t, q, yaw, controller, wrenches, solution, feet) -> None:
+    plan = controller.plan
+    log["time"].append(t)
+    log["base"].append(q[:3].copy())
+    log["yaw"].append(yaw.update(q))
+    log["contacts"].append([foot in controller.solver.contacts for foot in feet])
+    log["normal_forces"].append([wrenches[foot][2] for foot in feet])
+    k = plan.interval(t)
+    log["planned_normal_forces"].append([plan.forces[k, i, 2] for i in range(len(feet))])
+    log["com"].append(controller.body.com.copy())
+    log["com_ref"].append(controller.com.position_ref.copy())
+    log["speed"].append(float(np.hypot(*controller.body.com_velocity[:2])))
+
+
+def _summary(log, controller, start_q, stop_at, ramp, slips, step_times, fell_at, reason, sim) -> dict:
+    end_q = sim.state()[0]
+    times, base = log["time"], log["base"]
+    distance = float(np.hypot(*(end_q[:2] - start_q[:2])))
+    summary = {"fell": fell_at is not None}
+    if fell_at is not None:
+        summary.update(fell_at=fell_at, fall_reason=reason)
+    period = controller.gait_stage.schedule.period if controller.gait_stage.schedule else controller.swing_time
+    begin = SETTLE + ramp + (period if math.isfinite(period) else controller.swing_time)
+    end = stop_at if stop_at is not None else (times[-1] if len(times) else 0.0)
+    window = (times >= begin) & (times <= end)
+    speed = 0.0
+    if window.sum() > 1:
+        first, last = np.flatnonzero(window)[[0, -1]]
+        speed = float(np.hypot(*(base[last, :2] - base[first, :2])) / (times[last] - times[first]))
+    steps_us = np.array(step_times) * 1e6
+    solves = np.array(controller.centroidal_stage.solve_times) * 1e6
+    summary.update({
+        "distance_m": distance,
+        "speed_mps": speed,
+        "yaw_change_deg": float(math.degrees(log["yaw"][-1] - log["yaw"][0])) if len(times) else 0.0,
+        "max_foot_slip_m": slips.worst,
+        "slip_per_metre": slips.per_metre(distance) if distance > 0.1 else None,
+        "touchdowns": int(sum(foot.touchdowns for foot in controller.feet)),
+        "failure_policy_step_count": int(sum(controller.policy.counts.values())),
+        "simulated_time": float(len(steps_us) * sim.timestep),
+        "median_step_us": float(np.median(steps_us)),
+        "mean_step_us": float(np.mean(steps_us)),
+        "p99_step_us": float(np.percentile(steps_us, 99)),
+        "mpc_rate_hz": controller.mpc_rate,
+        "mpc_median_solve_us": float(np.median(solves)) if solves.size else 0.0,
+        "mpc_horizon_s": controller.mpc.horizon * controller.mpc.step,
+    })
+    return summary
