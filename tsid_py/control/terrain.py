@@ -408,9 +408,8 @@ class Terrain:
         return c * u - s * v, s * u + c * v
 
     def __repr__(self) -> str:
-        if self.name is not None:
-            return f"Terrain({self.name!r})"
-        return f"Terrain({list(self.features)!r})"
+        floor = "" if self.floor == 0.0 else f", floor={self.floor!r}"
+        return f"Terrain({list(self.features)!r}{floor})"
 
 
 def _resting_plane(dx: np.ndarray, dy: np.ndarray, heights: np.ndarray) -> tuple[float, float, float]:
