@@ -166,6 +166,9 @@ def test_momentum_task_matches_pinocchio(rng):
     data = robot.model.createData()
     momentum = pin.computeCentroidalMomentum(robot.model, data, q, v).vector
     np.testing.assert_allclose(task.error, -momentum, atol=1e-9)
+    # the rate at q̈ = 0 (the task's drift Ȧ_g v) is pinocchio's dh_g at zero acceleration
+    pin.computeCentroidalMomentumTimeVariation(robot.model, data, q, v, np.zeros(robot.nv))
+    np.testing.assert_allclose(task.error_rate, task.kp * task.error - data.dhg.vector, atol=1e-9)
 
 
 def test_torque_task_hard_and_wrench_task_distribution(talos):

@@ -5,6 +5,7 @@
     tsid-py demo balance [--push N] [--push-direction {+x,-x,+y,-y}] [--push-at S] [--single-leg]
                          [--trunk-mass F] [--step-recovery]
     tsid-py demo walk [--robot talos|g1|PATH] [--distance M | --turn DEG]
+    tsid-py demo walk|trot [--terrain flat|slope:DEG|steps:HEIGHT|stairs:RISE|rough:AMPLITUDE[:SEED]]
     tsid-py demo balance|walk [--realistic] [--seed N] [--ground-truth | --finite-differences]
                          [sensor, plant and drive options: tsid_py.cli_conditions]
     tsid-py demo trot [--robot R|PATH] --speed V [--lateral V] [--yaw-rate W] [--distance M | --duration S]
@@ -27,8 +28,8 @@ import sys
 from . import cli_check as check_command
 from . import cli_conditions as conditions_command
 from . import cli_inverse_dynamics as inverse_dynamics_command
-from .cli_arguments import (Parser, attach_values, input_file, non_negative, nonzero, output_file, positive,
-                            rerun_target)
+from .cli_arguments import (Parser, attach_values, input_file, non_negative, nonzero, output_file, parsed,
+                            positive, rerun_target)
 from . import cli_trot as trot_command
 
 
@@ -57,6 +58,8 @@ def _demo(args) -> int:
 
     from .scenarios.demo_robots import is_path
 
+    if args.terrain is not None and args.name not in ("walk", "trot"):
+        return _usage_error("--terrain applies to the walk and trot demos only")
     misused = trot_command.misused(args)
     if misused:
         return _usage_error(misused)
@@ -80,7 +83,7 @@ def _demo(args) -> int:
         "balance": {"push": args.push, "push_direction": args.push_direction, "push_at": args.push_at,
                     "trunk_mass": args.trunk_mass,
                     "stance": "single" if args.single_leg else None, "step_recovery": args.step_recovery},
-        "walk": {"distance": args.distance, "turn": args.turn},
+        "walk": {"distance": args.distance, "turn": args.turn, "terrain": args.terrain},
     }
     if args.distance is not None and args.turn is not None:
         return _usage_error("--distance and --turn are exclusive: walk a distance or turn in place")
@@ -157,6 +160,13 @@ def main(argv=None) -> int:
     return run(args)
 
 
+def _parse_terrain(text: str):
+    """``--terrain``'s type: :func:`tsid_py.scenarios.terrains.parse_terrain` (imported on use)."""
+    from .scenarios.terrains import parse_terrain
+
+    return parse_terrain(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``tsid-py`` (``bench`` has its own: :func:`tsid_py.bench.build_parser`)."""
     from .scenarios.demo_robots import KINDS, NEEDS
@@ -193,6 +203,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="walk, trot: metres to walk forward (default 3)")
     demo.add_argument("--turn", type=nonzero("degrees"), metavar="DEG",
                       help="walk, trot: turn in place by this many degrees (counter-clockwise positive)")
+    demo.add_argument("--terrain", metavar="T", type=parsed("terrain", _parse_terrain),
+                      help="walk, trot: the ground, flat (default), slope:DEG (negative: down), steps:HEIGHT (m, "
+                           "3 up and 3 back; negative: down), stairs:RISE (m), rough:AMPLITUDE[:SEED] (within "
+                           "± AMPLITUDE m)")
     trot_command.add_arguments(demo)
     demo.add_argument("--json", type=output_file(".json"), metavar="FILE", help="write the summary to this file")
     demo.add_argument("--plot", type=output_file(".png", ".pdf", ".svg"), metavar="FILE",

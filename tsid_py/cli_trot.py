@@ -2,11 +2,11 @@
 
     tsid-py demo trot [--robot R|PATH [--srdf PATH]] --speed V [--lateral V] [--yaw-rate W]
                       [--distance M | --duration S | --turn DEG] [--gait trot|walk|pace|bound]
-                      [--terrain flat|slope:DEG|rough:M[:SEED]|stairs:M]
+                      [--terrain flat|slope:DEG|steps:H|stairs:M|rough:M[:SEED]]
                       [--push N [--push-direction {+x,-x,+y,-y}] [--push-at S]]
                       [--json FILE] [--plot FILE] [--video FILE] [--viewer]
 
-The shared options (``--robot``, ``--duration``, ``--distance``, ``--turn``, ``--push``…, ``--json``,
+The shared options (``--robot``, ``--terrain``, ``--duration``, ``--distance``, ``--turn``, ``--push``…, ``--json``,
 ``--plot``, ``--video``, ``--viewer``) are the ``demo`` command's own; this module adds the
 trot's and runs it (:func:`tsid_py.scenarios.demos.trot`).
 """
@@ -18,21 +18,18 @@ import os
 import sys
 
 #: The options only the trot demo takes (argparse destinations).
-TROT_OPTIONS = {"speed": "--speed", "lateral": "--lateral", "yaw_rate": "--yaw-rate", "gait": "--gait",
-                "terrain": "--terrain"}
+TROT_OPTIONS = {"speed": "--speed", "lateral": "--lateral", "yaw_rate": "--yaw-rate", "gait": "--gait"}
 
 
 def add_arguments(demo) -> None:
     """Add the trot's options to the ``demo`` parser."""
-    from .cli_arguments import finite, parsed
+    from .cli_arguments import finite
 
     demo.add_argument("--speed", type=finite("m/s"), metavar="V", help="trot: forward speed, m/s (default 0.5)")
     demo.add_argument("--lateral", type=finite("m/s"), metavar="V", help="trot: sideways speed, m/s (+: to the left)")
     demo.add_argument("--yaw-rate", type=finite("rad/s"), metavar="W",
                       help="trot: turning rate, rad/s (+: counter-clockwise)")
     demo.add_argument("--gait", choices=["trot", "walk", "pace", "bound"], help="trot: the gait (default trot)")
-    demo.add_argument("--terrain", metavar="T", type=parsed("terrain", parse_terrain),
-                      help="trot: flat (default), slope:DEG, rough:M[:SEED] (heights within ±M m), stairs:M (rise)")
 
 
 
@@ -44,27 +41,6 @@ def misused(args) -> str | None:
         if getattr(args, key, None) is not None:
             return f"{option} applies to the trot demo only"
     return None
-
-
-def parse_terrain(text: str | None):
-    """A :class:`~tsid_py.control.terrain.Terrain` from ``--terrain`` (None: flat);
-    ``ValueError`` naming the forms it takes (the option's argparse type)."""
-    from .control.terrain import Terrain
-
-    if text is None or text == "flat":
-        return None
-    kind, _, rest = text.partition(":")
-    values = rest.split(":") if rest else []
-    try:
-        if kind == "slope" and len(values) == 1:
-            return Terrain.slope(float(values[0]))
-        if kind == "rough" and len(values) in (1, 2):
-            return Terrain.rough(float(values[0]), seed=int(values[1]) if len(values) == 2 else 0)
-        if kind == "stairs" and len(values) == 1:
-            return Terrain.stairs(float(values[0]))
-    except ValueError as exc:
-        raise ValueError(f"{text!r}: {exc}") from None
-    raise ValueError(f"must be flat, slope:DEG, rough:M[:SEED] or stairs:M, got {text!r}")
 
 
 def run(args) -> int:
@@ -88,7 +64,9 @@ def run(args) -> int:
     if robot not in demos.ROBOTS["trot"] and not os.path.isfile(robot):
         return usage(f"--robot must be a built-in quadruped ({', '.join(demos.ROBOTS['trot'])}) or a URDF/MJCF "
                      f"file, got {robot!r}")
-    terrain = args.terrain
+    from .scenarios.terrains import trot_terrain
+
+    terrain = trot_terrain(args.terrain)
     options = {"robot": robot, "speed": speed, "lateral": args.lateral or 0.0, "yaw_rate": args.yaw_rate or 0.0,
                "distance": args.distance, "duration": args.duration, "turn": args.turn, "gait": args.gait or "trot",
                "terrain": terrain,

@@ -45,7 +45,9 @@ class EstimationStage(Stage):
         readings = state.sensors
         if readings is None:
             raise ValueError("the estimation stage needs sensor readings: call step(sensors=readings)")
-        wrenches = state.wrenches if state.wrenches is not None else readings.wrenches
+        if state.wrenches is None:                     # the force sensors' readings, for the stages after
+            state.wrenches = readings.wrenches
+        wrenches = state.wrenches
         forces, previous, contacts = self.forces, state.previous, self.solver.contacts
         for i, foot in enumerate(self.feet):
             if wrenches is not None and foot in wrenches:

@@ -1,7 +1,7 @@
 """Terrain: the ground's height and normal, one description for the planner and the simulator.
 
-A :class:`Terrain` is the floor ``z = 0`` with features on it, each a solid standing on the
-floor: the height at ``(x, y)`` is the highest surface there. The features:
+A :class:`Terrain` is a floor (the plane ``z = floor``, default 0) with features on it: the
+height at ``(x, y)`` is the highest surface there. The features:
 
 * :class:`Ramp` — a slope of ``angle`` rising along +x from ``start`` over ``length`` m
   (horizontal), then a level plateau of ``plateau`` m; beyond it the floor again;
@@ -10,11 +10,37 @@ floor: the height at ``(x, y)`` is the highest surface there. The features:
 * :class:`Rough` — random ground over ``[start, start + length] × [−width/2, width/2]``:
   heights between 0 and ``2 × amplitude`` (``± amplitude`` about their mean), bilinear
   between random values on a grid of ``cell`` m (seeded: ``seed``), brought down to the
-  floor over the region's first and last cell so that it meets the floor without a step.
+  floor over the region's first and last cell so that it meets the floor without a step;
+* :class:`Block` — a box of any pose whose top face is a planar patch of the ground (the
+  walking terrains: :meth:`Terrain.slope` down, :meth:`Terrain.steps`).
 
-Controllers read :meth:`Terrain.height` and :meth:`Terrain.normal` (footholds, the body's
-height and pitch); the MuJoCo harness builds the same solids
-(:mod:`tsid_py.sim.terrain`: boxes for ramps and stairs, a height field for rough ground).
+:class:`Ramp`, :class:`Stairs` and :class:`Rough` stand on the plane ``z = 0`` (a terrain with
+them has its floor there); blocks can make ground below it (a slope down from a platform to a
+lower floor).
+
+**Where a sole comes to rest** (:meth:`Terrain.rest`). A flat sole of ``length × width`` m
+put down with its centre over ``(x, y)`` and heading ``yaw`` rests on the highest points
+beneath it: among the planes ``z = h0 + g_x dx + g_y dy`` (``dx, dy`` from ``(x, y)``, world
+axes) that lie on or above the ground at every sample point ``i`` of the footprint, the one
+lowest at the centre,
+
+    minimise h0   subject to   h0 + g_x dx_i + g_y dy_i ≥ h(x_i, y_i)   for all i,
+
+a linear programme in ``(h0, g_x, g_y)`` whose answer is the facet of the upper convex hull of
+the samples above the centre (the sole rests on the points that span it). The sole's normal is
+``n ∝ (−g_x, −g_y, 1)``; its placement turns the world by ``yaw`` about the vertical, then
+tilts the vertical onto ``n`` by the smallest rotation (:func:`surface_placement`: the sole's
+x axis keeps the heading seen from above). The **gap** is the largest height of the sole above
+the ground under it, ``max_i (plane_i − h_i)``: zero on a plane, the riser's height for a sole
+half over a step's edge. The **support** is the share of the footprint's area inside the
+convex hull of the samples within :data:`CONTACT_TOLERANCE` of the resting plane: 1 on a
+plane, less on bumps. A footstep planner looks for footholds of a small gap and a large
+support (:mod:`tsid_py.control.walking.footholds`).
+
+Controllers read :meth:`Terrain.height`, :meth:`Terrain.normal` and :meth:`Terrain.rest`
+(footholds, the body's height and pitch); the MuJoCo harness builds the same solids
+(:mod:`tsid_py.sim.terrain`: boxes for ramps, stairs and blocks, a height field for rough
+ground).
 Features are meant to lie along +x ahead of a robot standing at the origin.
 
 Units: m, rad.
@@ -27,7 +53,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import positive_scalar
+import pinocchio as pin
+
+from .._validation import as_rotation, as_vector, positive_scalar
+
+#: Half the lateral extent (m) of the walking terrains' blocks (y in ±).
+HALF_WIDTH = 2.0
+#: A sample of a footprint within this distance (m) of the resting plane bears on it.
+CONTACT_TOLERANCE = 0.002
 
 
 @dataclass(frozen=True)
@@ -142,14 +175,103 @@ class Rough:
         return float(dx), float(dy)
 
 
-class Terrain:
-    """The floor ``z = 0`` with ``features`` (:class:`Ramp`, :class:`Stairs`, :class:`Rough`)."""
+@dataclass(frozen=True)
+class Block:
+    """A box: centre (3,) m, ``half_size`` (3,) m along its own axes, ``rotation`` (3, 3)
+    from its axes to the world's. Its top face (``+z`` of its own axes, tilted less than 60°
+    from the horizontal) is a planar patch of the ground."""
 
-    def __init__(self, features=()):
+    centre: np.ndarray
+    half_size: np.ndarray
+    rotation: np.ndarray = field(default_factory=lambda: np.eye(3))
+
+    def __post_init__(self):
+        object.__setattr__(self, "centre", as_vector(self.centre, "centre", 3).copy())
+        half = as_vector(self.half_size, "half_size", 3).copy()
+        if np.any(half <= 0):
+            raise ValueError(f"half_size must be > 0 along each axis, got {half}")
+        object.__setattr__(self, "half_size", half)
+        rotation = as_rotation(self.rotation, "rotation").copy()
+        if rotation[2, 2] < 0.5:
+            raise ValueError(f"rotation must keep the block's top face within 60° of the horizontal, got its "
+                             f"normal {rotation[:, 2]}")
+        object.__setattr__(self, "rotation", rotation)
+
+    @property
+    def normal(self) -> np.ndarray:
+        """The top face's outward normal (3,)."""
+        return self.rotation[:, 2].copy()
+
+    def top(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Height of the top face over each ``(x, y)`` (arrays of one shape), NaN where the
+        face is not above the point."""
+        n, origin = self.rotation[:, 2], self.centre + self.rotation[:, 2] * self.half_size[2]
+        z = origin[2] - (n[0] * (x - origin[0]) + n[1] * (y - origin[1])) / n[2]
+        u = self.rotation[0, 0] * (x - origin[0]) + self.rotation[1, 0] * (y - origin[1]) + self.rotation[2, 0] * (
+            z - origin[2])
+        v = self.rotation[0, 1] * (x - origin[0]) + self.rotation[1, 1] * (y - origin[1]) + self.rotation[2, 1] * (
+            z - origin[2])
+        inside = (np.abs(u) <= self.half_size[0] + 1e-12) & (np.abs(v) <= self.half_size[1] + 1e-12)
+        return np.where(inside, z, np.nan)
+
+    def height(self, x: float, y: float) -> float:
+        """The top face's height at ``(x, y)``, NaN where it is not above the point."""
+        return float(self.top(np.asarray(x, dtype=float), np.asarray(y, dtype=float)))
+
+    def gradient(self, x: float, y: float) -> tuple[float, float]:
+        n = self.rotation[:, 2]
+        return float(-n[0] / n[2]), float(-n[1] / n[2])
+
+
+@dataclass(frozen=True)
+class Resting:
+    """Where a sole comes to rest (:meth:`Terrain.rest`): its ``placement`` (pin.SE3: centre
+    on the resting plane, z along its normal), the ``gap`` (m), the ``tilt`` (rad) of the
+    normal from the vertical and the ``support`` (0 … 1) (see the module)."""
+
+    placement: pin.SE3
+    gap: float
+    tilt: float
+    support: float = 1.0
+
+    @property
+    def normal(self) -> np.ndarray:
+        return self.placement.rotation[:, 2].copy()
+
+
+def tilt_rotation(normal) -> np.ndarray:
+    """The smallest rotation (3, 3) taking the vertical onto the unit vector ``normal``."""
+    n = np.asarray(normal, dtype=float)
+    n = n / np.linalg.norm(n)
+    axis = np.array([-n[1], n[0], 0.0])                         # e_z × n
+    sine = float(np.linalg.norm(axis))
+    if sine < 1e-12:
+        return np.eye(3)
+    return pin.exp3(axis / sine * math.atan2(sine, float(n[2])))
+
+
+def surface_placement(position, yaw: float, normal=(0.0, 0.0, 1.0)) -> pin.SE3:
+    """A sole at ``position`` (3,) on a surface of unit ``normal``, heading ``yaw`` rad seen
+    from above: the world turned by ``yaw`` about the vertical, then tilted onto ``normal``."""
+    c, s = math.cos(yaw), math.sin(yaw)
+    heading = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    return pin.SE3(tilt_rotation(normal) @ heading, np.array(position, dtype=float))
+
+
+class Terrain:
+    """The floor ``z = floor`` (m) with ``features`` (:class:`Ramp`, :class:`Stairs`,
+    :class:`Rough`, :class:`Block`); ``name`` says what it is (e.g. ``"slope:10"``)."""
+
+    def __init__(self, features=(), floor: float = 0.0, name: str | None = None):
         self.features = tuple(features)
         for feature in self.features:
-            if not isinstance(feature, (Ramp, Stairs, Rough)):
-                raise ValueError(f"features must be Ramp, Stairs or Rough, got {type(feature).__name__}")
+            if not isinstance(feature, (Ramp, Stairs, Rough, Block)):
+                raise ValueError(f"features must be Ramp, Stairs, Rough or Block, got {type(feature).__name__}")
+        self.floor = float(as_vector([floor], "floor", 1)[0])
+        if self.floor != 0.0 and any(not isinstance(feature, Block) for feature in self.features):
+            raise ValueError(f"floor must be 0 with Ramp, Stairs or Rough features (they stand on z = 0), "
+                             f"got {self.floor!r}")
+        self.name = name
 
     @classmethod
     def flat(cls) -> Terrain:
@@ -158,34 +280,90 @@ class Terrain:
 
     @classmethod
     def slope(cls, degrees: float, **options) -> Terrain:
-        """A :class:`Ramp` of ``degrees`` (the other :class:`Ramp` fields as ``options``)."""
-        return cls([Ramp(math.radians(degrees), **options)])
+        """A slope of ``degrees``: up (positive), a :class:`Ramp` (the other :class:`Ramp`
+        fields as ``options``); down (negative), blocks: a platform at ``z = 0`` until
+        ``start`` (default 1 m), the incline down over ``length`` m (horizontal, default 3),
+        a lower floor beyond."""
+        if degrees > 0:
+            return cls([Ramp(math.radians(degrees), **options)], name=f"slope:{degrees:g}")
+        angle = math.radians(-float(degrees))
+        if not 0.0 < angle < math.radians(60.0):
+            raise ValueError(f"degrees must be in (-60, 0) or (0, 60), got {degrees!r}")
+        unknown = set(options) - {"start", "length"}
+        if unknown:
+            raise ValueError(f"a slope down takes start and length, got {sorted(unknown)}")
+        start, length = float(options.get("start", 1.0)), positive_scalar(options.get("length", 3.0), "length")
+        drop, thickness = length * math.tan(angle), 0.5
+        rotation = pin.exp3(np.array([0.0, angle, 0.0]))                   # +x falls
+        top_middle = np.array([start + length / 2, 0.0, -drop / 2])
+        incline = Block(top_middle - rotation[:, 2] * thickness / 2,
+                        [length / math.cos(angle) / 2, HALF_WIDTH, thickness / 2], rotation)
+        platform = Block([start - 5.0, 0.0, -thickness / 2], [5.0, HALF_WIDTH, thickness / 2])
+        return cls([platform, incline], floor=-drop, name=f"slope:{degrees:g}")
 
     @classmethod
     def rough(cls, amplitude: float, seed: int = 0, **options) -> Terrain:
         """:class:`Rough` ground of ``± amplitude`` m (seeded)."""
-        return cls([Rough(amplitude, seed, **options)])
+        return cls([Rough(amplitude, seed, **options)], name=f"rough:{amplitude:g}")
 
     @classmethod
     def stairs(cls, rise: float, **options) -> Terrain:
         """:class:`Stairs` of ``rise`` m (the other fields as ``options``)."""
-        return cls([Stairs(rise, **options)])
+        return cls([Stairs(rise, **options)], name=f"stairs:{rise:g}")
+
+    @classmethod
+    def steps(cls, height: float, tread: float, count: int = 3, start: float = 1.0, landing: float | None = None
+              ) -> Terrain:
+        """Flat until ``x = start`` m, then ``count`` steps of ``height`` m (positive: up,
+        negative: down) and ``tread`` m deep, a landing (``landing`` m, default two treads),
+        and ``count`` steps back to the start level: blocks to walk over (a pit for a negative
+        height)."""
+        height = float(as_vector([height], "height", 1)[0])
+        if height == 0 or abs(height) > 0.3:
+            raise ValueError(f"height must be non-zero and at most 0.3 m, got {height!r}")
+        tread = positive_scalar(tread, "tread")
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
+            raise ValueError(f"count must be a whole number ≥ 1, got {count!r}")
+        landing = 2 * tread if landing is None else positive_scalar(landing, "landing")
+        levels = [height * k for k in range(1, count + 1)]
+        depths = [tread] * (count - 1) + [landing] + [tread] * (count - 1)
+        levels = levels + levels[-2::-1]
+        base = min(0.0, min(levels)) - 0.2
+        blocks, x = [], start
+        if height < 0:       # down: the start level is a platform above a lower floor
+            blocks.append(Block([start - 5.0, 0.0, base / 2], [5.0, HALF_WIDTH, -base / 2]))
+        for level, depth in zip(levels, depths):
+            blocks.append(Block([x + depth / 2, 0.0, (base + level) / 2], [depth / 2, HALF_WIDTH, (level - base) / 2]))
+            x += depth
+        if height < 0:
+            blocks.append(Block([x + 5.0, 0.0, base / 2], [5.0, HALF_WIDTH, -base / 2]))
+        return cls(blocks, floor=base if height < 0 else 0.0, name=f"steps:{height:g}")
 
     @property
     def is_flat(self) -> bool:
+        """Whether the terrain is the floor alone."""
         return not self.features
 
     def _top(self, x: float, y: float):
-        best, feature = 0.0, None
+        best, feature = self.floor, None
         for candidate in self.features:
             z = candidate.height(x, y)
-            if z > best:
+            if z > best:                        # NaN (a block not above the point) never is
                 best, feature = z, candidate
         return best, feature
 
-    def height(self, x: float, y: float) -> float:
-        """The ground's height at ``(x, y)``, m."""
-        return self._top(x, y)[0]
+    def height(self, x, y):
+        """The ground's height (m) at ``(x, y)``: floats, or arrays of one shape."""
+        if np.ndim(x) == 0 and np.ndim(y) == 0:
+            return float(self._top(float(x), float(y))[0])
+        x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+        z = np.full(x.shape, self.floor)
+        for feature in self.features:
+            if isinstance(feature, Block):
+                z = np.fmax(z, feature.top(x, y))
+            else:
+                z = np.fmax(z, np.vectorize(feature.height, otypes=[float])(x, y))
+        return z
 
     def normal(self, x: float, y: float) -> np.ndarray:
         """The ground's unit normal at ``(x, y)`` (3,), pointing up."""
@@ -194,5 +372,75 @@ class Terrain:
         n = np.array([-dx, -dy, 1.0])
         return n / np.linalg.norm(n)
 
+    def rest(self, x: float, y: float, yaw: float, size, margin: float = 0.0) -> Resting:
+        """Where a ``size = (length, width)`` m sole put down at ``(x, y)`` heading ``yaw``
+        rests (see the module); ``margin`` (m) enlarges the footprint sampled, so that a sole
+        found flat keeps that distance from an edge."""
+        length, width = (positive_scalar(value, "size") for value in size)
+        margin = positive_scalar(margin, "margin", allow_zero=True)
+        dx, dy = self.footprint_offsets(yaw, length / 2 + margin, width / 2 + margin)
+        heights = self.height(x + dx, y + dy)
+        if self.is_flat or np.ptp(heights) < 1e-12:
+            h0, gx, gy = float(heights[0]), 0.0, 0.0
+        else:
+            h0, gx, gy = _resting_plane(dx, dy, heights)
+        above = h0 + gx * dx + gy * dy - heights
+        gap = float(np.max(above))
+        normal = np.array([-gx, -gy, 1.0]) / math.sqrt(1.0 + gx * gx + gy * gy)
+        placement = surface_placement([x, y, h0], yaw, normal)
+        support = 1.0
+        if gap > CONTACT_TOLERANCE:
+            bearing = above <= CONTACT_TOLERANCE
+            support = min(1.0, _hull_area(dx[bearing], dy[bearing]) / (length + 2 * margin) / (width + 2 * margin))
+        return Resting(placement, gap, math.acos(min(1.0, float(normal[2]))), support)
+
+    def footprint_offsets(self, yaw: float, half_length: float, half_width: float) -> tuple[np.ndarray, np.ndarray]:
+        """World offsets (dx, dy) from a footprint's centre of sample points over it: a
+        rectangle of half sizes ``half_length`` along the heading ``yaw`` and ``half_width``
+        across, sampled on a grid of at most 2 cm (and half a rough ground's cell), at
+        least 5 × 3 points, corners included."""
+        cells = [feature.cell for feature in self.features if isinstance(feature, Rough)]
+        step = min([0.02] + [cell / 2 for cell in cells])
+        along = np.linspace(-half_length, half_length, max(5, int(math.ceil(2 * half_length / step)) + 1))
+        across = np.linspace(-half_width, half_width, max(3, int(math.ceil(2 * half_width / step)) + 1))
+        u, v = (grid.ravel() for grid in np.meshgrid(along, across))
+        c, s = math.cos(yaw), math.sin(yaw)
+        return c * u - s * v, s * u + c * v
+
     def __repr__(self) -> str:
-        return f"Terrain({list(self.features)!r})"
+        floor = "" if self.floor == 0.0 else f", floor={self.floor!r}"
+        return f"Terrain({list(self.features)!r}{floor})"
+
+
+def _resting_plane(dx: np.ndarray, dy: np.ndarray, heights: np.ndarray) -> tuple[float, float, float]:
+    """``(h0, g_x, g_y)`` of the lowest plane at the centre lying on or above every sample
+    (the module's linear programme). Samples on one plane: that plane. Otherwise the
+    programme's optimum is a facet of the samples' convex hull: of the upper facets' planes
+    (each on or above every sample), the one lowest at the centre — read off Qhull's hull
+    (scipy.spatial.ConvexHull) rather than solved for."""
+    from scipy.spatial import ConvexHull
+
+    points = np.column_stack([np.ones_like(dx), dx, dy])
+    fit = np.linalg.lstsq(points, heights, rcond=None)[0]
+    if np.max(np.abs(points @ fit - heights)) < 1e-9:
+        return float(fit[0]), float(fit[1]), float(fit[2])
+    hull = ConvexHull(np.column_stack([dx, dy, heights]))
+    a, b, c, d = hull.equations.T                       # a x + b y + c z + d = 0, outward (a, b, c)
+    upper = c > 1e-9
+    best = int(np.argmin(-d[upper] / c[upper]))
+    a, b, c, d = a[upper][best], b[upper][best], c[upper][best], d[upper][best]
+    return float(-d / c), float(-a / c), float(-b / c)
+
+
+
+def _hull_area(x: np.ndarray, y: np.ndarray) -> float:
+    """Area (m²) of the convex hull of the points ``(x, y)``: 0 for fewer than three or
+    collinear ones."""
+    if x.size < 3:
+        return 0.0
+    from scipy.spatial import ConvexHull, QhullError
+
+    try:
+        return float(ConvexHull(np.column_stack([x, y])).volume)
+    except QhullError:
+        return 0.0

@@ -29,6 +29,7 @@ from .conditions import Conditions
 from .logs import zmp_from_frames
 from .push_recovery import FALL_HEIGHT_RATIO, default_push, push_force, run_pushes
 from .video import Watchers
+from .terrains import TerrainChoice, walk_terrain
 from .trot import load_robot as load_quadruped, run_trot
 from .walk import run_walk
 
@@ -413,7 +414,7 @@ def reconstruct(robot: str = robots.DEFAULT_HUMANOID, duration: float = 3.0, vie
 
 def walk(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None, distance: float | None = None,
          turn: float | None = None, viewer: bool = False, video: str | None = None, srdf=None,
-         conditions: Conditions | None = None) -> DemoRun:
+         conditions: Conditions | None = None, terrain: TerrainChoice | None = None) -> DemoRun:
     """A humanoid walks ``distance`` m forward (default 3 m) or turns ``turn`` degrees in place.
 
     ``robot``: a built-in robot's name or a humanoid's URDF or MJCF file (``srdf``: a URDF's
@@ -426,10 +427,18 @@ def walk(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None, di
     (:class:`~tsid_py.scenarios.judge.StanceJudge`); the summary reports the distance between the
     feet's midpoints at the start and the end, the walking time (first lift-off to last
     touch-down), the steps, the base's change of yaw and each foothold's error from the plan, and
-    the estimator's drift. ``conditions`` as :func:`balance`'s."""
+    the estimator's drift. ``conditions`` as :func:`balance`'s (the floor's friction among them).
+
+    ``terrain`` (a :class:`~tsid_py.scenarios.terrains.TerrainChoice`, parsed from
+    ``slope:DEG``, ``steps:HEIGHT``, ``rough:AMPLITUDE``…) is the ground in MuJoCo and the
+    controller's planner, sized to the robot and drawn with the conditions' seed
+    (:func:`~tsid_py.scenarios.terrains.walk_terrain`)."""
     model = _load(robot, "walk", srdf)
+    conditions = DEFAULT_CONDITIONS if conditions is None else conditions
+    ground = walk_terrain(terrain, model, conditions.seed)
     summary, log, info = run_walk(model, distance=distance, turn=turn, duration=duration, viewer=viewer, video=video,
-                                  conditions=DEFAULT_CONDITIONS if conditions is None else conditions)
+                                  conditions=conditions, terrain=ground)
+    summary["terrain"] = "flat" if terrain is None else str(terrain)
     return DemoRun("walk", _name(robot), summary, log, dict(robot_info(model), **info))
 
 

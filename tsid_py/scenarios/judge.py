@@ -7,6 +7,11 @@ horizontally from where it stood when its contact was made, or tips more than
 not come down yet. A swinging foot is not judged. Point feet (spheres, which roll) are
 judged by their contact points' slip (:meth:`~tsid_py.sim.Simulation.foot_pose`), not by a
 tilt.
+
+On a :class:`~tsid_py.control.terrain.Terrain` (the simulation's ``terrain``) heights are measured
+above the ground under the base, and a sole's tilt from the normal of the surface it was put
+down on (:meth:`~tsid_py.control.terrain.Terrain.rest` where its contact was made), not from the
+vertical: walking up a 10° slope tips no sole.
 """
 
 from __future__ import annotations
@@ -28,11 +33,14 @@ class StanceJudge:
 
     def __init__(self, sim: Simulation, feet=()):
         self.sim = sim
+        terrain = getattr(sim, "terrain", None)
+        self.terrain = None if terrain is None or terrain.is_flat else terrain
         self.point_feet = sim.robot.sole_size is None
         self._pose = sim.foot_pose if self.point_feet else sim.sole_pose
-        self.start_height = float(sim.state()[0][2])
+        self.start_height = self._base_height()
         #: foot -> where (x, y) its contact was made
         self.planted: dict[str, np.ndarray] = {foot: self._pose(foot)[1][:2].copy() for foot in feet}
+        self._normals: dict[str, np.ndarray] = {}
         self.max_tilt, self.max_slip = 0.0, 0.0
         self.fell_at: float | None = None
         self.reason: str | None = None
@@ -49,14 +57,17 @@ class StanceJudge:
         for foot in list(self.planted):
             if foot not in in_contact:
                 del self.planted[foot]
+                self._normals.pop(foot, None)
         for foot in in_contact:
             tilt, position = self._pose(foot)
             start = self.planted.setdefault(foot, position[:2].copy())
             if not self.point_feet:
+                if self.terrain is not None:
+                    tilt = self._surface_tilt(foot)
                 self.max_tilt = max(self.max_tilt, tilt)
             self.max_slip = max(self.max_slip, float(np.linalg.norm(position[:2] - start)))
         if self.fell_at is None:
-            if self.sim.state()[0][2] < FALL_HEIGHT_RATIO * self.start_height:
+            if self._base_height() < FALL_HEIGHT_RATIO * self.start_height:
                 self.reason = f"base below {FALL_HEIGHT_RATIO * 100:.0f} % of its start height"
             elif self.max_tilt > FALL_TILT:
                 self.reason = f"a sole tipped past {np.degrees(FALL_TILT):.0f}°"
@@ -65,3 +76,19 @@ class StanceJudge:
             if self.reason is not None:
                 self.fell_at = t
         return self.fell_at is not None
+
+    def _base_height(self) -> float:
+        """The base's height above the ground under it, m."""
+        q = self.sim.state()[0]
+        return float(q[2] - (0.0 if self.terrain is None else self.terrain.height(q[0], q[1])))
+
+    def _surface_tilt(self, foot: str) -> float:
+        """Angle (rad) between ``foot``'s sole normal and the normal of the ground where its
+        contact was made (the resting pose of a sole there, found once)."""
+        rotation, position = self.sim.feet.pose(self.sim.data, foot)
+        normal = self._normals.get(foot)
+        if normal is None:
+            size = self.sim.robot.sole_size or (0.01, 0.01)
+            yaw = float(np.arctan2(rotation[1, 0], rotation[0, 0]))
+            normal = self._normals[foot] = self.terrain.rest(position[0], position[1], yaw, size).normal
+        return float(np.arccos(np.clip(rotation[:, 2] @ normal, -1.0, 1.0)))

@@ -15,6 +15,7 @@ from ..control.walking import Gait, WalkingController
 from ..control.walking.angles import wrap_angle, yaw_of
 from ..sim.model import SOLE_THICKNESS
 from ..sim.simulation import Simulation, SimulationDiverged
+from ..control.terrain import Terrain
 from .conditions import Conditions
 from .feedback import EstimatorDrift, Feedback, simulation
 from .judge import StanceJudge
@@ -28,7 +29,8 @@ SETTLE = 0.2
 
 def run_walk(robot, *, distance: float | None = None, turn: float | None = None, gait: Gait | None = None,
              duration: float | None = None, viewer: bool = False, video: str | None = None,
-             controller_options: dict | None = None, conditions: Conditions | None = None) -> tuple[dict, dict, dict]:
+             controller_options: dict | None = None, conditions: Conditions | None = None,
+             terrain: Terrain | None = None, pushes=()) -> tuple[dict, dict, dict]:
     """Walk ``distance`` m forward, or turn ``turn`` degrees in place (default: 3 m forward),
     in MuJoCo; returns ``(summary, log, info)``.
 
@@ -39,13 +41,20 @@ def run_walk(robot, *, distance: float | None = None, turn: float | None = None,
     measured footholds and the sole size, for the plot. ``conditions``
     (:class:`~tsid_py.scenarios.conditions.Conditions`): the sensors, plant and feedback of
     the run (None: the simulator's exact state, the plant as built); with an estimator, the
-    summary reports its drift against the simulator (``estimator_drift``)."""
+    summary reports its drift against the simulator (``estimator_drift``).
+
+    ``terrain`` (a :class:`~tsid_py.control.terrain.Terrain`) is built in MuJoCo and given to
+    the controller (its planner places the footsteps on it). With force sensors in the
+    conditions the controller lands its swings on contact. ``pushes``: ``(time s, force (3,)
+    N, duration s)`` applied to the base during the run (time from the run's start)."""
     if distance is not None and turn is not None:
         raise ValueError("give distance or turn, not both")
     conditions = Conditions(feedback="ground-truth") if conditions is None else conditions
-    sim = simulation(robot, conditions, visual=viewer or bool(video))
-    controller = WalkingController(robot, sim.timestep, gait=gait,
-                                   **(controller_options or {}))
+    sim = simulation(robot, conditions, visual=viewer or bool(video), terrain=terrain)
+    options = dict(controller_options or {})
+    if terrain is not None:
+        options.setdefault("terrain", terrain)
+    controller = WalkingController(robot, sim.timestep, gait=gait, **options)
     feedback = Feedback(sim, controller, conditions)
     drift = EstimatorDrift(feedback)
     watchers = Watchers(sim, viewer=viewer, video=video)
@@ -66,6 +75,9 @@ def run_walk(robot, *, distance: float | None = None, turn: float | None = None,
                 total = k + int(round((plan.duration + 1.0) / dt))
         if total is not None and k >= total:
             break
+        for at, force, length in pushes:
+            if abs(t - at) < 0.5 * dt:
+                sim.push(force, length)
         watchers.before_step()
         landed = controller.steps_taken
         solution, seconds = feedback.step()
@@ -93,6 +105,7 @@ def run_walk(robot, *, distance: float | None = None, turn: float | None = None,
         summary["estimator_drift"] = drift.summary()
     log = {key: np.array(values) for key, values in log.items()}
     info = {"footsteps": [(s.foot, s.x, s.y, s.yaw) for s in plan.footsteps],
+            "footstep_heights": [s.z for s in plan.footsteps],
             "start_feet": {f: (*start_feet[f], 0.0) for f in robot.feet},
             "footholds": [(plan.footsteps[i].foot, *xy) for i, xy in footholds], "sole_size": robot.sole_size}
     return summary, log, info
@@ -131,6 +144,9 @@ def _summary(judge, controller, plan, sim, start_feet, start_yaw, footholds, ste
         "planned_steps": len(plan.footsteps),
         "yaw_change_deg": float(np.degrees(wrap_angle(_base_yaw(sim) - start_yaw))),
         "recovery_steps": controller.recovery_steps,
+        "step_adjustments": controller.plan_stage.adjustments,
+        "early_landings": controller.plan_stage.early_landings,
+        "late_landings": controller.plan_stage.late_landings,
         "max_foothold_error_m": max(errors, default=0.0),
         "max_sole_slip_m": judge.max_slip,
         "max_sole_tilt_deg": float(np.degrees(judge.max_tilt)),

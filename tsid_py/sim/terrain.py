@@ -6,11 +6,12 @@ the planner is told about.
   from the floor at ``start`` to the plateau's height, and a block under the plateau;
 * :class:`~tsid_py.control.terrain.Stairs` are blocks, one per step, each reaching from its
   step to the end of the landing;
+* a :class:`~tsid_py.control.terrain.Block` is a box geom of its pose and size;
 * :class:`~tsid_py.control.terrain.Rough` ground is a height field sampled every
   :data:`HFIELD_RESOLUTION` m from the description's bilinear surface (MuJoCo triangulates
   between samples).
 
-Every solid collides with everything (``contype = conaffinity = 1``, ``condim`` 3) with the
+The floor plane is moved to the terrain's ``floor`` height. Every solid collides with everything (``contype = conaffinity = 1``, ``condim`` 3) with the
 floor's friction. Units: m, rad.
 """
 
@@ -20,7 +21,9 @@ import math
 
 import numpy as np
 
-from ..control.terrain import Ramp, Rough, Stairs, Terrain
+import pinocchio as pin
+
+from ..control.terrain import Block, Ramp, Rough, Stairs, Terrain
 
 #: Spacing (m) of a rough terrain's height-field samples.
 HFIELD_RESOLUTION = 0.02
@@ -35,11 +38,18 @@ def add_terrain(spec, terrain: Terrain) -> None:
     if not isinstance(terrain, Terrain):
         raise ValueError(f"terrain must be a tsid_py.control.terrain.Terrain, got {type(terrain).__name__}")
     friction = _floor_friction(spec, mujoco)
+    for geom in spec.worldbody.geoms:
+        if geom.type == mujoco.mjtGeom.mjGEOM_PLANE:
+            geom.pos = [geom.pos[0], geom.pos[1], terrain.floor]
     for index, feature in enumerate(terrain.features):
         if isinstance(feature, Ramp):
             geoms = _ramp(spec, mujoco, feature, index)
         elif isinstance(feature, Stairs):
             geoms = _stairs(spec, mujoco, feature, index)
+        elif isinstance(feature, Block):
+            quaternion = pin.Quaternion(feature.rotation)
+            geoms = [_box(spec, mujoco, f"terrain{index}_block", feature.centre, feature.half_size,
+                          (quaternion.w, quaternion.x, quaternion.y, quaternion.z))]
         else:
             geoms = [_rough(spec, mujoco, feature, index)]
         for geom in geoms:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pinocchio as pin
 
 from .._validation import as_vector, per_axis
 from ..rows import Rows
@@ -17,9 +16,9 @@ class MomentumTask(Task):
     Momentum is a velocity-level quantity, so the law is first order: ``kp`` (1/s) is the
     only gain. ``components`` is ``"linear"``, ``"angular"`` (the default: regulate the
     angular momentum toward zero) or ``"both"``; ``target`` and ``velocity`` (the rate
-    feed-forward ``ḣ_ref``) then have 3 or 6 entries. This task calls
-    ``pinocchio.computeCentroidalMomentumTimeVariation`` each step on top of the robot's
-    update.
+    feed-forward ``ḣ_ref``) then have 3 or 6 entries. The robot's update (pinocchio's
+    ``computeAllTerms``) already computes ``A_g``, ``Ȧ_g`` and ``h``: the task costs a row
+    copy and ``Ȧ_g v``, no dynamics pass of its own.
 
     Parameters
     ----------
@@ -66,10 +65,11 @@ class MomentumTask(Task):
         ``b = ḣ* − Ȧ_g v`` with ``ḣ* = ḣ_ref + kp (h_ref − h)``, on the kept axes; updates
         :attr:`error` ``= h_ref − h`` and :attr:`error_rate` ``= ḣ* − Ȧ_g v``."""
         robot = context.robot
-        pin.computeCentroidalMomentumTimeVariation(robot.model, robot.data, robot.q, robot.v, context.zero_nv)
-        rows = self.components
-        momentum = robot.data.hg.vector[rows]
-        drift = robot.data.dhg.vector[rows]
+        data, rows = robot.data, self.components
+        # the robot's update (pinocchio's computeAllTerms) has computed A_g, its time
+        # derivative and h_g = A_g v at (q, v): Ȧ_g v is the rate at q̈ = 0
+        momentum = data.hg.vector[rows]
+        drift = data.dAg[rows] @ robot.v
         self.error = self.momentum_ref - momentum
         desired_rate = self.rate_ref + self.kp * self.error
         self.error_rate = desired_rate - drift      # the rate the task still has to produce

@@ -1,13 +1,13 @@
-"""Yaw angles of level feet: wrapping, extraction from a rotation, and back."""
+"""Yaw angles of feet: wrapping, extraction from a rotation (a level one, or a sole tilted
+onto a surface), and back."""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
-import pinocchio as pin
 
-from ..._validation import as_vector
+from ..terrain import tilt_rotation
 
 
 def wrap_angle(angle: float) -> float:
@@ -31,6 +31,10 @@ def yaw_rotation(yaw: float) -> np.ndarray:
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
-def level_placement(position, yaw: float) -> pin.SE3:
-    """A level sole at ``position`` (3,) m turned by ``yaw`` rad about the vertical."""
-    return pin.SE3(yaw_rotation(float(yaw)), as_vector(position, "position", 3).copy())
+def yaw_of_sole(rotation: np.ndarray) -> float:
+    """The yaw ``ψ`` (rad) of a sole's rotation ``R = T(n) R_z(ψ)``: the tilt ``T`` onto its
+    normal ``n`` (:func:`tsid_py.control.terrain.tilt_rotation`) taken off first, as
+    :func:`tsid_py.control.terrain.surface_placement` builds it; a level sole's :func:`yaw_of`."""
+    if rotation[2, 2] > 1.0 - 1e-12:
+        return yaw_of(rotation)
+    return yaw_of(tilt_rotation(rotation[:, 2]).T @ rotation)

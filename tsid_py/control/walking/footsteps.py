@@ -20,9 +20,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import pinocchio as pin
 
 from ..._validation import as_vector
 from ...models.gait import Gait
+from ..terrain import surface_placement
 from .angles import mean_yaw, wrap_angle
 
 #: The most footsteps one plan holds (a walk of 250 m for Talos's gait): a longer walk is
@@ -32,18 +34,41 @@ MAX_FOOTSTEPS = 1000
 
 @dataclass(frozen=True)
 class Footstep:
-    """Foot ``foot`` (a contact frame name) placed level at ``(x, y, z)`` m, heading
-    ``yaw`` rad."""
+    """Foot ``foot`` (a contact frame name) placed at ``(x, y, z)`` m, heading ``yaw`` rad,
+    on a surface of unit ``normal`` (default level): its full pose is :attr:`placement`.
+    A normal that is not a unit vector is normalised; one tilted 60° or more from the
+    vertical is refused (``ValueError``)."""
 
     foot: str
     x: float
     y: float
     yaw: float
     z: float = 0.0
+    normal: tuple[float, float, float] = (0.0, 0.0, 1.0)
+
+    def __post_init__(self):
+        normal = self.normal
+        if normal != (0.0, 0.0, 1.0):
+            n = as_vector(normal, "normal", 3)
+            length = float(np.linalg.norm(n))
+            if not length > 0 or n[2] < 0.5 * length:
+                raise ValueError(f"normal must point up, within 60° of the vertical, got {tuple(normal)}")
+            object.__setattr__(self, "normal", tuple(float(value) for value in n / length))
 
     @property
     def position(self) -> np.ndarray:
         return np.array([self.x, self.y, self.z])
+
+    @property
+    def placement(self) -> pin.SE3:
+        """The sole's pose: at :attr:`position`, turned by ``yaw`` about the vertical, then
+        tilted onto ``normal`` (:func:`tsid_py.control.terrain.surface_placement`)."""
+        return surface_placement(self.position, self.yaw, self.normal)
+
+    @property
+    def level(self) -> bool:
+        """Whether the footstep is on a level surface."""
+        return self.normal == (0.0, 0.0, 1.0)
 
     @property
     def xy(self) -> np.ndarray:

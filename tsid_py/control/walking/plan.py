@@ -18,7 +18,11 @@ a transition), it swings along a :class:`~.swing.SwingTrajectory`, and at touch-
 added back with a ramp of ``transition`` s. The ZMP reaches the stance foot exactly when the
 other foot lifts, so the planned load of a lifting foot is zero.
 
-Everything is horizontal except the CoM height, held at its start value.
+The footsteps carry their full pose (height and surface normal, :mod:`.footholds` places
+them on a :class:`~tsid_py.control.terrain.Terrain`); the swings land aligned with it and, given the
+terrain, clear the ground between footholds (:func:`~.footholds.swing_apex`). The CoM plan
+is horizontal (the LIPM above); its height follows the ground under the walker
+(:mod:`.height`).
 """
 
 from __future__ import annotations
@@ -31,7 +35,10 @@ import numpy as np
 from ..._validation import as_vector, positive_scalar
 from .footsteps import MAX_FOOTSTEPS, Footstep, Gait
 from .lipm import DCMTrajectory, ZMPSegment
-from .angles import level_placement, mean_yaw, wrap_angle
+from ..terrain import Terrain
+from .angles import mean_yaw, wrap_angle
+from .footholds import clear_swing
+from .height import HeightProfile
 from .swing import SwingTrajectory
 
 #: Contact events of a plan, in time order: ``(time, kind, foot, step)``.
@@ -87,11 +94,20 @@ class WalkPlan:
     omega : the LIPM frequency ``√(g / z)``, 1/s.
     gait : durations, step height and force ramps.
     com_velocity : horizontal CoM velocity at the start (2,), m/s (default 0).
+    terrain, sole_size : the ground (:class:`~tsid_py.control.terrain.Terrain`) and the soles'
+        ``(length, width)`` m: each swing clears the ground between its footholds
+        (:func:`~.footholds.clear_swing`: its apex the gait's ``step_height`` above the
+        highest ground, its horizontal motion held back near a riser). Without, the apex is
+        ``step_height`` above the higher foothold.
 
     Times are seconds from the plan's start; after :attr:`duration` the robot stands.
     """
 
-    def __init__(self, start_feet, footsteps, com, omega: float, gait: Gait | None = None, com_velocity=None):
+    def __init__(self, start_feet, footsteps, com, omega: float, gait: Gait | None = None, com_velocity=None, *,
+                 terrain: Terrain | None = None, sole_size=None):
+        if terrain is not None and sole_size is None:
+            raise ValueError("sole_size must be given with a terrain (the swept footprint the swings clear)")
+        self.terrain, self.sole_size = terrain, sole_size
         self.gait = gait = gait or Gait()
         feet = {step.foot: step for step in (start_feet.values() if isinstance(start_feet, dict) else start_feet)}
         if len(feet) != 2:
@@ -112,20 +128,23 @@ class WalkPlan:
         self.com_start = as_vector(com, "com", 3).copy()
         self.omega = positive_scalar(omega, "omega")
         self.phases: list[Phase] = []
-        self.swings: list[SwingTrajectory] = []
         self.events: list[tuple[float, str, str, int]] = []
-        segments = self._timeline(feet)
+        self._timeline(feet)
         self.duration = self.phases[-1].end
-        self.com_trajectory = DCMTrajectory(self.omega, segments, self.com_start[:2], com_velocity)
         self._phase_starts = [phase.start for phase in self.phases]
+        self.swings: list[SwingTrajectory] = self._swings(0)
+        #: The CoM plan (:class:`~.lipm.DCMTrajectory`), from :attr:`com_origin` s of the
+        #: plan's time on (0, unless re-planned during the walk: :meth:`replan`).
+        self.com_trajectory = DCMTrajectory(self.omega, self._segments(), self.com_start[:2], com_velocity)
+        self.com_origin = 0.0
+        ground = self._ground_knots()
+        #: The ground height under the walker (:mod:`.height`); the CoM is ``com_height`` above it.
+        self.ground = HeightProfile(*ground)
+        self.com_height = float(self.com_start[2] - ground[1][0])
 
-    def _timeline(self, feet: dict[str, Footstep]) -> list[ZMPSegment]:
-        """Phases, swings, contact events and the ZMP segments, step by step."""
+    def _timeline(self, feet: dict[str, Footstep]) -> None:
+        """Phases and contact events, step by step."""
         gait, names = self.gait, list(feet)
-        where = dict(feet)                          # each foot's current foothold
-        first = self.footsteps[0].foot
-        stance = next(name for name in names if name != first)
-        segments = [ZMPSegment(gait.start_time, 0.5 * (where[names[0]].xy + where[names[1]].xy), where[stance].xy)]
         self.phases.append(Phase("start", 0.0, gait.start_time, tuple(names)))
         t = gait.start_time
         for index, step in enumerate(self.footsteps):
@@ -134,19 +153,106 @@ class WalkPlan:
             lift, land = t, t + gait.single_support
             self.events += [(lift - gait.transition, UNLOAD, swing, index), (lift, LIFT, swing, index),
                             (land, LAND, swing, index)]
-            self.swings.append(SwingTrajectory(level_placement(where[swing].position, where[swing].yaw),
-                                               level_placement(step.position, step.yaw), lift, land,
-                                               gait.step_height))
             self.phases.append(Phase("single", lift, land, (stance,), swing, index))
-            segments.append(ZMPSegment(gait.single_support, where[stance].xy, where[stance].xy))
-            where[swing] = step
             last = index == len(self.footsteps) - 1
             double = gait.end_time if last else gait.double_support
-            target = 0.5 * (where[names[0]].xy + where[names[1]].xy) if last else step.xy
-            segments.append(ZMPSegment(double, where[stance].xy, target))
             self.phases.append(Phase("end" if last else "double", land, land + double, tuple(names), step=index))
             t = land + double
+
+    def _where_before(self, index: int) -> dict[str, Footstep]:
+        """Each foot's foothold before footstep ``index`` lands."""
+        where = dict(self.start_feet)
+        for step in self.footsteps[:index]:
+            where[step.foot] = step
+        return where
+
+    def _swings(self, first: int) -> list[SwingTrajectory]:
+        """The swings of footsteps ``first`` on (each from its foot's previous foothold)."""
+        gait, where, swings = self.gait, self._where_before(first), []
+        phases = [phase for phase in self.phases if phase.kind == "single"]
+        for index in range(first, len(self.footsteps)):
+            step = self.footsteps[index]
+            phase = phases[index]
+            if self.terrain is None:
+                swings.append(SwingTrajectory(where[step.foot].placement, step.placement, phase.start, phase.end,
+                                              gait.step_height))
+            else:
+                swings.append(clear_swing(self.terrain, where[step.foot], step, phase.start, phase.end,
+                                          self.sole_size, gait.step_height))
+            where[step.foot] = step
+        return swings
+
+    def _segments(self) -> list[ZMPSegment]:
+        """The ZMP plan of the phases (:mod:`.lipm`): to the first stance foot, then fixed on
+        each stance foot in single support, to the landed foot in double support, to the
+        middle of the feet at the end."""
+        names, where = list(self.start_feet), dict(self.start_feet)
+        first = self.footsteps[0].foot
+        stance = next(name for name in names if name != first)
+        segments = [ZMPSegment(self.gait.start_time, 0.5 * (where[names[0]].xy + where[names[1]].xy),
+                               where[stance].xy)]
+        for phase in self.phases[1:]:
+            step = self.footsteps[phase.step]
+            stance = next(name for name in names if name != step.foot)
+            if phase.kind == "single":
+                segments.append(ZMPSegment(phase.end - phase.start, where[stance].xy, where[stance].xy))
+                continue
+            where[step.foot] = step
+            target = 0.5 * (where[names[0]].xy + where[names[1]].xy) if phase.kind == "end" else step.xy
+            segments.append(ZMPSegment(phase.end - phase.start, where[stance].xy, target))
         return segments
+
+    def _ground_knots(self) -> tuple[list[float], list[float]]:
+        """The ground-height knots of :mod:`.height`: the start, each double support's
+        middle, the end."""
+        where = dict(self.start_feet)
+        times, heights = [0.0], [float(np.mean([step.z for step in where.values()]))]
+        for phase in self.phases[1:]:
+            if phase.kind == "single":
+                continue
+            step = self.footsteps[phase.step]
+            where[step.foot] = step
+            heights.append(min(foot.z for foot in where.values()))
+            times.append(0.5 * (phase.start + phase.end) if phase.kind != "end" else phase.end)
+        return times, heights
+
+    def replan(self, t: float, index: int, footsteps, com, com_velocity) -> None:
+        """From time ``t`` s of the plan on, land footsteps ``index``, ``index + 1``, … at
+        ``footsteps`` instead (same feet, same timing; ``index`` is the swing under way or a
+        later one, whose swings are rebuilt — the one under way is for its follower to
+        re-aim, :meth:`~.swing.SwingTrajectory.retarget`), and plan the CoM anew from the
+        horizontal CoM position ``com`` (2,) m and velocity ``com_velocity`` (2,) m/s at
+        ``t``: the ZMP plan of the rest of the walk over the new footholds, its DCM by the
+        backward recursion, the CoM continuous from ``com`` (:class:`~.lipm.DCMTrajectory`
+        without a solved start). The ground-height profile is rebuilt over all footholds.
+        ``ValueError`` (the plan unchanged) when a footstep is out of reach
+        (:func:`check_reach`)."""
+        footsteps = list(footsteps)
+        if len(footsteps) != len(self.footsteps) - index or any(
+                new.foot != old.foot for new, old in zip(footsteps, self.footsteps[index:])):
+            raise ValueError(f"footsteps must replace footsteps {index}… foot for foot, got "
+                             f"{[step.foot for step in footsteps]}")
+        check_reach(self.start_feet, self.footsteps[:index] + footsteps, self.gait)   # before any change
+        self.footsteps[index:] = footsteps
+        under_way = self.phase_at(t)
+        keep = index + 1 if under_way.kind == "single" and under_way.step == index else index
+        self.swings[keep:] = self._swings(keep)
+        segments, start = self._segments(), 0.0
+        for position, segment in enumerate(segments):
+            if t < start + segment.duration - 1e-9:
+                break
+            start += segment.duration
+        else:
+            position, start = len(segments) - 1, t - segments[-1].duration
+        current = segments[position]
+        elapsed = min(max(t - start, 0.0), current.duration - 1e-6)
+        rate = (current.end - current.start) / current.duration
+        remaining = [ZMPSegment(current.duration - elapsed, current.start + rate * elapsed, current.end),
+                     *segments[position + 1:]]
+        self.com_trajectory = DCMTrajectory(self.omega, remaining, as_vector(com, "com", 2),
+                                            as_vector(com_velocity, "com_velocity", 2), solve_start=False)
+        self.com_origin = float(t)
+        self.ground = HeightProfile(*self._ground_knots())
 
     # ------------------------------------------------------------------ queries
     def phase_at(self, t: float) -> Phase:
@@ -156,17 +262,31 @@ class WalkPlan:
 
     def com(self, t):
         """CoM position, velocity, acceleration (3,) at ``t`` s (arrays (n, 3) for an array
-        of times): the LIPM plan horizontally, the start height vertically."""
-        sample = self.com_trajectory.sample(t)
-        height = np.broadcast_to(self.com_start[2], sample.com.shape[:-1] + (1,))
-        zeros = np.zeros_like(height)
-        return (np.concatenate([sample.com, height], axis=-1),
-                np.concatenate([sample.com_velocity, zeros], axis=-1),
-                np.concatenate([sample.com_acceleration, zeros], axis=-1))
+        of times): the LIPM plan horizontally, :attr:`com_height` above the ground
+        (:mod:`.height`) vertically."""
+        sample = self.com_trajectory.sample(np.asarray(t, dtype=float) - self.com_origin)
+        vertical = np.array([self.ground.state(float(time)) for time in np.atleast_1d(t)])
+        vertical[:, 0] += self.com_height
+        if np.ndim(t) == 0:
+            vertical = vertical[0]
+        return (np.concatenate([sample.com, vertical[..., :1]], axis=-1),
+                np.concatenate([sample.com_velocity, vertical[..., 1:2]], axis=-1),
+                np.concatenate([sample.com_acceleration, vertical[..., 2:]], axis=-1))
+
+    def com_state(self, t: float) -> tuple[float, ...]:
+        """``(cx, cy, cz, vx, vy, vz, ax, ay, az)`` at ``t`` s as plain floats: :meth:`com`
+        without numpy's per-call cost (a control loop's path)."""
+        cx, cy, vx, vy, ax, ay = self.com_trajectory.state(t - self.com_origin)
+        z, vz, az = self.ground.state(t)
+        return cx, cy, z + self.com_height, vx, vy, vz, ax, ay, az
+
+    def dcm(self, t) -> np.ndarray:
+        """The planned capture point (x, y) at ``t`` s (or (n, 2) at an array of times)."""
+        return self.com_trajectory.sample(np.asarray(t, dtype=float) - self.com_origin).dcm
 
     def zmp(self, t) -> np.ndarray:
         """The planned ZMP (x, y) at ``t`` s (or (n, 2) at an array of times)."""
-        return self.com_trajectory.sample(t).zmp
+        return self.com_trajectory.sample(np.asarray(t, dtype=float) - self.com_origin).zmp
 
     def footholds_at(self, t: float) -> dict[str, Footstep]:
         """Where each foot is planned to stand (or to land, while it swings) at ``t`` s."""

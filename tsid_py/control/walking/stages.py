@@ -10,6 +10,8 @@ task targets (CoM, swing foot, torso), make and break contacts through the
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...contacts import PlanarContact
@@ -18,11 +20,13 @@ from ..dcm import CapturePointTask
 from ..pipeline import Stage, StepState
 from ..stance import Stance
 from ..support import WALKING, BalanceMode
-from .angles import level_placement, mean_yaw, yaw_of, yaw_rotation
+from .adjustment import StepAdjustment
+from .angles import mean_yaw, yaw_of_sole, yaw_rotation
 from .footsteps import Footstep, Gait
 from .plan import LAND, LIFT, UNLOAD, WalkPlan
 from .recovery import RecoveryStep, StepRecovery
 from .swing import SwingTrajectory
+from .touchdown import Touchdown
 
 #: The torso's yaw target is refreshed when the heading has moved this far (rad) since the
 #: last refresh: while turning, not at every step (a validated rotation costs ~20 µs).
@@ -38,9 +42,11 @@ SETTLE_TIME_CONSTANTS = 4.0
 
 
 def footstep_of(foot: str, placement) -> Footstep:
-    """The :class:`~.footsteps.Footstep` of a sole at ``placement`` (its position and yaw)."""
-    position = placement.translation
-    return Footstep(foot, float(position[0]), float(position[1]), yaw_of(placement.rotation), float(position[2]))
+    """The :class:`~.footsteps.Footstep` of a sole at ``placement`` (its position, yaw and
+    normal)."""
+    position, rotation = placement.translation, placement.rotation
+    normal = (0.0, 0.0, 1.0) if rotation[2, 2] > 1.0 - 1e-9 else tuple(rotation[:, 2].tolist())
+    return Footstep(foot, float(position[0]), float(position[1]), yaw_of_sole(rotation), float(position[2]), normal)
 
 
 def standing_feet(solver: DynamicsSolver, feet) -> dict[str, Footstep]:
@@ -59,11 +65,27 @@ class PlanStage(Stage):
     unloaded counts in the support until it lifts), the planned CoM position, velocity and
     acceleration into the capture-point task, the swing foot's trajectory into its frame
     task (added at lift-off, removed at touch-down), the torso's yaw with the feet; the mode
-    is :data:`~tsid_py.control.support.WALKING` while a plan is under way."""
+    is :data:`~tsid_py.control.support.WALKING` while a plan is under way. ``momentum`` (a
+    :class:`~tsid_py.tasks.MomentumTask`, optional) is in the solver while a plan is under
+    way. With ``touchdown`` (:class:`~.touchdown.Touchdown`) and measured wrenches, a swing
+    lands on contact: early from its apex on, or late with the plan's clock waiting (see
+    :mod:`.touchdown`)."""
 
-    def __init__(self, stance: Stance, com: CapturePointTask, torso, swing_tasks: dict, gait: Gait):
+    def __init__(self, stance: Stance, com: CapturePointTask, torso, swing_tasks: dict, gait: Gait,
+                 momentum=None, touchdown: Touchdown | None = None, adjustment: StepAdjustment | None = None,
+                 place=None):
         self.stance, self.solver, self.com, self.torso = stance, stance.solver, com, torso
-        self.swing_tasks, self.gait = swing_tasks, gait
+        self.swing_tasks, self.gait, self.momentum, self.touchdown = swing_tasks, gait, momentum, touchdown
+        #: Step adjustment (:mod:`.adjustment`; None: off) and ``place(footstep) -> footstep``,
+        #: which puts a moved footstep on the ground (None: as moved).
+        self.adjustment, self.place = adjustment, place
+        #: Footsteps moved by step adjustment so far (each re-plan counts).
+        self.adjustments = 0
+        self._next_check, self._target_dcm = 0.0, None
+        #: Touch-downs so far that came early, and late (the plan's clock waited), by contact.
+        self.early_landings = self.late_landings = 0
+        self._waiting_since: float | None = None         # the controller's time a late foot started waiting
+        self._land_time = 0.0
         self.torso_rest = torso.target.rotation.copy()
         self.plan: WalkPlan | None = None
         self.plan_start = 0.0
@@ -77,7 +99,15 @@ class PlanStage(Stage):
     def start(self, plan: WalkPlan, time: float, feet: dict[str, Footstep]) -> None:
         """Follow ``plan`` from ``time`` (s), the feet standing at ``feet``."""
         self.plan, self.plan_start, self._event, self._footholds = plan, time, 0, feet
-        self._stop_requested = False
+        self._stop_requested, self._waiting_since = False, None
+        if self.momentum is not None and not any(task is self.momentum for task in self.solver.tasks):
+            self.solver.add_task(self.momentum)
+
+    def _finish(self) -> None:
+        """The plan is over: stand (the momentum task leaves the solver)."""
+        self.plan = None
+        if self.momentum is not None and any(task is self.momentum for task in self.solver.tasks):
+            self.solver.remove_task(self.momentum)
 
     def stop(self) -> None:
         """End the walk under way as soon as both feet are on the ground (see
@@ -89,7 +119,9 @@ class PlanStage(Stage):
         """The plan's events, targets and mode at ``state.time``."""
         if self.plan is None:
             return
-        self._follow(state.time - self.plan_start)
+        if self._waiting_since is not None:              # a late touch-down: the plan's clock waits
+            self.plan_start = state.time - self._land_time
+        self._follow(state.time - self.plan_start, state.time, state.wrenches)
         if self._stop_requested and self.swinging is None:
             self._end_here()
         if self.plan is not None:
@@ -103,30 +135,111 @@ class PlanStage(Stage):
         feet = [contact.anchor.translation for contact in self.solver.contacts.values()]
         middle = np.mean(feet, axis=0)
         self.com.set_target(np.array([middle[0], middle[1], self.com.position_ref[2]]))
-        self.plan, self._stop_requested = None, False
+        self._finish()
+        self._stop_requested = False
 
-    def _follow(self, t: float) -> None:
+    def _follow(self, t: float, now: float, wrenches) -> None:
         plan = self.plan
         events = plan.events
-        while self._event < len(events) and events[self._event][0] <= t + 1e-9:
-            self._apply(*events[self._event])
+        lowered = None
+        while self._event < len(events):
+            time, kind, foot, index = events[self._event]
+            if kind == LAND and self.touchdown is not None and wrenches is not None and foot in wrenches:
+                lowered = self._landing(t, now, wrenches[foot], time, foot, index)
+                if lowered is not None or self.swinging == foot:
+                    break                                # in the air still: the events after it wait
+            elif time > t + 1e-9:
+                break
+            else:
+                self._apply(time, kind, foot, index)
             self._event += 1
-        cx, cy, vx, vy, ax, ay = plan.com_trajectory.state(t)
-        height = plan.com_start[2]
-        self.com.set_target(np.array([cx, cy, height]), velocity=np.array([vx, vy, 0.0]),
-                            acceleration=np.array([ax, ay, 0.0]))
+        if self.swinging is not None and lowered is None and self.adjustment is not None and t >= self._next_check:
+            self._check_adjustment(t)
+            plan = self.plan
+        cx, cy, cz, vx, vy, vz, ax, ay, az = plan.com_state(t)
+        self.com.set_target(np.array([cx, cy, cz]), velocity=np.array([vx, vy, vz]),
+                            acceleration=np.array([ax, ay, az]))
         yaws = [step.yaw for name, step in self._footholds.items() if name != self.swinging]
         if self.swinging is not None:
             sample = plan.swings[self._swing_index].sample(t)
-            self.swing_tasks[self.swinging].set_target(sample.placement, velocity=sample.velocity,
-                                                       acceleration=sample.acceleration)
+            if lowered is None:
+                self.swing_tasks[self.swinging].set_target(sample.placement, velocity=sample.velocity,
+                                                           acceleration=sample.acceleration)
+            else:
+                self.swing_tasks[self.swinging].set_target(lowered[0], velocity=lowered[1])
             yaws.append(sample.yaw)
         heading = mean_yaw(*yaws)
         if self._heading is None or abs(heading - self._heading) > HEADING_STEP:
             self._heading = heading
             self.torso.set_target(yaw_rotation(heading) @ self.torso_rest)
         if self._event == len(events) and t >= plan.duration + SETTLE_TIME_CONSTANTS / plan.omega:
-            self.plan = None                          # standing again; the CoM target stays
+            self._finish()                            # standing again; the CoM target stays
+
+    def _check_adjustment(self, t: float) -> None:
+        """Step adjustment (:mod:`.adjustment`): the capture point's error at touch-down;
+        past the threshold, the footsteps from the swing under way on moved by it (when that
+        moves the landing by more than :data:`RETARGET_DISTANCE`) and the walk re-planned."""
+        adjustment, plan, index = self.adjustment, self.plan, self._swing_index
+        swing = plan.swings[index]
+        self._next_check = t + adjustment.period
+        if t > swing.lift_off + adjustment.until * swing.duration:
+            self._next_check = swing.touch_down         # until this swing lands
+            return
+        if self._target_dcm is None or self._target_dcm[0] != index:
+            self._target_dcm = (index, plan.dcm(swing.touch_down))
+        time_left = swing.touch_down - t
+        error = adjustment.error(self.com.dcm_xy, plan.zmp(t), self._target_dcm[1], plan.omega, time_left)
+        stance_foot = next(name for name in self._footholds if name != self.swinging)
+        stance_yaw = self._footholds[stance_foot].yaw
+        if not adjustment.needed(error, stance_yaw, plan.omega, time_left):
+            return
+        error = adjustment.offset(error, stance_yaw, plan.omega, time_left)
+        contact = self.solver.contacts.get(stance_foot)
+        stance = footstep_of(stance_foot, contact.anchor) if contact is not None else self._footholds[stance_foot]
+        planned = plan.footsteps[index]
+        x, y = adjustment.landing(planned, error, stance, self._footholds[self.swinging])
+        shift = np.array([x - planned.x, y - planned.y])
+        if math.hypot(shift[0], shift[1]) <= RETARGET_DISTANCE:
+            return
+        moved = [Footstep(step.foot, step.x + shift[0], step.y + shift[1], step.yaw, step.z, step.normal)
+                 for step in plan.footsteps[index:]]
+        if self.place is not None:
+            moved = [self.place(step) for step in moved]
+        robot = self.solver.robot
+        try:
+            plan.replan(t, index, moved, robot.com[:2], robot.com_velocity[:2])
+        except ValueError:                               # a moved footstep out of reach: keep the plan
+            return
+        swing.retarget(moved[0].placement, t)
+        self._target_dcm = None
+        self.adjustments += 1
+
+    def _landing(self, t: float, now: float, wrench, time: float, foot: str, index: int):
+        """The LAND event of a swing with measured wrenches (:mod:`.touchdown`): land now on
+        contact from the apex on (returns None, the event applied), or wait past its time
+        with the target lowered (returns ``(placement, velocity)``), or nothing yet (None,
+        not applied)."""
+        normal = self.plan.footsteps[index].normal
+        contact = t >= self.plan.swings[index].apex_time and self.touchdown.touched(wrench, normal)
+        if contact or time > t + 1e-9:
+            if contact:
+                if self._waiting_since is not None:
+                    self.late_landings += 1
+                elif time > t + 1e-9:
+                    self.early_landings += 1
+                self._waiting_since = None
+                self._apply(time, LAND, foot, index)
+            return None
+        if self._waiting_since is None:                   # due, and not on the ground: wait
+            self._waiting_since, self._land_time = now, time
+        target, velocity, done = self.touchdown.lowered(self.plan.footsteps[index].placement, normal,
+                                                        now - self._waiting_since)
+        if done:                                          # lowered as far as it may go: land on the clock
+            self._waiting_since = None
+            self.late_landings += 1
+            self._apply(time, LAND, foot, index)
+            return None
+        return target, velocity
 
     def _apply(self, _time: float, kind: str, foot: str, index: int) -> None:
         """One contact event of the plan."""
@@ -213,8 +326,7 @@ class RecoveryStage(Stage):
         recovery = self.recovery
         self.stance.release(target.foot, recovery.transition)
         lift = time + recovery.transition
-        trajectory = SwingTrajectory(level_placement(start.position, start.yaw),
-                                     level_placement(target.position, target.yaw),
+        trajectory = SwingTrajectory(start.placement, target.placement,
                                      lift, lift + recovery.swing_time, recovery.step_height)
         self.underway = _RecoverySwing(target, stance, start, trajectory, closing)
 
@@ -241,7 +353,7 @@ class RecoveryStage(Stage):
                                       trajectory.touch_down - t)
                 if np.linalg.norm(aim.xy - underway.target.xy) > RETARGET_DISTANCE:
                     underway.target = aim
-                    trajectory.retarget(level_placement(aim.position, aim.yaw), t)
+                    trajectory.retarget(aim.placement, t)
             sample = trajectory.sample(t)
             task.set_target(sample.placement, velocity=sample.velocity, acceleration=sample.acceleration)
             if t >= trajectory.touch_down - 1e-9:

@@ -1,18 +1,34 @@
 """Swing-foot trajectories: from lift-off to touch-down with zero velocity and acceleration at
-both ends.
+both ends, clearing the ground in between and landing aligned with the surface.
 
 * Horizontal position and yaw follow a quintic polynomial between two states
   (:func:`quintic`); from rest to rest it is the minimum-jerk profile
   ``s(r) = 10 r³ − 15 r⁴ + 6 r⁵``, ``r = τ / T``.
-* The height above the straight line between the two footholds is the bump
-  ``h(r) = 64 H r³ (1 − r)³``: ``H`` at mid-swing, and zero height, velocity and acceleration
-  at lift-off and touch-down (the sole leaves and meets the ground flat and still).
-* The foot stays flat (roll and pitch of the footholds, which are level on flat ground); its
-  yaw turns by the shortest angle between the footholds.
+* The height rises from the start foothold to an **apex** and comes down to the landing
+  foothold, each half a quintic from rest to rest (the first ``apex_fraction`` of the swing
+  up, the rest down): the sole leaves and meets the ground still, and it is at the apex, at
+  rest vertically, at the switch. The apex is ``height`` above the higher of the two
+  footholds, or a given height (a planner that knows the ground between them: the riser of
+  a step, a bump).
+* The horizontal motion (and the turn) may wait for the first ``delays[0]`` of the swing and
+  end ``delays[1]`` of it before touch-down: the foot then only rises from its foothold
+  (clearing the riser of a step up before moving toward it), and only comes down onto the
+  landing one (the edge of a step down behind it). A planner that knows the ground picks the
+  delays (:func:`~.footholds.clear_swing`).
+* The sole's orientation is ``R = exp(τ) R_z(ψ)``: the yaw ``ψ`` about the vertical, then a
+  tilt by the rotation vector ``τ = (τx, τy, 0)`` (the smallest rotation taking the vertical
+  onto the surface's normal, :func:`tsid_py.control.terrain.tilt_rotation`); both follow quintics
+  between the footholds' (yaw by the shortest angle), so the sole lands aligned with the
+  surface it lands on. Its world angular velocity is ``ω = J_l(τ) τ̇ + exp(τ) e_z ψ̇``
+  (``J_l`` the left Jacobian of SO(3)); the acceleration feed-forward is
+  ``J_l(τ) τ̈ + exp(τ) e_z ψ̈`` (the product terms of the rates, second order in small tilts
+  and slow turns, are left out). Level footholds take ``R = R_z(ψ)`` exactly.
 
 A landing point can be changed mid-swing (:meth:`SwingTrajectory.retarget`, for step
-recovery): the horizontal motion is re-planned from the current reference state (position,
-velocity, acceleration) to the new point, so the reference stays twice differentiable.
+recovery and step adjustment): the horizontal motion, yaw and tilt are re-planned from the
+current reference state (position, velocity, acceleration) to the new pose, and the descent to
+its height (re-planned from the current vertical state once past the apex), so the reference
+stays twice differentiable.
 
 Units: m, rad, s.
 """
@@ -26,7 +42,8 @@ import numpy as np
 import pinocchio as pin
 
 from ..._validation import positive_scalar
-from .angles import wrap_angle, yaw_of, yaw_rotation
+from ..terrain import tilt_rotation
+from .angles import wrap_angle, yaw_of_sole, yaw_rotation
 
 
 def quintic_coefficients(start, start_velocity, start_acceleration, end, duration: float):
@@ -67,7 +84,7 @@ def bump(height: float, duration: float, tau: float) -> tuple[float, float, floa
 class SwingSample:
     """The swing foot's reference: ``placement`` (pin.SE3), ``velocity`` and
     ``acceleration`` (6,) ``[linear, angular]`` world-aligned at the foot, and its ``yaw``
-    (rad)."""
+    (rad, :func:`yaw_of_sole`)."""
 
     placement: pin.SE3
     velocity: np.ndarray
@@ -76,53 +93,128 @@ class SwingSample:
 
 
 class SwingTrajectory:
-    """The foot's path from ``start`` to ``end`` (pin.SE3, level soles) between ``lift_off``
-    and ``touch_down`` (s), ``height`` m above the straight line at mid-swing."""
+    """The foot's path from ``start`` to ``end`` (pin.SE3 of the soles) between ``lift_off``
+    and ``touch_down`` (s): its apex ``height`` m above the higher foothold, or at ``apex`` m
+    (a height, world z) when given, reached after ``apex_fraction`` of the swing; the
+    horizontal motion within the swing less its ``delays`` (fractions at the start and the
+    end, see the module)."""
 
-    def __init__(self, start: pin.SE3, end: pin.SE3, lift_off: float, touch_down: float, height: float):
+    def __init__(self, start: pin.SE3, end: pin.SE3, lift_off: float, touch_down: float, height: float, *,
+                 apex: float | None = None, apex_fraction: float = 0.5, delays=(0.0, 0.0)):
         self.lift_off = float(lift_off)
         self.touch_down = float(touch_down)
         positive_scalar(self.touch_down - self.lift_off, "touch_down - lift_off")
         self.height = positive_scalar(height, "height", allow_zero=True)
+        fraction = positive_scalar(apex_fraction, "apex_fraction")
+        if not fraction < 1.0:
+            raise ValueError(f"apex_fraction must be in (0, 1), got {apex_fraction!r}")
+        first, last = (positive_scalar(value, "delays", allow_zero=True) for value in delays)
+        if not first + last < 0.8:
+            raise ValueError(f"delays must leave at least a fifth of the swing to move, got {tuple(delays)!r}")
+        self.delays = (first, last)
+        #: When the horizontal motion starts and ends, s.
+        self.move_start = self.lift_off + first * self.duration
+        self.move_end = self.touch_down - last * self.duration
+        self.apex_time = self.lift_off + fraction * self.duration
         self.start = start.copy()
-        yaw0 = yaw_of(start.rotation)
-        self._plan(self.lift_off, [*start.translation, yaw0], [0.0] * 4, [0.0] * 4, end)
+        self._rise_start = self.lift_off
+        low = max(float(start.translation[2]), float(end.translation[2])) + self.height
+        self.apex = low if apex is None else max(float(apex), low - self.height)
+        self._rise = (float(start.translation[2]), 0.0, 0.0, *quintic_coefficients(
+            float(start.translation[2]), 0.0, 0.0, self.apex, self.apex_time - self.lift_off))
+        tilt = _tilt_vector(start.rotation)
+        self._plan(self.move_start, [*start.translation[:2], yaw_of_sole(start.rotation), *tilt], [0.0] * 5,
+                   [0.0] * 5, end)
+        self._descend(self.apex_time, self.apex, 0.0, 0.0)
 
     @property
     def duration(self) -> float:
         return self.touch_down - self.lift_off
 
     def _plan(self, t0: float, position, velocity, acceleration, end: pin.SE3) -> None:
-        """Coefficients (plain floats) of the quintic of x, y, z, yaw from the state at ``t0``
-        to ``end`` at rest at touch-down."""
+        """Coefficients (plain floats) of the quintics of x, y, yaw, τx, τy from the state at
+        ``t0`` to ``end`` at rest when the horizontal motion ends."""
         self.end = end.copy()
-        goal = [*end.translation, position[3] + wrap_angle(yaw_of(end.rotation) - position[3])]
+        goal = [*end.translation[:2], position[2] + wrap_angle(yaw_of_sole(end.rotation) - position[2]),
+                *_tilt_vector(end.rotation)]
         self._t0 = t0
         self._terms = [(float(x0), float(v0), 0.5 * float(a0), *(float(c) for c in quintic_coefficients(
-            float(x0), float(v0), float(a0), float(x1), self.touch_down - t0)))
+            float(x0), float(v0), float(a0), float(x1), max(self.move_end - t0, 1e-3))))
             for x0, v0, a0, x1 in zip(position, velocity, acceleration, goal)]
+        self._level = all(abs(term[i]) < 1e-12 for term in self._terms[3:] for i in range(6))
+
+    def _descend(self, t0: float, z0: float, v0: float, a0: float) -> None:
+        """The vertical quintic from ``(z0, v0, a0)`` at ``t0`` down to the end's height."""
+        self._descent_start = t0
+        self._descent = (z0, v0, 0.5 * a0, *quintic_coefficients(z0, v0, a0, float(self.end.translation[2]),
+                                                                   self.touch_down - t0))
 
     def retarget(self, end: pin.SE3, t: float) -> None:
-        """Land at ``end`` instead: from time ``t`` on, a quintic from the current reference
+        """Land at ``end`` instead: from time ``t`` on, quintics from the current reference
         state (continuous position, velocity and acceleration) to ``end``."""
         if t >= self.touch_down:
             return
-        self._plan(max(t, self.lift_off), *self._state(max(t, self.lift_off)), end)
+        t = max(t, self.lift_off)
+        position, velocity, acceleration = self._state(t)
+        if t >= self.move_end - 0.1 * self.duration:   # past its delay's start: move until touch-down
+            self.move_end = self.touch_down
+        self._plan(max(t, self.move_start), position, velocity, acceleration, end)
+        if t < self.apex_time:
+            self.apex = max(self.apex, float(end.translation[2]) + self.height)
+            z, vz, az = self._vertical(t)
+            self._rise = (z, vz, 0.5 * az, *quintic_coefficients(z, vz, az, self.apex, self.apex_time - t))
+            self._rise_start = t
+            self._descend(self.apex_time, self.apex, 0.0, 0.0)
+        else:
+            self._descend(t, *self._vertical(t))
+
+    def _vertical(self, t: float) -> tuple[float, float, float]:
+        """Height, vertical velocity and acceleration at ``t``."""
+        if t < self.apex_time:
+            terms, tau = self._rise, min(max(t, self._rise_start), self.apex_time) - self._rise_start
+        else:
+            terms, tau = self._descent, min(max(t, self._descent_start), self.touch_down) - self._descent_start
+        return _evaluate(terms, tau)
 
     def _state(self, t: float):
-        """x, y, z (without the bump), yaw and their first two derivatives at ``t``."""
-        tau = min(max(t, self._t0), self.touch_down) - self._t0
+        """x, y, yaw, τx, τy and their first two derivatives at ``t``."""
+        tau = min(max(t, self._t0), self.move_end) - self._t0
         position, velocity, acceleration = [], [], []
-        for x0, v0, half_a0, c3, c4, c5 in self._terms:
-            position.append(x0 + tau * (v0 + tau * (half_a0 + tau * (c3 + tau * (c4 + tau * c5)))))
-            velocity.append(v0 + tau * (2 * half_a0 + tau * (3 * c3 + tau * (4 * c4 + tau * 5 * c5))))
-            acceleration.append(2 * half_a0 + tau * (6 * c3 + tau * (12 * c4 + tau * 20 * c5)))
+        for terms in self._terms:
+            p, v, a = _evaluate(terms, tau)
+            position.append(p)
+            velocity.append(v)
+            acceleration.append(a)
         return position, velocity, acceleration
 
     def sample(self, t: float) -> SwingSample:
         """The reference at time ``t`` (clamped to the swing)."""
-        (x, y, z, yaw), (vx, vy, vz, vyaw), (ax, ay, az, ayaw) = self._state(t)
-        h, dh, ddh = bump(self.height, self.duration, t - self.lift_off)
-        placement = pin.SE3(yaw_rotation(yaw), np.array([x, y, z + h]))
-        return SwingSample(placement, np.array([vx, vy, vz + dh, 0.0, 0.0, vyaw]),
-                           np.array([ax, ay, az + ddh, 0.0, 0.0, ayaw]), yaw)
+        (x, y, yaw, tx, ty), (vx, vy, vyaw, vtx, vty), (ax, ay, ayaw, atx, aty) = self._state(t)
+        z, vz, az = self._vertical(min(max(t, self.lift_off), self.touch_down))
+        heading = yaw_rotation(yaw)
+        if self._level:
+            return SwingSample(pin.SE3(heading, np.array([x, y, z])), np.array([vx, vy, vz, 0.0, 0.0, vyaw]),
+                               np.array([ax, ay, az, 0.0, 0.0, ayaw]), yaw)
+        tilt = np.array([tx, ty, 0.0])
+        rotation = pin.exp3(tilt)
+        left = pin.Jexp3(tilt).T                       # J_l(τ) = J_r(τ)ᵀ
+        spin = rotation[:, 2]
+        omega = left @ np.array([vtx, vty, 0.0]) + spin * vyaw
+        alpha = left @ np.array([atx, aty, 0.0]) + spin * ayaw
+        return SwingSample(pin.SE3(rotation @ heading, np.array([x, y, z])), np.array([vx, vy, vz, *omega]),
+                           np.array([ax, ay, az, *alpha]), yaw)
+
+
+def _evaluate(terms, tau: float) -> tuple[float, float, float]:
+    """Position, velocity and acceleration of ``x0 + v0 τ + (a0/2) τ² + c3 τ³ + c4 τ⁴ + c5 τ⁵``."""
+    x0, v0, half_a0, c3, c4, c5 = terms
+    return (x0 + tau * (v0 + tau * (half_a0 + tau * (c3 + tau * (c4 + tau * c5)))),
+            v0 + tau * (2 * half_a0 + tau * (3 * c3 + tau * (4 * c4 + tau * 5 * c5))),
+            2 * half_a0 + tau * (6 * c3 + tau * (12 * c4 + tau * 20 * c5)))
+
+
+def _tilt_vector(rotation: np.ndarray) -> tuple[float, float]:
+    """``(τx, τy)``: the rotation vector of the tilt that takes the vertical onto the sole's
+    normal (:func:`tsid_py.control.terrain.tilt_rotation`)."""
+    tilt = pin.log3(tilt_rotation(rotation[:, 2]))
+    return float(tilt[0]), float(tilt[1])

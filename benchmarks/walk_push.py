@@ -1,0 +1,87 @@
+"""Pushes during a walk: a 0.1 s push on the base while the robot walks 3 m on flat ground,
+survived with step adjustment or not.
+
+    python benchmarks/walk_push.py [--robot talos g1] [--ratio 0.5] [--directions +x +y -x -y]
+        [--phases 4] [--no-adjustment] [--workers 2] [--json FILE]
+
+The push is ``ratio`` times the robot's standing bound in its direction — the largest 0.1 s
+push at t = 1 s the balance controller survives standing, measured with
+``benchmarks/balance_sweep.py`` (issue 28's table: Talos +x 280 N, +y 460 N; G1 130 N, 200 N;
+−x and −y take the +x and +y values) — applied at ``--phases`` instants spread over one step
+period in the middle of the walk (the start of the 5th swing, then every period / phases s):
+single support early and late, double support. Each run is judged by the walk demo's judge
+(fell, distance); reported: falls, the step adjustments made, the distance walked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from tsid_py.scenarios.reports import write_json  # noqa: E402
+
+#: Standing push bounds (N) of 0.1 s pushes at t = 1 s (issue 28's table, balance_sweep.py).
+STANDING_BOUNDS = {"talos": {"x": 280.0, "y": 460.0}, "g1": {"x": 130.0, "y": 200.0}}
+#: The walk demo's standing time before the walk starts, s (tsid_py.scenarios.walk.SETTLE).
+DIRECTIONS = {"+x": (1.0, 0.0), "-x": (-1.0, 0.0), "+y": (0.0, 1.0), "-y": (0.0, -1.0)}
+
+
+def one_walk(job: tuple) -> dict:
+    from threadpoolctl import threadpool_limits
+
+    import tsid_py as tp
+    from tsid_py.scenarios.walk import SETTLE, run_walk
+
+    robot_name, direction, force, phase, adjustment = job
+    robot = tp.robots.load(robot_name)
+    gait = robot.profile.gait
+    first_swing = SETTLE + gait.start_time + 4 * gait.step_period         # the 5th swing's lift-off
+    at = first_swing + phase * gait.step_period
+    vector = np.array([*DIRECTIONS[direction], 0.0]) * force
+    with threadpool_limits(limits=1, user_api="blas"):
+        summary, _, _ = run_walk(robot, distance=3.0, pushes=[(at, vector, 0.1)],
+                                 controller_options={"step_adjustment": adjustment})
+    return {"robot": robot_name, "direction": direction, "force_N": force, "push_at_s": round(at, 3),
+            "phase_in_step": phase, "fell": summary["fell"], "fall_reason": summary.get("fall_reason"),
+            "distance_m": round(summary["distance_m"], 3), "step_adjustments": summary["step_adjustments"]}
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--robot", nargs="+", default=["talos", "g1"])
+    parser.add_argument("--ratio", type=float, default=0.5)
+    parser.add_argument("--directions", nargs="+", default=["+x", "+y", "-x", "-y"], choices=list(DIRECTIONS))
+    parser.add_argument("--phases", type=int, default=4, help="push instants over one step period")
+    parser.add_argument("--no-adjustment", action="store_true", help="walk without step adjustment")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--json", help="write the report here")
+    args = parser.parse_args(argv)
+    jobs = [(robot, direction, args.ratio * STANDING_BOUNDS[robot][direction[1]], k / args.phases,
+             not args.no_adjustment) for robot in args.robot for direction in args.directions
+            for k in range(args.phases)]
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        runs = list(pool.map(one_walk, jobs))
+    rows = []
+    for robot in args.robot:
+        for direction in args.directions:
+            mine = [run for run in runs if run["robot"] == robot and run["direction"] == direction]
+            rows.append({"robot": robot, "direction": direction, "force_N": mine[0]["force_N"],
+                         "survived": f"{sum(not run['fell'] for run in mine)}/{len(mine)}",
+                         "adjustments": [run["step_adjustments"] for run in mine],
+                         "falls": [(run["push_at_s"], run["fall_reason"]) for run in mine if run["fell"]]})
+    for row in rows:
+        print(json.dumps(row))
+    report = {"ratio": args.ratio, "step_adjustment": not args.no_adjustment, "rows": rows, "runs": runs}
+    write_json(args.json, report)
+    return report
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,266 @@
+"""The terrain description and the walking geometry on it: heights and resting soles against
+closed forms and a linear-programming solver, footholds, swings that clear the ground and land
+aligned, the CoM height profile, re-planning, step adjustment and touch-down logic (no
+simulator here: tests/test_terrain_walks.py runs them in MuJoCo)."""
+
+import math
+
+import numpy as np
+import pinocchio as pin
+import pytest
+from scipy.optimize import linprog
+
+from tsid_py.control.walking import Footstep, WalkPlan, plan_footsteps
+from tsid_py.control.walking.adjustment import StepAdjustment
+from tsid_py.control.walking.angles import yaw_of_sole
+from tsid_py.control.walking.footholds import clear_swing, place_footstep, place_footsteps, swing_clearance
+from tsid_py.control.walking.height import HeightProfile
+from tsid_py.control.walking.swing import SwingTrajectory
+from tsid_py.control.walking.touchdown import Touchdown
+from tsid_py.models.gait import Gait
+from tsid_py.control.terrain import Block, Terrain, surface_placement, tilt_rotation
+
+SOLE = (0.2, 0.13)
+
+
+def test_heights_of_the_demo_terrains_are_their_closed_forms():
+    x = np.linspace(-1.0, 5.0, 601)
+    up, down = Terrain.slope(10, start=0.5, length=4.0), Terrain.slope(-10, start=0.5, length=4.0)
+    expected = np.clip(x - 0.5, 0.0, 4.0) * math.tan(math.radians(10))
+    np.testing.assert_allclose(up.height(x, 0.3 + 0 * x), expected, atol=1e-12)
+    np.testing.assert_allclose(down.height(x, -0.7 + 0 * x), -expected, atol=1e-12)
+    steps = Terrain.steps(0.05, tread=0.4, start=0.5)          # up 3, a landing of 0.8, down 3
+    edges = 0.5 + np.cumsum([0.0, 0.4, 0.4, 0.8, 0.4, 0.4])
+    levels = [0.05, 0.1, 0.15, 0.1, 0.05]
+    for left, right, level in zip(edges[:-1], edges[1:], levels):
+        assert steps.height(0.5 * (left + right), 1.0) == pytest.approx(level)
+    assert steps.height(0.3, 0.0) == 0.0 and steps.height(edges[-1] + 0.1, 0.0) == 0.0
+    pit = Terrain.steps(-0.05, tread=0.4, start=0.5)
+    assert pit.height(0.3, 0.0) == 0.0 and pit.height(1.7, 0.0) == pytest.approx(-0.15)
+    rough = Terrain.rough(0.02, seed=3, start=0.5)                 # within ± 0.02 m of its mean 0.02 m
+    heights = rough.height(np.linspace(0.5, 5.0, 2000), np.linspace(-1.5, 1.5, 2000))
+    assert np.min(heights) >= 0.0 and np.max(heights) <= 0.04 + 1e-12 and np.ptp(heights) > 0.02
+    assert rough.height(0.2, 0.0) == 0.0                            # flat before the start
+    scalars = [rough.height(float(x), float(y)) for x, y in zip(np.linspace(0.5, 5.0, 50), np.linspace(-1, 1, 50))]
+    np.testing.assert_array_equal(scalars, rough.height(np.linspace(0.5, 5.0, 50), np.linspace(-1, 1, 50)))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_sole_rests_on_the_lowest_plane_above_the_ground_a_linear_programme_finds(seed):
+    """The resting plane is the optimum of ``min h0 s.t. plane ≥ ground at every sample``
+    (scipy's HiGHS solves it independently); it lies on or above every sample, and the
+    placement's z axis is its normal, its yaw the one asked."""
+    terrain = Terrain.rough(0.03, seed=seed, start=0.0)
+    rng = np.random.default_rng(seed)
+    for _ in range(20):
+        x, y, yaw = rng.uniform(0.5, 4.0), rng.uniform(-1.5, 1.5), rng.uniform(-math.pi, math.pi)
+        rest = terrain.rest(x, y, yaw, SOLE)
+        dx, dy = terrain.footprint_offsets(yaw, SOLE[0] / 2, SOLE[1] / 2)
+        ground = terrain.height(x + dx, y + dy)
+        lp = linprog([1, 0, 0], A_ub=-np.column_stack([np.ones_like(dx), dx, dy]), b_ub=-ground,
+                     bounds=[(None, None)] * 3, method="highs")
+        assert rest.placement.translation[2] == pytest.approx(lp.x[0], abs=1e-9)
+        normal = rest.normal
+        gx, gy = -normal[0] / normal[2], -normal[1] / normal[2]
+        plane = rest.placement.translation[2] + gx * dx + gy * dy
+        assert np.min(plane - ground) >= -1e-9 and rest.gap == pytest.approx(np.max(plane - ground))
+        assert yaw_of_sole(rest.placement.rotation) == pytest.approx(yaw, abs=1e-9)
+
+
+def test_a_sole_on_a_ramp_lies_on_it_and_one_across_a_riser_does_not():
+    ramp = Terrain.slope(10, start=0.0)
+    rest = ramp.rest(1.0, 0.2, 0.3, SOLE)
+    angle = math.radians(10)
+    np.testing.assert_allclose(rest.normal, [-math.sin(angle), 0.0, math.cos(angle)], atol=1e-12)
+    assert rest.gap == pytest.approx(0.0, abs=1e-12) and rest.tilt == pytest.approx(angle)
+    assert rest.placement.translation[2] == pytest.approx(1.0 * math.tan(angle))
+    edge = Terrain.steps(0.05, tread=0.5, start=1.0).rest(1.0, 0.0, 0.0, SOLE)
+    assert edge.gap == pytest.approx(0.05, abs=1e-3)                   # half the sole over the riser
+
+
+def test_surface_placements_tilt_the_vertical_onto_the_normal_and_keep_the_yaw():
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        normal = np.array([*rng.uniform(-0.5, 0.5, 2), 1.0])
+        normal /= np.linalg.norm(normal)
+        yaw = rng.uniform(-math.pi, math.pi)
+        placement = surface_placement([0.1, 0.2, 0.3], yaw, normal)
+        np.testing.assert_allclose(placement.rotation[:, 2], normal, atol=1e-12)
+        np.testing.assert_allclose(tilt_rotation(normal) @ [0, 0, 1], normal, atol=1e-12)
+        assert yaw_of_sole(placement.rotation) == pytest.approx(yaw, abs=1e-9)
+        assert Footstep("f", 0.1, 0.2, yaw, 0.3, tuple(normal)).placement.isApprox(placement)
+
+
+@pytest.mark.parametrize("normal, message", [((0, 0, -1), "point up"), ((1, 0, 0.2), "point up"),
+                                             ((0, 0, 0), "point up"), ((0, float("nan"), 1), "finite")])
+def test_a_footstep_refuses_a_normal_that_is_not_a_ground(normal, message):
+    with pytest.raises(ValueError, match=message):
+        Footstep("f", 0.0, 0.0, 0.0, 0.0, normal)
+
+
+def test_bad_terrains_are_named():
+    with pytest.raises(ValueError, match="degrees"):
+        Terrain.slope(0)
+    with pytest.raises(ValueError, match="height"):
+        Terrain.steps(0.5, tread=0.4)
+    with pytest.raises(ValueError, match="amplitude"):
+        Terrain.rough(-0.01)
+    with pytest.raises(ValueError, match="features"):
+        Terrain(["not a block"])
+    with pytest.raises(ValueError, match="floor"):
+        Terrain.rough(0.02).__class__(Terrain.rough(0.02).features, floor=-1.0)
+    with pytest.raises(ValueError, match="60°"):
+        Block([0, 0, 0], [1, 1, 1], pin.exp3(np.array([1.2, 0.0, 0.0])))
+
+
+def test_footsteps_are_put_off_the_edges_of_steps_with_their_height():
+    gait = Gait(step_length=0.25)
+    terrain = Terrain.steps(0.05, tread=0.5, start=0.55)
+    left, right = Footstep("left", 0.0, 0.085, 0.0), Footstep("right", 0.0, -0.085, 0.0)
+    planned = plan_footsteps(left, right, [2.5, 0.0, 0.0], gait)
+    placed = place_footsteps(planned, terrain, SOLE)
+    for before, after in zip(planned, placed):
+        rest = terrain.rest(after.x, after.y, after.yaw, SOLE, margin=0.02)
+        assert rest.gap <= 0.004 and after.z == pytest.approx(rest.placement.translation[2])
+        assert abs(after.x - before.x) <= 0.5 * SOLE[0] + 0.04 + 1e-9 and after.y == before.y
+    assert max(step.z for step in placed) == pytest.approx(0.15)
+    assert any(abs(after.x - before.x) > 0 for before, after in zip(planned, placed))   # some were moved
+    assert place_footstep(left, Terrain(), SOLE) == left                   # flat: as planned
+
+
+def test_a_swing_is_twice_differentiable_and_lands_aligned_with_its_surface():
+    start = Footstep("f", 0.0, 0.1, 0.0, 0.0).placement
+    end = Footstep("f", 0.5, 0.05, 0.4, 0.08, (-0.17, 0.05, 0.98)).placement
+    swing = SwingTrajectory(start, end, 1.0, 1.6, 0.05, delays=(0.1, 0.2))
+    assert swing.sample(1.0).placement.isApprox(start) and swing.sample(1.6).placement.isApprox(end)
+    h = 1e-5
+    for t in np.linspace(1.01, 1.59, 30):
+        before, here, after = (swing.sample(t + d) for d in (-h, 0.0, h))
+        linear = (after.placement.translation - before.placement.translation) / (2 * h)
+        np.testing.assert_allclose(here.velocity[:3], linear, atol=1e-5)
+        angular = here.placement.rotation @ pin.log3(before.placement.rotation.T @ after.placement.rotation) / (2 * h)
+        np.testing.assert_allclose(here.velocity[3:], angular, atol=1e-5)
+        np.testing.assert_allclose(here.acceleration[:3], (after.velocity[:3] - before.velocity[:3]) / (2 * h),
+                                   atol=2e-3)
+    # the horizontal motion waits for the first tenth and is over for the last fifth
+    np.testing.assert_allclose(swing.sample(1.05).placement.translation[:2], [0.0, 0.1], atol=1e-12)
+    np.testing.assert_allclose(swing.sample(1.5).placement.translation[:2], [0.5, 0.05], atol=1e-12)
+    assert swing.apex == pytest.approx(0.08 + 0.05)
+
+
+def test_a_retargeted_swing_stays_continuous():
+    start, end = Footstep("f", 0.0, 0.1, 0.0).placement, Footstep("f", 0.4, 0.1, 0.0).placement
+    swing = SwingTrajectory(start, end, 0.0, 0.6, 0.05)
+    before = swing.sample(0.2)
+    swing.retarget(Footstep("f", 0.55, 0.2, 0.2, 0.03, (0.0, -0.1, 1.0)).placement, 0.2)
+    after = swing.sample(0.2)
+    assert after.placement.isApprox(before.placement, 1e-9)
+    np.testing.assert_allclose(after.velocity, before.velocity, atol=1e-9)
+    np.testing.assert_allclose(after.acceleration[:3], before.acceleration[:3], atol=1e-9)
+    assert swing.sample(0.6).placement.isApprox(Footstep("f", 0.55, 0.2, 0.2, 0.03, (0.0, -0.1, 1.0)).placement)
+
+
+def test_a_swing_up_a_step_near_its_riser_waits_to_clear_it():
+    """The start foothold 3 cm from a 5 cm riser: going straight at it, the sole's reference
+    enters the step; the cleared swing holds back its horizontal motion and stays above the
+    ground everywhere (within 2 mm) and 2 cm above the step."""
+    terrain = Terrain.steps(0.05, tread=0.5, start=0.13 + 0.02)
+    start, end = Footstep("f", 0.0, 0.0, 0.0), Footstep("f", 0.45, 0.0, 0.0, 0.05)
+    straight = SwingTrajectory(start.placement, end.placement, 0.0, 0.6, 0.05, apex=0.1, delays=(0.0, 0.0))
+    assert swing_clearance(terrain, straight, SOLE, 0.02) < -0.005
+    cleared = clear_swing(terrain, start, end, 0.0, 0.6, SOLE, 0.05)
+    assert cleared.delays[0] > 0 and swing_clearance(terrain, cleared, SOLE, 0.02) >= -0.002
+
+
+def test_the_com_height_profile_is_a_smooth_spline_through_its_knots():
+    times, heights = [0.0, 0.5, 1.2, 2.0, 2.6], [0.0, 0.02, 0.06, 0.07, 0.07]
+    profile = HeightProfile(times, heights)
+    for t, z in zip(times, heights):
+        assert profile.state(t)[0] == pytest.approx(z, abs=1e-12)
+    assert profile.state(0.0)[1] == pytest.approx(0.0, abs=1e-12) and profile.state(2.6)[1] == 0.0
+    h = 1e-6
+    for t in np.linspace(0.05, 2.55, 40):
+        z0, v0, a0 = profile.state(t)
+        assert v0 == pytest.approx((profile.state(t + h)[0] - profile.state(t - h)[0]) / (2 * h), abs=1e-6)
+        assert a0 == pytest.approx((profile.state(t + h)[1] - profile.state(t - h)[1]) / (2 * h), abs=1e-4)
+    assert HeightProfile([0.0, 1.0], [0.3, 0.3]).state(0.5) == (0.3, 0.0, 0.0)
+
+
+def _stairs_plan():
+    gait = Gait(step_length=0.25, single_support=0.6, double_support=0.15)
+    terrain = Terrain.steps(0.05, tread=0.5, start=0.4)
+    left, right = Footstep("left", 0.0, 0.085, 0.0), Footstep("right", 0.0, -0.085, 0.0)
+    steps = place_footsteps(plan_footsteps(left, right, [1.5, 0.0, 0.0], gait), terrain, SOLE)
+    return WalkPlan([left, right], steps, [0.0, 0.0, 0.88], 3.3, gait, terrain=terrain, sole_size=SOLE), terrain
+
+
+def test_a_plan_over_steps_lands_each_swing_on_its_footstep_and_raises_the_com_over_the_lower_foot():
+    plan, terrain = _stairs_plan()
+    for step, swing in zip(plan.footsteps, plan.swings):
+        assert swing.sample(swing.touch_down).placement.isApprox(step.placement)
+        assert swing_clearance(terrain, swing, SOLE, 0.02) >= -0.002
+    for phase in plan.phases:
+        if phase.kind == "double":
+            where = plan.footholds_at(phase.start + 1e-6)
+            middle = 0.5 * (phase.start + phase.end)
+            assert plan.com(middle)[0][2] == pytest.approx(0.88 + min(s.z for s in where.values()), abs=1e-9)
+    assert plan.com(plan.duration)[0][2] == pytest.approx(0.88 + plan.footsteps[-1].z)
+
+
+def test_replanning_with_the_plan_s_own_footsteps_and_state_changes_nothing():
+    """The backward recursion of the DCM depends on the ZMP plan ahead only, and the CoM
+    from its state: re-planned from the plan's own CoM state over the same footsteps, the
+    CoM and capture point references are the same ones."""
+    plan, _ = _stairs_plan()
+    t = plan.phases[3].start + 0.2                          # in a single support
+    index = plan.phases[3].step
+    times = np.linspace(t, plan.duration + 0.5, 50)
+    com, dcm = plan.com(times)[0], plan.dcm(times)
+    position, velocity, _ = plan.com(t)
+    plan.replan(t, index, plan.footsteps[index:], position[:2], velocity[:2])
+    np.testing.assert_allclose(plan.com(times)[0], com, atol=1e-9)
+    np.testing.assert_allclose(plan.dcm(times), dcm, atol=1e-9)
+
+
+def test_replanning_refuses_a_footstep_out_of_reach_and_keeps_the_plan():
+    plan, _ = _stairs_plan()
+    before = list(plan.footsteps)
+    far = [Footstep(s.foot, s.x + 3.0, s.y, s.yaw, s.z) for s in plan.footsteps[2:]]
+    with pytest.raises(ValueError, match="out of reach"):
+        plan.replan(2.0, 2, far, [0.0, 0.0], [0.0, 0.0])
+    assert plan.footsteps == before
+
+
+def test_step_adjustment_leaves_to_the_sole_what_it_can_take():
+    """``e`` is the pendulum's closed form; an error the stance sole can absorb by moving the
+    centre of pressure within its share is not adjusted, a larger one is; landings stay
+    within reach and on the swing foot's side."""
+    adjustment = StepAdjustment(forward=0.45, backward=0.3, min_width=0.15, max_width=0.6, sole_size=(0.2, 0.1))
+    omega, time_left = 3.3, 0.4
+    error = adjustment.error([0.12, -0.05], [0.1, -0.1], [0.2, 0.0], omega, time_left)
+    np.testing.assert_allclose(error, np.array([0.1, -0.1]) + np.array([0.02, 0.05]) * math.exp(omega * time_left)
+                               - [0.2, 0.0], atol=1e-12)
+    gain = math.expm1(omega * time_left)
+    assert not adjustment.needed([0.9 * 0.1 * gain, 0.0], 0.0, omega, time_left)       # half the sole's 0.2 m
+    assert adjustment.needed([1.1 * 0.1 * gain, 0.0], 0.0, omega, time_left)
+    assert adjustment.needed([0.0, 1.1 * 0.05 * gain], 0.0, omega, time_left)
+    assert not adjustment.needed([0.005, 0.0], 0.0, omega, 0.0)                          # below the threshold
+    # moved by what the sole leaves at half its size, in the stance sole's axes
+    turned = math.pi / 2
+    np.testing.assert_allclose(adjustment.offset([0.0, 0.3 * gain], turned, omega, time_left),
+                               [0.0, (0.3 - 0.05) * gain], atol=1e-12)
+    stance, lifted = Footstep("r", 0.0, -0.1, 0.0), Footstep("l", -0.2, 0.1, 0.0)
+    x, y = adjustment.landing(Footstep("l", 0.2, 0.1, 0.0), [1.0, -1.0], stance, lifted)
+    assert (x, y) == pytest.approx((0.45, 0.05))                     # forward reach, min width on the left
+
+
+def test_touchdown_counts_force_along_the_normal_and_lowers_a_late_foot_at_most_its_reach():
+    touchdown = Touchdown(force=20.0, speed=0.2, reach=0.03)
+    normal = np.array([-math.sin(0.2), 0.0, math.cos(0.2)])
+    assert touchdown.touched(np.r_[20.0 * normal, 0, 0, 0], normal)
+    assert not touchdown.touched(np.array([0.0, 0.0, 19.0, 0, 0, 0]), normal)
+    placement = Footstep("f", 0.1, 0.0, 0.0, 0.05, tuple(normal)).placement
+    target, velocity, done = touchdown.lowered(placement, normal, 0.1)
+    np.testing.assert_allclose(target.translation, placement.translation - 0.02 * normal, atol=1e-12)
+    np.testing.assert_allclose(velocity[:3], -0.2 * normal) and not done
+    assert touchdown.lowered(placement, normal, 0.2)[2]
