@@ -312,3 +312,14 @@ def test_a_push_trial_ends_as_a_failure_when_the_physics_diverge():
     summary, _ = run_pushes(load_robot("talos"), [], duration=0.2, on_step=absurd_push)
     assert summary["fell"] and summary["fall_reason"].startswith("the simulation diverged")
     assert 0.05 <= summary["fell_at"] < 0.07
+
+
+def test_a_walk_whose_physics_diverge_before_it_sets_off_is_a_fall_not_a_crash():
+    """The walk plan starts after the settling time; a divergence before it (here an absurd
+    push at 0.05 s) ends the run with a summary of no steps, not an AttributeError."""
+    from tsid_py.scenarios.walk import SETTLE, run_walk
+
+    summary, _, info = run_walk(load_robot("talos"), distance=1.0, pushes=[(0.05, np.array([1e13, 0.0, 0.0]), 0.01)])
+    assert 0.05 < SETTLE
+    assert summary["fell"] and summary["fall_reason"].startswith("the simulation diverged")
+    assert summary["planned_steps"] == 0 and summary["steps"] == 0 and info["footsteps"] == []

@@ -104,10 +104,11 @@ def run_walk(robot, *, distance: float | None = None, turn: float | None = None,
     if feedback.estimator is not None:
         summary["estimator_drift"] = drift.summary()
     log = {key: np.array(values) for key, values in log.items()}
-    info = {"footsteps": [(s.foot, s.x, s.y, s.yaw) for s in plan.footsteps],
-            "footstep_heights": [s.z for s in plan.footsteps],
+    footsteps = [] if plan is None else plan.footsteps          # None: the run ended while settling
+    info = {"footsteps": [(s.foot, s.x, s.y, s.yaw) for s in footsteps],
+            "footstep_heights": [s.z for s in footsteps],
             "start_feet": {f: (*start_feet[f], 0.0) for f in robot.feet},
-            "footholds": [(plan.footsteps[i].foot, *xy) for i, xy in footholds], "sole_size": robot.sole_size}
+            "footholds": [(footsteps[i].foot, *xy) for i, xy in footholds], "sole_size": robot.sole_size}
     return summary, log, info
 
 
@@ -129,7 +130,7 @@ def _summary(judge, controller, plan, sim, start_feet, start_yaw, footholds, ste
     end_feet = {foot: sim.sole_pose(foot)[1][:2] for foot in start_feet}
     start_mid, end_mid = np.mean(list(start_feet.values()), axis=0), np.mean(list(end_feet.values()), axis=0)
     errors = [float(np.linalg.norm(xy - plan.footsteps[i].xy)) for i, xy in footholds]
-    swings = [phase for phase in plan.phases if phase.kind == "single"]
+    swings = [phase for phase in plan.phases if phase.kind == "single"] if plan is not None else []
     lifted = min(len(swings), controller.steps_taken)
     walking_time = swings[lifted - 1].end - swings[0].start if lifted else 0.0
     distance = float(np.linalg.norm(end_mid - start_mid))
@@ -141,7 +142,7 @@ def _summary(judge, controller, plan, sim, start_feet, start_yaw, footholds, ste
         "walking_time_s": walking_time,
         "speed_mps": distance / walking_time if walking_time > 0 else 0.0,
         "steps": controller.steps_taken,
-        "planned_steps": len(plan.footsteps),
+        "planned_steps": 0 if plan is None else len(plan.footsteps),
         "yaw_change_deg": float(np.degrees(wrap_angle(_base_yaw(sim) - start_yaw))),
         "recovery_steps": controller.recovery_steps,
         "step_adjustments": controller.plan_stage.adjustments,
