@@ -107,7 +107,7 @@ class DynamicsSolver:
         #: How many layouts were built so far (one per new set of items, and per new set of
         #: hard contacts a step's overrides soften): a count for tests and diagnostics.
         self.layouts_built = 0
-        #: Incremented whenever a contact is added, removed or re-anchored: what depends on
+        #: Incremented whenever a contact is added, removed, re-anchored or resized: what depends on
         #: the contacts' footprints (a support polygon) is stale when it changes.
         self.contact_epoch = 0
         #: The layout of the last solve (its labels describe :attr:`last_qp`).
@@ -160,6 +160,11 @@ class DynamicsSolver:
         that shapes the QP changes)."""
         self._layouts.clear()
         self.configuration_epoch += 1
+
+    def footprint_changed(self) -> None:
+        """A contact's footprint changed (a sole's ``length`` or ``width`` assigned):
+        :attr:`contact_epoch` tells what depends on it (a support polygon)."""
+        self._contacts_moved()
 
     # ------------------------------------------------------------------------ configuration
     def add_contact(self, contact: Contact, transition: float = 0.0) -> Contact:
@@ -385,7 +390,7 @@ class DynamicsSolver:
         return solution
 
     def _contacts_moved(self) -> None:
-        """A contact was added, removed or anchored anew."""
+        """A contact was added, removed, anchored anew or resized."""
         self.contact_epoch += 1
         self.configuration_epoch += 1
 

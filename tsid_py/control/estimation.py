@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..estimation.estimator import StateEstimator
-from .pipeline import Pipeline, Stage, StepState
+from .pipeline import Pipeline, Stage, StepState, checked_wrenches
 
 
 class EstimationStage(Stage):
@@ -45,8 +45,12 @@ class EstimationStage(Stage):
         readings = state.sensors
         if readings is None:
             raise ValueError("the estimation stage needs sensor readings: call step(sensors=readings)")
-        if state.wrenches is None:                     # the force sensors' readings, for the stages after
-            state.wrenches = readings.wrenches
+        if self.solver.dt != self.estimator.dt:
+            raise ValueError(f"the controller's dt is {self.solver.dt!r} s but its estimator's is "
+                             f"{self.estimator.dt!r} s (its filters' gains come from it): attach a StateEstimator "
+                             "made for the new dt")
+        if state.wrenches is None and readings.wrenches is not None:     # the force sensors', for the stages after
+            state.wrenches = checked_wrenches(readings.wrenches)
         wrenches = state.wrenches
         forces, previous, contacts = self.forces, state.previous, self.solver.contacts
         for i, foot in enumerate(self.feet):
@@ -68,6 +72,14 @@ def attach_estimator(controller: Pipeline, estimator: StateEstimator) -> Estimat
     if solver is None:
         raise ValueError(f"controller must have a solver, got {type(controller).__name__}")
     stage = EstimationStage(estimator, solver)
+    if any(isinstance(other, EstimationStage) for other in controller.stages):
+        raise ValueError("controller already has an estimation stage: one estimator feeds a controller")
+    if estimator.dt != solver.dt:
+        raise ValueError(f"estimator.dt must be the controller's dt ({solver.dt!r} s), got {estimator.dt!r} s")
+    mine, theirs = solver.robot, estimator.robot
+    if (mine.nq, mine.nv, list(mine.model.names)) != (theirs.nq, theirs.nv, list(theirs.model.names)):
+        raise ValueError(f"estimator must be made for the controller's robot {mine.name!r} (its joints), got one for "
+                         f"{theirs.name!r}")
     controller.insert(stage, before=controller.stages[0])
     monitor = contact_monitor(controller)
     if monitor is not None:

@@ -171,17 +171,7 @@ class WalkingController(Pipeline):
                                                 self.plan_stage, balance.profile.feet, balance.wrench_regularization)
         stages = [self.recovery_stage, self.plan_stage, balance.contact_stage, balance.support_stage,
                   balance.solve_stage]
-        super().__init__([stage for stage in stages if stage is not None], balance.dt)
-
-    @property
-    def dt(self) -> float:
-        """Control period, s: the balance controller's solver's (see
-        :attr:`BalanceController.dt`)."""
-        return self.balance.dt
-
-    @dt.setter
-    def dt(self, value) -> None:
-        self.balance.dt = value
+        super().__init__([stage for stage in stages if stage is not None], solver=balance.solver)
 
     # ------------------------------------------------------------------ plans
     def feet(self) -> dict[str, Footstep]:
