@@ -172,3 +172,21 @@ def test_usage_errors_between_options_are_named(argv, message, capsys):
     assert cli_main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["demo", "walk", "--distance", "1e6"], "argument --distance: displacement must take fewer than 1000 steps"),
+    (["demo", "walk", "--turn", "1e6"], "argument --turn: displacement must take fewer than 1000 steps"),
+    (["demo", "trot", "--speed", "100"], "argument --speed/--lateral/--yaw-rate: command VelocityCommand(forward=100.0"),
+    (["demo", "trot", "--speed", "3", "--gait", "walk"], "out of reach of the legs with the walk gait"),
+])
+def test_a_command_the_robot_cannot_carry_out_ends_before_the_run(argv, message, capsys, monkeypatch):
+    """Values in their option's domain that the robot's gait or legs cannot carry out (a walk
+    of a million metres, a trot at 100 m/s): exit 2 naming the option, before a single step of
+    the simulation."""
+    from tsid_py.sim.simulation import Simulation
+
+    monkeypatch.setattr(Simulation, "step", lambda *a, **k: pytest.fail("the run started"))
+    assert cli_main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

@@ -81,6 +81,8 @@ def run(args) -> int:
         select_offscreen_gl()
     try:
         run_ = demos.trot(**options)
+    except demos.DemoArgumentError as exc:  # a command the robot cannot carry out
+        return usage(f"argument {exc.options}: {exc}")
     except ValueError as exc:              # a file that is not a quadruped, a bad option value
         return usage(str(exc).splitlines()[0])
     summary = {"demo": run_.name, "robot": run_.robot, **run_.summary}

@@ -28,6 +28,21 @@ class UnsupportedRobot(ValueError):
     """A demo was asked to run a robot it is not written for (e.g. ``arm`` on Talos)."""
 
 
+class DemoArgumentError(ValueError):
+    """A demo's argument the robot cannot carry out (a walk longer than one plan holds, a speed
+    beyond its legs' reach), found before the run: ``arguments`` names the demo's keyword
+    arguments at fault, which are the command line's options of the same names."""
+
+    def __init__(self, arguments: tuple[str, ...], message: str):
+        super().__init__(message)
+        self.arguments = tuple(arguments)
+
+    @property
+    def options(self) -> str:
+        """The command line's options at fault, ``--speed/--lateral``."""
+        return "/".join("--" + argument.replace("_", "-") for argument in self.arguments)
+
+
 #: What each kind is, for messages.
 KINDS = {
     "humanoid": "a humanoid (a floating base on two feet with soles)",

@@ -24,7 +24,8 @@ from ..inverse_dynamics import multiple_contact_inverse_dynamics_over_time
 from ..sim.simulation import Simulation, SimulationDiverged
 from ..tasks import FrameTask
 from . import recordings
-from .demo_robots import NEEDS, UnsupportedRobot, built_in_robots, demo_robot  # noqa: F401 (re-exported)
+from .demo_robots import (NEEDS, DemoArgumentError, UnsupportedRobot, built_in_robots,  # noqa: F401 (re-exported)
+                          demo_robot)
 from .conditions import Conditions
 from .logs import zmp_from_frames
 from .push_recovery import FALL_HEIGHT_RATIO, default_push, push_force, run_pushes

@@ -38,9 +38,12 @@ import numpy as np
 
 from .. import robots
 from ..control.quadruped import QuadrupedController
+from ..control.quadruped.body import VelocityCommand
+from ..control.quadruped.gaits import gait_named
 from ..control.terrain import Terrain
 from ..sim.contact import WALKING_CONTACT
 from ..sim.simulation import Simulation
+from .demo_robots import DemoArgumentError
 from .quadruped_files import load_quadruped
 from .video import Watchers
 
@@ -90,6 +93,10 @@ def run_trot(robot, *, speed: float = 0.5, lateral: float = 0.0, yaw_rate: float
     shipped = robot.source is not None and robot.source.kind == "mjcf"
     sim = Simulation(robot, visual=viewer or bool(video), terrain=terrain, contact=None if shipped else WALKING_CONTACT)
     controller = QuadrupedController(robot, sim.timestep, terrain=terrain, **(controller_options or {}))
+    try:                                    # a command out of the legs' reach, refused before the run
+        controller.check_command(VelocityCommand(speed, lateral, yaw_rate), gait_named(gait))
+    except ValueError as error:
+        raise DemoArgumentError(("speed", "lateral", "yaw_rate"), str(error)) from None
     watchers = Watchers(sim, viewer=viewer, video=video)
     dt, feet = sim.timestep, list(controller.geometry.feet)
     ground = terrain or Terrain.flat()
