@@ -1,5 +1,6 @@
-"""Every option of every subcommand, tried with the values its domain refuses: the command ends
-at once with exit status 2, a message naming the option, and no traceback.
+"""Every option of every subcommand (the demo command's with every demo), tried with the values
+its domain refuses: the command ends at once with exit status 2, a message naming the option,
+and no traceback.
 
 The options are read from the parsers themselves (their argparse ``type`` carries its domain,
 :mod:`tsid_py.cli_arguments`), so an option added later is swept too — or, if it takes a
@@ -77,11 +78,16 @@ def positions_file(tmp_path_factory):
     return path
 
 
-def valid_command(name: str, positions_file, folder) -> list[str]:
-    """A command of subcommand ``name`` that would run (none is run here: each sweep case
-    makes one of its values wrong)."""
+def demo_names() -> list[str]:
+    """Every demo (``tsid-py demo NAME``), from the parser's choices."""
+    return sorted(next(a for a in subcommands()["demo"]._actions if a.dest == "name").choices)
+
+
+def valid_command(name: str, positions_file, folder, demo: str = "balance") -> list[str]:
+    """A command of subcommand ``name`` (of ``demo`` for ``demo``) that would run (none is run
+    here: each sweep case makes one of its values wrong)."""
     if name == "demo":
-        return ["demo", "balance", "--duration", "0.5"]
+        return ["demo", demo, "--duration", "0.5"]
     if name == "check-robot":
         return ["check-robot", str(DATA / "biped.xml")]
     if name == "bench":
@@ -104,7 +110,7 @@ def refused_values(action, folder) -> list[str]:
         return [str(folder / "missing-folder"), str(folder / "a-file")]
     if domain.startswith("count"):
         minimum = int(domain.split("≥")[1])
-        return [str(minimum - 1), "1.5", "abc"]
+        return [str(minimum - 1), "-1", "1.5", "nan", "inf", "abc"]
     suffix = action.type.suffixes[0] if action.type.suffixes else ".txt"
     (folder / f"folder{suffix}").mkdir(exist_ok=True)
     wrong_suffix = str(folder / "file.wrong-suffix")
@@ -119,14 +125,18 @@ def refused_values(action, folder) -> list[str]:
 
 
 def sweep_cases():
+    """Every subcommand's options, the demo command's for every demo."""
     for name in subcommands():
-        for action in value_options(name):
-            if (name, label(action)) not in CHECKED_ELSEWHERE:
-                yield pytest.param(name, action.dest, id=f"{name}:{label(action)}")
+        for demo in demo_names() if name == "demo" else [None]:
+            for action in value_options(name):
+                if (name, label(action)) not in CHECKED_ELSEWHERE:
+                    yield pytest.param(name, demo, action.dest, id=f"{name}{' ' + demo if demo else ''}:{label(action)}")
 
 
 def test_every_option_has_a_checked_domain():
     for name in subcommands():
+        assert value_options(name), (f"tsid-py {name} shows no option here: a subcommand with a parser of its own "
+                                     "belongs in subcommands() so that the sweep sees its options")
         for action in value_options(name):
             checked = action.choices is not None or hasattr(action.type, "domain")
             assert checked or (name, label(action)) in CHECKED_ELSEWHERE, (
@@ -134,10 +144,10 @@ def test_every_option_has_a_checked_domain():
                 "type or choices")
 
 
-@pytest.mark.parametrize("name, dest", list(sweep_cases()))
-def test_a_refused_value_ends_with_exit_2_naming_the_option(name, dest, positions_file, tmp_path, capsys):
+@pytest.mark.parametrize("name, demo, dest", list(sweep_cases()))
+def test_a_refused_value_ends_with_exit_2_naming_the_option(name, demo, dest, positions_file, tmp_path, capsys):
     action = next(a for a in value_options(name) if a.dest == dest)
-    base = valid_command(name, positions_file, tmp_path)
+    base = valid_command(name, positions_file, tmp_path, demo)
     for value in refused_values(action, tmp_path):
         if action.option_strings:
             option = action.option_strings[-1]
