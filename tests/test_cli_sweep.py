@@ -165,10 +165,20 @@ def test_a_refused_value_ends_with_exit_2_naming_the_option(name, demo, dest, po
         assert "Traceback" not in err + out, (argv, err)
 
 
-def test_an_unknown_robot_is_named(capsys):
-    assert cli_main(["demo", "balance", "--robot", "no-such-robot"]) == 2
-    err = capsys.readouterr().err
-    assert "--robot" in err and "no-such-robot" in err and "Traceback" not in err
+def test_an_unknown_robot_is_named(capsys, tmp_path):
+    """A name that is no built-in robot, a missing file, a folder, a file that is not a robot:
+    each names ``--robot`` and what it got."""
+    (tmp_path / "folder.urdf").mkdir()
+    (tmp_path / "garbage.urdf").write_text("not XML")
+    for robot, words in (("no-such-robot", ["no-such-robot"]),
+                         (str(tmp_path / "missing.urdf"), ["missing.urdf' does not exist"]),
+                         (str(tmp_path / "folder.urdf"), ["folder.urdf' is a folder, not a file"]),
+                         (str(tmp_path / "garbage.urdf"), ["garbage.urdf: not a valid XML file"])):
+        for demo in ("balance", "walk", "arm"):
+            assert cli_main(["demo", demo, "--robot", robot]) == 2
+            err = capsys.readouterr().err
+            assert "argument --robot: " in err or "--robot:" in err, err
+            assert all(word in err for word in words) and "Traceback" not in err, err
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -324,3 +324,38 @@ def test_a_stage_runs_once_a_step(talos):
         Pipeline([], 1e-3).step(talos.q_ref, talos.zero_velocity())
     with pytest.raises(ValueError, match="not both"):
         Pipeline([], 1e-3, solver=controller.solver)
+
+
+def test_a_walking_gait_is_a_setting_for_the_next_walk(talos):
+    """The gait assigned between walks reaches what was derived from it (the plan stage's
+    force ramps, the default touch-down's reach and speed); during a walk, or of another
+    type, it is refused (the plan under way keeps its timing)."""
+    from tsid_py.control.walking.touchdown import Touchdown
+
+    controller = WalkingController(talos)
+    slower = controller.gait.with_(single_support=2 * controller.gait.single_support, transition=0.05)
+    controller.gait = slower
+    assert controller.plan_stage.gait is slower
+    assert controller.touchdown == controller.plan_stage.touchdown == Touchdown.for_robot(talos, slower)
+    with pytest.raises(ValueError, match="gait must be a tsid_py.models.gait.Gait, got str"):
+        controller.gait = "fast"
+    controller.walk_distance(0.5)
+    with pytest.raises(ValueError, match="gait cannot change during a walk"):
+        controller.gait = controller.gait.with_(step_length=0.1)
+    assert controller.gait is slower and controller.plan.gait is slower
+
+
+def test_there_is_no_ground_at_nan():
+    """The terrain's height and normal at a non-finite point are refused (the floor's height
+    was returned: a wrong answer as a success)."""
+    from tsid_py.control.terrain import Terrain
+
+    ramp = Terrain.slope(10.0)
+    assert ramp.height(2.0, 0.0) > 0
+    for x, y in ((math.nan, 0.0), (0.0, math.inf)):
+        with pytest.raises(ValueError, match="x and y must be finite"):
+            ramp.height(x, y)
+        with pytest.raises(ValueError, match="x and y must be finite"):
+            ramp.normal(x, y)
+    with pytest.raises(ValueError, match="x and y must be finite"):
+        ramp.height(np.array([0.0, math.nan]), np.zeros(2))

@@ -123,9 +123,7 @@ def _demo(args) -> int:
                 run = function(**kwargs)
         else:
             run = function(**kwargs)
-    except demos.UnsupportedRobot as error:
-        return _usage_error(str(error))
-    except demos.DemoArgumentError as error:        # an option the robot cannot carry out
+    except demos.DemoArgumentError as error:        # a robot the demo cannot run, an option it cannot carry out
         return _usage_error(f"argument {error.options}: {error}")
     summary = {"demo": run.name, "robot": run.robot, **run.summary}
     print(json.dumps(summary, indent=2))
