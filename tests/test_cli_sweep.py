@@ -108,6 +108,10 @@ def refused_values(action, folder) -> list[str]:
     if domain == "folder":
         (folder / "a-file").write_text("")
         return [str(folder / "missing-folder"), str(folder / "a-file")]
+    if domain == "robot":
+        (folder / "garbage.urdf").write_text("not a robot")
+        (folder / "folder.urdf").mkdir(exist_ok=True)
+        return [*REFUSED[domain], str(folder / "garbage.urdf"), str(folder / "folder.urdf")]
     if domain.startswith("count"):
         minimum = int(domain.split("≥")[1])
         return [str(minimum - 1), "-1", "1.5", "nan", "inf", "abc"]
