@@ -186,7 +186,11 @@ def test_an_unknown_robot_is_named(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["demo", "balance", "--push-at", "3", "--duration", "2"], "--push-at 3 s is not before the run's end"),
+    (["demo", "balance", "--push-at", "3", "--duration", "2"], "--push-at times the single push: give its "
+                                                              "--push-direction"),
+    (["demo", "balance", "--push-at", "1.95", "--push-direction", "+x", "--duration", "2"],
+     "argument --push-at: a push at 1.95 s lasts 0.1 s: it must end by the run's end (2 s)"),
+    (["demo", "balance", "--push-at", "2.95", "--push-direction", "+x"], "(3 s)"),       # the demo's own duration
     (["demo", "balance", "--turn", "-90"], "--turn applies to the walk demo only"),
     (["demo", "walk", "--turn", "-90", "--distance", "1"], "--distance and --turn are exclusive"),
     (["demo", "nosuchdemo"], "argument NAME: invalid choice: 'nosuchdemo'"),

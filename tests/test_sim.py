@@ -314,6 +314,21 @@ def test_a_push_trial_ends_as_a_failure_when_the_physics_diverge():
     assert 0.05 <= summary["fell_at"] < 0.07
 
 
+def test_the_summary_lists_the_pushes_that_happened():
+    """A run that ends first (here its physics diverge at ~0.06 s under an absurd push)
+    reports none of the pushes scheduled after: they were listed as applied."""
+    from tsid_py.scenarios.push_recovery import run_pushes
+
+    def absurd_push(t, controller, sim):
+        if abs(t - 0.05) < 1e-9:
+            sim.push([1e13, 0.0, 0.0], 0.01)
+
+    summary, _ = run_pushes(load_robot("talos"), [(0.02, "+y", 50.0), (0.15, "+x", 50.0)], duration=0.3,
+                            on_step=absurd_push)
+    assert summary["fell"] and summary["fell_at"] < 0.15
+    assert summary["pushes"] == [{"at": 0.02, "direction": "+y", "newtons": 50.0}]
+
+
 def test_a_walk_whose_physics_diverge_before_it_sets_off_is_a_fall_not_a_crash():
     """The walk plan starts after the settling time; a divergence before it (here an absurd
     push at 0.05 s) ends the run with a summary of no steps, not an AttributeError."""

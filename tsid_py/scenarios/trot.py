@@ -119,6 +119,7 @@ def run_trot(robot, *, speed: float = 0.5, lateral: float = 0.0, yaw_rate: float
     footholds, step_times = [], []
     stop_at = None
     fell_at, reason = None, None
+    pushed = False
     yaw = _Yaw(start_q)
     k = 0
     while k * dt < limit:
@@ -128,6 +129,7 @@ def run_trot(robot, *, speed: float = 0.5, lateral: float = 0.0, yaw_rate: float
             controller.walk(speed, lateral, yaw_rate, gait=gait)
         if push is not None and k == int(round(push[0] / dt)):
             sim.push(push[1], PUSH_DURATION)
+            pushed = True
         walking_done = ((distance is not None and math.hypot(*(q[:2] - start_q[:2])) >= stop_distance)
                         or (turn is not None and abs(yaw.value - yaw.start) >= stop_turn)
                         or (duration is not None and t >= SETTLE + duration))
@@ -165,9 +167,9 @@ def run_trot(robot, *, speed: float = 0.5, lateral: float = 0.0, yaw_rate: float
                             **({"distance": distance} if distance is not None else {}),
                             **({"turn_deg": turn} if turn is not None else {})},
                    terrain=repr(terrain) if terrain is not None else "flat")
-    if push is not None:
+    if pushed:                              # reported once applied (a run that ended first had none)
         summary["push"] = {"at": float(push[0]), "force": [float(f) for f in push[1]], "duration": PUSH_DURATION}
-    info = {"feet": feet, "footholds": footholds, "stop_at": stop_at, "pushes": [] if push is None else [
+    info = {"feet": feet, "footholds": footholds, "stop_at": stop_at, "pushes": [] if not pushed else [
         {"at": float(push[0]), "direction": "", "force": list(map(float, push[1])), "duration": PUSH_DURATION}],
         "mpc_step": controller.mpc.step, "weight": controller.geometry.weight}
     return summary, log, info
