@@ -32,7 +32,7 @@ import numpy as np
 
 from .constraints.base import AccelerationBounds, Constraint, LinearConstraint
 from .contacts import Contact
-from .levels import LevelBlock, describe as _describe, levelled_blocks, motion_row_count, row_views
+from .levels import RELAXED, LevelBlock, describe as _describe, levelled_blocks, motion_row_count, row_views
 from .overrides import StepOverrides
 from .qp import QP, LeastSquaresCost
 from .robot import Robot
@@ -103,8 +103,12 @@ class Layout:
         self.kinematic = [c for c in self.contacts if c.kinematic]
         #: The priority levels' blocks (:mod:`tsid_py.levels`), in the order they are solved;
         #: empty for the default problem (hard rows and a cost).
-        self.levels: list[LevelBlock] = levelled_blocks(self.context, tasks, self.kinematic, constraints)
+        self.levels: list[LevelBlock] = levelled_blocks(self.context, tasks, self.kinematic, constraints,
+                                                        self.softened)
         self.level_tasks = [task for block in self.levels for task in block.tasks]
+        #: The softened hard contacts that make the first level (with levels; else they are soft).
+        self.relaxed = frozenset(c.name for block in self.levels if block.priority == RELAXED
+                                 for c in block.contact_rows)
         self.normal_columns = np.array([columns[c.name].start + c.normal_index for c in self.contacts], dtype=int)
         self.unilateral_columns = [(contact, int(column)) for contact, column in zip(self.contacts, self.normal_columns)
                                    if contact.unilateral]
@@ -250,7 +254,8 @@ class Layout:
     def _is_soft(self, contact: Contact) -> bool:
         """Whether the contact's no-slip rows are in the soft cost in this layout (a soft
         contact, or a hard one that a step softens)."""
-        return contact.priority == "soft" or (contact.priority == "hard" and contact.name in self.softened)
+        return contact.priority == "soft" or (contact.priority == "hard" and contact.name in self.softened
+                                              and contact.name not in self.relaxed)
 
     def _build_contact_views(self) -> None:
         """Per contact: its columns of D and of the root rows in A, its no-slip rows (in A if

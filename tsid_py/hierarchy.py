@@ -58,7 +58,8 @@ proximal-point iteration ``x_c ← x`` removes its bias: at its answer ``x`` the
 optimal for ``φ_k`` perturbed by the linear term ``2εM(x − x_c)``, which the iteration drives to
 0 (each solve shrinks the distance to the level's optimum by about ``ε/(ε + σ²)``, ``σ²`` the
 level's curvature); it stops when that gradient is below :data:`STATIONARITY_TOLERANCE`
-(relative): with the reduced backend's ``ε = 10⁻¹⁰``, at the first or second solve. Its first centre
+(relative), and so is what the next steps would add at the rate the last ones shrank: with
+the reduced backend's ``ε = 10⁻¹⁰``, at the first or second solve. Its first centre
 is the answer of the level above (for level 1, the previous step's answer): the levels are
 warm-started across levels, and each level keeps its own backend (a copy of the solver's),
 warm-started from that level's previous step.
@@ -74,6 +75,7 @@ import copy
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 
 from .backends.base import FEASIBILITY_TOLERANCE, Backend, QPResult, constraint_violation
 from .qp import QP, LeastSquaresCost, Level
@@ -85,7 +87,8 @@ PROXIMAL_FORCE_METRIC = 1e-3
 #: The proximal iteration stops when ``‖2εM(x − x_c)‖∞ ≤ STATIONARITY_TOLERANCE (1 + ‖2R̂ᵀŝ‖∞)``:
 #: the level's answer is then optimal for a cost whose gradient differs from ``φ_k``'s by that.
 STATIONARITY_TOLERANCE = 1e-12
-#: Most proximal steps a level takes (its answer is then feasible, and as good as they made it).
+#: Most proximal steps a level takes: a level whose iteration has not converged then fails
+#: (a :class:`~tsid_py.SolverError` naming it, which the failure policy answers by dropping it).
 MAX_PROXIMAL_STEPS = 10
 #: Singular values of a level's unit rows in the null space above which a direction is fixed.
 RANK_TOLERANCE = 1e-9
@@ -135,18 +138,24 @@ def accepted(backend: Backend, qp: QP, result: QPResult) -> bool:
 
 class _Equalities:
     """The equality rows of a lexicographic solve so far — the hard ``A x = b``, then the rows
-    that fix each solved level's optimum — and ``Z``, an orthonormal basis of their null space."""
+    that fix each solved level's optimum — and ``Q``, an orthonormal basis of their row space
+    (the null space ``Z`` of the module docstring is its orthogonal complement, never formed)."""
 
     def __init__(self, A: np.ndarray, b: np.ndarray):
         self.A, self.b = A, b
         self.added: list[np.ndarray] = []
         self.values: list[np.ndarray] = []
-        self.Z = _null_space(_unit_rows(A), np.eye(A.shape[1]))
+        n = A.shape[1]
+        if A.shape[0]:
+            Q, R, _ = scipy.linalg.qr(_unit_rows(A).T, mode="economic", pivoting=True)
+            self.Q = Q[:, : int(np.sum(np.abs(np.diagonal(R)) > RANK_TOLERANCE))]
+        else:
+            self.Q = np.zeros((n, 0))
 
     @property
     def free(self) -> int:
         """Dimension of the null space left."""
-        return self.Z.shape[1]
+        return self.Q.shape[0] - self.Q.shape[1]
 
     def matrix(self, columns: int) -> tuple[np.ndarray, np.ndarray]:
         """``[A; F]`` and ``[b; f]``, padded with zero columns to ``columns`` variables."""
@@ -157,33 +166,25 @@ class _Equalities:
 
     def fix(self, rows: np.ndarray, x: np.ndarray) -> None:
         """Hold the values of ``rows x`` at ``x`` for the levels below: their directions in the
-        null space become orthonormal equality rows ``F``, ``F x = F x_k`` (module docstring)."""
+        null space become orthonormal equality rows ``F``, ``F x = F x_k`` (module docstring:
+        the unit rows projected on the null space, ``N R (I − QQᵀ)``, have the SVD ``U Σ Vᵀ``
+        and ``F`` is ``Vᵀ``'s rows of singular value above :data:`RANK_TOLERANCE`)."""
         if rows.shape[0] == 0 or self.free == 0:
             return
-        Z = self.Z
-        _, singular, Vt = np.linalg.svd(_unit_rows(rows) @ Z)
-        rank = int(np.sum(singular > RANK_TOLERANCE))
-        if rank == 0:
-            return
-        F = (Z @ Vt[:rank].T).T
-        self.added.append(F)
-        self.values.append(F @ x)
-        self.Z = Z @ Vt[rank:].T
+        unit = _unit_rows(rows)
+        projected = unit - (unit @ self.Q) @ self.Q.T
+        _, singular, Vt = np.linalg.svd(projected, full_matrices=False)
+        F = Vt[: int(np.sum(singular > RANK_TOLERANCE))]
+        if F.shape[0]:
+            self.added.append(F)
+            self.values.append(F @ x)
+            self.Q = np.hstack([self.Q, F.T])
 
 
 def _unit_rows(rows: np.ndarray) -> np.ndarray:
     """Each row divided by its norm (zero rows left as they are)."""
     norms = np.linalg.norm(rows, axis=1)
     return rows / np.where(norms > 0, norms, 1.0)[:, None]
-
-
-def _null_space(unit_rows: np.ndarray, basis: np.ndarray) -> np.ndarray:
-    """An orthonormal basis of ``{Z z : unit_rows Z z = 0}`` within the span of ``basis``."""
-    if unit_rows.shape[0] == 0:
-        return basis
-    _, singular, Vt = np.linalg.svd(unit_rows @ basis)
-    rank = int(np.sum(singular > RANK_TOLERANCE))
-    return basis @ Vt[rank:].T
 
 
 def slack(level: Level, x: np.ndarray) -> np.ndarray:
@@ -224,24 +225,26 @@ class Hierarchy:
             self._backends.append(copy.deepcopy(backend))
         return self._backends[index]
 
-    def solve(self, qp: QP, nv: int, backend: Backend) -> HierarchyResult:
+    def solve(self, qp: QP, nv: int, backend: Backend, levels_from: int | None = None) -> HierarchyResult:
         """``qp``'s lexicographic answer (``nv``: the accelerations' count, the first
         variables; the rest are contact variables). The soft level is solved by ``backend``
         itself, the levels above by copies of it; ``ValueError`` if ``backend`` refuses
-        levels (its ``proximal_weight`` is None)."""
+        levels (its ``proximal_weight`` is None). ``levels_from``: leave the levels
+        ``levels_from, …`` out (a step's :meth:`~tsid_py.overrides.StepOverrides.drop_levels`)."""
         if qp.cost is None:
             raise ValueError("a QP with levels needs its cost in factored form (QP(cost=LeastSquaresCost))")
         weight = getattr(backend, "proximal_weight", None)
         if weight is None:
             raise ValueError(f"qp_solver {backend.name!r} does not solve priority levels (see its proximal_weight); "
-                             "use 'reduced' (the default), 'proxsuite' or 'daqp', or make every item 'hard' or 'soft'")
+                             "use 'reduced' (the default) or 'daqp', or make every item 'hard' or 'soft'")
         n = qp.n
         metric = np.full(n, weight * PROXIMAL_FORCE_METRIC)
         metric[:nv] = weight
         equalities = _Equalities(qp.A, qp.b)
         carried: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []     # levels above: C, l, u
         center = self._last_x if self._last_x is not None and self._last_x.size == n else np.zeros(n)
-        levels = [level for level in qp.levels if level.priority != "soft"]
+        levels = [level for level in qp.levels if level.priority != "soft"
+                  and (levels_from is None or level.priority < levels_from)]
         soft = [level for level in qp.levels if level.priority == "soft"]
         outcomes, iterations = [], 0
         for index, level in enumerate(levels):
@@ -249,11 +252,12 @@ class Hierarchy:
                 outcomes.append(outcome(level, center, 0))
                 continue
             level_backend = self._backend(index, backend)
-            solves = 0
+            cost = LeastSquaresCost(level.R, level.s, metric, metric * center)
+            level_qp = _level_qp(qp, equalities, carried, cost, level)
+            scale = 1.0 + np.abs(2.0 * (level.R.T @ level.s)).max(initial=0.0)
+            solves, previous = 0, np.inf
             while True:
                 solves += 1
-                cost = LeastSquaresCost(level.R, level.s, metric, metric * center)
-                level_qp = _level_qp(qp, equalities, carried, cost, level)
                 result = level_backend.solve(level_qp)
                 iterations += result.iterations
                 if not accepted(level_backend, level_qp, result):
@@ -262,9 +266,15 @@ class Hierarchy:
                 x = result.x[:n].copy()
                 moved = np.abs(2.0 * metric * (x - center)).max()
                 center = x
-                scale = 1.0 + np.abs(2.0 * (level.R.T @ level.s)).max(initial=0.0)
-                if moved <= STATIONARITY_TOLERANCE * scale or solves == MAX_PROXIMAL_STEPS:
+                if _converged(moved, previous, STATIONARITY_TOLERANCE * scale):
                     break
+                if solves == MAX_PROXIMAL_STEPS:
+                    result.status = (f"the proximal iteration did not converge in {solves} solves (last step's "
+                                     f"gradient {moved:.3g}; {result.status})")
+                    return self._failed(qp, level, level_qp, result, tuple(outcomes), first=False)
+                previous = moved
+                level_qp.cost.e[:n] = metric * center        # the next proximal step's centre
+                level_qp.cost_changed()
             outcomes.append(outcome(level, x, solves))
             carried.append(_fix(equalities, level, x))
         final = _level_qp(qp, equalities, carried, qp.cost, soft[0] if soft else None)
@@ -288,6 +298,17 @@ class Hierarchy:
         name = level.name if level is not None else "soft level"
         return HierarchyResult(np.full(qp.n, np.nan), f"{name}: {result.status}", False, result.iterations,
                                levels=outcomes, failed_level=level, failed_qp=level_qp, first_failed=first)
+
+
+def _converged(moved: float, previous: float, tolerance: float) -> bool:
+    """Whether the proximal iteration has converged: the last step's gradient ``moved`` is
+    below ``tolerance``, and so is what the remaining steps would add if they shrink as the
+    last one did (a geometric series of ratio ``moved / previous``; ``previous`` is inf after
+    the first solve, whose step is then the whole estimate)."""
+    if moved > tolerance:
+        return False
+    ratio = moved / previous
+    return ratio < 1.0 and moved * ratio / (1.0 - ratio) <= tolerance
 
 
 def _fix(equalities: _Equalities, level: Level, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -12,6 +12,11 @@ Every task, contact and constraint has a ``priority``:
 * ``"soft"`` — the last level: the weighted cost of today's two-level problem (tasks, soft
   contacts, regularisation), plus the soft constraints' rows with their slack.
 
+A step's overrides may soften hard contacts (:mod:`tsid_py.overrides`, the failure policy's
+first rung). Without levels their no-slip rows join the soft cost; with levels they form level
+0, solved before level 1 (:data:`RELAXED`): a softened contact then slips only as much as the
+hard rows force, never to serve a task.
+
 A :class:`LevelBlock` holds one level's buffers and writes them each step; its
 :class:`~tsid_py.qp.Level` is what the QP hands over. A layout without any levelled item
 (the default problem) has no block, and its assembly does nothing more than before.
@@ -28,6 +33,11 @@ from .contacts import Contact
 from .qp import Level
 from .rows import StepContext
 from .tasks.base import Task
+
+
+#: The priority of the level that holds a step's softened hard contacts when the problem has
+#: levels: before level 1.
+RELAXED = 0
 
 
 def level_order(priority) -> float:
@@ -73,7 +83,7 @@ class LevelBlock:
     """
 
     def __init__(self, priority, context: StepContext, tasks: Sequence[Task] = (), contacts: Sequence[Contact] = (),
-                 constraints: Sequence[Constraint] = ()):
+                 constraints: Sequence[Constraint] = (), softened: frozenset = frozenset()):
         n, nv = context.n, context.nv
         self.priority = priority
         self.tasks = list(tasks)
@@ -86,8 +96,9 @@ class LevelBlock:
             cost_labels += [describe(owner)] * size
             row += size
         self.task_views = views[: len(self.tasks)]
-        #: Per contact at this level: views of its no-slip rows and the √weight that scales them.
-        self.contact_rows = {contact: (matrix, vector, np.sqrt(contact.weight))
+        #: Per contact at this level: views of its no-slip rows and the √weight that scales them
+        #: (None for a contact ``softened`` by the step's overrides, which scale them).
+        self.contact_rows = {contact: (matrix, vector, None if contact.name in softened else np.sqrt(contact.weight))
                              for contact, matrix, vector in views[len(self.tasks):]}
         self._build_inequalities(context, constraints, n)
         self.level = Level(priority, self.R, self.s, self.C, self.l, self.u, self.slack_weight, cost_labels,
@@ -140,10 +151,11 @@ class LevelBlock:
 
 
 def levelled_blocks(context: StepContext, tasks: Sequence[Task], contacts: Sequence[Contact],
-                    constraints: Sequence[Constraint]) -> list[LevelBlock]:
+                    constraints: Sequence[Constraint], softened: frozenset = frozenset()) -> list[LevelBlock]:
     """One block per level ``1, 2, …`` that some item has, in order, then one for the soft
     constraints if there are any; empty when every item is hard or soft (the default
-    problem)."""
+    problem). With levels, the hard ``contacts`` a step ``softened`` (names) make level
+    :data:`RELAXED`, first."""
     levels = sorted({item.priority for item in [*tasks, *contacts, *constraints] if isinstance(item.priority, int)})
     blocks = [LevelBlock(level, context, [t for t in tasks if t.priority == level],
                          [c for c in contacts if c.priority == level],
@@ -151,4 +163,7 @@ def levelled_blocks(context: StepContext, tasks: Sequence[Task], contacts: Seque
     soft_constraints = [c for c in constraints if c.priority == "soft"]
     if soft_constraints:
         blocks.append(LevelBlock("soft", context, constraints=soft_constraints))
+    relaxed = [c for c in contacts if c.priority == "hard" and c.name in softened]
+    if blocks and relaxed:
+        blocks.insert(0, LevelBlock(RELAXED, context, contacts=relaxed, softened=softened))
     return blocks

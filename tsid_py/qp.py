@@ -59,7 +59,8 @@ class Level:
     on the set where every level before it is optimal. ``R, s`` are its cost rows already
     scaled by √weight (tasks, contacts' no-slip rows), ``C, l, u`` its inequality rows
     (constraints at this level) and ``slack_weight`` their ωᵢ > 0. ``priority`` is the level
-    (an int ≥ 1, or ``"soft"`` for the last level's inequalities, whose cost is the QP's own);
+    (an int ≥ 1; 0 for a step's softened contacts; ``"soft"`` for the last level's
+    inequalities, whose cost is the QP's own);
     ``cost_labels`` and ``inequality_labels`` name each row's item for reports.
     """
 
@@ -75,8 +76,11 @@ class Level:
 
     @property
     def name(self) -> str:
-        """``"level 2"``, or ``"soft level"``."""
-        return "soft level" if self.priority == "soft" else f"level {self.priority}"
+        """``"level 2"``, ``"soft level"``, or ``"level 0 (softened contacts)"`` (the level a
+        step's overrides make of the hard contacts they soften, :mod:`tsid_py.levels`)."""
+        if self.priority == "soft":
+            return "soft level"
+        return "level 0 (softened contacts)" if self.priority == 0 else f"level {self.priority}"
 
     def copy(self) -> "Level":
         return Level(self.priority, *(array.copy() for array in (self.R, self.s, self.C, self.l, self.u,

@@ -377,7 +377,7 @@ class DynamicsSolver:
         self.last_qp = qp
         t_assembly = perf_counter()
         if layout.levels:
-            result = self.hierarchy.solve(qp, layout.nv, self.backend)
+            result = self.hierarchy.solve(qp, layout.nv, self.backend, overrides and overrides.levels_from)
         else:
             result = self.backend.solve(qp, True) if out is not None and self._reuses_results else self.backend.solve(qp)
         t_qp = perf_counter()

@@ -52,8 +52,9 @@ class Backend(ABC):
     #: by a proximal term ``ε ‖x − x_c‖²_M`` (``M``: 1 per (rad/s²)² on q̈, 10⁻³ per N² on the
     #: contact variables); this is ``ε``. A smaller one reaches each level's optimum in fewer
     #: solves but makes the level's Hessian worse conditioned (about 1/ε): general-purpose
-    #: solvers get 10⁻⁴ (three or four solves a level). None: the backend refuses levels.
-    proximal_weight: float | None = 1e-4
+    #: solvers get 10⁻⁵ (DAQP through qpsolvers: one to three solves a level on Talos's test
+    #: problems). None: the backend refuses levels.
+    proximal_weight: float | None = 1e-5
 
     @abstractmethod
     def solve(self, qp: QP) -> QPResult:
