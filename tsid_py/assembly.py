@@ -357,8 +357,8 @@ class Layout:
         weighted = set(self.soft_tasks) | set(self.level_tasks)
         for task in task_weights:
             if task not in weighted:
-                raise ValueError(f"task {getattr(task, 'name', task)!r} has a weight override but is neither a "
-                                 "soft task of this solver nor one at a level")
+                raise ValueError(f"task {getattr(task, 'name', task)!r} has a weight override but is not a soft "
+                                 "task of this solver (nor one at a level 1, 2, …)")
 
     def _fill_diagonal_costs(self, context: StepContext, task_weights: Mapping | None = None) -> None:
         """``d`` and ``e`` of the cost from the tasks on single variables: each adds ``w ∘ t``
