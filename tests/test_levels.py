@@ -410,3 +410,28 @@ def test_priorities_are_validated():
     overrides = StepOverrides()
     with pytest.raises(ValueError, match="first must be a level"):
         overrides.drop_levels("soft")
+
+
+def test_closed_form_levels_on_a_small_qp():
+    """Three variables, no hard equality, the hard row ``x₀ ≥ 2``. Level 1: ``x₀ ≤ 1`` (an
+    inequality that must give way: its violation is 1 at best, and stays 1); level 2:
+    ``x₀ + x₁ = 5`` and ``x₀ = 7`` (conflicting with level 1: only ``x₁ = 3`` is met); soft:
+    ``10⁻² ‖x‖²``. The lexicographic answer is ``(2, 3, 0)``."""
+    from tsid_py.hierarchy import Hierarchy
+    from tsid_py.qp import QP, LeastSquaresCost, Level
+
+    n = 3
+    level_1 = Level(1, np.zeros((0, n)), np.zeros(0), np.array([[1.0, 0, 0]]), np.array([-np.inf]), np.array([1.0]),
+                    np.ones(1), [], ["x0 below 1"])
+    level_2 = Level(2, np.array([[1.0, 1, 0], [1, 0, 0]]), np.array([5.0, 7.0]), np.zeros((0, n)), np.zeros(0),
+                    np.zeros(0), np.zeros(0), ["sum", "x0"], [])
+    cost = LeastSquaresCost(np.zeros((0, n)), np.zeros(0), np.full(n, 1e-2), np.zeros(n))
+    qp = QP(None, None, np.zeros((0, n)), np.zeros(0), np.array([[1.0, 0, 0]]), np.array([2.0]), np.array([np.inf]),
+            cost=cost, levels=(level_1, level_2))
+    for backend in ("reduced", "daqp"):
+        result = Hierarchy().solve(qp, nv=n, backend=make_backend(backend))
+        assert result.success
+        np.testing.assert_allclose(result.x, [2.0, 3.0, 0.0], atol=1e-8)
+        assert [level.gave_way for level in result.levels] == [True, True]
+        assert result.levels[0].violation == pytest.approx(1.0, abs=1e-8)
+        assert result.levels[1].residual == pytest.approx(5.0, abs=1e-8)       # |x₀ − 7| with x₀ = 2

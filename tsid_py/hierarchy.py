@@ -210,20 +210,21 @@ class Hierarchy:
 
     def __init__(self):
         self._source: Backend | None = None
-        self._backends: list[Backend] = []
+        self._backends: dict = {}                 # by priority
         self._last_x: np.ndarray | None = None
 
     def reset(self) -> None:
         """Forget the warm starts (the levels' backends and the last answer)."""
-        self._backends, self._last_x = [], None
+        self._backends, self._last_x = {}, None
 
-    def _backend(self, index: int, backend: Backend) -> Backend:
-        """Level ``index``'s copy of ``backend`` (new copies when the solver's backend changed)."""
+    def _backend(self, priority: int, backend: Backend) -> Backend:
+        """The copy of ``backend`` that solves level ``priority`` (new copies when the solver's
+        backend changed)."""
         if backend is not self._source:
-            self._source, self._backends = backend, []
-        while len(self._backends) <= index:
-            self._backends.append(copy.deepcopy(backend))
-        return self._backends[index]
+            self._source, self._backends = backend, {}
+        if priority not in self._backends:
+            self._backends[priority] = copy.deepcopy(backend)
+        return self._backends[priority]
 
     def solve(self, qp: QP, nv: int, backend: Backend, levels_from: int | None = None) -> HierarchyResult:
         """``qp``'s lexicographic answer (``nv``: the accelerations' count, the first
@@ -251,7 +252,7 @@ class Hierarchy:
             if equalities.free == 0:                 # x is determined: the level only reports
                 outcomes.append(outcome(level, center, 0))
                 continue
-            level_backend = self._backend(index, backend)
+            level_backend = self._backend(level.priority, backend)
             cost = LeastSquaresCost(level.R, level.s, metric, metric * center)
             level_qp = _level_qp(qp, equalities, carried, cost, level)
             scale = 1.0 + np.abs(2.0 * (level.R.T @ level.s)).max(initial=0.0)

@@ -83,6 +83,7 @@ class Level:
         return "level 0 (softened contacts)" if self.priority == 0 else f"level {self.priority}"
 
     def copy(self) -> "Level":
+        """A deep copy (the layout reuses its buffers from one step to the next)."""
         return Level(self.priority, *(array.copy() for array in (self.R, self.s, self.C, self.l, self.u,
                                                                 self.slack_weight)),
                      list(self.cost_labels), list(self.inequality_labels))
