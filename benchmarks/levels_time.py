@@ -48,7 +48,8 @@ def build(robot: tp.Robot, case: str, qp_solver: str):
 def run(case: str, steps: int, qp_solver: str = "reduced", dt: float = 1e-3) -> dict:
     robot = tp.robots.load("talos")
     solver, hand, com = build(robot, case, qp_solver)
-    hand_home, com_home = hand.position_ref.copy(), com.position_ref.copy()
+    hand_home = robot.placement_at(robot.q_ref, robot.model.getFrameId(HAND)).translation.copy()
+    com_home = com.position_ref.copy()
     q, v = robot.q_ref.copy(), robot.zero_velocity()
     times, solves, solution = [], [], None
     for step in range(steps + 100):

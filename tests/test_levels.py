@@ -19,6 +19,7 @@ from proxsuite import proxqp
 
 import tsid_py as tp
 from tsid_py.backends import Backend, make_backend
+from tsid_py.backends.base import constraint_violation
 from tsid_py.control import FailurePolicy
 from tsid_py.overrides import StepOverrides
 
@@ -181,7 +182,7 @@ def test_three_levels_equal_the_levels_solved_one_at_a_time(talos):
     assert solution.gave_way == (3,)
     values = level_values(levels, solution.x)
     assert values[0, 0] < 1e-9 and values[1, 0] < 1e-9 and values[2, 0] > 1.0
-    assert qp.violation(solution.x) < 1e-9
+    assert constraint_violation(qp, solution.x) < 1e-7         # the hard rows, as every answer is checked
 
 
 def test_four_levels_with_inequalities_at_level_2(talos):
@@ -204,7 +205,7 @@ def test_four_levels_with_inequalities_at_level_2(talos):
     accelerations = np.abs(solution.ddq[6:])
     assert np.sum(accelerations > 10.0 + 1e-6) >= 5 and np.sum(accelerations < 10.0 - 1e-6) >= 5
     assert solution.gave_way == (2, 3, 4) and solution.levels[0].met
-    assert qp.violation(solution.x) < 1e-9
+    assert constraint_violation(qp, solution.x) < 1e-7         # the hard rows, as every answer is checked
 
 
 def test_a_level_that_cannot_be_met_leaves_the_levels_above_exact(talos):
@@ -269,7 +270,7 @@ def test_a_level_beyond_the_hard_rows_gives_way_instead_of_failing(talos):
     solver = build(1)
     solution = solver.solve(q, v)
     assert solution.gave_way == (1,)
-    assert solver.last_qp.violation(solution.x) < 1e-7                     # the hard rows hold
+    assert constraint_violation(solver.last_qp, solution.x) < 1e-7        # the hard rows hold
     limits = solver.constraints[0]
     assert np.all(np.abs(solution.tau_actuated[limits.index]) <= limits.effort * (1 + 1e-9))
 

@@ -32,14 +32,15 @@ had to violate (``w*ᵢ ≠ 0``), become equalities at their values at the level
 ``x_k``; its rows that hold keep their bounds, widened to contain ``x_k`` (a fixed slack,
 which keeps ``x_k`` feasible for the next level to the last digit). The equalities are not
 added as they are — rows of a level that conflicts with a higher one depend on the rows
-before them — but through the null space of the equalities so far: with ``Z`` an orthonormal
-basis of it (the hard rows' null space to begin with), ``M = N R_k Z`` (``N`` scales each
-row to unit norm) has the SVD ``U Σ Vᵀ``; the directions ``V₁`` with ``σ > 10⁻⁹`` become the
-new equality rows ``F = (Z V₁)ᵀ``, ``F x = F x_k``, and ``Z`` becomes ``Z V₂``. The rows ``F``
-are orthonormal and independent of the rows before them, and consistent by construction
-(``x_k`` satisfies them exactly). A direction along which a level's unit rows move by less than
-``10⁻⁹`` in the remaining null space is left free (a singular task does not lock the levels
-below it). When ``Z`` is empty, ``x`` is determined and the remaining levels only report.
+before them — but through the null space of the equalities so far: with ``Q`` an orthonormal
+basis of their row space (the hard rows' to begin with), the level's rows, each scaled to unit
+norm (``N``) and projected on the null space, ``P = N R_k (I − QQᵀ)``, have a column-pivoted QR
+``Pᵀ = V T Πᵀ``; the columns of ``V`` whose pivot ``|T_ii|`` exceeds ``10⁻⁹`` become the new
+equality rows ``F = V₁ᵀ``, ``F x = F x_k``, and join ``Q``. The rows ``F`` are orthonormal and
+independent of the rows before them, and consistent by construction (``x_k`` satisfies them
+exactly). A direction along which a level's unit rows move by less than about ``10⁻⁹`` in the
+remaining null space is left free (a singular task does not lock the levels below it). When
+nothing is left free, ``x`` is determined and the remaining levels only report.
 
 Each level's QP
 ---------------
@@ -65,8 +66,8 @@ warm-started across levels, and each level keeps its own backend (a copy of the 
 warm-started from that level's previous step.
 
 Cost per level: one or two backend solves with ``m + Σ ρ_j`` equalities (``ρ_j`` the rank a
-level fixed) and the hard and carried inequality rows, and one SVD of the level's rows in the
-null space (``rows × free`` variables). The default problem (no level) never comes here.
+level fixed) and the hard and carried inequality rows, and one column-pivoted QR of the level's rows in the
+null space (``rows × n``). The default problem (no level) never comes here.
 """
 
 from __future__ import annotations
@@ -90,7 +91,8 @@ STATIONARITY_TOLERANCE = 1e-12
 #: Most proximal steps a level takes: a level whose iteration has not converged then fails
 #: (a :class:`~tsid_py.SolverError` naming it, which the failure policy answers by dropping it).
 MAX_PROXIMAL_STEPS = 10
-#: Singular values of a level's unit rows in the null space above which a direction is fixed.
+#: Pivots of a level's unit rows projected on the null space (column-pivoted QR) above which a
+#: direction is fixed; also the hard rows' rank.
 RANK_TOLERANCE = 1e-9
 #: A level is met (did not give way) when its residual and its weighted violation are at most
 #: this times ``1 + ‖s‖∞`` (resp. 1 + the largest finite bound of its rows).
@@ -167,14 +169,14 @@ class _Equalities:
     def fix(self, rows: np.ndarray, x: np.ndarray) -> None:
         """Hold the values of ``rows x`` at ``x`` for the levels below: their directions in the
         null space become orthonormal equality rows ``F``, ``F x = F x_k`` (module docstring:
-        the unit rows projected on the null space, ``N R (I − QQᵀ)``, have the SVD ``U Σ Vᵀ``
-        and ``F`` is ``Vᵀ``'s rows of singular value above :data:`RANK_TOLERANCE`)."""
+        a column-pivoted QR of the unit rows projected on the null space, ``N R (I − QQᵀ)``,
+        gives ``F``, the rows whose pivot exceeds :data:`RANK_TOLERANCE`)."""
         if rows.shape[0] == 0 or self.free == 0:
             return
         unit = _unit_rows(rows)
         projected = unit - (unit @ self.Q) @ self.Q.T
-        _, singular, Vt = np.linalg.svd(projected, full_matrices=False)
-        F = Vt[: int(np.sum(singular > RANK_TOLERANCE))]
+        basis, R, _ = scipy.linalg.qr(projected.T, mode="economic", pivoting=True)
+        F = basis[:, : int(np.sum(np.abs(np.diagonal(R)) > RANK_TOLERANCE))].T
         if F.shape[0]:
             self.added.append(F)
             self.values.append(F @ x)
@@ -328,30 +330,36 @@ def _fix(equalities: _Equalities, level: Level, x: np.ndarray) -> tuple[np.ndarr
 def _level_qp(qp: QP, equalities: _Equalities, carried, cost: LeastSquaresCost, level: Level | None) -> QP:
     """The QP of one level over ``[x; w]`` (``w``: the slack of ``level``'s inequality rows, if
     any): ``cost`` on ``x`` plus ``Σ ωᵢ wᵢ²``, the equalities so far, the hard rows, the rows
-    ``carried`` from the levels above and ``l ≤ C x − w ≤ u``."""
+    ``carried`` from the levels above and ``l ≤ C x − w ≤ u``; its rows stacked with the box
+    (``QP.stacked``, as the layout hands its own QP over), in C order for the compiled paths."""
     n = qp.n
     m = 0 if level is None else level.C.shape[0]
     size = n + m
     A, b = equalities.matrix(size)
+    box = qp.bounded_variables()
     blocks = [(qp.C, qp.l, qp.u), *carried]
-    C = np.zeros((sum(block[0].shape[0] for block in blocks) + m, size))
-    lower, upper = np.empty(C.shape[0]), np.empty(C.shape[0])
+    rows = sum(block[0].shape[0] for block in blocks) + m
+    C = np.zeros((rows + box.size, size))
+    lower, upper = np.empty(rows + box.size), np.empty(rows + box.size)
     row = 0
-    for rows, lo, hi in blocks:
-        C[row:row + rows.shape[0], :n] = rows
-        lower[row:row + rows.shape[0]], upper[row:row + rows.shape[0]] = lo, hi
-        row += rows.shape[0]
+    for block, lo, hi in blocks:
+        C[row:row + block.shape[0], :n] = block
+        lower[row:row + block.shape[0]], upper[row:row + block.shape[0]] = lo, hi
+        row += block.shape[0]
     if m:
-        C[row:, :n] = level.C
-        C[row:, n:] = -np.eye(m)
-        lower[row:], upper[row:] = level.l, level.u
+        C[row:rows, :n] = level.C
+        C[row:rows, n:] = -np.eye(m)
+        lower[row:rows], upper[row:rows] = level.l, level.u
+    C[np.arange(rows, rows + box.size), box] = 1.0
     R = np.zeros((cost.R.shape[0], size))
     R[:, :n] = cost.R
     d, e = np.zeros(size), np.zeros(size)
     d[:n], e[:n] = cost.d, cost.e
     if m:
         d[n:] = level.slack_weight
-    box = (None, None)
+    bounds = (None, None)
     if qp.lb is not None:
-        box = (np.concatenate([qp.lb, np.full(m, -np.inf)]), np.concatenate([qp.ub, np.full(m, np.inf)]))
-    return QP(None, None, A, b, C, lower, upper, *box, cost=LeastSquaresCost(R, cost.s, d, e))
+        bounds = (np.concatenate([qp.lb, np.full(m, -np.inf)]), np.concatenate([qp.ub, np.full(m, np.inf)]))
+    return QP(None, None, A, b, C[:rows], lower[:rows], upper[:rows], *bounds,
+              cost=LeastSquaresCost(R, np.ascontiguousarray(cost.s), d, e),
+              stacked=(C, lower, upper, box) if qp.lb is not None else None)
