@@ -436,3 +436,36 @@ def test_closed_form_levels_on_a_small_qp():
         assert [level.gave_way for level in result.levels] == [True, True]
         assert result.levels[0].violation == pytest.approx(1.0, abs=1e-8)
         assert result.levels[1].residual == pytest.approx(5.0, abs=1e-8)       # |x₀ − 7| with x₀ = 2
+
+
+def test_contacts_and_weight_overrides_at_a_level(talos):
+    """A contact's no-slip rows at level 1 (scaled by √weight) are met when nothing conflicts
+    with them; a step's weight override on a levelled task scales its rows by √weight; a
+    changed priority rebuilds the layout."""
+    q, v = talos_state(talos)
+    left, right = talos.feet
+
+    def build(weight):
+        solver = tp.DynamicsSolver(talos)
+        solver.add_contact(tp.PlanarContact(left, length=0.2, width=0.1))
+        solver.add_contact(tp.PlanarContact(right, length=0.2, width=0.1, priority=1, weight=weight))
+        return solver, solver.add_task(tp.tasks.CoMTask(kp=10.0, priority=2))
+
+    plain, _ = build(1.0)
+    plain.solve(q, v)
+    solver, com = build(4.0)
+    solution = solver.solve(q, v)
+    level = solver.last_qp.levels[0]
+    assert level.priority == 1 and level.cost_labels == [f"contact {right}: no-slip acceleration"] * 6
+    assert solution.levels[0].met and solution.levels[0].residual < 1e-9
+    np.testing.assert_allclose(level.R, 2.0 * plain.last_qp.levels[0].R, atol=1e-12)       # √4
+    assert np.abs(level.R).max() > 0.1
+    com_rows = solver.last_qp.levels[1].R.copy()
+    overrides = StepOverrides()
+    overrides.weigh(com, 9.0)
+    solver.solve(q, v, overrides)
+    np.testing.assert_allclose(solver.last_qp.levels[1].R, 3.0 * com_rows, atol=1e-12)
+    built = solver.layouts_built
+    com.priority = "soft"
+    solver.solve(q, v)
+    assert solver.layouts_built == built + 1 and [lv.priority for lv in solver.last_qp.levels] == [1]

@@ -56,9 +56,11 @@ class Level:
 
         minimise ‖R x − s‖² + Σᵢ ωᵢ wᵢ²   subject to   l ≤ C x − w ≤ u
 
-    on the set where every level before it is optimal. ``R, s`` are its cost rows already
-    scaled by √weight (tasks, contacts' no-slip rows), ``C, l, u`` its inequality rows
-    (constraints at this level) and ``slack_weight`` their ωᵢ > 0. ``priority`` is the level
+    on the set where every level before it is optimal. ``R x = s`` are its equality rows, met
+    in the least-squares sense and already scaled by √weight (tasks, contacts' no-slip rows:
+    the level's weighted cost); ``C, l, u`` its inequality rows (constraints at this level)
+    and ``slack_weight`` their ωᵢ > 0. A new kind of item reaches a level through one of the
+    two: rows of a task or of a :class:`~tsid_py.constraints.Constraint` with a priority. ``priority`` is the level
     (an int ≥ 1; 0 for a step's softened contacts; ``"soft"`` for the last level's
     inequalities, whose cost is the QP's own);
     ``cost_labels`` and ``inequality_labels`` name each row's item for reports.
