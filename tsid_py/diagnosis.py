@@ -72,10 +72,10 @@ def failure(solver, layout, qp: QP, status: str) -> SolverError:
 
 def level_failure(backend_name: str, level, status: str, level_qp: QP, solved: list) -> SolverError:
     """The exception for a lexicographic solve whose QP at ``level`` (a
-    :class:`~tsid_py.qp.Level`, None for the soft level without soft constraints) failed although the hard rows and the levels above it were
-    solved (``solved``: their priorities): not an infeasibility (each level's QP contains the
-    answer of the level above), a backend failure; ``error.level`` names the level and
-    ``error.qp`` is a copy of its QP."""
+    :class:`~tsid_py.qp.Level`; None for the soft level without soft constraints) failed
+    although the hard rows and the levels above it were solved (``solved``: their priorities):
+    not an infeasibility (each level's QP contains the answer of the level above), a backend
+    failure; ``error.level`` names the level and ``error.qp`` is a copy of its QP."""
     above = ", ".join(f"level {priority}" for priority in solved) or "the hard rows"
     name, priority = ("the soft level", "soft") if level is None else (level.name, level.priority)
     error = SolverError(f"QP backend {backend_name!r} failed at {name} ({status}) although {above} were "
