@@ -149,7 +149,8 @@ class _Equalities:
         self.values: list[np.ndarray] = []
         n = A.shape[1]
         if A.shape[0]:
-            Q, R, _ = scipy.linalg.qr(_unit_rows(A).T, mode="economic", pivoting=True)
+            Q, R, _ = scipy.linalg.qr(_unit_rows(A).T, mode="economic", pivoting=True, overwrite_a=True,
+                                      check_finite=False)
             self.Q = Q[:, : int(np.sum(np.abs(np.diagonal(R)) > RANK_TOLERANCE))]
         else:
             self.Q = np.zeros((n, 0))
@@ -175,7 +176,8 @@ class _Equalities:
             return
         unit = _unit_rows(rows)
         projected = unit - (unit @ self.Q) @ self.Q.T
-        basis, R, _ = scipy.linalg.qr(projected.T, mode="economic", pivoting=True)
+        basis, R, _ = scipy.linalg.qr(projected.T, mode="economic", pivoting=True, overwrite_a=True,
+                                      check_finite=False)      # (the level's answer was finite)
         F = basis[:, : int(np.sum(np.abs(np.diagonal(R)) > RANK_TOLERANCE))].T
         if F.shape[0]:
             self.added.append(F)
@@ -198,9 +200,12 @@ def slack(level: Level, x: np.ndarray) -> np.ndarray:
 def outcome(level: Level, x: np.ndarray, solves: int) -> LevelOutcome:
     """The level's residual and violation at ``x``, and whether it was met."""
     residual = float(np.linalg.norm(level.R @ x - level.s))
-    violation = float(np.linalg.norm(np.sqrt(level.slack_weight) * slack(level, x)))
-    bounds = np.concatenate([level.l, level.u])
-    scale = 1.0 + max(np.abs(level.s).max(initial=0.0), np.abs(bounds[np.isfinite(bounds)]).max(initial=0.0))
+    scale = 1.0 + np.abs(level.s).max(initial=0.0)
+    violation = 0.0
+    if level.C.shape[0]:
+        violation = float(np.linalg.norm(np.sqrt(level.slack_weight) * slack(level, x)))
+        bounds = np.concatenate([level.l, level.u])
+        scale = max(scale, 1.0 + np.abs(bounds[np.isfinite(bounds)]).max(initial=0.0))
     return LevelOutcome(level.priority, residual, violation, bool(max(residual, violation) <= MET_TOLERANCE * scale),
                         solves)
 
@@ -318,6 +323,9 @@ def _fix(equalities: _Equalities, level: Level, x: np.ndarray) -> tuple[np.ndarr
     """Hold a solved level's optimum for the levels below: its cost rows and violated
     inequality rows become equalities; the inequality rows that hold are returned with their
     bounds widened to contain ``x`` (the fixed slack)."""
+    if level.C.shape[0] == 0:                   # cost rows only (the usual task level)
+        equalities.fix(level.R, x)
+        return level.C, level.l, level.u
     values = level.C @ x
     w = values - np.clip(values, level.l, level.u)
     bounds = np.abs(np.where(w > 0, level.u, level.l))
