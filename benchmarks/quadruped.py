@@ -9,7 +9,7 @@ robot-specific setting; a robot's name only picks its files):
   :data:`SPEEDS` at which each trots 5 m with a measured speed within 10 % of the command
   and no fall (the sweep is printed); turn 180° in place; walk 2 m sideways at 0.3 m/s;
 * ``robots``: every quadruped of example-robot-data (a1, anymal_c, hyq, go1, b1: URDF with
-  its SRDF's standing posture, feet found by :mod:`tsid_py.scenarios.quadruped_files`), the
+  its SRDF's standing posture, feet from the robot profile, :mod:`tsid_py.models.feet`), the
   built-in go2 and solo12, and Unitree's MJCF Go2 simulated as shipped (``--unitree``: the
   ``go2.xml`` of unitree_mujoco's ``unitree_robots/go2``) trot 3 m at 0.4 m/s;
 * ``push``: Go2 trotting at 0.5 m/s is pushed sideways (+y and −y) for 0.1 s with 40 % of
@@ -54,16 +54,17 @@ KEYS = ("fell", "fall_reason", "distance_m", "speed_mps", "yaw_change_deg", "max
 
 
 def load(name: str, unitree: str | None = None):
+    """The robot ``name``: built in, example-robot-data's URDF with its SRDF, or Unitree's
+    MJCF file — feet and every default from its profile (:func:`tsid_py.robots.load`)."""
     import tsid_py as tp
     from tsid_py.robots import data_root
-    from tsid_py.scenarios.quadruped_files import load_quadruped
 
     if name in ("go2", "solo12"):
         return tp.robots.load(name)
     if name == "unitree_go2":
-        return load_quadruped(unitree)
+        return tp.robots.load(unitree)
     urdf, srdf = FILES[name]
-    return load_quadruped(data_root() / urdf, srdf=data_root() / srdf)
+    return tp.robots.load(data_root() / urdf, srdf=data_root() / srdf)
 
 
 def run(case: dict) -> dict:
