@@ -16,6 +16,7 @@ import tsid_py as tp
 from tsid_py.cli import main as cli_main
 from tsid_py.control.terrain import Terrain
 from tsid_py.robots import data_root
+from tsid_py.scenarios.conditions import Conditions
 from tsid_py.scenarios.trot import run_trot
 from tsid_py.sim import Simulation
 
@@ -112,6 +113,22 @@ def test_an_mjcf_quadrupeds_feet_are_its_spheres_and_their_priority_friction_the
     assert robot.q_ref[2] == pytest.approx(0.22, abs=1e-6)
 
 
+def test_a_realistic_trot_on_the_estimator_keeps_with_mujocos_truth():
+    """Go2 under the realistic preset (noisy encoders and IMU, no force sensors, the drives'
+    friction, masses ±15 %, 2 ms delay) trots on the state estimator: the estimate stays
+    within millimetres of MuJoCo's state, the feet put down on the schedule do not raise the
+    body (the blind ground is where they stood) and barely slide."""
+    robot = tp.robots.load("go2")
+    summary, log, _ = run_trot(robot, speed=0.5, duration=1.5, conditions=Conditions.realistic(seed=3))
+    assert not summary["fell"] and summary["distance_m"] > 0.5
+    drift = summary["estimator_drift"]["max"]
+    assert drift["horizontal_m"] < 0.005 and drift["vertical_m"] < 0.005
+    assert drift["yaw_deg"] < 0.3 and drift["tilt_deg"] < 0.3
+    assert summary["max_foot_slip_m"] < 0.01
+    assert abs(log["base"][-1, 2] - log["base"][0, 2]) < 0.01
+    assert summary["conditions"]["feedback"] == "estimator"
+
+
 def test_the_trot_demo_writes_its_summary_and_figure(tmp_path):
     out, figure = tmp_path / "trot.json", tmp_path / "trot.png"
     assert cli_main(["demo", "trot", "--speed", "0.3", "--duration", "0.6", "--json", str(out),
@@ -120,6 +137,19 @@ def test_the_trot_demo_writes_its_summary_and_figure(tmp_path):
     for key in ("fell", "distance_m", "speed_mps", "yaw_change_deg", "max_foot_slip_m", "median_step_us"):
         assert key in summary
     assert summary["demo"] == "trot" and summary["fell"] is False and figure.stat().st_size > 20_000
+    assert summary["conditions"]["feedback"] == "estimator" and "estimator_drift" in summary    # by default
+
+
+def test_the_trot_demo_takes_the_conditions_options(tmp_path):
+    out = tmp_path / "trot.json"
+    assert cli_main(["demo", "trot", "--duration", "0.5", "--realistic", "--seed", "2", "--force-noise", "1",
+                     "--json", str(out)]) == 0
+    summary = json.loads(out.read_text())
+    assert summary["conditions"]["seed"] == 2 and summary["conditions"]["sensors"]["force_noise"] == 1.0
+    assert summary["conditions"]["plant"]["delay"] == 0.002 and not summary["fell"]
+    assert cli_main(["demo", "trot", "--duration", "0.5", "--ground-truth", "--json", str(out)]) == 0
+    summary = json.loads(out.read_text())
+    assert summary["conditions"]["feedback"] == "ground-truth" and "estimator_drift" not in summary
 
 
 @pytest.mark.parametrize("argv, words", [
