@@ -28,8 +28,8 @@ robot-specific setting; a robot's name only picks its files):
 * ``timing``: Go2 trotting at 0.5 m/s for 4 s, the controller step alone (MPC included) on one
   pinned core with BLAS on one thread: median, mean, p99, the MPC's rate and solve time, and
   the steps that rebuilt the QP's layout (a contact made or broken) — on MuJoCo's exact state
-  and, stepped in turn in the same loop, on the estimator under ``--realistic`` (the
-  estimator's update included).
+  and, stepped in turn in the same loop, on the estimator with exact sensors and under
+  ``--realistic`` (the estimator's update and the drives' friction feed-forward included).
 
 Every run reports the summary's ``fell``, ``speed_mps``, ``yaw_change_deg``,
 ``max_foot_slip_m`` and ``slip_per_metre``.
@@ -165,8 +165,8 @@ def cases(groups, unitree: str | None) -> list[dict]:
 
 def timing(seconds: float = 4.0) -> list[dict]:
     """The controller's step on one pinned core (see the module): on MuJoCo's exact state and
-    on the estimator under ``--realistic``, two simulations stepped in turn (the same load on
-    both)."""
+    on the estimator (exact sensors; ``--realistic``), three simulations stepped in turn (the
+    same load on each)."""
     from threadpoolctl import threadpool_limits
 
     import tsid_py as tp
@@ -177,7 +177,8 @@ def timing(seconds: float = 4.0) -> list[dict]:
 
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
-    runs = {"ground truth": Conditions(feedback="ground-truth"), "estimator (--realistic)": realistic(0)}
+    runs = {"ground truth": Conditions(feedback="ground-truth"), "estimator, exact sensors": Conditions(),
+            "estimator (--realistic)": realistic(0)}
     with threadpool_limits(limits=1, user_api="blas"):
         loops = {}
         for label, conditions in runs.items():

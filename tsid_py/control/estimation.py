@@ -29,8 +29,8 @@ from ..models.profile import profile_of
 from .pipeline import Pipeline, Stage, StepState
 
 #: The settling time (s) of a point foot put down by its planned force (see
-#: :func:`attach_estimator`): Go2 under ``--realistic`` lands 1–4 mm above the ground and
-#: reaches it in 10–12 ms.
+#: :func:`attach_estimator`): Go2 under ``--realistic`` puts its feet down 0.8–2.1 mm above
+#: the ground; they reach it in 6–9 ms.
 POINT_FOOT_SETTLE = 0.02
 
 
@@ -81,9 +81,10 @@ def attach_estimator(controller: Pipeline, estimator: StateEstimator) -> Estimat
     returns the stage. The controller is then stepped with ``step(sensors=readings)``.
 
     On point feet the stage's ``settle_time`` is :data:`POINT_FOOT_SETTLE`: a foot put down
-    on its gait's schedule, without a force sensor to feel the ground, lands as far above it
-    as the estimate is off (a few millimetres) and reaches it under its planned force within
-    ~10 ms; anchored at once, the filter would read that descent as the base rising."""
+    without a force sensor to feel the ground is put down as far above it as the estimate is
+    off (a millimetre or two) and reaches it under its planned force within ~10 ms; anchored
+    at once, the filter reads that descent as the base rising (Go2, ``--realistic``, 3 m:
+    4.4 and 2.8 mm of vertical drift, seeds 0 and 1, against 2.1 and 1.3 mm)."""
     solver = getattr(controller, "solver", None)
     if solver is None:
         raise ValueError(f"controller must have a solver, got {type(controller).__name__}")

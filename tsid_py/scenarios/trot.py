@@ -5,10 +5,13 @@ The robot stands :data:`SETTLE` s, then walks at the command (forward ``speed``,
 m/s in its heading frame, ``yaw_rate`` rad/s) with ``gait`` until its base has covered
 ``distance`` m or turned ``turn`` degrees (less what the command's deceleration still
 covers: ``v²/2a``), or for ``duration`` s; then it stops (the feet in the air land) and stands
-:data:`SETTLE_AFTER` s. The controller is given the measured contact wrenches (its feet's
-force sensors: touch-down on contact) and, when there is one, the terrain. The harness's
-point feet are :data:`~tsid_py.sim.contact.WALKING_CONTACT` (an MJCF robot keeps its file's
-contact model, as shipped).
+:data:`SETTLE_AFTER` s. The controller reads what the run's
+:class:`~tsid_py.scenarios.conditions.Conditions` say (:class:`~.feedback.Feedback`): MuJoCo's
+exact state and contact wrenches (``ground-truth``, the library function's default: ideal
+force sensors, touch-down on contact), or the sensors through the state estimator (the
+demo's default), the force sensors' readings when the sensors have them; and, when there is
+one, the terrain. The harness's point feet are :data:`~tsid_py.sim.contact.WALKING_CONTACT`
+(an MJCF robot keeps its file's contact model, as shipped).
 
 What the summary reports, all measured in the simulator:
 
@@ -24,8 +27,11 @@ What the summary reports, all measured in the simulator:
   :meth:`~tsid_py.sim.Simulation.foot_pose`); ``slip_per_metre``: per foot, the sum of its
   stances' slips (each the distance from where it was made to where it lifted) over the
   distance travelled, the largest of the four;
-* ``median_step_us``, ``p99_step_us``, ``mean_step_us``: the controller's step (MPC
-  included), and the MPC's rate (Hz) and median solve time.
+* ``median_step_us``, ``p99_step_us``, ``mean_step_us``: the controller's step (MPC and
+  estimator included), and the MPC's rate (Hz) and median solve time;
+* ``conditions`` and, on the estimator, ``estimator_drift``
+  (:class:`~.feedback.EstimatorDrift`: the estimate's largest and final errors against
+  MuJoCo's state).
 """
 
 from __future__ import annotations
