@@ -21,7 +21,10 @@ loads its own recipe, :mod:`tsid_py.robots`):
    (:func:`~tsid_py.models.posture.standing_posture`), its joints inside their ranges and its
    knees bent (:func:`~tsid_py.models.posture.fitted_posture`); a fixed-base robot's joints
    inside their ranges (:func:`~tsid_py.models.posture.posture_in_ranges`).
-6. **The profile**: :func:`~tsid_py.models.profile.derive_profile` of the robot, attached.
+6. **The profile**: :func:`~tsid_py.models.profile.derive_profile` of the robot, attached;
+   an MJCF file whose feet's colliding geoms have a contact ``priority`` gives their sliding
+   friction as the profile's ``mu`` (:func:`~tsid_py.loaders.mjcf.contact_friction`: it, not the
+   ground's, is the friction MuJoCo then uses).
 
 Every failure names the file and what to do.
 """
@@ -36,14 +39,14 @@ import numpy as np
 import pinocchio as pin
 
 from ..loaders.mjcf import build_geometry as build_mjcf_geometry
-from ..loaders.mjcf import load_mjcf
+from ..loaders.mjcf import contact_friction, load_mjcf
 from ..loaders.urdf import load_urdf, srdf_postures
 from ..robot import Robot
 from .collada import apply_declared_axes
 from .actuators import read_rotor_parameters
 from .feet import FootGeometry, add_foot_frames, body_points, find_feet
 from .posture import fitted_posture, posture_in_ranges, standing_posture
-from .profile import derive_profile
+from .profile import BalanceDefaults, derive_profile
 
 #: File suffixes :func:`load_robot` reads.
 SUFFIXES = {".urdf": "urdf", ".xml": "mjcf", ".mjcf": "mjcf"}
@@ -108,7 +111,9 @@ def _load_mjcf(path: Path, posture: str | None, name: str | None) -> Robot:
     feet = _feet_or_none(model, q, collision, None, None)
     if len(feet) < 2:                 # bodies without collision geometry: their visuals
         feet = find_feet(model, q, collision, _mjcf_visual(model, path))
-    return _standing_robot(model, q, feet, name or path.stem, source, None, loaded.postures)
+    mu = contact_friction(path, {foot.body for foot in feet})
+    return _standing_robot(model, q, feet, name or path.stem, source, None, loaded.postures,
+                           {} if mu is None else {"balance": BalanceDefaults(mu=mu)})
 
 
 def _mjcf_visual(model: pin.Model, path: Path) -> pin.GeometryModel | None:
@@ -126,8 +131,9 @@ def _mjcf_visual(model: pin.Model, path: Path) -> pin.GeometryModel | None:
 
 
 def _standing_robot(model: pin.Model, q: np.ndarray, feet: list[FootGeometry], name: str, source, srdf,
-                    postures=None) -> Robot:
-    """The floating-base robot standing on ``feet`` (frames added), with its profile."""
+                    postures=None, profile: dict | None = None) -> Robot:
+    """The floating-base robot standing on ``feet`` (frames added), with its profile
+    (``profile``: overrides of its fields)."""
     frames = add_foot_frames(model, feet)
     soles = [foot.sole_size for foot in feet if foot.sole_size is not None]
     sole_size = (min(size[0] for size in soles), min(size[1] for size in soles)) if len(soles) == len(feet) else None
@@ -137,7 +143,7 @@ def _standing_robot(model: pin.Model, q: np.ndarray, feet: list[FootGeometry], n
     robot = Robot(model, name=name, feet=frames, sole_size=sole_size, foot_radius=radius,
                   q_ref=standing, package_dirs=source.package_dirs,
                   end_effector=_end_effector(model, srdf), source=source, postures=postures)
-    robot.profile = derive_profile(robot)
+    robot.profile = derive_profile(robot, **(profile or {}))
     return robot
 
 

@@ -31,7 +31,8 @@ Rules (each an override when given):
   (:attr:`BalanceDefaults.joint_limits`), as the simulator does.
 * **balance defaults**: :class:`BalanceDefaults` — joint-position limits on, the soles'
   contact rectangles :data:`SOLE_MARGIN` inside the sole on each side (at most a quarter of
-  it), the posture's and friction's generic values; **walking defaults**:
+  it), the posture's and friction's generic values (an MJCF file whose feet set the contact's
+  friction gives its own ``mu``: :mod:`tsid_py.models.loading`); **walking defaults**:
   :class:`WalkDefaults` (none: the balance ones).
 * **push**: the balance demo's default push scales with the mass
   (:func:`tsid_py.scenarios.push_recovery.default_push`, 1.6 N per kg) and the push bounds
