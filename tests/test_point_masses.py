@@ -1,0 +1,82 @@
+"""Point-mass links given the inertia of a body of their size (tsid_py.models.point_masses): checked against closed forms, pinocchio's mass matrix
+from the file, MuJoCo's mass matrix, and iCub's file."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import tsid_py as tp
+from tsid_py.models.check import check_robot
+from tsid_py.models.point_masses import DENSITY
+from tsid_py.robots import data_root
+
+from .test_check import bent, write_biped
+
+HEAD_MASS = 1.5
+ZERO = 'ixx="0" iyy="0" izz="0" ixy="0" ixz="0" iyz="0"'
+
+
+def head(geometry: str = '<collision><geometry><box size="0.2 0.1 0.1"/></geometry></collision>') -> str:
+    """A neck turning a point-mass head about the vertical axis through its centre of mass."""
+    return ('<joint name="neck" type="revolute"><parent link="pelvis"/><child link="head"/><origin xyz="0 0 0.3"/>'
+            '<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="10" velocity="5"/></joint>'
+            f'<link name="head"><inertial><mass value="{HEAD_MASS}"/><inertia {ZERO}/></inertial>{geometry}</link>')
+
+
+def effective_inertia(model: pin.Model, q: np.ndarray, joint: str) -> float:
+    """``1 / (M⁻¹)ᵢᵢ`` of ``joint`` at ``q`` (kg·m²): what a torque on it alone accelerates."""
+    mass = pin.crba(model, model.createData(), q)
+    mass = np.triu(mass) + np.triu(mass, 1).T
+    index = model.joints[model.getJointId(joint)].idx_v
+    return 1.0 / np.linalg.inv(mass)[index, index]
+
+
+def loaded(path: str) -> tp.Robot:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return tp.robots.load(path)
+
+
+def test_a_point_mass_gets_the_isotropic_inertia_of_the_box_of_its_geometry(tmp_path):
+    """The file's neck turns nothing (M singular: 1/(M⁻¹)ᵢᵢ = 0); loaded, the head has
+    I = m (a² + b² + c²) / 18 · 1 for its 0.2 × 0.1 × 0.1 m box, the mass and CoM unchanged
+    (MuJoCo's mass matrix: tests/test_harness_models.py)."""
+    path = write_biped(tmp_path, extra=head(), srdf=bent())
+    robot = loaded(path)
+    moment = HEAD_MASS * (0.2**2 + 0.1**2 + 0.1**2) / 18.0
+    assert dict(robot.source.added_inertias) == pytest.approx({"head": moment})
+    raw = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer())
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.cholesky(np.triu(pin.crba(raw, raw.createData(), robot.q_ref))
+                           + np.triu(pin.crba(raw, raw.createData(), robot.q_ref), 1).T)
+    assert effective_inertia(robot.model, robot.q_ref, "neck") == pytest.approx(moment, rel=0.05)
+    data, raw_data = robot.model.createData(), raw.createData()
+    assert robot.mass == pytest.approx(pin.computeTotalMass(raw))
+    np.testing.assert_allclose(pin.centerOfMass(robot.model, data, robot.q_ref),
+                               pin.centerOfMass(raw, raw_data, robot.q_ref), atol=1e-12)
+    finding = next(f for f in check_robot(path).findings if f.code == "point-mass-links")
+    assert finding.applied_by == "loader" and finding.values["links"] == {"head": HEAD_MASS}
+
+
+def test_a_point_mass_without_geometry_is_a_sphere_of_water(tmp_path):
+    robot = loaded(write_biped(tmp_path, extra=head(geometry=""), srdf=bent()))
+    radius = (3.0 * HEAD_MASS / (4.0 * np.pi * DENSITY)) ** (1.0 / 3.0)
+    assert dict(robot.source.added_inertias) == pytest.approx({"head": 0.4 * HEAD_MASS * radius**2})
+
+
+def test_icub_neck_and_legs_move_inertia_again():
+    """iCub's URDF makes its head, neck and right leg point masses: its neck's roll and yaw
+    turned nothing (1/(M⁻¹)ᵢᵢ ~ 1e-16 kg·m²) and MuJoCo diverged within 6 ms of the first
+    estimated state. Loaded, every joint moves at least 1e-4 kg·m²."""
+    path = data_root() / "icub_description/robots/icub.urdf"
+    robot = loaded(path)
+    raw = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
+    assert effective_inertia(raw, robot.q_ref, "neck_yaw") < 1e-12
+    assert {"head", "neck_1", "neck_2", "r_upper_leg"} <= set(dict(robot.source.added_inertias))
+    model = robot.model
+    assert min(effective_inertia(model, robot.q_ref, model.names[j]) for j in range(2, model.njoints)) > 1e-4
+
