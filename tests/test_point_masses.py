@@ -1,4 +1,6 @@
-"""Point-mass links given the inertia of a body of their size (tsid_py.models.point_masses): checked against closed forms, pinocchio's mass matrix
+"""Point-mass links given the inertia of a body of their size (tsid_py.models.point_masses),
+and the walk's stance width within the legs'
+joint ranges (tsid_py.models.reach): checked against closed forms, pinocchio's mass matrix
 from the file, MuJoCo's mass matrix, and iCub's file."""
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import pytest
 import tsid_py as tp
 from tsid_py.models.check import check_robot
 from tsid_py.models.point_masses import DENSITY
+from tsid_py.models.reach import SWAY, reaches, walking_width
 from tsid_py.robots import data_root
 
 from .test_check import bent, write_biped
@@ -80,3 +83,23 @@ def test_icub_neck_and_legs_move_inertia_again():
     model = robot.model
     assert min(effective_inertia(model, robot.q_ref, model.names[j]) for j in range(2, model.njoints)) > 1e-4
 
+
+def test_icub_walks_narrower_than_it_stands_where_its_hip_roll_reaches():
+    """iCub stands its feet 0.214 m apart, 3.9 cm outside its hips, and its hip roll stops at
+    0.30 rad: with the soles there its legs cannot put the CoM over a sole within their ranges.
+    The derived gait walks at the widest width at which they can (0.18 m, 85 %); Romeo keeps
+    its standing width."""
+    robot = loaded(data_root() / "icub_description/robots/icub.urdf")
+    model, q = robot.model, robot.q_ref
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, q)
+    soles = [data.oMf[model.getFrameId(foot)].copy() for foot in robot.feet]
+    standing = abs(soles[0].translation[1] - soles[1].translation[1])
+    assert standing == pytest.approx(0.214, abs=0.002)
+    middle = 0.5 * (soles[0].translation[:2] + soles[1].translation[:2])
+    assert not reaches(model, q, robot.feet, soles, middle + SWAY * (soles[0].translation[:2] - middle))
+    width = robot.profile.gait.step_width
+    assert width == pytest.approx(0.85 * standing, abs=1e-6)
+    assert walking_width(model, q, robot.feet, robot.sole_size[1]) == width
+    romeo = loaded(data_root() / "romeo_description/urdf/romeo.urdf")
+    assert romeo.profile.gait.step_width is None
