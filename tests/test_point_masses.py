@@ -14,7 +14,7 @@ import pytest
 import tsid_py as tp
 from tsid_py.models.check import check_robot
 from tsid_py.models.point_masses import DENSITY
-from tsid_py.models.reach import SWAY, reaches, walking_width
+from tsid_py.models.reach import SWAY, between_soles, reach, stance, standing_soles, step_length, walking_width
 from tsid_py.robots import data_root
 
 from .test_check import bent, write_biped
@@ -87,8 +87,8 @@ def test_icub_neck_and_legs_move_inertia_again():
 def test_icub_walks_narrower_than_it_stands_where_its_hip_roll_reaches():
     """iCub stands its feet 0.214 m apart, 3.9 cm outside its hips, and its hip roll stops at
     0.30 rad: with the soles there its legs cannot put the CoM over a sole within their ranges.
-    The derived gait walks at the widest width at which they can (0.18 m, 85 %); Romeo keeps
-    its standing width."""
+    The derived gait walks at the widest width at which they can with the base upright (0.16 m,
+    75 %); Romeo keeps its standing width."""
     robot = loaded(data_root() / "icub_description/robots/icub.urdf")
     model, q = robot.model, robot.q_ref
     data = model.createData()
@@ -97,9 +97,28 @@ def test_icub_walks_narrower_than_it_stands_where_its_hip_roll_reaches():
     standing = abs(soles[0].translation[1] - soles[1].translation[1])
     assert standing == pytest.approx(0.214, abs=0.002)
     middle = 0.5 * (soles[0].translation[:2] + soles[1].translation[:2])
-    assert not reaches(model, q, robot.feet, soles, middle + SWAY * (soles[0].translation[:2] - middle))
+    assert not reach(model, q, robot.feet, soles, middle + SWAY * (soles[0].translation[:2] - middle)).reached
     width = robot.profile.gait.step_width
-    assert width == pytest.approx(0.85 * standing, abs=1e-6)
+    assert width == pytest.approx(0.75 * standing, abs=1e-6)
     assert walking_width(model, q, robot.feet, robot.sole_size[1]) == width
     romeo = loaded(data_root() / "romeo_description/urdf/romeo.urdf")
     assert romeo.profile.gait.step_width is None
+
+
+def test_a_step_longer_than_the_legs_reach_is_shortened_to_the_longest_they_reach():
+    """iCub's legs (0.45 m standing) cannot hold its feet 0.6 m apart with the soles flat and
+    the base upright: the rule shortens such a step by tenths to the longest they can hold,
+    and a tenth more is out of reach; the soles of a stance are where it says."""
+    robot = loaded(data_root() / "icub_description/robots/icub.urdf")
+    model, q, feet = robot.model, robot.q_ref, robot.feet
+    soles = standing_soles(model, q, feet)
+    placed = stance(soles, width=0.16, split=0.3)
+    assert placed[0].translation[0] - placed[1].translation[0] == pytest.approx(0.3, abs=1e-4)    # along the soles
+    assert placed[0].translation[1] - placed[1].translation[1] == pytest.approx(0.16, abs=1e-4)
+    np.testing.assert_allclose(placed[0].rotation, soles[0].rotation)
+    assert not all(result.reached for result in between_soles(model, q, feet, soles, 0.6))
+    length = step_length(model, q, feet, 0.6)
+    assert 0.0 < length < 0.6
+    assert all(result.reached for result in between_soles(model, q, feet, soles, length))
+    assert not all(result.reached for result in between_soles(model, q, feet, soles, length + 0.06))
+    assert step_length(model, q, feet, robot.profile.gait.step_length, robot.profile.gait.step_width) is None
