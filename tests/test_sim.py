@@ -1,6 +1,7 @@
 """The MuJoCo harness runs the same robot, and the demos keep it up (short versions)."""
 
 import json
+import re
 
 import numpy as np
 import pinocchio as pin
@@ -291,8 +292,12 @@ def test_a_diverging_simulation_raises_instead_of_resetting(capfd):
     robot = load_robot("talos")
     sim = Simulation(robot)
     sim.step(np.zeros(robot.na), steps=5)
-    with pytest.raises(SimulationDiverged, match=r"'talos' diverged at t = 0\.00[67]0 s .*accelerations.*1e\+12"):
+    with pytest.raises(SimulationDiverged, match=r"'talos' diverged at t = 0\.00[67]0 s .*accelerations.*1e\+12") as raised:
         sim.step(np.full(robot.na, 1e12))
+    dof = int(re.search(r"DOF (\d+)", str(raised.value)).group(1))       # MuJoCo's, named by its joint
+    assert f"at DOF {dof}. " in str(raised.value)
+    assert f", joint {sim.model.joint(int(sim.model.dof_jntid[dof])).name!r})" in str(raised.value)
+    assert f"tsid-py check-robot {robot.source.path}" in str(raised.value)
     assert sim.time > 0.005
     assert capfd.readouterr().out == ""
     sim.reset(robot.q_ref, robot.zero_velocity())
