@@ -1,11 +1,12 @@
 """Frame kinematics, compiled: a frame's Jacobian, drift and placement error from
-pinocchio's joint Jacobians, and a frame task's rows in one call (see :mod:`tsid_py._numba`).
+pinocchio's joint Jacobians, a frame task's rows in one call, and the dual map, the
+generalized force of a wrench on a body (see :mod:`tsid_py._numba`).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import boolean, intp, njit, void
+from numba import boolean, float64, intp, njit, void
 
 from ._numba import FASTMATH, MATRIX, VECTOR, direct_calls
 from .row_writers import pd_rows
@@ -146,5 +147,24 @@ def frame_pd_rows(joint_jacobians, joint_jacobian_rates, columns, translation, r
 
 
 
+@njit(void(MATRIX, intp[:], float64, float64, float64, float64, float64, float64, VECTOR), cache=True,
+      fastmath=FASTMATH)
+def add_generalized_force(joint_jacobians, columns, fx, fy, fz, mx, my, mz, out):
+    """``out[c] += f · J_lin[:, c] + m_O · J_ang[:, c]`` over a body's supporting columns
+    ``c``: the generalized force ``J_pᵀ [f; m_p]`` of a wrench on the body, given as its force
+    ``f`` and its moment ``m_O = m_p + p × f`` about the world origin (world axes, N and N·m).
+
+    pinocchio's world joint Jacobians ``J`` map ``v`` to the body's spatial velocity at the
+    world origin, ``(v_O, ω) = J_c v``; the wrench's power is ``f · v_p + m_p · ω`` with
+    ``v_p = v_O + ω × p``, i.e. ``f · v_O + (m_p + p × f) · ω``. This is the one definition of
+    a wrench's Jacobian map in the package: known external wrenches
+    (:class:`tsid_py.external_wrenches.ExternalWrench`, online and offline) and the
+    self-collision rows (a unit force pair at the nearest points) use it."""
+    J = joint_jacobians
+    for k in range(columns.size):
+        j = columns[k]
+        out[j] += fx * J[0, j] + fy * J[1, j] + fz * J[2, j] + mx * J[3, j] + my * J[4, j] + mz * J[5, j]
+
+
 #: The frame kernels' compiled functions, for arrays the library builds.
-direct = direct_calls(frame_motion, frame_pd_rows)
+direct = direct_calls(frame_motion, frame_pd_rows, add_generalized_force)

@@ -24,6 +24,7 @@ from .backends.base import FEASIBILITY_TOLERANCE, constraint_violation
 from .constraints.base import Constraint
 from .contacts import Contact
 from .errors import SolverError
+from .external_wrenches import ExternalWrench
 from .overrides import StepOverrides
 from .qp import QP
 from .robot import Robot
@@ -100,6 +101,8 @@ class DynamicsSolver:
         self.contacts: dict[str, Contact] = {}
         self.tasks: list[Task] = []
         self.constraints: list[Constraint] = []
+        #: Known wrenches in the equation of motion (:meth:`add_external_wrench`).
+        self.external_wrenches: list[ExternalWrench] = []
         self._transitions: dict[str, _Transition] = {}
         self._unanchored: list[Contact] = []           # contacts added since the last solve
         self._last_solution: Solution | None = None
@@ -265,6 +268,29 @@ class DynamicsSolver:
         match[0].detach()
         self.invalidate()
 
+    def add_external_wrench(self, wrench: ExternalWrench) -> ExternalWrench:
+        """Add a known wrench to the equation of motion (``M q̈ + h = Sᵀτ + Σ J_cᵀ f_c + Σ J_kᵀ w_k``;
+        :mod:`tsid_py.external_wrenches`); its value is read at each solve (``wrench.set_wrench``)."""
+        if not isinstance(wrench, ExternalWrench):
+            raise ValueError(f"wrench must be a tsid_py.ExternalWrench, got {type(wrench).__name__}")
+        if any(item.name == wrench.name for item in self.external_wrenches if item is not wrench):
+            raise ValueError(f"an external wrench named {wrench.name!r} is already in the solver; give each a "
+                             "distinct name (ExternalWrench(..., name=...))")
+        wrench.join(self, self.robot)
+        self.external_wrenches.append(wrench)
+        self.invalidate()
+        return wrench
+
+    def remove_external_wrench(self, wrench: ExternalWrench | str) -> None:
+        """Remove a known wrench, given itself or its name (``KeyError`` if it is not here)."""
+        match = [w for w in self.external_wrenches if w is wrench or w.name == wrench]
+        if not match:
+            raise KeyError(f"external wrench {wrench!r} is not in the solver; external wrenches: "
+                           f"{[w.name for w in self.external_wrenches]}")
+        self.external_wrenches.remove(match[0])
+        match[0].detach()
+        self.invalidate()
+
     # ------------------------------------------------------------------------ the QP
     @property
     def layout(self) -> Layout:
@@ -278,7 +304,8 @@ class DynamicsSolver:
         if layout is None:
             layout = self._layouts[softened] = Layout(
                 self.robot, self._dt, list(self.contacts.values()), self.tasks, self.constraints,
-                self.regularization_tasks, root_equalities=not self.actuated_root, softened=softened)
+                self.regularization_tasks, root_equalities=not self.actuated_root, softened=softened,
+                external_wrenches=self.external_wrenches)
             self.layouts_built += 1
         return layout
 
@@ -465,5 +492,6 @@ class DynamicsSolver:
         (they hold views of the robot's buffers, which a copy does not share)."""
         self.__dict__.update(state)
         self._busy = threading.Lock()
-        for item in [*self.contacts.values(), *self.tasks, *self.regularization_tasks, *self.constraints]:
+        for item in [*self.contacts.values(), *self.tasks, *self.regularization_tasks, *self.constraints,
+                     *self.external_wrenches]:
             item.bind(self.robot)

@@ -22,6 +22,7 @@ from .actuation import Actuation
 from .contact import ContactOptions
 from .feet import Feet
 from .joint_map import JointMap
+from .loads import LoadSensors, add_loads
 from .engine import import_mujoco
 from .model import SOLE_THICKNESS, build_model
 from .plant import DriveModel, PlantModel
@@ -62,11 +63,14 @@ class Simulation:
         drives, torque tracking, link masses and centres, floor friction, delay); its draws
         come from ``seed`` and are kept in :attr:`plant_draws`.
     seed : the seed of the simulation's random draws (the plant's; the sensors take their own).
+    loads : :class:`~tsid_py.sim.loads.HangingLoad` items hung on the robot (bodies of the
+        plant only: the controller's model does not have them); :meth:`load_wrenches` reads
+        what they exert.
     """
 
     def __init__(self, robot, *, timestep: float = 1e-3, friction: float | None = None, visual: bool = False,
                  actuation_delay: float = 0.0, mass_scale: dict | None = None, contact: ContactOptions | None = None,
-                 terrain=None, plant: PlantModel | None = None, seed: int = 0):
+                 terrain=None, plant: PlantModel | None = None, seed: int = 0, loads=()):
         self.mujoco = import_mujoco()
         self.robot = robot
         self.timestep = positive_scalar(timestep, "timestep")
@@ -77,8 +81,11 @@ class Simulation:
             friction = self.plant.friction
         if friction is not None:
             friction = positive_scalar(friction, "friction")
+        loads = tuple(loads)
+        additions = (lambda spec: add_loads(spec, robot, loads),) if loads else ()
         self.model = build_model(robot, timestep=self.timestep, friction=friction, visual=visual, contact=contact,
-                                 terrain=terrain)
+                                 terrain=terrain, additions=additions)
+        self.loads = LoadSensors(self.model, loads)
         self.terrain = terrain
         self.friction = friction
         for body, factor in (mass_scale or {}).items():
@@ -196,6 +203,12 @@ class Simulation:
         self.data.xfrc_applied[body_id, 3:] = 0.0
         self._push_body = body_id
         self._push_until = self.data.time + duration
+
+    def load_wrenches(self) -> dict[str, np.ndarray]:
+        """What each hanging load exerts on the robot, ``[f; m]`` (6,) world-aligned at its
+        frame's origin, by frame name (:mod:`tsid_py.sim.loads`; MuJoCo's sensors at the
+        pivot, as of the last step)."""
+        return self.loads.wrenches(self.data)
 
     # ------------------------------------------------------------------ feet
     def contact_wrenches(self) -> dict[str, np.ndarray]:
