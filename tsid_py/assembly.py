@@ -307,8 +307,12 @@ class Layout:
         self._fill_diagonal_costs(context, task_weights)
 
         # Inequalities: friction rows (constant) and linear constraints; box on q̈ and f_z.
+        relaxed = None if overrides is None else overrides.relaxed_constraints
         for constraint, matrix, lower, upper in self.linear_views:
-            constraint.write_rows(context, matrix, lower, upper)
+            if relaxed and constraint in relaxed:      # relaxed for this step
+                constraint.relax_rows(context, matrix, lower, upper)
+            else:
+                constraint.write_rows(context, matrix, lower, upper)
         lb, ub = self.lb, self.ub
         if self.bounds:
             lb.fill(-np.inf)

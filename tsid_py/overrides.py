@@ -16,7 +16,10 @@ settings, and the assembly applies the overrides to that step's QP only:
   normal force's bounds for this step, within any force ramp under way;
 * ``scale_torque_limits(factor)``: every :class:`~tsid_py.constraints.TorqueLimits` bound is
   multiplied by ``factor`` (> 0);
-* ``weigh(task, weight)``: a soft task's per-axis weights for this step.
+* ``weigh(task, weight)``: a soft task's per-axis weights for this step;
+* ``relax(constraint)``: a relaxable constraint's rows (:attr:`~tsid_py.constraints.Constraint.relaxable`,
+  self-collision avoidance) take their relaxed form for this step
+  (:meth:`~tsid_py.constraints.Constraint.relax_rows`: lifted, or weaker).
 
 An override object is reused from step to step by a control loop (:meth:`clear` empties it);
 it is validated where it is built (weights, bounds) and where it is applied (the names must
@@ -45,7 +48,7 @@ class ContactOverride:
 class StepOverrides:
     """The overrides of one solve (see the module). Empty when built."""
 
-    __slots__ = ("contacts", "torque_limit_scale", "task_weights", "active")
+    __slots__ = ("contacts", "torque_limit_scale", "task_weights", "relaxed_constraints", "active")
 
     def __init__(self):
         #: Contact name -> :class:`ContactOverride`.
@@ -54,6 +57,8 @@ class StepOverrides:
         self.torque_limit_scale = 1.0
         #: Soft task -> its per-axis weights (dim,) for this step.
         self.task_weights: dict = {}
+        #: Constraints whose rows are relaxed this step.
+        self.relaxed_constraints: set = set()
         #: Whether any override was set since the last :meth:`clear` (read on the control
         #: loop's path: an attribute, not a computed truth value).
         self.active = False
@@ -66,6 +71,7 @@ class StepOverrides:
         if self.active:
             self.contacts.clear()
             self.task_weights.clear()
+            self.relaxed_constraints.clear()
             self.torque_limit_scale = 1.0
             self.active = False
 
@@ -74,6 +80,7 @@ class StepOverrides:
         other = StepOverrides()
         other.contacts.update(self.contacts)
         other.task_weights.update(self.task_weights)
+        other.relaxed_constraints.update(self.relaxed_constraints)
         other.torque_limit_scale = self.torque_limit_scale
         other.active = self.active
         return other
@@ -110,6 +117,15 @@ class StepOverrides:
     def scale_torque_limits(self, factor: float) -> None:
         """Multiply every torque limit by ``factor`` (> 0) this step."""
         self.torque_limit_scale = positive_scalar(factor, "factor")
+        self.active = True
+
+    def relax(self, constraint) -> None:
+        """Relax ``constraint``'s rows for this step (its ``relax_rows``); it must be
+        relaxable (self-collision avoidance: never the reason a step fails)."""
+        if not getattr(constraint, "relaxable", False):
+            raise ValueError(f"constraint {getattr(constraint, 'name', constraint)!r} is not relaxable (only a "
+                             "constraint with relaxable = True, such as SelfCollisionAvoidance, may be lifted)")
+        self.relaxed_constraints.add(constraint)
         self.active = True
 
     def weigh(self, task, weight) -> None:

@@ -5,6 +5,11 @@ use, fatal in a loop that has to send torques every millisecond. :class:`Failure
 wraps a solver and, when a step fails, walks down a ladder of relaxations, each tried only
 if the one before failed too:
 
+0. **constraints relaxed**: the relaxable constraints that had rows this step
+   (:attr:`~tsid_py.constraints.Constraint.relaxable`: self-collision avoidance, a safeguard
+   that must never be the reason a step fails) take their relaxed form for this step
+   (:meth:`~tsid_py.constraints.Constraint.relax_rows`; skipped when none had rows); the
+   rungs below keep them relaxed;
 1. **contacts softened**: every hard contact's no-slip rows become a cost (weight
    ``soft_contact_weight``) for this step, so a rocking or sliding sole no longer makes the
    equalities contradict the friction and centre-of-pressure rows (skipped when no contact
@@ -40,7 +45,8 @@ from ..solution import Solution
 from ..solver import DynamicsSolver
 
 #: The names ``Solution.relaxed`` uses for the ladder's rungs.
-SOFTENED, SLACKENED, DAMPING = "contacts softened", "torque limits slackened", "damping command"
+RELAXED, SOFTENED, SLACKENED, DAMPING = ("constraints relaxed", "contacts softened", "torque limits slackened",
+                                         "damping command")
 
 
 class FailurePolicy:
@@ -67,7 +73,7 @@ class FailurePolicy:
         self.damping = positive_scalar(damping, "damping", allow_zero=True)
         self.last_tau_actuated = np.zeros(solver.robot.na)
         #: How many steps each rung produced since construction (the loop's failure count).
-        self.counts = {SOFTENED: 0, SLACKENED: 0, DAMPING: 0}
+        self.counts = {RELAXED: 0, SOFTENED: 0, SLACKENED: 0, DAMPING: 0}
 
     def solve(self, q, v, overrides: StepOverrides | None = None) -> Solution:
         """One control step that returns a Solution whatever the QP does (see the module);
@@ -82,8 +88,18 @@ class FailurePolicy:
     # ------------------------------------------------------------------ the ladder
     def _relaxed(self, q, v, overrides: StepOverrides | None) -> Solution:
         relaxed = overrides.copy() if overrides else StepOverrides()
+        done = ()
+        engaged = [c for c in self.solver.constraints if c.relaxable and c.engaged]
+        if engaged:
+            for constraint in engaged:
+                relaxed.relax(constraint)
+            done = (RELAXED,)
+            try:
+                return self._failed(self.solver.solve(q, v, relaxed), done)
+            except SolverError:
+                pass
         softened = self._soften_contacts(relaxed)
-        done = (SOFTENED,) if softened else ()
+        done += (SOFTENED,) if softened else ()
         if softened:
             try:
                 return self._failed(self.solver.solve(q, v, relaxed), done)

@@ -40,6 +40,8 @@ class ModelSource:
         independent actuated joints, see :func:`tsid_py.loaders.urdf.load_urdf`.
     components : the file's 1-dof joints that pinocchio merged into a composite joint (an MJCF
         body with several joints), as ``(name, composite joint id, position in it)``.
+    srdf : the URDF's SRDF when the robot was loaded with one (its postures, its disabled
+        collision pairs), else None.
     """
 
     path: str
@@ -49,6 +51,7 @@ class ModelSource:
     root_added: bool = False
     mimic: tuple[MimicJoint, ...] = ()
     components: tuple[tuple[str, int, int], ...] = ()
+    srdf: str | None = None
 
     def __post_init__(self):
         if self.kind not in KINDS:

@@ -28,6 +28,7 @@ Every failure names the file and what to do.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import warnings
 from pathlib import Path
@@ -71,7 +72,7 @@ def _load_urdf(path: Path, srdf, posture: str | None, package_dirs, name: str | 
                     else [str(parent) for parent in path.resolve().parents])    # package:// resolves in one
     srdf = _srdf_of(path, srdf)
     loaded = load_urdf(path, True, package_dirs)
-    model, source = loaded.model, loaded.source
+    model, source = loaded.model, dataclasses.replace(loaded.source, srdf=srdf)
     if srdf is not None:
         read_rotor_parameters(model, srdf)          # the drives' (model.armature untouched)
     q = _posture(model, path, srdf, posture)
@@ -88,7 +89,7 @@ def _load_urdf(path: Path, srdf, posture: str | None, package_dirs, name: str | 
             read_rotor_parameters(fixed.model, srdf)
         q_fixed = posture_in_ranges(fixed.model, _posture(fixed.model, path, srdf, posture))
         robot = Robot(fixed.model, name=name or path.stem, q_ref=q_fixed, package_dirs=fixed.source.package_dirs,
-                      end_effector=_end_effector(fixed.model, srdf), source=fixed.source)
+                      end_effector=_end_effector(fixed.model, srdf), source=dataclasses.replace(fixed.source, srdf=srdf))
         robot.profile = derive_profile(robot)
         return robot
     return _standing_robot(model, q, feet, name or path.stem, source, srdf)
