@@ -3,7 +3,7 @@
     python benchmarks/hanging_load.py [--robots talos,g1] [--mass-fraction 0.11] [--duration 5]
         [--noise 2] [--seeds 0,1,2] [--json FILE]
 
-Per robot, a mass of ``--mass-fraction`` × the robot's mass (10 kg on Talos) hangs 0.3 m below
+Per robot, a mass of ``--mass-fraction`` × the robot's mass (10 kg on Talos, 3.7 kg on G1) hangs 0.3 m below
 its right hand (:func:`tsid_py.models.hands.hands`) on a damped pendulum in
 MuJoCo, and the balance controller is told its wrench: measured by the plant's force/torque
 sensor at the pivot (exact, and with ``--noise`` N of white noise, one run per seed), its
@@ -31,7 +31,7 @@ COLUMNS = (("fell", "fell", "{}"), ("com_error_max_mm", "CoM err max mm", "{:.2f
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--robots", default="talos,g1")
-    parser.add_argument("--mass-fraction", type=float, default=0.11)
+    parser.add_argument("--mass-fraction", type=float, default=0.1108, help="10 kg on Talos")
     parser.add_argument("--duration", type=float, default=5.0)
     parser.add_argument("--noise", type=float, default=2.0, help="N of white noise on the measured forces")
     parser.add_argument("--seeds", default="0,1,2")

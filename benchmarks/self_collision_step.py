@@ -13,7 +13,6 @@ many pairs the constraint screened, computed exactly and gave rows per step. Res
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 

@@ -10,7 +10,7 @@ import pytest
 import tsid_py as tp
 from tsid_py.collision_geometry import collision_model
 from tsid_py.constraints import SelfCollisionAvoidance
-from tsid_py.constraints.self_collision import REST_FRACTION, damper_bound
+from tsid_py.constraints.self_collision import REST_FRACTION, damper_bound, reachable_accelerations
 from tsid_py.control import FailurePolicy
 from tsid_py.control.failure import RELAXED
 from tsid_py.overrides import StepOverrides
@@ -72,20 +72,19 @@ def test_default_distances_are_fractions_of_the_pieces_size(talos, bound):
     assert explicit.distances == (0.01, 0.03)
 
 
-def test_the_damper_bound_keeps_the_gap_over_the_horizon():
-    """``min(a_max, (−v_allow(e) − ḋ)/dt)``: one semi-implicit step at that acceleration leaves
-    ``e⁺ ≥ e (1 − dt/τ)`` (never below the safety distance); the cap at ``a_max``; a gap
-    below 0 asks for a separating speed."""
-    dt, tau, a_max = 1e-3, 0.05, 20.0
-    for gap, rate in [(0.004, -0.05), (0.02, -0.3), (0.001, 0.0), (0.01, -0.001)]:
-        bound = damper_bound(gap, rate, dt, tau, a_max)
-        allowed = min(gap / tau, np.sqrt(2 * a_max * gap))
-        assert bound == pytest.approx(min(a_max, (-allowed - rate) / dt))
-        if bound < a_max:
-            rate_next = rate + dt * bound
-            assert gap + dt * rate_next >= gap * (1 - dt / tau) - 1e-15
-    assert damper_bound(0.001, -2.0, dt, tau, a_max) == a_max
-    assert damper_bound(-0.001, 0.0, dt, tau, a_max) == pytest.approx(0.001 / tau / dt)
+def test_the_damper_bound():
+    """``min(a, (−v_allow(e) − ḋ) / T)``, ``T = max(dt, 0.1 τ)``: a pair closing at the allowed
+    speed is asked for nothing more; one closing faster is slowed, at most at ``a``; a gap
+    below the resting distance asks for a separating speed."""
+    dt, tau, a = 1e-3, 0.05, 20.0
+    response = max(dt, 0.1 * tau)
+    for gap, rate in [(0.004, -0.05), (0.02, -0.3), (0.001, 0.0), (0.01, -0.001), (0.2, -1.0)]:
+        allowed = min(gap / tau, np.sqrt(2 * a * gap))
+        assert damper_bound(gap, rate, dt, tau, a) == pytest.approx(min(a, (-allowed - rate) / response))
+        assert damper_bound(gap, -allowed, dt, tau, a) == pytest.approx(0.0, abs=1e-9)
+    assert damper_bound(0.001, -2.0, dt, tau, a) == a
+    assert damper_bound(0.001, -2.0, dt, tau, 3.0) == 3.0
+    assert damper_bound(-0.001, 0.0, dt, tau, a) == pytest.approx(0.001 / tau / response)
 
 
 def _crossed(robot, solver, rng, reach=0.3):
@@ -98,10 +97,11 @@ def _crossed(robot, solver, rng, reach=0.3):
     starts = [robot.frame_translation(robot.frame_id(frame)).copy() for frame in frames]
     middle = sum(starts) / 2 + [reach, 0.0, 0.1]
     for frame, side in zip(frames, (-1, 1)):
-        solver.add_task(tp.tasks.PositionTask(frame, middle + [0, side * 0.1, 0], kp=100.0, weight=10.0))
+        solver.add_task(tp.tasks.PositionTask(frame, middle + [0, side * 0.1, 0], kp=50.0, weight=3.0))
     q, v = robot.q_ref.copy(), robot.zero_velocity()
-    for _ in range(900):
-        solution = solver.solve(q, v)
+    policy = FailurePolicy(solver)              # the state follows the solver's own q̈: it may drift
+    for _ in range(700):
+        solution = policy.solve(q, v)
         v = v + 1e-3 * solution.ddq
         q = pin.integrate(robot.model, q, 1e-3 * v)
     return q, v
@@ -140,26 +140,34 @@ def test_rows_are_the_distance_rate_and_acceleration_of_the_nearest_points(talos
             drifts.append(pin.getFrameClassicalAcceleration(model, extended, frame, pin.LOCAL_WORLD_ALIGNED).linear)
         normal = entry.normal
         expected_row = normal @ (jacobians[1] - jacobians[0])
-        np.testing.assert_allclose(matrix[row, :robot.nv], expected_row, atol=1e-9)
+        norm = np.linalg.norm(expected_row)                     # rows are unit rows
+        np.testing.assert_allclose(matrix[row, :robot.nv], expected_row / norm, atol=1e-9)
         assert entry.rate == pytest.approx(expected_row @ v, abs=1e-9)
         drift = normal @ (drifts[1] - drifts[0])
         rest = safety + REST_FRACTION * (activation - safety)
-        assert lower[row] == pytest.approx(damper_bound(entry.distance - rest, entry.rate, 1e-3, 0.05, 20.0) - drift,
-                                           abs=1e-7)
+        braking = min(20.0, np.abs(expected_row) @ reachable_accelerations(robot))   # what the torques give
+        assert lower[row] == pytest.approx((damper_bound(entry.distance - rest, entry.rate, 1e-3, 0.05, braking)
+                                            - drift) / norm, abs=1e-7)
         assert matrix[row] @ solution.x >= lower[row] - 1e-6
-    # the rate is the distance's derivative (coal's distance along the motion, central difference)
-    entry = rows[0]
-    pieces = [[i for i, item in enumerate(geometry.geometryObjects) if item.name == name][0]
-              for name in (entry.first, entry.second)]
+    # the rate is the distance's derivative (coal's distance along the motion) where that is
+    # smooth: forward and backward differences agree (unique nearest points)
     geometry_data = pin.GeometryData(geometry)
+    pieces = {item.name: k for k, item in enumerate(geometry.geometryObjects)}
+    pair_of = {frozenset((p.first, p.second)): k for k, p in enumerate(geometry.collisionPairs)}
 
-    def distance(t):
+    def distance(pair, t):
         pin.updateGeometryPlacements(model, data, geometry, geometry_data, pin.integrate(model, q, t * v))
-        pair = [k for k, p in enumerate(geometry.collisionPairs) if {p.first, p.second} == set(pieces)][0]
         return pin.computeDistance(geometry, geometry_data, pair).min_distance
 
-    h = 1e-6
-    assert (distance(h) - distance(-h)) / (2 * h) == pytest.approx(entry.rate, abs=1e-4)
+    h, smooth = 1e-7, 0
+    for entry in rows:
+        pair = pair_of[frozenset((pieces[entry.first], pieces[entry.second]))]
+        here = distance(pair, 0.0)
+        forward, backward = (distance(pair, h) - here) / h, (here - distance(pair, -h)) / h
+        if abs(forward - backward) < 1e-3:
+            smooth += 1
+            assert forward == pytest.approx(entry.rate, abs=1e-3)
+    assert smooth >= 1
 
 
 def test_the_screen_misses_no_pair_within_activation(talos, rng):

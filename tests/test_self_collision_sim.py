@@ -12,7 +12,7 @@ def test_hands_driven_through_each_other(avoid):
     plant (MuJoCo's distances between the collision meshes) and no step is relaxed; without
     it the hands collide (MuJoCo finds contacts between them, the meshes overlap). The robot
     stands either way."""
-    summary = crossing_trial(tp.robots.load("talos"), avoid=avoid, duration=1.6, travel=1.0)
+    summary = crossing_trial(tp.robots.load("talos"), avoid=avoid, duration=2.0)
     assert not summary["fell"]
     if avoid:
         assert summary["closest_mm"] >= summary["safety_distance_mm"]

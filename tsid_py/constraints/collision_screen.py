@@ -119,9 +119,10 @@ def _sphere_gap(placements, joint_a, joint_b, sphere_a, sphere_b):
 #: Columns of the joints' state (njoints, 14): the placement in the root's frame at the last
 #: step (12), the reach of its pieces, m, and the sum of its motions, m.
 REACH, TRAVELLED = 12, 13
-#: Columns of the pairs' state (p, 5): the last exact distance, m; the bound of the cheap
-#: screen; the joints' summed motions then; the last exact rate, m/s; when it was computed, s.
-KNOWN, LIMIT, BASE, RATE, EVALUATED = range(5)
+#: Columns of the pairs' state (p, 6): the last exact distance, m; the bound of the cheap
+#: screen; the joints' summed motions then; the last exact rate, m/s; when it was computed, s;
+#: the pair's braking acceleration (what its joints' torques give along its normal), m/s².
+KNOWN, LIMIT, BASE, RATE, EVALUATED, BRAKING = range(6)
 #: Columns of the pairs' index table (p, 4): the two joints, the two pieces.
 JOINT_A, JOINT_B, PIECE_A, PIECE_B = range(4)
 
@@ -143,10 +144,9 @@ def screen_pairs(placements, root, joint_state, pair_index, spheres, pair_state,
        with the last step's (a distance does not change when the whole robot moves): its
        points moved by at most ``m`` (:func:`_motion`), summed into ``T``. Since a pair's
        last exact distance ``known``, its pieces came closer by at most ``T_a + T_b − base``,
-       so a pair with ``T_a + T_b + h_a + h_b ≤ limit = known − activation + base`` is no
-       candidate, where ``h = 2 approach_distance(m / dt)`` (at least the approach distance
-       at the speed ``(m_a + m_b) / dt``: it is linear and quadratic in the speed, and
-       ``(x + y)² ≤ 2 x² + 2 y²``).
+       so a pair with ``T_a + T_b + approach ≤ limit = known − activation + base`` is no
+       candidate, ``approach`` its approach distance at the speed ``(m_a + m_b) / dt`` and
+       its braking acceleration (the least of ``braking`` and its own, ``BRAKING``).
     2. Per pair left: its closing speed is taken as its last exact rate (m/s, negative when
        closing) grown at ``braking`` since (``clock − evaluated``, s), at most ``(m_a + m_b)
        / dt``; it is a candidate when the largest of its lower bounds is within
@@ -159,15 +159,13 @@ def screen_pairs(placements, root, joint_state, pair_index, spheres, pair_state,
     state (:meth:`PairScreen.reset`)."""
     njoints = placements.shape[0]
     motion = np.empty(njoints)
-    headroom = np.empty(njoints)
     relative = np.empty(12)
     origin = placements[root]
     for j in range(njoints):
         relative_placement(origin, placements[j], relative)
         step = _motion(joint_state[j], relative, joint_state[j, REACH])
-        motion[j] = step
+        motion[j] = step / dt
         joint_state[j, TRAVELLED] += step
-        headroom[j] = 2.0 * approach_distance(step / dt, time_constant, braking, dt)
         for k in range(12):
             joint_state[j, k] = relative[k]
     count = 0
@@ -175,11 +173,12 @@ def screen_pairs(placements, root, joint_state, pair_index, spheres, pair_state,
         a = pair_index[p, JOINT_A]
         b = pair_index[p, JOINT_B]
         travelled = joint_state[a, TRAVELLED] + joint_state[b, TRAVELLED]
-        if travelled + headroom[a] + headroom[b] <= pair_state[p, LIMIT]:
+        brake = min(braking, pair_state[p, BRAKING])
+        bound_speed = motion[a] + motion[b]
+        if travelled + approach_distance(bound_speed, time_constant, brake, dt) <= pair_state[p, LIMIT]:
             continue
-        speed = min((motion[a] + motion[b]) / dt,
-                    max(-pair_state[p, RATE], 0.0) + braking * (clock - pair_state[p, EVALUATED]))
-        threshold = activation + approach_distance(speed, time_constant, braking, dt)
+        speed = min(bound_speed, max(-pair_state[p, RATE], 0.0) + braking * (clock - pair_state[p, EVALUATED]))
+        threshold = activation + approach_distance(speed, time_constant, brake, dt)
         gap = _sphere_gap(placements, a, b, spheres[pair_index[p, PIECE_A]], spheres[pair_index[p, PIECE_B]])
         if gap >= threshold:
             continue
@@ -260,7 +259,8 @@ class PairScreen:
         count = len(pairs.pieces)
         self.pair_index = np.ascontiguousarray(np.column_stack([pairs.joints, pairs.pieces]), dtype=np.intp)
         self.spheres = np.column_stack(bounding_spheres(geometry))
-        self.pair_state = np.zeros((count, 5))
+        self.pair_state = np.zeros((count, 6))
+        self.pair_state[:, BRAKING] = np.inf          # until a pair's own is known
         self.pair_state[:, KNOWN] = pairs.reference_distances
         self.pair_state[:, LIMIT] = pairs.reference_distances - activation
         self.exact = relative_placements(world, pairs.joints[:, ::-1])      # body a in body b's frame
@@ -280,15 +280,16 @@ class PairScreen:
                                     self.candidates, self.speeds, self.lowers, self.staged)
 
     def reset(self, pairs: np.ndarray, staged: np.ndarray, distances: np.ndarray, rates: np.ndarray,
-              activation: float) -> None:
-        """The state of ``pairs`` whose exact ``distances`` (m) and ``rates`` (m/s) were just
-        computed (``staged``: their candidates' indices): the cheap bound's base, the time,
-        and body a's placement in body b's frame now."""
+              brakings: np.ndarray, activation: float) -> None:
+        """The state of ``pairs`` whose exact ``distances`` (m), ``rates`` (m/s) and braking
+        accelerations (m/s²) were just computed (``staged``: their candidates' indices): the
+        cheap bound's base, the time, and body a's placement in body b's frame now."""
         joints, state = self.pair_index[pairs], self.pair_state
         travelled = self.joint_state[joints[:, JOINT_A], TRAVELLED] + self.joint_state[joints[:, JOINT_B], TRAVELLED]
         state[pairs, KNOWN] = distances
         state[pairs, BASE] = travelled
         state[pairs, LIMIT] = distances - activation + travelled
         state[pairs, RATE] = rates
+        state[pairs, BRAKING] = brakings
         state[pairs, EVALUATED] = self.clock
         self.exact[pairs] = self.staged[staged]

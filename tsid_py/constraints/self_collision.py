@@ -22,23 +22,25 @@ which the resting margin below absorbs.
 ``e = d − d_r`` to the resting distance ``d_r = d_s + ¼ (d_i − d_s)`` (:data:`REST_FRACTION`;
 ``d_s`` the safety distance, ``d_i`` the activation distance), the pair may close at most at
 
-    v_allow(e) = min(e / τ, √(2 a_max e))      (e ≥ 0; for e < 0, −e/τ is a separating speed):
+    v_allow(e) = min(e / τ, √(2 a e))      (e ≥ 0; for e < 0, −e/τ is a separating speed):
 
 near ``d_r`` the classic damper ``ḋ ≥ −ξ (d − d_r) / (d_i − d_r)`` with ``ξ / (d_i − d_r) = 1/τ``
 (the gap shrinks no faster than ``e^{−t/τ}``: a pair pushed together comes to rest at
-``d_r``); farther away, the speed from which it can still stop braking at ``a_max``. One
-control period ahead (``ḋ⁺ = ḋ + dt d̈``) that is a lower bound on ``d̈``, capped so that no
-row asks for more than ``a_max`` of separating acceleration:
+``d_r``); farther away, the speed from which it can still stop braking at ``a``. The row
+brings the rate back to that within ``T = max(dt, 0.1 τ)`` (:data:`~tsid_py.constraints.collision_rows.RESPONSE_FRACTION`),
+asking for at most ``a`` of separating acceleration:
 
-    n · (J_pB − J_pA) q̈ ≥ min(a_max, (−v_allow(e) − ḋ) / dt) − n · (J̇_pB v − J̇_pA v).
+    n · (J_pB − J_pA) q̈ ≥ min(a, (−v_allow(e) − ḋ) / T) − n · (J̇_pB v − J̇_pA v).
 
-With semi-implicit integration ``e⁺ = e + dt ḋ⁺ ≥ e (1 − dt/τ)``: the model's ``d`` stays
-above ``d_r`` when ``dt < τ``. The margin between ``d_r`` and ``d_s`` is for what
-the rows do not see: the plant tracking the commanded accelerations imperfectly, and the
-jumps of the nearest points.
+``a`` is the pair's braking acceleration: the least of ``max_acceleration`` and what its
+joints' torques give along its row ``r``, ``Σ_j |r_j| α_j`` (:func:`reachable_accelerations`:
+``α_j`` half of joint j's acceleration at its torque limit) — a pair near a joint's axis (a
+shoulder against the chest) moves little per rad/s². The margin between ``d_r`` and ``d_s``
+is for what the rows do not see: the plant tracking the commanded accelerations imperfectly,
+and the jumps of the nearest points.
 
 **Activation.** A pair gets rows while its distance is within ``d_i`` plus its approach
-distance ``max(w τ, w² / (2 a_max)) + w dt`` at its closing speed ``w`` — the gap at which the
+distance ``max(w τ, w² / (2 a)) + w dt`` at its closing speed ``w`` — the gap at which the
 damper starts slowing a pair that closes at ``w`` (:func:`~tsid_py.constraints.collision_screen.approach_distance`),
 so a fast pair starts braking on the damper's curve, not with a jump. Each step the pairs
 are screened without computing their distances (:mod:`tsid_py.constraints.collision_screen`:
@@ -47,8 +49,9 @@ nothing comes near, a step costs that screen only.
 
 **Defaults from the model.** ``d_s = 0.05 L`` and ``d_i = d_s + 0.05 L`` with ``L`` the
 median bounding radius of the pieces (:func:`~tsid_py.collision_geometry.characteristic_size`;
-Talos: 0.11 m, so 5.6 mm and 11.2 mm, resting at 7.0 mm); ``τ`` (0.05 s) and ``a_max``
-(20 m/s²) are the damper's time constant and braking acceleration.
+Talos: 0.11 m, so 5.6 mm and 11.2 mm, resting at 7.0 mm); ``τ`` (0.05 s) and
+``max_acceleration`` (20 m/s²) are the damper's time constant and largest braking
+acceleration.
 
 **Rows.** The layout holds ``max_pairs`` rows; the pairs within activation fill them, the
 most demanding bound first and at most :data:`ROWS_PER_BODY_PAIR` per pair of bodies (the
@@ -61,109 +64,26 @@ asked to separate — what contacts, limits or the plant may not allow).
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
 import pinocchio as pin
-from numba import float64, intp, njit, void
 
-from .._numba import FASTMATH, MATRIX, VECTOR, direct_calls
 from .._validation import positive_scalar
 from ..collision_geometry import characteristic_size, collision_model, collision_pairs
-from ..frames import add_generalized_force, point_motion
 from ..rows import Bounds
 from ..settings import positive
 from .base import LinearConstraint, setting
-from .collision_screen import INDICES, PairScreen, approach_distance, joint_placements, placements_array
+from .collision_rows import damper_bound
+from .collision_rows import direct as _direct
+from .collision_screen import PairScreen, joint_placements, placements_array
 
 #: Default safety and activation margins, as fractions of the geometry's characteristic size.
 SAFETY_FRACTION, ACTIVATION_FRACTION = 0.05, 0.05
 #: Where a pair pushed together comes to rest: ``d_r = d_s + REST_FRACTION (d_i − d_s)``.
 REST_FRACTION = 0.25
 #: The share of each joint's own acceleration at its torque limit a row may count on.
-REACHABLE_SHARE = 0.25
-#: A rate beyond the allowed speed is brought back to it within this fraction of ``τ`` (not in
-#: one control period: the accelerations asked for stay within what the torques can give).
-RESPONSE_FRACTION = 0.0
-#: Per pair, its nearest points and normal: (k, 3, 3) rows ``p_A``, ``p_B``, ``n``.
-POINTS = float64[:, :, :]
-
-@njit(float64(float64, float64, float64, float64, float64), cache=True, fastmath=FASTMATH)
-def damper_bound(gap, rate, dt, time_constant, braking):
-    """The lower bound on ``d̈`` of the module: ``min(a_max, (−v_allow(e) − ḋ) / T)`` with
-    ``T = max(dt, RESPONSE_FRACTION τ)``, the time in which the rate is brought back to the
-    allowed speed."""
-    allowed = gap / time_constant
-    if gap > 0.0:
-        allowed = min(allowed, math.sqrt(2.0 * braking * gap))
-    return min(braking, (-allowed - rate) / max(dt, RESPONSE_FRACTION * time_constant))
-
-
-@njit(void(MATRIX, MATRIX, INDICES, intp[:], INDICES, POINTS, VECTOR, VECTOR, float64, float64, float64, float64,
-           float64, VECTOR, VECTOR, VECTOR), cache=True, fastmath=FASTMATH)
-def pair_bounds(J, dJ, columns, depths, joints, points, distances, v, rest, activation, dt, time_constant,
-                braking, rates, bounds, drifts):
-    """For the pairs ``k`` of ``joints`` (k, 2) with nearest points ``points`` (k, 3, 3:
-    ``p_A``, ``p_B``, ``n``) and ``distances`` (k,): each one's rate ``ḋ`` into ``rates`` and
-    the lower bound of its row, ``damper_bound − n · (J̇_pB v − J̇_pA v)``, into ``bounds`` —
-    or −inf for a pair beyond its activation distance (``activation`` plus the approach
-    distance at its closing speed) — with the drift ``n · (J̇_pB v − J̇_pA v)`` into ``drifts``.
-    ``columns`` (njoints, depth) and ``depths`` give each joint's supporting columns."""
-    for i in range(joints.shape[0]):
-        a, b = joints[i, 0], joints[i, 1]
-        pa, pb, n = points[i, 0], points[i, 1], points[i, 2]
-        ma = point_motion(J, dJ, columns[a, :depths[a]], pa[0], pa[1], pa[2], v)
-        mb = point_motion(J, dJ, columns[b, :depths[b]], pb[0], pb[1], pb[2], v)
-        rate = n[0] * (mb[0] - ma[0]) + n[1] * (mb[1] - ma[1]) + n[2] * (mb[2] - ma[2])
-        rates[i] = rate
-        if distances[i] >= activation + approach_distance(max(-rate, 0.0), time_constant, braking, dt):
-            bounds[i] = -np.inf
-            continue
-        drift = drifts[i] = n[0] * (mb[3] - ma[3]) + n[1] * (mb[4] - ma[4]) + n[2] * (mb[5] - ma[5])
-        bounds[i] = damper_bound(distances[i] - rest, rate, dt, time_constant, braking) - drift
-
-
-@njit(void(MATRIX, INDICES, intp[:], INDICES, POINTS, VECTOR, VECTOR, VECTOR, intp[:], MATRIX, VECTOR, VECTOR, VECTOR),
-      cache=True, fastmath=FASTMATH)
-def write_pair_rows(J, columns, depths, joints, points, bounds, drifts, reachable, chosen, matrix, lower, upper,
-                    scales):
-    """Rows ``nᵀ (J_pB − J_pA) q̈ ≥ bound`` of the pairs ``chosen`` (indices into ``joints``,
-    ``points``, ``bounds``, ``drifts``) in the first rows of ``matrix``, ``lower``. A row
-    ``r`` asks for at most ``Σ_j |r_j| α_j`` of ``d̈`` (``reachable``: ``α_j``, a quarter of what
-    joint j alone gives at its torque limit; :data:`REACHABLE_SHARE`): a pair near a joint's
-    axis moves little per rad/s², and asking it for the full ``a_max`` would ask for more
-    joint acceleration than the torques give. Each row is then divided by its norm (the
-    factor into ``scales``; the QP's active set is better conditioned on unit rows); the
-    other rows ``0 ≥ −inf``, and every ``upper`` inf. The row is the generalized force of
-    the unit force pair ``±n`` at the nearest points
-    (:func:`~tsid_py.frames.add_generalized_force`)."""
-    for i in range(matrix.shape[0]):
-        for j in range(matrix.shape[1]):
-            matrix[i, j] = 0.0
-        lower[i] = -np.inf
-        upper[i] = np.inf
-    for row in range(chosen.size):
-        i = chosen[row]
-        a, b = joints[i, 0], joints[i, 1]
-        pa, pb, n = points[i, 0], points[i, 1], points[i, 2]
-        out = matrix[row]
-        add_generalized_force(J, columns[b, :depths[b]], n[0], n[1], n[2], pb[1] * n[2] - pb[2] * n[1],
-                              pb[2] * n[0] - pb[0] * n[2], pb[0] * n[1] - pb[1] * n[0], out)
-        add_generalized_force(J, columns[a, :depths[a]], -n[0], -n[1], -n[2], pa[2] * n[1] - pa[1] * n[2],
-                              pa[0] * n[2] - pa[2] * n[0], pa[1] * n[0] - pa[0] * n[1], out)
-        squared = capacity = 0.0
-        for j in range(out.size):
-            squared += out[j] * out[j]
-            capacity += abs(out[j]) * reachable[j] if j < reachable.size else 0.0
-        scale = 1.0 / math.sqrt(squared) if squared > 0.0 else 1.0
-        for j in range(out.size):
-            out[j] *= scale
-        lower[row] = (min(bounds[i] + drifts[i], capacity) - drifts[i]) * scale
-        scales[row] = scale
-
-
-_direct = direct_calls(pair_bounds, write_pair_rows)
+REACHABLE_SHARE = 0.5
 
 
 def _optional_distance(value, name: str):
@@ -290,7 +210,7 @@ class SelfCollisionAvoidance(LinearConstraint):
         self._evaluated_count = 0
         self._points, self._pair_joints = np.zeros((count, 3, 3)), np.zeros((count, 2), dtype=np.intp)
         self._distances, self._rates, self._bounds = np.zeros(count), np.zeros(count), np.zeros(count)
-        self._drifts = np.zeros(count)
+        self._drifts, self._brakings, self._scratch = np.zeros(count), np.zeros(count), np.zeros(robot.nv)
         self._relaxed_rows, self._relaxed_lower = np.zeros((self._max_pairs, robot.nv)), np.zeros(self._max_pairs)
         self._relaxed_count = 0
         self._scales = np.ones(self._max_pairs)
@@ -330,16 +250,14 @@ class SelfCollisionAvoidance(LinearConstraint):
                        for joint, point in ((joint_a, result.getNearestPoint1()), (joint_b, result.getNearestPoint2()))]
             row = normal @ (motions[1][0] - motions[0][0])
             rate, drift = row @ v, normal @ (motions[1][1] - motions[0][1])
-            closing = max(-rate, 0.0)
+            closing, brake = max(-rate, 0.0), min(self._max_acceleration, np.abs(row) @ self._reachable)
             if result.min_distance < activation + max(closing * self._time_constant,
-                                                      closing**2 / (2 * self._max_acceleration)) + closing * dt:
-                demand = damper_bound(result.min_distance - rest, rate, dt, self._time_constant,
-                                      self._max_acceleration)
-                entries.append((demand - drift, (joint_a, joint_b), row,
-                                min(demand, np.abs(row) @ self._reachable) - drift))
+                                                      closing**2 / (2 * brake)) + closing * dt:
+                bound = damper_bound(result.min_distance - rest, rate, dt, self._time_constant, brake) - drift
+                entries.append((bound, (joint_a, joint_b), row))
         matrix, lower = np.zeros((self._max_pairs, context.n)), np.full(self._max_pairs, -np.inf)
         per_body_pair, rows = {}, 0
-        for _, key, row, bound in sorted(entries, key=lambda entry: -entry[0]):
+        for bound, key, row in sorted(entries, key=lambda entry: -entry[0]):
             if rows < self._max_pairs and per_body_pair.get(key, 0) < ROWS_PER_BODY_PAIR:
                 per_body_pair[key] = per_body_pair.get(key, 0) + 1
                 norm = np.linalg.norm(row)                  # unit rows, as write_rows makes them
@@ -378,10 +296,12 @@ class SelfCollisionAvoidance(LinearConstraint):
         joints, points, distances = self._pair_joints[:evaluated], self._points[:evaluated], self._distances[:evaluated]
         rates, bounds = self._rates[:evaluated], self._bounds[:evaluated]
         rest = safety + REST_FRACTION * (activation - safety)
-        drifts = self._drifts[:evaluated]
-        _direct.pair_bounds(self._J, self._dJ, self._columns, self._depths, joints, points, distances, robot.v, rest,
-                            activation, dt, self._time_constant, braking, rates, bounds, drifts)
-        self._screen.reset(self._evaluated[:evaluated], self._staged[:evaluated], distances, rates, activation)
+        drifts, brakings = self._drifts[:evaluated], self._brakings[:evaluated]
+        _direct.pair_bounds(self._J, self._dJ, self._columns, self._depths, joints, points, distances, robot.v,
+                            self._reachable, rest, activation, dt, self._time_constant, braking, rates, bounds, drifts,
+                            brakings, self._scratch)
+        self._screen.reset(self._evaluated[:evaluated], self._staged[:evaluated], distances, rates, brakings,
+                           activation)
         chosen, per_body_pair = [], {}
         for i in np.argsort(-bounds, kind="stable")[:int(np.isfinite(bounds).sum())]:
             key = (joints[i, 0], joints[i, 1])
@@ -392,8 +312,8 @@ class SelfCollisionAvoidance(LinearConstraint):
             chosen.append(i)
         chosen = np.array(chosen, dtype=np.intp)
         scales = self._scales[:len(chosen)]
-        _direct.write_pair_rows(self._J, self._columns, self._depths, joints, points, bounds, drifts, self._reachable,
-                                chosen, matrix, lower, upper, scales)
+        _direct.write_pair_rows(self._J, self._columns, self._depths, joints, points, bounds, chosen, matrix, lower,
+                                upper, scales)
         rows = len(chosen)               # what relax_rows writes if this step must be relaxed
         self._relaxed_rows[:rows] = matrix[:rows, :robot.nv]
         self._relaxed_lower[:rows] = (np.minimum(bounds[chosen] + drifts[chosen], 0.0) - drifts[chosen]) * scales

@@ -10,7 +10,7 @@ controller's).
 
 * :func:`crossing_trial`: both hands go, over ``travel`` s, to targets in front of the chest
   past each other (each ``overlap`` m beyond the midline), and stay there.
-* :func:`random_targets_trial`: every 0.4–1.2 s (drawn from ``seed``) each hand gets a new
+* :func:`random_targets_trial`: every 0.8–1.6 s (``holds``, drawn from ``seed``) each hand gets a new
   target in a box in front of the chest that spans both sides, for ``duration`` s.
 
 The summary: fell (:class:`~tsid_py.scenarios.judge.StanceJudge`), the smallest distance the
