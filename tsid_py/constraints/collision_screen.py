@@ -31,7 +31,7 @@ import math
 
 import numpy as np
 import pinocchio as pin
-from numba import float64, intp, njit, types
+from numba import float64, intp, njit, types, void
 
 from .._numba import FASTMATH, MATRIX, VECTOR, direct_calls
 from ..collision_geometry import bounding_spheres, joint_radii
@@ -229,7 +229,25 @@ def relative_placements(placements: np.ndarray, pairs) -> np.ndarray:
     return out
 
 
-_direct = direct_calls(screen_pairs)
+@njit(void(intp[:], intp[:], VECTOR, VECTOR, VECTOR, MATRIX, INDICES, MATRIX, MATRIX, MATRIX, float64, float64),
+      cache=True, fastmath=FASTMATH)
+def reset_pairs(pairs, staged, distances, rates, brakings, joint_state, pair_index, pair_state, exact, staged_placements,
+                activation, clock):
+    """:meth:`PairScreen.reset` in one compiled call."""
+    for i in range(pairs.size):
+        p = pairs[i]
+        travelled = joint_state[pair_index[p, JOINT_A], TRAVELLED] + joint_state[pair_index[p, JOINT_B], TRAVELLED]
+        pair_state[p, KNOWN] = distances[i]
+        pair_state[p, BASE] = travelled
+        pair_state[p, LIMIT] = distances[i] - activation + travelled
+        pair_state[p, RATE] = rates[i]
+        pair_state[p, BRAKING] = brakings[i]
+        pair_state[p, EVALUATED] = clock
+        for k in range(12):
+            exact[p, k] = staged_placements[staged[i], k]
+
+
+_direct = direct_calls(screen_pairs, reset_pairs)
 
 
 class PairScreen:
@@ -284,12 +302,5 @@ class PairScreen:
         """The state of ``pairs`` whose exact ``distances`` (m), ``rates`` (m/s) and braking
         accelerations (m/s²) were just computed (``staged``: their candidates' indices): the
         cheap bound's base, the time, and body a's placement in body b's frame now."""
-        joints, state = self.pair_index[pairs], self.pair_state
-        travelled = self.joint_state[joints[:, JOINT_A], TRAVELLED] + self.joint_state[joints[:, JOINT_B], TRAVELLED]
-        state[pairs, KNOWN] = distances
-        state[pairs, BASE] = travelled
-        state[pairs, LIMIT] = distances - activation + travelled
-        state[pairs, RATE] = rates
-        state[pairs, BRAKING] = brakings
-        state[pairs, EVALUATED] = self.clock
-        self.exact[pairs] = self.staged[staged]
+        _direct.reset_pairs(pairs, staged, distances, rates, brakings, self.joint_state, self.pair_index,
+                            self.pair_state, self.exact, self.staged, activation, self.clock)

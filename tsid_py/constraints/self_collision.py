@@ -302,6 +302,11 @@ class SelfCollisionAvoidance(LinearConstraint):
                             brakings, self._scratch)
         self._screen.reset(self._evaluated[:evaluated], self._staged[:evaluated], distances, rates, brakings,
                            activation)
+        if np.isneginf(bounds).all():      # computed, but none within activation
+            lower.fill(-np.inf)
+            upper.fill(np.inf)
+            self.active_pairs, self._relaxed_count = [], 0
+            return
         chosen, per_body_pair = [], {}
         for i in np.argsort(-bounds, kind="stable")[:int(np.isfinite(bounds).sum())]:
             key = (joints[i, 0], joints[i, 1])
