@@ -27,6 +27,7 @@ from ..loaders.mjcf import mesh_path
 from .contact import ContactOptions, add_floor, has_floor
 from .engine import import_mujoco
 from .inertia import repair_inertias
+from .model import add_sky
 
 
 def build_shipped_model(robot, *, timestep: float, visual: bool, contact: ContactOptions | None, terrain=None):
@@ -48,6 +49,8 @@ def build_shipped_model(robot, *, timestep: float, visual: bool, contact: Contac
         for geom in spec.worldbody.geoms:
             if geom.type == mujoco.mjtGeom.mjGEOM_PLANE:
                 geom.friction = contact.sliding
+    if visual:
+        add_sky(spec)
     if terrain is not None:
         from .terrain import add_terrain
 
