@@ -2,6 +2,7 @@
 
 import inspect
 import json
+import re
 
 import pytest
 
@@ -9,6 +10,7 @@ import tsid_py as tp
 from tsid_py.cli import main as cli_main
 from tsid_py.control import push_bounds
 from tsid_py.scenarios import demos
+from tsid_py.scenarios.summary_text import length
 
 from .test_profiles import write_robot
 
@@ -111,3 +113,29 @@ def test_a_humanoid_file_walks_with_the_gait_of_its_profile(tmp_path):
     gait = tp.robots.load(path).profile.gait
     assert run.robot == path and run.summary["fell"] is False
     assert run.summary["planned_steps"] == math.ceil(0.3 / gait.step_length) + 1
+
+
+def test_the_balance_demo_prints_a_short_summary_for_a_person_and_the_json_to_its_file(tmp_path, capsys):
+    """The printed summary is a few rounded lines (no JSON, no 17-digit floats) that agree
+    with the JSON written by ``--json``, which keeps every measure at full precision."""
+    out = tmp_path / "summary.json"
+    assert cli_main(["demo", "balance", "--duration", "0.6", "--push-direction", "+y", "--push-at", "0.2",
+                     "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    summary = json.loads(out.read_text())
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(printed)
+    lines = printed.strip().splitlines()
+    assert lines[0] == "tsid-py demo balance (talos)" and len(lines) <= 12
+    assert not re.search(r"\d\.\d{4,}", printed)
+    rows = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in lines[1:])
+    assert rows["pushes"] == f"+y {summary['push_newtons']:.0f} N at 0.2 s (0.1 s each)"
+    assert rows["largest CoM error"] == length(summary["max_com_error"])
+    assert rows["outcome"].startswith("did not fall") and summary["fell"] is False
+    assert rows["control step"].startswith(f"median {summary['median_step_us']:.0f} µs")
+
+
+@pytest.mark.parametrize("metres, text", [(0.00214, "2.1 mm"), (0.0116, "1.2 cm"), (-0.5, "-50.0 cm"),
+                                          (2.537, "2.54 m")])
+def test_lengths_are_printed_in_the_unit_that_reads_best(metres, text):
+    assert length(metres) == text

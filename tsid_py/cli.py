@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import json
 import os
 import sys
 
@@ -53,7 +52,7 @@ def _usage_error(message: str) -> int:
 
 
 def _demo(args) -> int:
-    from .scenarios.reports import write_json
+    from .scenarios.reports import report_run
     from .scenarios import demos
 
     from .scenarios.demo_robots import is_path
@@ -125,14 +124,7 @@ def _demo(args) -> int:
             run = function(**kwargs)
     except demos.UnsupportedRobot as error:
         return _usage_error(str(error))
-    summary = {"demo": run.name, "robot": run.robot, **run.summary}
-    print(json.dumps(summary, indent=2))
-    write_json(args.json, summary)
-    if args.plot:
-        from .scenarios.plots import save_plot
-
-        save_plot(run, args.plot)
-    return 1 if summary.get("fell") else 0
+    return report_run(run, args.json, args.plot)
 
 
 #: Options whose value may start with "-" (a direction such as -y, a signed angle): argparse
@@ -176,8 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser(
         "demo", help="run a demo against MuJoCo", formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Run a controller against MuJoCo (headless unless --viewer) and print a summary.\n"
-                    "The exit status is 1 if the robot fell, 2 for a usage error.",
+        description="Run a controller against MuJoCo (headless unless --viewer) and print a short summary\n"
+                    "(--json FILE writes every measure). The exit status is 1 if the robot fell, 2 for a\n"
+                    "usage error.",
         epilog=_demo_epilog(DEMOS, ROBOTS, NEEDS, KINDS))
     demo.add_argument("name", choices=sorted(DEMOS), metavar="NAME", help="which demo (listed below)")
     demo.add_argument("--robot", metavar="NAME|PATH",
