@@ -18,7 +18,7 @@ inertias are the ones pinocchio read. On top of it:
   couplings rather than left to MuJoCo's parser;
 * inertias MuJoCo refuses replaced by the nearest valid ones (:mod:`tsid_py.sim.inertia`),
   with a warning that says by how much;
-* with ``visual=True``, a sky (:func:`add_sky`).
+* with ``visual=True``, a sky (:func:`~tsid_py.sim.contact.add_sky`).
 
 With ``visual=True`` the URDF's meshes are kept as non-colliding visuals (``package://`` paths
 resolved against the robot's package folders). A visual mesh MuJoCo cannot read (Collada
@@ -35,7 +35,7 @@ import xml.etree.ElementTree as ElementTree
 
 import numpy as np
 
-from .contact import DEFAULT_CONTACT, ContactOptions, add_floor
+from .contact import DEFAULT_CONTACT, ContactOptions, add_floor, add_sky
 from .engine import import_mujoco
 from .inertia import repair_inertias
 
@@ -114,18 +114,6 @@ def build_urdf_model(robot, *, timestep: float, visual: bool, contact: ContactOp
 
 
 # ---------------------------------------------------------------------------------- URDF text
-def add_sky(spec) -> None:
-    """A pale blue sky for the viewer and the videos (a gradient skybox texture: drawn, never
-    simulated), unless the file has its own."""
-    import mujoco
-
-    if any(texture.type == mujoco.mjtTexture.mjTEXTURE_SKYBOX for texture in spec.textures):
-        return
-    spec.add_texture(name="tsid_sky", type=mujoco.mjtTexture.mjTEXTURE_SKYBOX,
-                     builtin=mujoco.mjtBuiltin.mjBUILTIN_GRADIENT, rgb1=[0.55, 0.72, 0.90],
-                     rgb2=[0.95, 0.97, 1.0], width=64, height=384)
-
-
 def prepared_urdf(robot, visual: bool = False) -> str:
     """The robot's URDF text ready for MuJoCo's parser: collisions left out, visuals kept
     (``visual``) with readable meshes only, and a ``<mujoco><compiler/>`` block."""

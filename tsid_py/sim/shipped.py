@@ -24,10 +24,9 @@ import os
 import warnings
 
 from ..loaders.mjcf import mesh_path
-from .contact import ContactOptions, add_floor, has_floor
+from .contact import ContactOptions, add_floor, add_sky, has_floor
 from .engine import import_mujoco
 from .inertia import repair_inertias
-from .model import add_sky
 
 
 def build_shipped_model(robot, *, timestep: float, visual: bool, contact: ContactOptions | None, terrain=None):
