@@ -17,6 +17,10 @@ def write_json(path: str | None, report) -> None:
         json.dump(report, stream, indent=2)
 
 
+#: What ``tsid-py demo`` prints under the summary when no ``--json`` file was asked for.
+JSON_HINT = "(every measure at full precision: --json FILE)"
+
+
 def report_run(run, json_path: str | None = None, plot_path: str | None = None) -> int:
     """Print ``run``'s summary (a :class:`~tsid_py.scenarios.demos.DemoRun`) as
     :func:`~tsid_py.scenarios.summary_text.format_summary` words it, write the JSON summary to
@@ -27,7 +31,7 @@ def report_run(run, json_path: str | None = None, plot_path: str | None = None) 
     summary = {"demo": run.name, "robot": run.robot, **run.summary}
     print(format_summary(summary))
     if not json_path:
-        print("(every measure at full precision: --json FILE)")
+        print(JSON_HINT)
     write_json(json_path, summary)
     if plot_path:
         from .plots import save_plot
