@@ -31,6 +31,7 @@ NESTED_COLUMN = 76
 
 _FENCE = re.compile(r"^(\s*)(```+|~~~+)")
 _SNIPPET = re.compile(r'^\s*--8<--\s+"([^"]+)"\s*$')
+_SNIPPET_LINE = re.compile(r'^(\s*)--8<--\s+"([^"]+)"\s*$', flags=re.M)
 
 
 def display_width(line: str) -> int:
@@ -109,6 +110,20 @@ def documented_objects():
     for name in names:
         visit(package[name.removeprefix("tsid_py.")] if name != "tsid_py" else package, True)
     return list(seen.values())
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[str(page.relative_to(DOCS)) for page in PAGES])
+def test_every_code_block_the_page_renders_fits_the_column(page):
+    """Every block the page renders as code, indented ones included (the fenced ones nested
+    in a list or an admonition are held to their narrower column by the test above)."""
+    markdown = pytest.importorskip("markdown")
+    text = _SNIPPET_LINE.sub(lambda match: (ROOT / match.group(2)).read_text(), page.read_text())
+    html = markdown.markdown(text, extensions=["admonition", "tables", "md_in_html", "pymdownx.superfences",
+                                               "pymdownx.details", "pymdownx.arithmatex"])
+    found = [f"{page.name}: {display_width(line)} > {COLUMN}: {line.strip()[:60]}"
+             for block in re.findall(r"<pre[^>]*><code[^>]*>(.*?)</code></pre>", html, flags=re.S)
+             for line in unescape(block).split("\n") if display_width(line) > COLUMN]
+    assert not found, f"{len(found)} code lines wider than the column:\n" + "\n".join(found)
 
 
 def test_the_docstrings_code_blocks_fit_the_column():

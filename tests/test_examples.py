@@ -46,7 +46,9 @@ def test_first_loop_moves_the_com_three_centimetres_left(capsys):
     assert left == pytest.approx(3.0, abs=0.2) and abs(forward) < 0.2 and abs(up) < 0.2 and error < 2.0
     left_force, right_force, weight = numbers(r"left sole (\S+) N, right sole (\S+) N \(weight (\S+) N\)", out)
     assert left_force + right_force == pytest.approx(weight, rel=0.02)
-    assert "good:" in out
+    page = (EXAMPLES.parent / "docs" / "getting-started.md").read_text()
+    shown = re.search(r"It prints.*?```text\n(.*?)```", page, flags=re.S).group(1)
+    assert shown == out, "docs/getting-started.md shows another output than examples/first_loop.py prints"
 
 
 def test_extending_example_enforces_its_constraint_through_its_backend(capsys):
@@ -151,3 +153,21 @@ def test_an_example_draws_its_figure_and_films_its_run(tmp_path):
     result = subprocess.run([sys.executable, str(EXAMPLES / "arm.py"), "--duration", "-1"], env=env,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 2 and "--duration" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_home_page_example_runs_in_ten_lines_and_pushes_off_the_right_foot(capsys):
+    """The first Python block of ``docs/index.md``: a dozen lines at most; to accelerate its
+    CoM to the left the robot pushes off its right foot, the soles' vertical forces carrying
+    its weight."""
+    page = (EXAMPLES.parent / "docs" / "index.md").read_text()
+    code = re.search(r"```python\n(.*?)```", page, flags=re.S).group(1)
+    assert len([line for line in code.splitlines() if line.strip()]) <= 12
+    namespace = {}
+    exec(compile(code, "docs/index.md", "exec"), namespace)
+    robot, sol = namespace["robot"], namespace["sol"]
+    printed = capsys.readouterr().out
+    assert sol.success and f"{robot.feet[1]} {sol.wrenches[robot.feet[1]][:3].round()}" in printed
+    left, right = (sol.wrenches[foot] for foot in robot.feet)
+    acceleration = robot.com_jacobian @ sol.ddq + robot.com_drift
+    assert acceleration[1] > 0.5 and right[2] > left[2] + 100
+    assert left[2] + right[2] == pytest.approx(robot.mass * (9.81 + acceleration[2]), rel=0.01)

@@ -22,7 +22,7 @@ contacts' layout is built once, the first time that set of contacts is softened.
 The step's :class:`~tsid_py.Solution` then has ``success=False`` and ``relaxed`` names the
 rungs used. Only :class:`~tsid_py.SolverError` (the QP failed) is handled; invalid input
 still raises. Build the solver with ``diagnose=False`` to keep even the feasibility check of
-a failed step (about 1 ms on Talos) off the control path; the policy never reads an error's
+a failed step off the control path; the policy never reads an error's
 conflicts.
 """
 
