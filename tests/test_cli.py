@@ -24,7 +24,7 @@ def test_demo_help_describes_every_demo_and_its_robots(capsys):
         default = inspect.signature(function).parameters["robot"].default
         others = [robot for robot in demos.ROBOTS[name] if robot != default]
         assert f"robots: {', '.join([default + ' (default)', *others])}" in text
-    assert "--video FILE" in text
+    assert "--video FILE" in text and "``" not in text
 
 
 @pytest.mark.parametrize("argv, words", [
@@ -139,3 +139,23 @@ def test_the_balance_demo_prints_a_short_summary_for_a_person_and_the_json_to_it
                                           (2.537, "2.54 m")])
 def test_lengths_are_printed_in_the_unit_that_reads_best(metres, text):
     assert length(metres) == text
+
+
+@pytest.mark.parametrize("name, present, absent", [
+    ("balance", ["--push-direction", "--step-recovery", "--realistic", "--srdf"], ["--speed", "--gait", "--terrain"]),
+    ("walk", ["--distance", "--terrain", "--realistic"], ["--push", "--speed", "--single-leg"]),
+    ("trot", ["--speed", "--gait", "--terrain", "--push"], ["--realistic", "--single-leg"]),
+    ("arm", ["--robot", "--video", "--duration"], ["--push", "--terrain", "--realistic", "--seed"]),
+])
+def test_a_demo_s_help_describes_it_with_the_options_it_takes(name, present, absent, capsys):
+    """``tsid-py demo NAME --help``: the demo's summary, its robots, its options (not the
+    other demos' ones), no reStructuredText."""
+    assert cli_main(["demo", name, "--help"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith(f"usage: tsid-py demo {name} [options]")
+    assert demos.DEMOS[name].__doc__.strip().splitlines()[0].replace("``", "")[:40] in text
+    assert "robots: " in text and "``" not in text and ":func:" not in text
+    for option in present:
+        assert f"  {option}" in text, option
+    for option in absent:
+        assert f"  {option}" not in text, option
