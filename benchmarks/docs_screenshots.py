@@ -13,7 +13,7 @@ desktop window (1280 × 800 by default). For every page it
   limit ``tests/test_docs_lines.py`` holds the Markdown to;
 
 and writes a screenshot of the places listed in :data:`SHOTS` to ``--out``
-(``docs/img/screenshots/`` by default). It exits with 1 when a formula failed or a code block
+(``docs/img/screenshots/`` by default; 256 colours, to keep them small). It exits with 1 when a formula failed or a code block
 is cut off on any page of the site.
 
 KaTeX is loaded from its CDN by the pages. ``--katex DIR`` (the ``dist`` folder of the katex
@@ -44,7 +44,7 @@ SHOTS = {
     "": [None],
     "concepts/": [None, "the-equation-of-motion"],
     "controllers/": ["balance-balancecontroller", "how-hard-a-push-can-the-soles-take-push_bounds"],
-    "gallery/": [None, "walk"],
+    "gallery/": [None, "walk", "com-sway"],
     "api/tasks/": ["tsid_py.tasks.JointTask"],
 }
 
@@ -119,6 +119,16 @@ def route_katex(context, katex: Path | None) -> None:
         context.route(CDN, handle)
 
 
+def save_small(png: bytes, path: Path) -> None:
+    """Write a screenshot in 256 colours (a third of the size; text stays sharp)."""
+    import io
+
+    from PIL import Image
+
+    Image.open(io.BytesIO(png)).convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT).save(
+        path, optimize=True)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--site", type=Path, help="a built site (default: build one)")
@@ -172,7 +182,7 @@ def main(argv=None) -> int:
                         page.evaluate("window.scrollTo(0, 0)")
                     page.wait_for_timeout(300)
                     name = (path.strip("/").replace("/", "-") or "home") + (f"-{anchor}" if anchor else "")
-                    page.screenshot(path=str(args.out / f"{name}.png"))
+                    save_small(page.screenshot(), args.out / f"{name}.png")
             browser.close()
         server.shutdown()
     print(f"code column at {args.width} × {args.height}: {', '.join(map(str, sorted(columns)))} characters")

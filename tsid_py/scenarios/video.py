@@ -53,11 +53,11 @@ class VideoRecorder:
     Call :meth:`capture` once per physics step (it renders only when a frame is due) and
     :meth:`close` at the end; :attr:`frames` counts the frames written. The camera looks at a
     floating-base robot's centre of mass from the front left, following it over the ground
-    (smoothed over :data:`CAMERA_LAG` s) at a distance that keeps the robot about two thirds
-    of the frame's height; a fixed-base robot is framed as a whole, from the same side. Each frame shows the
-    simulated time and, while a force pushes a body (``Simulation.push``), an arrow onto that
-    body and the force in newtons. Geoms without a material or colour of their own are given
-    :data:`ROBOT_COLOURS`.
+    (smoothed over :data:`CAMERA_LAG` s, without lagging a steady walk) at a distance that
+    keeps the robot about two thirds of the frame's height; a fixed-base robot is framed as a
+    whole, from the same side. Each frame shows the simulated time and, while a force pushes a
+    body (``Simulation.push``), an arrow onto that body and the force in newtons. Geoms
+    without a material or colour of their own are given :data:`ROBOT_COLOURS`.
 
     Parameters
     ----------
@@ -94,6 +94,7 @@ class VideoRecorder:
                 "MUJOCO_GL=egl or MUJOCO_GL=osmesa before mujoco is imported") from exc
         self._mujoco = mujoco
         self._camera = self._make_camera(mujoco, sim)
+        self._last_com = None
         self._lighten(sim.model)
         paint_robot(sim.model)
         self._label = _Label(height)
@@ -118,12 +119,15 @@ class VideoRecorder:
         return camera
 
     def _follow(self) -> None:
-        """Move the camera's target toward the robot's centre of mass over the ground (a
-        first-order lag of :data:`CAMERA_LAG` s per frame), its height kept."""
+        """Move the camera's target toward the robot's centre of mass over the ground, its
+        height kept: a first-order filter of :data:`CAMERA_LAG` s on the CoM led by its
+        velocity (from the last frame) times the lag, so that a steady walk stays centred."""
         if self.sim.robot.floating_base:
-            com = self.sim.data.subtree_com[self.sim.root_body]
+            com = self.sim.data.subtree_com[self.sim.root_body][:2].copy()
+            velocity = (com - self._last_com) * self.fps if self._last_com is not None else 0.0
+            self._last_com = com
             blend = 1.0 - np.exp(-1.0 / (self.fps * CAMERA_LAG))
-            self._camera.lookat[:2] += blend * (com[:2] - self._camera.lookat[:2])
+            self._camera.lookat[:2] += blend * (com + CAMERA_LAG * velocity - self._camera.lookat[:2])
 
     @staticmethod
     def _lighten(model) -> None:

@@ -1,7 +1,7 @@
 """The command line the scripts of ``examples/`` share: how long to run, a figure, a video.
 
-    python examples/arm.py                         # the default run, its result printed
-    python examples/arm.py --duration 1            # a shorter run (the tests' horizon)
+    python examples/arm.py                  # the default run, its result
+    python examples/arm.py --duration 1     # a shorter run (the tests' horizon)
     python examples/arm.py --plot arm.png --video arm.mp4
 
 :func:`script_options` parses them; with ``--video`` it selects an off-screen OpenGL before
