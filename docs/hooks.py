@@ -61,12 +61,16 @@ def _run(command: list[str], wanted: list[Path], ok=(0,)) -> tuple[float, float]
     with tempfile.TemporaryFile("w+") as stderr:
         process = subprocess.Popen([sys.executable, *command], stdout=subprocess.DEVNULL, stderr=stderr, env=env,
                                    text=True)
-        _, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)
+        if hasattr(os, "wait4"):             # POSIX: the child's own CPU time
+            _, status, usage = os.wait4(process.pid, 0)
+            process.returncode, busy = os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime
+        else:
+            process.wait()
+            busy = float("nan")
         stderr.seek(0)
         if process.returncode not in ok or not all(path.exists() for path in wanted):
             raise RuntimeError(f"gallery: {' '.join(command)} failed ({process.returncode}):\n{stderr.read()}")
-    return time.perf_counter() - tic, usage.ru_utime + usage.ru_stime
+    return time.perf_counter() - tic, busy
 
 
 def _demo(name: str) -> tuple[str, tuple[float, float]]:
