@@ -39,12 +39,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: page → the sections to photograph (None: the top of the page), each one viewport high.
+#: page → the sections to photograph (None: the top of the page), each one viewport high, or
+#: ``"css:SELECTOR"``: the first element it selects, alone.
 SHOTS = {
     "": [None],
     "concepts/": [None, "the-equation-of-motion"],
     "controllers/": ["balance-balancecontroller", "how-hard-a-push-can-the-soles-take-push_bounds"],
-    "gallery/": [None, "walk", "com-sway"],
+    "gallery/": [None, "walk", "com-sway", "css:article table"],
+    "cli/": ["demos"],
     "api/tasks/": ["tsid_py.tasks.JointTask"],
 }
 
@@ -176,13 +178,16 @@ def main(argv=None) -> int:
                 if problems:
                     failures.append(path)
                 for anchor in SHOTS.get(path, []):
+                    name = (path.strip("/").replace("/", "-") or "home")
+                    if anchor is not None and anchor.startswith("css:"):
+                        save_small(page.locator(anchor[4:]).first.screenshot(), args.out / f"{name}-table.png")
+                        continue
                     if anchor is not None:
                         page.goto(f"{url}{path}#{anchor}", wait_until="networkidle")
                     else:
                         page.evaluate("window.scrollTo(0, 0)")
                     page.wait_for_timeout(300)
-                    name = (path.strip("/").replace("/", "-") or "home") + (f"-{anchor}" if anchor else "")
-                    save_small(page.screenshot(), args.out / f"{name}.png")
+                    save_small(page.screenshot(), args.out / (name + (f"-{anchor}" if anchor else "") + ".png"))
             browser.close()
         server.shutdown()
     print(f"code column at {args.width} × {args.height}: {', '.join(map(str, sorted(columns)))} characters")

@@ -192,7 +192,7 @@ def on_page_markdown(markdown: str, **kwargs) -> str:
     lines = []
     for line in markdown.split("\n"):
         stripped = line.strip()
-        kind = stripped[4:].split(":", 1)[0] if stripped.startswith("<!-- ") and stripped.endswith("-->") else None
+        kind = stripped[5:].split(":", 1)[0] if stripped.startswith("<!-- ") and stripped.endswith("-->") else None
         if kind in DIRECTIVES:
             lines.append(DIRECTIVES[kind](stripped[len(f"<!-- {kind}:"):-3].strip()))
         else:

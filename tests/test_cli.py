@@ -159,3 +159,30 @@ def test_a_demo_s_help_describes_it_with_the_options_it_takes(name, present, abs
         assert f"  {option}" in text, option
     for option in absent:
         assert f"  {option}" not in text, option
+
+
+def test_every_measure_a_demo_prints_fits_a_terminal():
+    """Every row of the printed summary, each at its widest, within 80 columns."""
+    from tsid_py.scenarios.summary_text import ROWS, format_summary
+
+    pushes = [{"at": 3.0, "direction": "+y", "newtons": 444.4}, {"at": 6.0, "direction": "-x", "newtons": 444.4}]
+    summary = {"demo": "balance", "robot": "talos", "fell": False, "survived": True, "recovered_cleanly": True,
+               "pushes": pushes, "push_duration": 0.1, "command": {"forward": 0.55, "lateral": -0.25,
+                                                                    "yaw_rate": 0.35, "gait": "bound"},
+               "terrain": "rough:0.02:3", "amplitude": 0.04, "frequency": 0.5, "distance_m": 12.345,
+               "speed_mps": 0.5, "walking_time_s": 12.3, "steps": 130, "planned_steps": 130, "touchdowns": 600,
+               "yaw_change_deg": -179.9, "single_support_seconds": 3.5, "lift_height": 0.05,
+               "max_com_error": 0.0999, "rms_tracking_error": 0.0999, "max_tracking_error": 0.0999,
+               "max_foothold_error_m": 0.0999, "max_sole_tilt_deg": 14.9, "max_sole_slip_m": 0.0499,
+               "max_foot_slip_m": 0.0999, "recovery_steps": 12, "step_recovery": True, "failure_policy_step_count": 9999,
+               "frames": 30001, "id_solve_seconds": 12.34, "id_relaxed_frames": 999,
+               "grf_vertical_rms_error_per_foot_pct_weight": 12.3, "grf_vertical_rms_error_total_pct_weight": 0.0123,
+               "torque_rms_error": 12.3, "torque_rms": 123.4, "mpc_rate_hz": 27.9, "mpc_median_solve_us": 1234.5,
+               "conditions": {"feedback": "finite differences"},
+               "estimator_drift": {"max": {"horizontal_m": 0.0999, "vertical_m": 0.0999, "yaw_deg": 12.34}},
+               "median_step_us": 12345.6, "p99_step_us": 123456.7,
+               "push_bounds": {"+x": 1310.3, "-x": 1347.7, "+y": 1488.9, "-y": 1498.2}, "simulated_time": 100.0}
+    text = format_summary(summary)
+    # the title and every row but the outcome (a summary with an arm's tracking error has none)
+    assert len(text.splitlines()) == len(ROWS)
+    assert max(len(line) for line in text.splitlines()) <= 80, text

@@ -100,3 +100,18 @@ def test_a_page_shows_what_its_example_prints(page, match):
 
 def test_the_pages_that_show_an_output_are_found():
     assert {"report.md", "troubleshooting.md"} <= {page for page, _ in PRINTING}
+
+
+def test_a_page_s_summary_and_printed_lines_become_the_demo_s_table_and_text(tmp_path, monkeypatch):
+    """``<!-- summary: NAME -->`` and ``<!-- printed: NAME -->`` read ``docs/generated/NAME.json``
+    and word it as ``tsid-py demo`` does; a macro in the same page is replaced."""
+    import json
+
+    summary = {"demo": "arm", "robot": "panda", "fell": False, "rms_tracking_error": 0.00072,
+               "max_tracking_error": 0.004, "median_step_us": 66.5, "p99_step_us": 4233.5, "simulated_time": 4.0}
+    (tmp_path / "arm.json").write_text(json.dumps(summary))
+    monkeypatch.setattr(hooks, "GENERATED", tmp_path)
+    page = hooks.on_page_markdown("A\n<!-- summary: arm -->\n\n<!-- printed: arm -->\n{{ demo arm simulated_time g }} s")
+    assert "<!--" not in page and "{{" not in page
+    assert "| hand tracking error | RMS 0.7 mm, largest 4.0 mm |" in page
+    assert "$ tsid-py demo arm\ntsid-py demo arm (panda)\n" in page and page.endswith("\n4 s")

@@ -76,9 +76,8 @@ def _command(summary: dict) -> str | None:
     command = summary.get("command")
     if not command:
         return None
-    parts = [f"{command['forward']:g} m/s forward"]
-    if command.get("lateral"):
-        parts.append(f"{command['lateral']:g} m/s to the left")
+    forward, lateral = command["forward"], command.get("lateral", 0.0)
+    parts = [f"({forward:g}, {lateral:g}) m/s ahead, left" if lateral else f"{forward:g} m/s forward"]
     if command.get("yaw_rate"):
         parts.append(f"{command['yaw_rate']:g} rad/s")
     return f"{command.get('gait', 'trot')}, " + ", ".join(parts)
@@ -96,7 +95,7 @@ def _force_error(summary: dict) -> str | None:
     if per_foot is None:
         return None
     total = summary["grf_vertical_rms_error_total_pct_weight"]
-    return f"{per_foot:.1f} % of the weight per foot, {total:.1g} % for the feet together"
+    return f"{per_foot:.1f} % of the weight per foot, {total:.1g} % in total"
 
 
 def _torque_error(summary: dict) -> str | None:
@@ -115,8 +114,8 @@ def _drift(summary: dict) -> str | None:
     drift = (summary.get("estimator_drift") or {}).get("max")
     if not drift:
         return None
-    return (f"{length(drift['horizontal_m'])} horizontally, {length(drift['vertical_m'])} vertically, "
-            f"{drift['yaw_deg']:.2f}° in yaw")
+    return (f"horizontal {length(drift['horizontal_m'])}, vertical {length(drift['vertical_m'])}, "
+            f"yaw {drift['yaw_deg']:.2f}°")
 
 
 def _feedback(summary: dict) -> str | None:
@@ -162,7 +161,7 @@ ROWS: tuple[tuple[str, Callable[[dict], str | None]], ...] = (
     ("soles", _soles),
     ("largest foot slip", _value("max_foot_slip_m", length)),
     ("recovery steps", lambda s: str(s["recovery_steps"]) if s.get("step_recovery") or s.get("recovery_steps") else None),
-    ("steps the failure policy relaxed", _value("failure_policy_step_count", str)),
+    ("failure policy steps", _value("failure_policy_step_count", str)),
     ("inverse dynamics", _inverse_dynamics),
     ("vertical force error (RMS)", _force_error),
     ("joint torque error", _torque_error),
@@ -186,7 +185,8 @@ def summary_rows(summary: dict) -> list[tuple[str, str]]:
 
 
 def format_summary(summary: dict) -> str:
-    """The text ``tsid-py demo`` prints: the demo and robot, then one aligned line a measure."""
+    """The text ``tsid-py demo`` prints: the demo and robot, then one aligned line a measure
+    (within 80 columns, a fall's reason aside)."""
     rows = summary_rows(summary)
     width = max(len(label) for label, _ in rows)
     title = f"tsid-py demo {summary.get('demo', '')} ({summary.get('robot', '')})"
