@@ -144,7 +144,7 @@ def test_lengths_are_printed_in_the_unit_that_reads_best(metres, text):
 @pytest.mark.parametrize("name, present, absent", [
     ("balance", ["--push-direction", "--step-recovery", "--realistic", "--srdf"], ["--speed", "--gait", "--terrain"]),
     ("walk", ["--distance", "--terrain", "--realistic"], ["--push", "--speed", "--single-leg"]),
-    ("trot", ["--speed", "--gait", "--terrain", "--push"], ["--realistic", "--single-leg"]),
+    ("trot", ["--speed", "--gait", "--terrain", "--push", "--realistic"], ["--single-leg", "--step-recovery"]),
     ("arm", ["--robot", "--video", "--duration"], ["--push", "--terrain", "--realistic", "--seed"]),
 ])
 def test_a_demo_s_help_describes_it_with_the_options_it_takes(name, present, absent, capsys):

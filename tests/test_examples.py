@@ -171,3 +171,15 @@ def test_the_home_page_example_runs_in_ten_lines_and_pushes_off_the_right_foot(c
     acceleration = robot.com_jacobian @ sol.ddq + robot.com_drift
     assert acceleration[1] > 0.5 and right[2] > left[2] + 100
     assert left[2] + right[2] == pytest.approx(robot.mass * (9.81 + acceleration[2]), rel=0.01)
+
+
+def test_priorities_example_meets_the_first_two_levels_exactly(capsys):
+    """As one weighted cost the hand and the CoM both miss what they ask; as levels 1 and 2
+    both are met (to 1e-9 m/s²) and the posture, level 3, gives way."""
+    out = run_example("priorities.py", capsys)
+    weighted = [float(x) for x in re.search(r"one weighted cost: hand misses its acceleration by (\S+) m/s², "
+                                            r"CoM by (\S+) m/s²", out).groups()]
+    levelled = [float(x) for x in re.search(r"three levels: +hand misses its acceleration by (\S+) m/s², "
+                                            r"CoM by (\S+) m/s²", out).groups()]
+    assert min(weighted) > 0.1 and max(levelled) < 1e-9
+    assert "levels that gave way: (3,)" in out

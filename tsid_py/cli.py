@@ -120,7 +120,7 @@ def _demo(args) -> int:
     shared = conditions_command.given(args)          # the sensor, plant and feedback options
     if shared and "conditions" not in inspect.signature(demos.DEMOS[args.name]).parameters:
         takers = [name for name, f in sorted(demos.DEMOS.items()) if "conditions" in inspect.signature(f).parameters]
-        return _usage_error(f"{shared[0]} applies to the {' and '.join(takers)} demos only")
+        return _usage_error(f"{shared[0]} applies to the {', '.join(takers[:-1])} and {takers[-1]} demos only")
     if args.srdf is not None and not (args.robot and is_path(args.robot)):
         return _usage_error("--srdf gives a robot file's postures: it needs --robot PATH")
     if args.name == "trot":                          # its own options and checks (tsid_py.cli_trot)

@@ -102,7 +102,9 @@ class Contact(SolverItem):
         where the contact was made, in its own axes (m, then rad). With ``kp = kd = 0`` a sole
         that has started to rock or slide keeps its velocity; with the defaults that velocity
         decays with a time constant of 0.1 s and the drift is pulled back.
-    priority : "hard" (equality, default) or "soft" with ``weight`` (1/(m/s²)²).
+    priority : "hard" (equality, default), "soft" with ``weight`` (1/(m/s²)²), or a level
+        ``1, 2, …`` where the no-slip rows, weighted so, are minimised lexicographically (the
+        friction and normal-force rows stay hard).
     unilateral : enforce the friction pyramid, the normal-force bounds and (planar) the
         centre-of-pressure and torsion rows. ``False`` leaves the wrench free (e.g. inverse
         dynamics that only asks the root equation to balance).
@@ -121,7 +123,7 @@ class Contact(SolverItem):
     normal_index: int = 2
 
     def __init__(self, frame: str, *, mu: float = 0.7, f_min: float = 0.0, f_max: float | None = None,
-                 kp: float = DEFAULT_KP, kd: float | None = None, priority: str = "hard", weight: float = 1e3,
+                 kp: float = DEFAULT_KP, kd: float | None = None, priority: str | int = "hard", weight: float = 1e3,
                  unilateral: bool = True, kinematic: bool = True):
         if not isinstance(frame, str):
             raise ValueError(f"frame must be a frame name (str), got {frame!r}")
@@ -165,7 +167,8 @@ class Contact(SolverItem):
     """Damping of the contact-acceleration stabilisation, 1/s (≥ 0)."""
 
     priority = Setting(check_priority, after="structure_changed")
-    """``"hard"`` (the no-slip rows are equalities) or ``"soft"`` (a cost with :attr:`weight`)."""
+    """``"hard"`` (the no-slip rows are equalities), ``"soft"`` (a cost with :attr:`weight`) or
+    a level ``1, 2, …`` (that cost, minimised at that level)."""
 
     weight = Setting(positive, after="structure_changed")
     """Weight of the no-slip rows when soft, 1/(m/s²)² (> 0)."""
@@ -340,7 +343,7 @@ class PlanarContact(Contact):
 
     def __init__(self, frame: str, length: float = 0.2, width: float = 0.13, *, mu: float = 0.7, f_min: float = 0.0,
                  f_max: float | None = None, kp: float = DEFAULT_KP, kd: float | None = None,
-                 priority: str = "hard",
+                 priority: str | int = "hard",
                  weight: float = 1e3, unilateral: bool = True, kinematic: bool = True):
         self._length = positive_scalar(length, "length")
         self._width = positive_scalar(width, "width")

@@ -4,7 +4,9 @@ one QP over ``x = [q̈; f]`` per call to :meth:`DynamicsSolver.solve`.
 The QP itself — sizes, buffers, the order in which rows are written, extraction of the
 solution — is :class:`tsid_py.assembly.Layout`'s; the solver keeps one, rebuilt when its set
 of items (or a setting that shapes the QP) changes, and hands each step's QP to its backend
-(:mod:`tsid_py.backends`).
+(:mod:`tsid_py.backends`), or, when some item has a priority level ``1, 2, …``, to its
+:class:`~tsid_py.hierarchy.Hierarchy`, which solves the levels one at a time with that
+backend.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from .backends.base import FEASIBILITY_TOLERANCE, constraint_violation
 from .constraints.base import Constraint
 from .contacts import Contact
 from .errors import SolverError
+from .hierarchy import Hierarchy
 from .overrides import StepOverrides
 from .qp import QP
 from .robot import Robot
@@ -125,6 +128,8 @@ class DynamicsSolver:
         #: ``recorder.after_step(solver, solution, error)`` (solution None when the step raised).
         self.recorder = None
         self._q_normalised = np.zeros(robot.nq)           # a q whose quaternion the step normalises
+        #: Solves the steps whose QP has priority levels (:mod:`tsid_py.hierarchy`).
+        self.hierarchy = Hierarchy()
         self.regularization = regularization or {}
         #: The hard task holding the robot's mimic joints on their primary joints (None when
         #: it has none, or with ``mimic_couplings=False``); remove it to let them move freely.
@@ -371,12 +376,17 @@ class DynamicsSolver:
         qp = layout.assemble(limits, overrides)
         self.last_qp = qp
         t_assembly = perf_counter()
-        result = self.backend.solve(qp, True) if out is not None and self._reuses_results else self.backend.solve(qp)
+        if layout.levels:
+            result = self.hierarchy.solve(qp, layout.nv, self.backend, overrides and overrides.levels_from)
+        else:
+            result = self.backend.solve(qp, True) if out is not None and self._reuses_results else self.backend.solve(qp)
         t_qp = perf_counter()
         if not (result.success and (finite_vector(result.x) if self.backend.checks_constraints
                                     else constraint_violation(qp, result.x) <= FEASIBILITY_TOLERANCE)):
             raise self._failure(layout, qp, result)
         solution = layout.extract(result, out)
+        if layout.levels:
+            solution.levels = result.levels
         stamps = self._stamps
         stamps[0], stamps[1], stamps[2], stamps[3], stamps[4] = tic, t_dynamics, t_assembly, t_qp, perf_counter()
         self._last_solution = solution          # a removal's ramp starts from its forces
@@ -425,6 +435,11 @@ class DynamicsSolver:
         if result.success:
             violation = constraint_violation(qp, result.x)
             status = f"{status}, but the answer misses the hard constraints by {violation:.3g} (scaled)"
+        elif layout.levels and not result.first_failed:       # a level's QP, the hard rows solved above it
+            from .diagnosis import level_failure
+
+            return level_failure(self.backend.name, result.failed_level, status, result.failed_qp,
+                                 [level.priority for level in result.levels])
         if not self.diagnose:
             return SolverError(f"QP backend {self.backend.name!r} failed ({status})", status)
         from .diagnosis import failure

@@ -35,7 +35,7 @@ from .walk import run_walk
 
 
 
-#: The conditions of the demos that take them (balance, walk): the controller on the state
+#: The conditions of the demos that take them (balance, walk, trot): the controller on the state
 #: estimator, with exact sensors and the plant as built (``tsid-py demo --ground-truth``: the
 #: simulator's state; ``--realistic``: :meth:`Conditions.realistic`).
 DEFAULT_CONDITIONS = Conditions()
@@ -446,17 +446,20 @@ def trot(robot: str = robots.DEFAULT_QUADRUPED, speed: float = 0.5, lateral: flo
          distance: float | None = None, duration: float | None = None, turn: float | None = None, gait: str = "trot",
          terrain=None,
          push: float | None = None, push_direction: str = "+y", push_at: float | None = None, srdf: str | None = None,
-         viewer: bool = False, video: str | None = None) -> DemoRun:
+         viewer: bool = False, video: str | None = None, conditions: Conditions | None = None) -> DemoRun:
     """A quadruped trots (walks, paces, bounds) at a commanded velocity (a built-in or a file).
 
     :func:`~tsid_py.scenarios.trot.run_trot` (its module says what the summary measures);
-    ``push`` N toward ``push_direction`` for 0.1 s at ``push_at`` s (default: 2 s into the gait)."""
+    ``push`` N toward ``push_direction`` for 0.1 s at ``push_at`` s (default: 2 s into the gait).
+    ``conditions`` as :func:`balance`'s (default :data:`DEFAULT_CONDITIONS`: the controller on
+    the state estimator; ``Conditions(feedback="ground-truth")``: the simulator's exact state
+    and contact forces)."""
     model = load_quadruped(robot, srdf=srdf)
     at = (2.0 + 0.3) if push_at is None else push_at
     kick = None if push is None else (at, push_force(push, push_direction))
     summary, log, info = run_trot(model, speed=speed, lateral=lateral, yaw_rate=yaw_rate, distance=distance,
                                   duration=duration, turn=turn, gait=gait, terrain=terrain, push=kick, viewer=viewer,
-                                  video=video)
+                                  video=video, conditions=DEFAULT_CONDITIONS if conditions is None else conditions)
     if kick is not None:
         info["pushes"][0]["direction"] = push_direction
     return DemoRun("trot", model.name, summary, log, dict(robot_info(model), **info))

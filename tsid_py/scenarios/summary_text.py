@@ -152,7 +152,7 @@ ROWS: tuple[tuple[str, Callable[[dict], str | None]], ...] = (
     ("walking time", _value("walking_time_s", lambda seconds: f"{seconds:.1f} s")),
     ("steps", _steps),
     ("touch-downs", _value("touchdowns", str)),
-    ("heading change", _value("yaw_change_deg", lambda degrees: f"{degrees:.1f}°")),
+    ("heading change", _value("yaw_change_deg", lambda degrees: f"{round(degrees, 1) + 0.0:.1f}°")),
     ("time on one foot", _value("single_support_seconds", lambda seconds: f"{seconds:.1f} s")),
     ("foot lifted by", _value("lift_height", length)),
     ("largest CoM error", _value("max_com_error", length)),

@@ -94,6 +94,8 @@ class QuadrupedController(Pipeline):
     torque_limits, failure_policy : add the torque limits; wrap the solver in a failure policy.
     qp_solver : the whole-body QP's backend.
     profile : the robot's :class:`~tsid_py.models.profile.RobotProfile` (default: its own).
+    force_noise : σ of the measured foot forces' noise, N: a swinging foot lands on a normal
+        force above 1 % of the weight and 5σ (:meth:`~.stepping.GaitStage.set_force_noise`).
     """
 
     def __init__(self, robot: Robot, dt: float = 1e-3, *, terrain: Terrain | None = None, mu: float | None = None,
@@ -102,7 +104,7 @@ class QuadrupedController(Pipeline):
                  orientation_kp: float = 100.0, force_weight: float = 1.0, swing_kp: float | None = None,
                  swing_weight: float = 10.0, posture_kp: float = 30.0, posture_weight: float = 1e-3,
                  torque_limits: bool = True, failure_policy: bool = True, qp_solver: str = "reduced",
-                 profile: RobotProfile | None = None):
+                 profile: RobotProfile | None = None, force_noise: float = 0.0):
         if not isinstance(robot, Robot):
             raise ValueError(f"robot must be a tsid_py.Robot, got {type(robot).__name__}")
         profile = profile_of(robot) if profile is None else profile
@@ -149,6 +151,7 @@ class QuadrupedController(Pipeline):
                                     swing_weight=positive_scalar(swing_weight, "swing_weight"),
                                     swing_time=self.swing_time, step_height=self.step_height, dt=solver.dt,
                                     rolling=self.rolling)
+        self.gait_stage.set_force_noise(force_noise)
         self.centroidal_stage = CentroidalStage(self.mpc, self.gait_stage, self.body, self.command_filter,
                                                 self.ground, self.com, self.orientation, self.forces)
         self.solve_stage = SolveStage(self.policy if self.policy is not None else solver)
