@@ -4,8 +4,9 @@ The column is the width of a code block in the site's theme (Material for MkDocs
 window: ``python benchmarks/docs_screenshots.py`` measures it in headless Chromium — 80
 characters of the code font at 1280 × 800 and at 1920 × 1080 (the theme scales its fonts with
 the window, so the count stays), 87 below 1220 px where the navigation folds away. A block
-nested in a list or an admonition is narrower by its indentation: 76 characters. The script
-also reports any block the browser shows cut off.
+nested in a list item is narrower by its indentation: 76 characters (in an admonition, whose
+font is smaller, 97: the list's 76 is held to both). The script also reports any block the
+browser shows cut off.
 
 Checked: the fenced blocks of every page in ``docs/``, the files they include
 (``--8<-- "examples/x.py"``) and the literal blocks of the docstrings the API reference shows.
@@ -26,7 +27,7 @@ DOCS = ROOT / "docs"
 
 #: Characters of the code font in a top-level code block at a desktop window.
 COLUMN = 80
-#: In a block nested in a list item or an admonition.
+#: In a block nested in a list item (or an admonition, which holds more).
 NESTED_COLUMN = 76
 
 _FENCE = re.compile(r"^(\s*)(```+|~~~+)")
