@@ -77,7 +77,7 @@ class DynamicsSolver:
         dynamics); by default those rows are equalities and ``tau[:6] == 0``.
     diagnose : when a solve fails, check at once whether the hard constraints are feasible
         and raise :class:`~tsid_py.InfeasibleError` (whose conflicts are searched when first
-        read) or :class:`~tsid_py.SolverError` (about 1 ms on Talos); ``False`` raises a plain
+        read) or :class:`~tsid_py.SolverError` (its cost: the Troubleshooting page); ``False`` raises a plain
         :class:`~tsid_py.SolverError` without the check (a control loop's choice, see
         :class:`tsid_py.control.FailurePolicy`).
     mimic_couplings : hold the robot's mimic joints on their primary joints

@@ -9,7 +9,8 @@ has to fight. :func:`attach_external_wrench` adds the item to a controller's sol
 :class:`ExternalWrenchStage` before its solve stage::
 
     stage = attach_external_wrench(controller, "arm_right_7_link")
-    controller.step(q, v, wrenches={"arm_right_7_link": measured})   # world-aligned, at the frame
+    # world-aligned, at the frame's origin
+    controller.step(q, v, wrenches={"arm_right_7_link": measured})
 
 The stage reads, in order: ``source()`` when given (a callable returning the wrench, (6,)),
 else the step's measured ``state.wrenches[key]`` (``key`` default: the item's name) when the

@@ -34,7 +34,7 @@ rungs used. A level that gives way (cannot be met given the levels above it and 
 is not a failure: the step succeeds, every level above it exact, and ``solution.gave_way``
 names it (:attr:`FailurePolicy.gave_way` counts such steps per level). Only :class:`~tsid_py.SolverError` (the QP failed) is handled; invalid input
 still raises. Build the solver with ``diagnose=False`` to keep even the feasibility check of
-a failed step (about 1 ms on Talos) off the control path; the policy never reads an error's
+a failed step off the control path; the policy never reads an error's
 conflicts.
 """
 

@@ -20,7 +20,8 @@ inertias are the ones pinocchio read. On top of it:
   (:attr:`~tsid_py.loaders.source.ModelSource.added_inertias`) added to their bodies, so that
   the simulated robot is the controller's;
 * inertias MuJoCo refuses replaced by the nearest valid ones (:mod:`tsid_py.sim.inertia`),
-  with a warning that says by how much.
+  with a warning that says by how much;
+* with ``visual=True``, a sky (:func:`~tsid_py.sim.contact.add_sky`).
 
 With ``visual=True`` the URDF's meshes are kept as non-colliding visuals (``package://`` paths
 resolved against the robot's package folders). A visual mesh MuJoCo cannot read (Collada
@@ -37,7 +38,7 @@ import xml.etree.ElementTree as ElementTree
 
 import numpy as np
 
-from .contact import DEFAULT_CONTACT, ContactOptions, add_floor
+from .contact import DEFAULT_CONTACT, ContactOptions, add_floor, add_sky
 from .engine import import_mujoco
 from .inertia import add_isotropic_inertias, repair_inertias
 
@@ -101,6 +102,8 @@ def build_urdf_model(robot, *, timestep: float, visual: bool, contact: ContactOp
     for mesh in spec.meshes:       # nor weigh (inertiafromgeom is off): a flat mesh's volume is no error
         mesh.inertia = mujoco.mjtMeshInertia.mjMESH_INERTIA_SHELL
     add_floor(spec, contact.sliding)
+    if visual:
+        add_sky(spec)
     _add_feet(spec, robot, mujoco, contact)
     if terrain is not None:
         from .terrain import add_terrain

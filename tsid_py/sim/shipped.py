@@ -24,7 +24,7 @@ import os
 import warnings
 
 from ..loaders.mjcf import mesh_path
-from .contact import ContactOptions, add_floor, has_floor
+from .contact import ContactOptions, add_floor, add_sky, has_floor
 from .engine import import_mujoco
 from .inertia import repair_inertias
 
@@ -49,6 +49,8 @@ def build_shipped_model(robot, *, timestep: float, visual: bool, contact: Contac
         for geom in spec.worldbody.geoms:
             if geom.type == mujoco.mjtGeom.mjGEOM_PLANE:
                 geom.friction = contact.sliding
+    if visual:
+        add_sky(spec)
     if terrain is not None:
         from .terrain import add_terrain
 
