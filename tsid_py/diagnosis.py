@@ -70,6 +70,29 @@ def failure(solver, layout, qp: QP, status: str) -> SolverError:
     return error
 
 
+def step_failure(solver, layout, qp: QP, result) -> SolverError:
+    """The error for ``solver``'s step without a usable answer (``result``, the backend's
+    :class:`~tsid_py.backends.QPResult` for ``qp``, built by ``layout``): non-finite data named
+    by its items, a level's failure (:func:`level_failure`), else :func:`failure`'s (infeasible
+    or not; a plain :class:`SolverError` when the solver does not ``diagnose``)."""
+    from .backends.base import constraint_violation
+
+    sources = layout.non_finite_sources()
+    if sources:
+        return SolverError(f"NaN or inf in the QP's rows from: {', '.join(sources)} (check the targets, "
+                           f"gains and state; status {result.status!r})", "non-finite data")
+    status = result.status
+    if result.success:
+        violation = constraint_violation(qp, result.x)
+        status = f"{status}, but the answer misses the hard constraints by {violation:.3g} (scaled)"
+    elif layout.levels and not result.first_failed:       # a level's QP, the hard rows solved above it
+        return level_failure(solver.backend.name, result.failed_level, status, result.failed_qp,
+                             [level.priority for level in result.levels])
+    if not solver.diagnose:
+        return SolverError(f"QP backend {solver.backend.name!r} failed ({status})", status)
+    return failure(solver, layout, qp, status)
+
+
 def level_failure(backend_name: str, level, status: str, level_qp: QP, solved: list) -> SolverError:
     """The exception for a lexicographic solve whose QP at ``level`` (a
     :class:`~tsid_py.qp.Level`; None for the soft level without soft constraints) failed

@@ -21,11 +21,11 @@ import pinocchio as pin
 
 from ._validation import as_vector, finite_vector, positive_scalar
 from .assembly import Layout
-from .backends import Backend, QPResult, make_backend
+from .backends import Backend, make_backend
 from .backends.base import FEASIBILITY_TOLERANCE, constraint_violation
+from .closures import Closure, closure_of, joint_names
 from .constraints.base import Constraint
 from .contacts import Contact
-from .errors import SolverError
 from .hierarchy import Hierarchy
 from .overrides import StepOverrides
 from .qp import QP
@@ -33,7 +33,6 @@ from .robot import Robot
 from .settings import Setting, positive
 from .solution import Solution
 from .tasks.base import Task
-from .tasks.coupling import JointCouplingTask
 from .tasks.regularization import (DEFAULT_REGULARIZATION, regularization_tasks,  # noqa: F401 (re-exported)
                                   regularization_weights)
 
@@ -80,11 +79,12 @@ class DynamicsSolver:
         read) or :class:`~tsid_py.SolverError` (about 1 ms on Talos); ``False`` raises a plain
         :class:`~tsid_py.SolverError` without the check (a control loop's choice, see
         :class:`tsid_py.control.FailurePolicy`).
-    mimic_couplings : hold the robot's mimic joints on their primary joints
-        (:attr:`~tsid_py.Robot.mimic_joints`) with a hard
-        :class:`~tsid_py.tasks.coupling.JointCouplingTask`, :attr:`mimic_coupling`; ``False``
-        where the motion is given (offline inverse dynamics: the measured accelerations are
-        prescribed, and the mimic joints' torques are the linkage's forces).
+    closures : hold the model file's closed chains and couplings (:attr:`~tsid_py.Robot.closures`:
+        mimic joints, MJCF equalities) as constraints of the equation of motion with their
+        forces as variables (:mod:`tsid_py.closures`, :attr:`closures`), and its passive joints
+        (:attr:`~tsid_py.Robot.passive_joints`) at ``τ = 0`` (:attr:`passive_joints`); ``False``
+        treats the model as the tree the file's joints make, every joint actuated (offline
+        inverse dynamics of a given motion: what each joint would need).
 
     A solver is used by one thread at a time (concurrent calls raise ``RuntimeError``); it
     pickles and deep-copies, with its robot and items, into an independent solver.
@@ -92,7 +92,7 @@ class DynamicsSolver:
 
     def __init__(self, robot: Robot, dt: float = 1e-3, qp_solver: str | Backend = "reduced",
                  regularization: dict | None = None, actuated_root: bool = False, diagnose: bool = True,
-                 mimic_couplings: bool = True):
+                 closures: bool = True):
         if not isinstance(robot, Robot):
             raise ValueError(f"robot must be a tsid_py.Robot, got {type(robot).__name__}")
         self.robot = robot
@@ -101,6 +101,8 @@ class DynamicsSolver:
         self.diagnose = bool(diagnose)
         self.backend = make_backend(qp_solver)
         self.contacts: dict[str, Contact] = {}
+        #: The mechanism's closures by name (:meth:`add_closure`), held as equalities.
+        self.closures: dict[str, Closure] = {}
         self.tasks: list[Task] = []
         self.constraints: list[Constraint] = []
         self._transitions: dict[str, _Transition] = {}
@@ -131,11 +133,10 @@ class DynamicsSolver:
         #: Solves the steps whose QP has priority levels (:mod:`tsid_py.hierarchy`).
         self.hierarchy = Hierarchy()
         self.regularization = regularization or {}
-        #: The hard task holding the robot's mimic joints on their primary joints (None when
-        #: it has none, or with ``mimic_couplings=False``); remove it to let them move freely.
-        self.mimic_coupling: JointCouplingTask | None = None
-        if mimic_couplings and robot.mimic_joints:
-            self.mimic_coupling = self.add_task(JointCouplingTask(robot.mimic_joints, name="mimic couplings"))
+        self.passive_joints = robot.passive_joints if closures else ()
+        if closures:
+            for description in robot.closures:
+                self.add_closure(closure_of(description))
         for hook in DynamicsSolver.creation_hooks:
             hook(self)
 
@@ -154,6 +155,13 @@ class DynamicsSolver:
 
     regularization = Setting(regularization_weights, after="_regularization_changed")
     """The regularisation weights in force (assign a dict overriding some of them)."""
+
+    def _check_passive(self, value, name: str) -> tuple[str, ...]:
+        return joint_names(self.robot, value, name)
+
+    passive_joints = Setting("_check_passive", after="invalidate")
+    """The joints without a motor, by name: their rows of the equation of motion are
+    equalities, ``τ_j = 0`` (default: the robot's :attr:`~tsid_py.Robot.passive_joints`)."""
 
     def _regularization_changed(self) -> None:
         """The regularisation tasks of the weights in force (one per non-zero weight)."""
@@ -261,6 +269,26 @@ class DynamicsSolver:
         self.invalidate()
         return constraint
 
+    def add_closure(self, closure: Closure) -> Closure:
+        """Add a closure of the mechanism (:mod:`tsid_py.closures`; bound to this solver's
+        robot): its force becomes a variable and its rows equalities. The model file's are
+        added by the constructor."""
+        if not isinstance(closure, Closure):
+            raise ValueError(f"closure must be a tsid_py.closures.Closure, got {type(closure).__name__}")
+        if closure.name in self.closures:
+            raise ValueError(f"a closure named {closure.name!r} is already in the solver; closures: {list(self.closures)}")
+        closure.join(self, self.robot)
+        self.closures[closure.name] = closure
+        self.invalidate()
+        return closure
+
+    def remove_closure(self, name: str) -> None:
+        """Remove a closure by name (``KeyError`` if it is not here)."""
+        if name not in self.closures:
+            raise KeyError(f"closure {name!r} is not in the solver; closures: {list(self.closures)}")
+        self.closures.pop(name).detach()
+        self.invalidate()
+
     def remove_constraint(self, constraint: Constraint | str) -> None:
         """Remove a constraint, given itself or its name (``KeyError`` if it is not here)."""
         match = [c for c in self.constraints if c is constraint or c.name == constraint]
@@ -283,7 +311,9 @@ class DynamicsSolver:
         if layout is None:
             layout = self._layouts[softened] = Layout(
                 self.robot, self._dt, list(self.contacts.values()), self.tasks, self.constraints,
-                self.regularization_tasks, root_equalities=not self.actuated_root, softened=softened)
+                self.regularization_tasks, root_equalities=not self.actuated_root, softened=softened,
+                closures=list(self.closures.values()),
+                passive=[self.robot.joint_v_index(joint) for joint in self._passive_joints])
             self.layouts_built += 1
         return layout
 
@@ -383,7 +413,9 @@ class DynamicsSolver:
         t_qp = perf_counter()
         if not (result.success and (finite_vector(result.x) if self.backend.checks_constraints
                                     else constraint_violation(qp, result.x) <= FEASIBILITY_TOLERANCE)):
-            raise self._failure(layout, qp, result)
+            from .diagnosis import step_failure
+
+            raise step_failure(self, layout, qp, result)
         solution = layout.extract(result, out)
         if layout.levels:
             solution.levels = result.levels
@@ -424,28 +456,6 @@ class DynamicsSolver:
         self._unanchored.clear()
         self._contacts_moved()
 
-    def _failure(self, layout: Layout, qp: QP, result: QPResult) -> SolverError:
-        """The error for a step without a usable answer: non-finite data named by its items,
-        else the diagnosis's (infeasible or not)."""
-        sources = layout.non_finite_sources()
-        if sources:
-            return SolverError(f"NaN or inf in the QP's rows from: {', '.join(sources)} (check the targets, "
-                               f"gains and state; status {result.status!r})", "non-finite data")
-        status = result.status
-        if result.success:
-            violation = constraint_violation(qp, result.x)
-            status = f"{status}, but the answer misses the hard constraints by {violation:.3g} (scaled)"
-        elif layout.levels and not result.first_failed:       # a level's QP, the hard rows solved above it
-            from .diagnosis import level_failure
-
-            return level_failure(self.backend.name, result.failed_level, status, result.failed_qp,
-                                 [level.priority for level in result.levels])
-        if not self.diagnose:
-            return SolverError(f"QP backend {self.backend.name!r} failed ({status})", status)
-        from .diagnosis import failure
-
-        return failure(self, layout, qp, status)
-
     @property
     def timings(self) -> dict[str, float]:
         """Seconds spent in each phase of the last solve: dynamics, assembly, qp, extraction."""
@@ -480,5 +490,6 @@ class DynamicsSolver:
         (they hold views of the robot's buffers, which a copy does not share)."""
         self.__dict__.update(state)
         self._busy = threading.Lock()
-        for item in [*self.contacts.values(), *self.tasks, *self.regularization_tasks, *self.constraints]:
+        for item in [*self.contacts.values(), *self.tasks, *self.regularization_tasks, *self.constraints,
+                     *self.closures.values()]:
             item.bind(self.robot)

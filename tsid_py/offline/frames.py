@@ -199,7 +199,7 @@ def _rows_from_the_layout(robot: Robot, contacts: Sequence[str], frames, velocit
     are read in the wrench columns with ``q̈`` fixed to the measured acceleration and the
     known wrenches' columns moved to the right-hand side."""
     solver = DynamicsSolver(robot, regularization={"acceleration": 0.0, "force": 0.0, "torque": 0.0},
-                            mimic_couplings=False)
+                            closures=False)
     for name in [*contacts, *(item.frame for item in known)]:
         solver.add_contact(PlanarContact(name, unilateral=False, kinematic=False))
     layout = solver.layout
