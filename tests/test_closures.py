@@ -94,7 +94,8 @@ def test_mimic_torque_is_carried_by_the_primary_joint(rng):
 
 # ------------------------------------------------------------------------------ the kernels
 def closures_of_every_kind(robot: tp.Robot) -> list:
-    weld = FrameClosure("left_foot", "right_foot", pin.SE3(pin.rpy.rpyToMatrix(0.1, -0.2, 0.3), np.array([0.01, 0.02, 0])),
+    weld = FrameClosure("left_foot", "right_foot",
+                        pin.SE3(pin.rpy.rpyToMatrix(0.1, -0.2, 0.3), np.array([0.01, 0.02, 0])),
                         pin.SE3(pin.rpy.rpyToMatrix(-0.2, 0.1, 0.0), np.array([0.0, -0.03, 0.05])), name="weld")
     world = PointClosure("left_rod_in", "universe", (0.0, 0.01, -0.2), (0.1, 0.2, 0.3), name="to the world")
     coupling = JointCoupling({"left_hip_yaw": 1.0, "left_knee": -0.3}, {"right_knee": 2.0},
@@ -124,7 +125,8 @@ def test_closure_rows_are_their_definition_and_its_derivatives(ankles, rng):
             robot.update(pin.integrate(robot.model, q, t * v), v)
             return closure.compute(robot)
         rows = at(0.0)
-        force_block, matrix, vector = np.zeros((robot.nv, closure.size)), np.zeros((closure.size, robot.nv)), np.zeros(closure.size)
+        size = closure.size
+        force_block, matrix, vector = np.zeros((robot.nv, size)), np.zeros((size, robot.nv)), np.zeros(size)
         closure.write_rows(robot, force_block, matrix, vector)
         np.testing.assert_allclose(matrix, rows.jacobian, atol=1e-12)
         np.testing.assert_allclose(force_block, -rows.jacobian.T, atol=1e-12)
@@ -147,8 +149,8 @@ def test_the_model_files_closures_and_passive_joints(ankles):
     assert (first.frame1, first.frame2) == ("left_rod_out", "left_foot")
     np.testing.assert_allclose(first.point1, [0, 0, -0.2])
     np.testing.assert_allclose(first.point2, [-0.04, 0.025, 0], atol=1e-12)     # MuJoCo's anchor on the foot at qpos0
-    assert set(ankles.passive_joints) == {f"{side}_{joint}" for side in ("left", "right") for joint in
-                                          ("rod_out_x", "rod_out_y", "rod_in_x", "rod_in_y", "ankle_pitch", "ankle_roll")}
+    joints = ("rod_out_x", "rod_out_y", "rod_in_x", "rod_in_y", "ankle_pitch", "ankle_roll")
+    assert set(ankles.passive_joints) == {f"{side}_{joint}" for side in ("left", "right") for joint in joints}
     robot = tp.Robot.from_urdf(JOINTS_URDF, passive=["wheel"])
     solver = tp.DynamicsSolver(robot)
     assert robot.passive_joints == ("wheel", "finger") == solver.passive_joints
@@ -186,7 +188,8 @@ def test_the_parallel_ankles_qp_holds_the_mechanism(ankles, rng):
         forces = np.zeros(robot.nv)
         for closure in closures:
             rows = closure.compute(robot)
-            residual = rows.jacobian @ solution.ddq + rows.drift + closure.kd * rows.jacobian @ v + closure.kp * rows.error
+            residual = (rows.jacobian @ solution.ddq + rows.drift + closure.kd * rows.jacobian @ v
+                        + closure.kp * rows.error)
             assert np.abs(residual).max() < 1e-9, (closure.name, residual)
             forces += rows.jacobian.T @ solution.closure_forces[closure.name]
         for foot, wrench in solution.wrenches.items():

@@ -88,7 +88,8 @@ def actuation_map(robot, closures: Sequence, joints: Sequence[str], passive: Seq
     singular = np.linalg.svd(block, compute_uv=False)
     if singular[-1] <= SINGULAR_TOLERANCE * singular[0]:
         raise ValueError(f"the joint space {list(joints)} does not describe the mechanism here: the closures' "
-                         f"Jacobian over the dependent joints is singular (σ_min/σ_max = {singular[-1] / singular[0]:.3g})")
+                         "Jacobian over the dependent joints is singular "
+                         f"(σ_min/σ_max = {singular[-1] / singular[0]:.3g})")
     follow = -np.linalg.solve(block, jacobian[:, free])           # H: v_dependent = H v_free
     actuated = [k for k, j in enumerate(dependent) if j in names and names[j] not in passive]
     columns = [free.index(j) for j in joint_columns]

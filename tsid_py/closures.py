@@ -177,8 +177,10 @@ def join_rows(joint_jacobians, joint_jacobian_rates, columns1, translation1, rot
         first, second, relative = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
         for i in range(3):
             for k in range(3):
-                first[i, k] = rotation1[i, 0] * turn1[0, k] + rotation1[i, 1] * turn1[1, k] + rotation1[i, 2] * turn1[2, k]
-                second[i, k] = rotation2[i, 0] * turn2[0, k] + rotation2[i, 1] * turn2[1, k] + rotation2[i, 2] * turn2[2, k]
+                first[i, k] = rotation1[i, 0] * turn1[0, k] + rotation1[i, 1] * turn1[1, k] \
+                    + rotation1[i, 2] * turn1[2, k]
+                second[i, k] = rotation2[i, 0] * turn2[0, k] + rotation2[i, 1] * turn2[1, k] \
+                    + rotation2[i, 2] * turn2[2, k]
         for i in range(3):
             for k in range(3):
                 relative[i, k] = second[0, i] * first[0, k] + second[1, i] * first[1, k] + second[2, i] * first[2, k]
@@ -232,7 +234,8 @@ class _Join(Closure):
             on_joint = frame.placement * placement
             world = data.oMi[frame.parentJoint] * on_joint
             jacobian = pin.getFrameJacobian(model, data, frame.parentJoint, on_joint, pin.LOCAL)
-            velocity, acceleration = on_joint.actInv(data.v[frame.parentJoint]), on_joint.actInv(data.a[frame.parentJoint])
+            velocity = on_joint.actInv(data.v[frame.parentJoint])
+            acceleration = on_joint.actInv(data.a[frame.parentJoint])
             rotation = world.rotation
             classical = acceleration.linear + np.cross(velocity.angular, velocity.linear)
             ends.append((world, np.vstack([rotation @ jacobian[:3], rotation @ jacobian[3:]]),

@@ -276,7 +276,8 @@ class DynamicsSolver:
         if not isinstance(closure, Closure):
             raise ValueError(f"closure must be a tsid_py.closures.Closure, got {type(closure).__name__}")
         if closure.name in self.closures:
-            raise ValueError(f"a closure named {closure.name!r} is already in the solver; closures: {list(self.closures)}")
+            raise ValueError(f"a closure named {closure.name!r} is already in the solver; "
+                             f"closures: {list(self.closures)}")
         closure.join(self, self.robot)
         self.closures[closure.name] = closure
         self.invalidate()

@@ -80,7 +80,7 @@ def model_text(keyframe: str = "") -> str:
     <joint armature="0.01" damping="0.2" frictionloss="0.1" range="-1.5 1.5"/>
     <geom contype="0" conaffinity="0" density="0" rgba="0.6 0.6 0.7 1"/>
     <motor ctrlrange="-60 60"/>
-    <equality solref="0.004 1" solimp="0.99 0.999 0.0001"/>
+    <equality solref="0.002 1" solimp="0.9999 0.9999 0.001"/>
     <default class="ankle"><joint armature="0.001" damping="0.05" frictionloss="0"/></default>
     <default class="rod"><joint armature="0.0001" damping="0.01" frictionloss="0" range="-1 1"/></default>
     <default class="sole">

@@ -29,7 +29,7 @@ import warnings
 import numpy as np
 import pinocchio as pin
 
-from .mjcf_closures import closures, passive_joints
+from .mjcf_closures import closures, passive_joints, within_the_model
 from .source import LoadedModel, ModelSource, existing_file
 
 
@@ -49,9 +49,10 @@ def load_mjcf(path) -> LoadedModel:
     _set_effort_limits(model, mj, path)
     postures = _postures(model, mj)
     floating = model.njoints > 1 and model.joints[1].shortname() == "JointModelFreeFlyer"
+    components = _composite_components(model, mj)
+    held, passive = within_the_model(model, components, closures(mj, path), passive_joints(mj), path)
     source = ModelSource(path=path, kind="mjcf", root_joint=model.names[1] if floating else None,
-                         components=_composite_components(model, mj), closures=closures(mj, path),
-                         passive=passive_joints(mj))
+                         components=components, closures=held, passive=passive)
     return LoadedModel(model, source, postures, next(iter(postures)) if postures else None)
 
 

@@ -78,6 +78,27 @@ def closures(mj, path: str) -> tuple:
     return tuple(found)
 
 
+def within_the_model(model, components, found: tuple, passive: tuple[str, ...], path: str) -> tuple[tuple, tuple]:
+    """The closures and passive joints of the robot's model (pinocchio reads the world's first
+    body tree only): a closure that involves a body or joint of another tree is left out with a
+    warning naming it (the solver cannot hold it; the simulator still does)."""
+    import warnings
+
+    joints = set(model.names) | {name for name, _, _ in components}
+    kept = []
+    for closure in found:
+        if isinstance(closure, CoordinateCoupling):
+            missing = [joint for joint, _ in closure.first + closure.second if joint not in joints]
+        else:
+            missing = [frame for frame in (closure.frame1, closure.frame2) if not model.existFrame(frame)]
+        if missing:
+            warnings.warn(f"{path}: equality {closure.name!r} involves {missing}, outside the robot's model (the "
+                          "world's first body tree): the controller does not hold it", UserWarning, stacklevel=4)
+        else:
+            kept.append(closure)
+    return tuple(kept), tuple(joint for joint in passive if joint in joints)
+
+
 def passive_joints(mj) -> tuple[str, ...]:
     """The hinge and slide joints of ``mj`` that no actuator drives (see the module), by name."""
     import mujoco
