@@ -13,7 +13,7 @@ import pinocchio as pin
 import pytest
 
 import tsid_py as tp
-from tsid_py.actuation_map import actuation_map
+from tsid_py.mechanism import actuation_map
 from tsid_py.closures import FrameClosure, JointCoupling, PointClosure
 
 DATA = Path(__file__).parent / "data"
