@@ -408,20 +408,20 @@ def joint_names(robot, value, name: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(value))
 
 
-def closure_of(description, **gains) -> Closure:
+def closure_of(description, *, kp: float = DEFAULT_KP, kd: float | None = None) -> Closure:
     """The closure item of a model file's description (:attr:`tsid_py.Robot.closures`):
     :class:`PointClosure` for a :class:`~tsid_py.loaders.source.PointJoin`,
     :class:`FrameClosure` for a :class:`~tsid_py.loaders.source.FrameJoin`,
-    :class:`JointCoupling` for a :class:`~tsid_py.loaders.source.CoordinateCoupling`;
-    ``gains``: ``kp`` and ``kd``."""
+    :class:`JointCoupling` for a :class:`~tsid_py.loaders.source.CoordinateCoupling`; with
+    the gains ``kp`` (1/s²) and ``kd`` (1/s, default ``2√kp``)."""
     if isinstance(description, PointJoin):
         return PointClosure(description.frame1, description.frame2, description.point1, description.point2,
-                            name=description.name, **gains)
+                            name=description.name, kp=kp, kd=kd)
     if isinstance(description, FrameJoin):
         placements = [pin.XYZQUATToSE3(np.array(p, dtype=float)) for p in (description.placement1,
                                                                               description.placement2)]
-        return FrameClosure(description.frame1, description.frame2, *placements, name=description.name, **gains)
+        return FrameClosure(description.frame1, description.frame2, *placements, name=description.name, kp=kp, kd=kd)
     if isinstance(description, CoordinateCoupling):
         return JointCoupling(description.first, description.second or None, description.polynomial,
-                             description.reference, name=description.name, **gains)
+                             description.reference, name=description.name, kp=kp, kd=kd)
     raise ValueError(f"description must be a PointJoin, FrameJoin or CoordinateCoupling, got {description!r}")
