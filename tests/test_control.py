@@ -16,7 +16,7 @@ from tsid_py.control import (
     SupportPolygon,
     push_bounds,
 )
-from tsid_py.control.failure import DAMPING, SLACKENED, SOFTENED
+from tsid_py.control.failure import DAMPING, RELAXED, SLACKENED, SOFTENED
 
 from .conftest import load_robot, standing_solver
 
@@ -209,7 +209,7 @@ def test_failure_policy_walks_down_its_ladder_and_restores_the_solver(talos):
     expected[talos.joint_v_index("arm_left_1_joint") - 6] = 0.0
     np.testing.assert_allclose(solution.tau_actuated, expected)
     assert np.all(solution.tau[:6] == 0.0)
-    assert policy.counts == {SOFTENED: 0, SLACKENED: 0, DAMPING: 1}
+    assert policy.counts == {RELAXED: 0, SOFTENED: 0, SLACKENED: 0, DAMPING: 1}
 
 
 def _held_still(robot, scale):

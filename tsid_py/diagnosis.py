@@ -42,6 +42,7 @@ from time import perf_counter
 
 import numpy as np
 
+from .backends.base import constraint_violation
 from .errors import InfeasibleError, SolverError
 from .qp import QP
 
@@ -56,27 +57,12 @@ _INFINITE = 1e30
 _DAQP_ITERATIONS = 5000
 
 
-def failure(solver, layout, qp: QP, status: str) -> SolverError:
-    """The exception to raise for ``solver``'s failed solve of ``qp`` (built by ``layout``):
-    :class:`InfeasibleError` if the hard constraints are infeasible (one exact test; the
-    conflicts are searched for when first read), a plain :class:`SolverError` if they are
-    feasible (the backend failed) or hold non-finite values. ``error.qp`` is a copy of ``qp``.
-
-    With priority levels only the hard rows can conflict (a level gives way instead): the
-    diagnosis is the same, on the hard rows, and its message says so."""
-    levels = [level.name for level in qp.levels]
-    error = diagnose(solver.backend.name, layout.labels, qp, status, levels)
-    error.qp = qp.copy()   # the failed problem, for offline inspection
-    return error
-
-
 def step_failure(solver, layout, qp: QP, result) -> SolverError:
     """The error for ``solver``'s step without a usable answer (``result``, the backend's
-    :class:`~tsid_py.backends.QPResult` for ``qp``, built by ``layout``): non-finite data named
-    by its items, a level's failure (:func:`level_failure`), else :func:`failure`'s (infeasible
-    or not; a plain :class:`SolverError` when the solver does not ``diagnose``)."""
-    from .backends.base import constraint_violation
-
+    :class:`~tsid_py.backends.QPResult` for ``qp``, built by ``layout``): non-finite data
+    named by its items; an answer that misses the hard constraints; a level's QP that failed
+    below solved levels (:func:`level_failure`); else the diagnosis's (:func:`failure`), or a
+    plain :class:`SolverError` when the solver was built with ``diagnose=False``."""
     sources = layout.non_finite_sources()
     if sources:
         return SolverError(f"NaN or inf in the QP's rows from: {', '.join(sources)} (check the targets, "
@@ -91,6 +77,20 @@ def step_failure(solver, layout, qp: QP, result) -> SolverError:
     if not solver.diagnose:
         return SolverError(f"QP backend {solver.backend.name!r} failed ({status})", status)
     return failure(solver, layout, qp, status)
+
+
+def failure(solver, layout, qp: QP, status: str) -> SolverError:
+    """The exception to raise for ``solver``'s failed solve of ``qp`` (built by ``layout``):
+    :class:`InfeasibleError` if the hard constraints are infeasible (one exact test; the
+    conflicts are searched for when first read), a plain :class:`SolverError` if they are
+    feasible (the backend failed) or hold non-finite values. ``error.qp`` is a copy of ``qp``.
+
+    With priority levels only the hard rows can conflict (a level gives way instead): the
+    diagnosis is the same, on the hard rows, and its message says so."""
+    levels = [level.name for level in qp.levels]
+    error = diagnose(solver.backend.name, layout.labels, qp, status, levels)
+    error.qp = qp.copy()   # the failed problem, for offline inspection
+    return error
 
 
 def level_failure(backend_name: str, level, status: str, level_qp: QP, solved: list) -> SolverError:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
 from time import perf_counter
 
 import numpy as np
@@ -26,9 +25,11 @@ from .backends.base import FEASIBILITY_TOLERANCE, constraint_violation
 from .closures import Closure, closure_of, joint_names
 from .constraints.base import Constraint
 from .contacts import Contact
+from .external_wrenches import ExternalWrench
 from .hierarchy import Hierarchy
 from .overrides import StepOverrides
 from .qp import QP
+from .ramps import ForceRamp, normal_force_limits
 from .robot import Robot
 from .settings import Setting, positive
 from .solution import Solution
@@ -37,25 +38,6 @@ from .tasks.regularization import (DEFAULT_REGULARIZATION, regularization_tasks,
                                   regularization_weights)
 
 _NOTHING_SOFTENED: frozenset = frozenset()
-
-
-@dataclass
-class _Transition:
-    """A linear ramp of a contact's largest normal force."""
-
-    start: float
-    end: float
-    duration: float
-    elapsed: float = 0.0
-    removing: bool = False
-
-    def bound(self) -> float:
-        ratio = min(self.elapsed / self.duration, 1.0) if self.duration > 0 else 1.0
-        return self.start + (self.end - self.start) * ratio
-
-    @property
-    def done(self) -> bool:
-        return self.elapsed >= self.duration - 1e-12
 
 
 class DynamicsSolver:
@@ -105,14 +87,16 @@ class DynamicsSolver:
         self.closures: dict[str, Closure] = {}
         self.tasks: list[Task] = []
         self.constraints: list[Constraint] = []
-        self._transitions: dict[str, _Transition] = {}
+        #: Known wrenches in the equation of motion (:meth:`add_external_wrench`).
+        self.external_wrenches: list[ExternalWrench] = []
+        self._transitions: dict[str, ForceRamp] = {}
         self._unanchored: list[Contact] = []           # contacts added since the last solve
         self._last_solution: Solution | None = None
         self._layouts: dict[frozenset, Layout] = {}    # by the hard contacts a step softens
         #: How many layouts were built so far (one per new set of items, and per new set of
         #: hard contacts a step's overrides soften): a count for tests and diagnostics.
         self.layouts_built = 0
-        #: Incremented whenever a contact is added, removed or re-anchored: what depends on
+        #: Incremented whenever a contact is added, removed, re-anchored or resized: what depends on
         #: the contacts' footprints (a support polygon) is stale when it changes.
         self.contact_epoch = 0
         #: The layout of the last solve (its labels describe :attr:`last_qp`).
@@ -174,6 +158,11 @@ class DynamicsSolver:
         self._layouts.clear()
         self.configuration_epoch += 1
 
+    def footprint_changed(self) -> None:
+        """A contact's footprint changed (a sole's ``length`` or ``width`` assigned):
+        :attr:`contact_epoch` tells what depends on it (a support polygon)."""
+        self._contacts_moved()
+
     # ------------------------------------------------------------------------ configuration
     def add_contact(self, contact: Contact, transition: float = 0.0) -> Contact:
         """Activate ``contact``, anchored where its frame is at the state of the next solve
@@ -198,7 +187,7 @@ class DynamicsSolver:
         self.contacts[contact.name] = contact
         self._transitions.pop(contact.name, None)
         if transition > 0:
-            self._transitions[contact.name] = _Transition(0.0, min(self.robot.weight, contact.f_max), transition)
+            self._transitions[contact.name] = ForceRamp(0.0, min(self.robot.weight, contact.f_max), transition)
             self.configuration_epoch += 1
         self.invalidate()
         self._contacts_moved()
@@ -238,7 +227,7 @@ class DynamicsSolver:
         last = self._last_solution
         carried = last is not None and name in last.local_wrenches
         start = float(last.local_wrenches[name][contact.normal_index]) if carried else contact.f_max
-        self._transitions[name] = _Transition(max(start, contact.f_min), 0.0, transition, removing=True)
+        self._transitions[name] = ForceRamp(max(start, contact.f_min), 0.0, transition, removing=True)
         self.configuration_epoch += 1
 
     def add_task(self, task: Task) -> Task:
@@ -299,6 +288,29 @@ class DynamicsSolver:
         match[0].detach()
         self.invalidate()
 
+    def add_external_wrench(self, wrench: ExternalWrench) -> ExternalWrench:
+        """Add a known wrench to the equation of motion (``M q̈ + h = Sᵀτ + Σ J_cᵀ f_c + Σ J_kᵀ w_k``;
+        :mod:`tsid_py.external_wrenches`); its value is read at each solve (``wrench.set_wrench``)."""
+        if not isinstance(wrench, ExternalWrench):
+            raise ValueError(f"wrench must be a tsid_py.ExternalWrench, got {type(wrench).__name__}")
+        if any(item.name == wrench.name for item in self.external_wrenches if item is not wrench):
+            raise ValueError(f"an external wrench named {wrench.name!r} is already in the solver; give each a "
+                             "distinct name (ExternalWrench(..., name=...))")
+        wrench.join(self, self.robot)
+        self.external_wrenches.append(wrench)
+        self.invalidate()
+        return wrench
+
+    def remove_external_wrench(self, wrench: ExternalWrench | str) -> None:
+        """Remove a known wrench, given itself or its name (``KeyError`` if it is not here)."""
+        match = [w for w in self.external_wrenches if w is wrench or w.name == wrench]
+        if not match:
+            raise KeyError(f"external wrench {wrench!r} is not in the solver; external wrenches: "
+                           f"{[w.name for w in self.external_wrenches]}")
+        self.external_wrenches.remove(match[0])
+        match[0].detach()
+        self.invalidate()
+
     # ------------------------------------------------------------------------ the QP
     @property
     def layout(self) -> Layout:
@@ -313,7 +325,7 @@ class DynamicsSolver:
             layout = self._layouts[softened] = Layout(
                 self.robot, self._dt, list(self.contacts.values()), self.tasks, self.constraints,
                 self.regularization_tasks, root_equalities=not self.actuated_root, softened=softened,
-                closures=list(self.closures.values()),
+                external_wrenches=self.external_wrenches, closures=list(self.closures.values()),
                 passive=[self.robot.joint_v_index(joint) for joint in self._passive_joints])
             self.layouts_built += 1
         return layout
@@ -321,18 +333,7 @@ class DynamicsSolver:
     def normal_force_limits(self, overrides: StepOverrides | None = None) -> dict[str, tuple[float, float]]:
         """``(f_min, f_max)`` of the contacts whose normal force is ramping now, or whose
         bounds ``overrides`` change this step (within the ramp: its bound caps ``f_max``)."""
-        limits = {}
-        for name, transition in self._transitions.items():
-            upper = transition.bound()
-            limits[name] = (min(self.contacts[name].f_min, upper), upper)
-        if overrides is not None:
-            for name, entry in overrides.contacts.items():
-                if entry.normal_force is not None:
-                    lower, upper = entry.normal_force
-                    if name in limits:
-                        upper = min(upper, limits[name][1])
-                    limits[name] = (min(lower, upper), upper)
-        return limits
+        return normal_force_limits(self._transitions, self.contacts, overrides)
 
     def _softened(self, overrides: StepOverrides) -> frozenset:
         """The hard contacts ``overrides`` soften (names), checking that every contact it
@@ -414,7 +415,7 @@ class DynamicsSolver:
         t_qp = perf_counter()
         if not (result.success and (finite_vector(result.x) if self.backend.checks_constraints
                                     else constraint_violation(qp, result.x) <= FEASIBILITY_TOLERANCE)):
-            from .diagnosis import step_failure
+            from .diagnosis import step_failure      # (a failed step only: imported then)
 
             raise step_failure(self, layout, qp, result)
         solution = layout.extract(result, out)
@@ -428,7 +429,7 @@ class DynamicsSolver:
         return solution
 
     def _contacts_moved(self) -> None:
-        """A contact was added, removed or anchored anew."""
+        """A contact was added, removed, anchored anew or resized."""
         self.contact_epoch += 1
         self.configuration_epoch += 1
 
@@ -492,5 +493,5 @@ class DynamicsSolver:
         self.__dict__.update(state)
         self._busy = threading.Lock()
         for item in [*self.contacts.values(), *self.tasks, *self.regularization_tasks, *self.constraints,
-                     *self.closures.values()]:
+                     *self.external_wrenches, *self.closures.values()]:
             item.bind(self.robot)

@@ -81,6 +81,11 @@ class ModelSource:
         primary joint by the solver and the simulator), see :func:`tsid_py.loaders.urdf.load_urdf`.
     components : the file's 1-dof joints that pinocchio merged into a composite joint (an MJCF
         body with several joints), as ``(name, composite joint id, position in it)``.
+    added_inertias : rotational inertia the loader gave links the file makes point masses, as
+        ``(link, isotropic moment kg·m²)`` (:mod:`tsid_py.models.point_masses`); the harness
+        gives the simulator's bodies the same.
+    srdf : the URDF's SRDF when the robot was loaded with one (its postures, its disabled
+        collision pairs), else None.
     closures : the file's closed chains and couplings other than mimic joints (MJCF
         ``<equality>``: :class:`PointJoin`, :class:`FrameJoin`, :class:`CoordinateCoupling`).
     passive : the joints no actuator drives (MJCF joints without an actuator when the file has
@@ -94,6 +99,8 @@ class ModelSource:
     root_added: bool = False
     mimic: tuple[MimicJoint, ...] = ()
     components: tuple[tuple[str, int, int], ...] = ()
+    added_inertias: tuple[tuple[str, float], ...] = ()
+    srdf: str | None = None
     closures: tuple = ()
     passive: tuple[str, ...] = ()
 

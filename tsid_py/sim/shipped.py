@@ -29,7 +29,8 @@ from .engine import import_mujoco
 from .inertia import repair_inertias
 
 
-def build_shipped_model(robot, *, timestep: float, visual: bool, contact: ContactOptions | None, terrain=None):
+def build_shipped_model(robot, *, timestep: float, visual: bool, contact: ContactOptions | None, terrain=None,
+                        additions=()):
     """An ``mujoco.MjModel`` of ``robot``'s MJCF file as shipped (see the module)."""
     mujoco = import_mujoco()
     path = robot.source.path
@@ -52,6 +53,8 @@ def build_shipped_model(robot, *, timestep: float, visual: bool, contact: Contac
         from .terrain import add_terrain
 
         add_terrain(spec, terrain)
+    for add in additions:
+        add(spec)
     repair_inertias(spec, path)
     spec.visual.global_.offwidth, spec.visual.global_.offheight = 640, 480
     try:
