@@ -166,12 +166,15 @@ def test_the_model_files_closures_and_passive_joints(ankles):
 
 # ------------------------------------------------------------------------------ the QP
 def test_the_parallel_ankles_qp_holds_the_mechanism(ankles, rng):
-    """The biped on its soles at closed states with random velocities: the passive joints'
-    torques are exactly 0, each loop's acceleration rows hold to 1e-9 (from the readable
-    definition), and the equation of motion holds with RNEA, the contacts' and the closures'
-    Jacobians: ``τ = RNEA(q, v, q̈) − Σ J_iᵀ w_i − Σ J_cᵀ λ``."""
+    """The biped on its soles at closed states with random velocities, a known wrench on its
+    left foot (a load pulling the passive ankle): the passive joints' torques are exactly 0,
+    each loop's acceleration rows hold to 1e-9 (from the readable definition), and the
+    equation of motion holds with RNEA, the contacts', the closures' and the known wrench's
+    Jacobians: ``τ = RNEA(q, v, q̈) − Σ J_iᵀ w_i − Σ J_cᵀ λ − J_eᵀ w_e``."""
     robot = copy.deepcopy(ankles)
     solver = standing_solver(robot)
+    load = np.array([5.0, -3.0, -20.0, 0.5, 1.0, -0.2])
+    solver.add_external_wrench(tp.ExternalWrench("left_foot", load))
     closures = list(solver.closures.values())
     data = robot.model.createData()
     for _ in range(3):
@@ -194,6 +197,7 @@ def test_the_parallel_ankles_qp_holds_the_mechanism(ankles, rng):
             forces += rows.jacobian.T @ solution.closure_forces[closure.name]
         for foot, wrench in solution.wrenches.items():
             forces += robot.frame_jacobian(robot.frame_id(foot)).T @ wrench
+        forces += robot.frame_jacobian(robot.frame_id("left_foot")).T @ load
         np.testing.assert_allclose(pin.rnea(robot.model, data, q, v, solution.ddq) - forces, solution.tau, atol=1e-8)
         assert np.abs(solution.tau_actuated).max() > 1.0
 
