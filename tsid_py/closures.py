@@ -120,59 +120,28 @@ class Closure(SolverItem):
 
 # ------------------------------------------------------------------------- points and frames
 @njit(void(MATRIX, MATRIX, *FRAME_SOURCES[2:], *FRAME_SOURCES[2:], VECTOR, MATRIX, VECTOR, MATRIX, boolean, VECTOR,
-           float64, float64, MATRIX, VECTOR, MATRIX, VECTOR, MATRIX, MATRIX, VECTOR, VECTOR),
+           float64, float64, MATRIX, MATRIX, VECTOR, MATRIX, VECTOR, MATRIX, MATRIX, VECTOR, VECTOR),
       cache=True, fastmath=FASTMATH)
 def join_rows(joint_jacobians, joint_jacobian_rates, columns1, translation1, rotation1, columns2, translation2,
-              rotation2, offset1, turn1, offset2, turn2, angular, v, kp, kd, jacobian1, drift1, jacobian2, drift2,
-              force_block, matrix, vector, error):
-    """A point or frame closure's rows from its two frames' sources (:func:`frame_motion`,
-    world axes, into ``jacobian1, drift1`` and ``jacobian2, drift2``).
+              rotation2, offset1, turn1, offset2, turn2, angular, v, kp, kd, points, jacobian1, drift1, jacobian2,
+              drift2, force_block, matrix, vector, error):
+    """A point or frame closure's rows from its two frames' sources.
 
-    At ``pᵢ = tᵢ + oᵢ`` (``oᵢ = Rᵢ offsetᵢ``): the point's Jacobian ``J_lin + J_ang × oᵢ``
-    column by column and drift ``a + α × oᵢ + ω × (ω × oᵢ)``; rows 0–2 are the difference of
-    the two points' (``c = p₁ − p₂``). With ``angular``, rows 3–5 are ``J_ang,1 − J_ang,2``, the
-    drift ``α₁ − α₂`` and ``c = R₂' log₃(R₂'ᵀ R₁')`` with ``Rᵢ' = Rᵢ turnᵢ``. Then
-    ``vector = −J̇v − kd J v − kp c``, ``force_block = −matrixᵀ``."""
-    frame_motion(joint_jacobians, joint_jacobian_rates, columns1, translation1, rotation1, v, False, jacobian1, drift1)
-    frame_motion(joint_jacobians, joint_jacobian_rates, columns2, translation2, rotation2, v, False, jacobian2, drift2)
-    nv = v.size
-    rows = matrix.shape[0]
-    for r in range(rows):
-        for j in range(nv):
-            matrix[r, j] = 0.0
-    relative_drift = np.zeros(6)
-    for side in range(2):
-        jacobian, drift = (jacobian1, drift1) if side == 0 else (jacobian2, drift2)
-        rotation, offset = (rotation1, offset1) if side == 0 else (rotation2, offset2)
-        translation = translation1 if side == 0 else translation2
-        sign = 1.0 if side == 0 else -1.0
-        ox = rotation[0, 0] * offset[0] + rotation[0, 1] * offset[1] + rotation[0, 2] * offset[2]
-        oy = rotation[1, 0] * offset[0] + rotation[1, 1] * offset[1] + rotation[1, 2] * offset[2]
-        oz = rotation[2, 0] * offset[0] + rotation[2, 1] * offset[1] + rotation[2, 2] * offset[2]
-        wx = wy = wz = 0.0
-        for j in range(nv):
-            ux, uy, uz = jacobian[3, j], jacobian[4, j], jacobian[5, j]
-            wx += ux * v[j]
-            wy += uy * v[j]
-            wz += uz * v[j]
-            matrix[0, j] += sign * (jacobian[0, j] + uy * oz - uz * oy)
-            matrix[1, j] += sign * (jacobian[1, j] + uz * ox - ux * oz)
-            matrix[2, j] += sign * (jacobian[2, j] + ux * oy - uy * ox)
-            if angular:
-                matrix[3, j] += sign * ux
-                matrix[4, j] += sign * uy
-                matrix[5, j] += sign * uz
-        ax, ay, az = drift[3], drift[4], drift[5]
-        cx, cy, cz = wy * oz - wz * oy, wz * ox - wx * oz, wx * oy - wy * ox         # ω × o
-        relative_drift[0] += sign * (drift[0] + ay * oz - az * oy + wy * cz - wz * cy)
-        relative_drift[1] += sign * (drift[1] + az * ox - ax * oz + wz * cx - wx * cz)
-        relative_drift[2] += sign * (drift[2] + ax * oy - ay * ox + wx * cy - wy * cx)
-        relative_drift[3] += sign * ax
-        relative_drift[4] += sign * ay
-        relative_drift[5] += sign * az
-        error[0] += sign * (translation[0] + ox)
-        error[1] += sign * (translation[1] + oy)
-        error[2] += sign * (translation[2] + oz)
+    Each end ``pᵢ = tᵢ + Rᵢ offsetᵢ`` (into ``points[i]``) moves with its frame's body: its
+    Jacobian and drift (world axes) are :func:`~tsid_py.frames.frame_motion`'s at that point
+    (into ``jacobian1, drift1`` and ``jacobian2, drift2``). Rows 0–2 are the difference of the
+    two ends' (``c = p₁ − p₂``); with ``angular``, rows 3–5 are ``J_ang,1 − J_ang,2``, the drift
+    ``ω̇₁ − ω̇₂`` and ``c = R₂' log₃(R₂'ᵀ R₁')`` with ``Rᵢ' = Rᵢ turnᵢ``. Then
+    ``vector = −J̇v − kd J v − kp c`` and ``force_block = −matrixᵀ``."""
+    for r in range(3):
+        points[0, r] = translation1[r] + rotation1[r, 0] * offset1[0] + rotation1[r, 1] * offset1[1] \
+            + rotation1[r, 2] * offset1[2]
+        points[1, r] = translation2[r] + rotation2[r, 0] * offset2[0] + rotation2[r, 1] * offset2[1] \
+            + rotation2[r, 2] * offset2[2]
+    frame_motion(joint_jacobians, joint_jacobian_rates, columns1, points[0], rotation1, v, False, jacobian1, drift1)
+    frame_motion(joint_jacobians, joint_jacobian_rates, columns2, points[1], rotation2, v, False, jacobian2, drift2)
+    for r in range(3):
+        error[r] = points[0, r] - points[1, r]
     if angular:
         first, second, relative = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
         for i in range(3):
@@ -188,12 +157,14 @@ def join_rows(joint_jacobians, joint_jacobian_rates, columns1, translation1, rot
                                       relative[1, 2], relative[2, 0], relative[2, 1], relative[2, 2]))
         for r in range(3):
             error[3 + r] = second[r, 0] * rx + second[r, 1] * ry + second[r, 2] * rz
-    for r in range(rows):
+    for r in range(matrix.shape[0]):
         velocity = 0.0
-        for j in range(nv):
-            velocity += matrix[r, j] * v[j]
-            force_block[j, r] = -matrix[r, j]
-        vector[r] = -relative_drift[r] - kd * velocity - kp * error[r]
+        for j in range(v.size):
+            value = jacobian1[r, j] - jacobian2[r, j]
+            matrix[r, j] = value
+            force_block[j, r] = -value
+            velocity += value * v[j]
+        vector[r] = -(drift1[r] - drift2[r]) - kd * velocity - kp * error[r]
 
 
 _direct = direct_calls(join_rows)
@@ -218,7 +189,7 @@ class _Join(Closure):
         self._sources = tuple(robot.frame_sources(frame_id) for frame_id in self._frame_ids)
         self._offsets = tuple(np.array(p.translation, dtype=float) for p in self._placements)
         self._turns = tuple(np.array(p.rotation, dtype=float) for p in self._placements)
-        self._scratch = (np.zeros((6, robot.nv)), np.zeros(6), np.zeros((6, robot.nv)), np.zeros(6))
+        self._scratch = (np.zeros((2, 3)), np.zeros((6, robot.nv)), np.zeros(6), np.zeros((6, robot.nv)), np.zeros(6))
         supports = [set(sources.columns.tolist()) for sources in self._sources]
         self.columns = tuple(sorted(supports[0] ^ supports[1]))     # the joints common to both cancel
 
@@ -250,12 +221,11 @@ class _Join(Closure):
     def write_rows(self, robot, force_block, matrix, vector) -> None:
         """:meth:`Closure.write_rows` in one compiled call (:func:`join_rows`)."""
         (_, _, columns1, translation1, rotation1), (sources, rates, columns2, translation2, rotation2) = self._sources
-        jacobian1, drift1, jacobian2, drift2 = self._scratch
-        error = self.error
-        error.fill(0.0)
+        points, jacobian1, drift1, jacobian2, drift2 = self._scratch
         _direct.join_rows(sources, rates, columns1, translation1, rotation1, columns2, translation2, rotation2,
                           self._offsets[0], self._turns[0], self._offsets[1], self._turns[1], self.angular, robot.v,
-                          self._kp, self._kd, jacobian1, drift1, jacobian2, drift2, force_block, matrix, vector, error)
+                          self._kp, self._kd, points, jacobian1, drift1, jacobian2, drift2, force_block, matrix,
+                          vector, self.error)
 
 
 class PointClosure(_Join):
