@@ -104,6 +104,9 @@ class DynamicsSolver:
         self.tasks: list[Task] = []
         self.constraints: list[Constraint] = []
         self._transitions: dict[str, _Transition] = {}
+        #: Contacts a finished removal ramp took out, until one of that name is added again:
+        #: a step's overrides built before its solve may still name them.
+        self._retired: set[str] = set()
         self._unanchored: list[Contact] = []           # contacts added since the last solve
         self._last_solution: Solution | None = None
         self._layouts: dict[frozenset, Layout] = {}    # by the hard contacts a step softens
@@ -188,6 +191,7 @@ class DynamicsSolver:
         contact.anchor_at(self.robot.placement_at(self.robot.q, contact.frame_id))
         self._unanchored.append(contact)
         self.contacts[contact.name] = contact
+        self._retired.discard(contact.name)
         self._transitions.pop(contact.name, None)
         if transition > 0:
             self._transitions[contact.name] = _Transition(0.0, min(self.robot.weight, contact.f_max), transition)
@@ -361,6 +365,8 @@ class DynamicsSolver:
             if not isinstance(overrides, StepOverrides):
                 raise ValueError(f"overrides must be a tsid_py.overrides.StepOverrides, "
                                  f"got {type(overrides).__name__}")
+            if self._retired and not self._retired.isdisjoint(overrides.contacts):
+                overrides = overrides.without_contacts(self._retired)
             layout = self.layout_for(self._softened(overrides))
             limits = self.normal_force_limits(overrides)
         else:
@@ -462,6 +468,7 @@ class DynamicsSolver:
                 self.configuration_epoch += 1
                 if transition.removing:
                     self.contacts.pop(name).detach()
+                    self._retired.add(name)
                     self.invalidate()
                     self._contacts_moved()
 
