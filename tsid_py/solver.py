@@ -56,17 +56,15 @@ class DynamicsSolver:
     actuated_root : on a floating base, leave the 6 root rows of the equation of motion free
         and report the wrench an imaginary "crane" would apply in ``tau[:6]`` (plain inverse
         dynamics); by default those rows are equalities and ``tau[:6] == 0``.
-    diagnose : when a solve fails, check at once whether the hard constraints are feasible
-        and raise :class:`~tsid_py.InfeasibleError` (whose conflicts are searched when first
-        read) or :class:`~tsid_py.SolverError` (its cost: the Troubleshooting page); ``False`` raises a plain
-        :class:`~tsid_py.SolverError` without the check (a control loop's choice, see
-        :class:`tsid_py.control.FailurePolicy`).
+    diagnose : when a solve fails, check at once whether the hard constraints are feasible and
+        raise :class:`~tsid_py.InfeasibleError` (whose conflicts are searched when first read) or
+        :class:`~tsid_py.SolverError` (its cost: the Troubleshooting page); ``False`` raises a
+        plain :class:`~tsid_py.SolverError` without the check (:class:`tsid_py.control.FailurePolicy`).
     closures : hold the model file's closed chains and couplings (:attr:`~tsid_py.Robot.closures`:
-        mimic joints, MJCF equalities) as constraints of the equation of motion with their
-        forces as variables (:mod:`tsid_py.closures`, :attr:`closures`), and its passive joints
-        (:attr:`~tsid_py.Robot.passive_joints`) at ``τ = 0`` (:attr:`passive_joints`); ``False``
-        treats the model as the tree the file's joints make, every joint actuated (offline
-        inverse dynamics of a given motion: what each joint would need).
+        mimic joints, MJCF equalities) as constraints of the equation of motion, their forces as
+        variables (:mod:`tsid_py.closures`), and its passive joints at ``τ = 0``
+        (:attr:`passive_joints`); ``False`` treats the model as the tree of the file's joints,
+        every joint actuated (offline inverse dynamics: what each joint would need).
 
     A solver is used by one thread at a time (concurrent calls raise ``RuntimeError``); it
     pickles and deep-copies, with its robot and items, into an independent solver.
@@ -90,6 +88,7 @@ class DynamicsSolver:
         #: Known wrenches in the equation of motion (:meth:`add_external_wrench`).
         self.external_wrenches: list[ExternalWrench] = []
         self._transitions: dict[str, ForceRamp] = {}
+        self._retired: set[str] = set()    # removed by their ramp; a step's overrides may name them
         self._unanchored: list[Contact] = []           # contacts added since the last solve
         self._last_solution: Solution | None = None
         self._layouts: dict[frozenset, Layout] = {}    # by the hard contacts a step softens
@@ -185,6 +184,7 @@ class DynamicsSolver:
         contact.anchor_at(self.robot.placement_at(self.robot.q, contact.frame_id))
         self._unanchored.append(contact)
         self.contacts[contact.name] = contact
+        self._retired.discard(contact.name)
         self._transitions.pop(contact.name, None)
         if transition > 0:
             self._transitions[contact.name] = ForceRamp(0.0, min(self.robot.weight, contact.f_max), transition)
@@ -393,6 +393,7 @@ class DynamicsSolver:
             if not isinstance(overrides, StepOverrides):
                 raise ValueError(f"overrides must be a tsid_py.overrides.StepOverrides, "
                                  f"got {type(overrides).__name__}")
+            overrides = overrides.without_contacts(self._retired)
             layout = self.layout_for(self._softened(overrides))
             limits = self.normal_force_limits(overrides)
         else:
@@ -474,6 +475,7 @@ class DynamicsSolver:
                 self.configuration_epoch += 1
                 if transition.removing:
                     self.contacts.pop(name).detach()
+                    self._retired.add(name)
                     self.invalidate()
                     self._contacts_moved()
 
