@@ -26,3 +26,49 @@ def convex_hull_2d(points) -> np.ndarray:
 
     lower, upper = half(ordered), half(reversed(ordered))
     return np.array(lower[:-1] + upper[:-1])
+
+
+def polygon_area(vertices) -> float:
+    """Area (m²) of the polygon ``vertices`` (k, 2), in order either way (shoelace; 0 for
+    fewer than three)."""
+    v = np.asarray(vertices, dtype=float).reshape(-1, 2)
+    if len(v) < 3:
+        return 0.0
+    x, y = v[:, 0], v[:, 1]
+    return 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
+
+
+def polygon_centroid(vertices) -> np.ndarray:
+    """The centroid (2,) of a polygon's area (k ≥ 3 vertices in order, non-zero area), or
+    the mean of the points when they span no area."""
+    v = np.asarray(vertices, dtype=float).reshape(-1, 2)
+    following = np.roll(v, -1, axis=0)
+    cross = v[:, 0] * following[:, 1] - following[:, 0] * v[:, 1]
+    area = 0.5 * float(np.sum(cross))
+    if len(v) < 3 or abs(area) < 1e-12:
+        return v.mean(axis=0)
+    return ((v + following) * cross[:, None]).sum(axis=0) / (6.0 * area)
+
+
+def clip_polygon(vertices, normal, offset: float) -> np.ndarray:
+    """The part of the convex polygon ``vertices`` (k, 2, counter-clockwise) where
+    ``normal · p ≤ offset`` (Sutherland–Hodgman against one half-plane); (0, 2) when none."""
+    v = np.asarray(vertices, dtype=float).reshape(-1, 2)
+    n = np.asarray(normal, dtype=float)
+    kept = []
+    for a, b in zip(v, np.roll(v, -1, axis=0)):
+        da, db = float(n @ a) - offset, float(n @ b) - offset
+        if da <= 0.0:
+            kept.append(a)
+        if da * db < 0.0:
+            kept.append(a + (b - a) * (da / (da - db)))
+    return np.array(kept).reshape(-1, 2)
+
+
+def polygon_edges(polygon) -> tuple[np.ndarray, np.ndarray]:
+    """Outward unit normals (k, 2) and offsets (k,) of a counter-clockwise polygon's edges:
+    the polygon is ``normals @ p ≤ offsets``."""
+    v = np.asarray(polygon, dtype=float).reshape(-1, 2)
+    edges = np.roll(v, -1, axis=0) - v
+    normals = np.column_stack([edges[:, 1], -edges[:, 0]]) / np.linalg.norm(edges, axis=1)[:, None]
+    return normals, np.einsum("ij,ij->i", normals, v)

@@ -32,10 +32,12 @@ the samples above the centre (the sole rests on the points that span it). The so
 tilts the vertical onto ``n`` by the smallest rotation (:func:`surface_placement`: the sole's
 x axis keeps the heading seen from above). The **gap** is the largest height of the sole above
 the ground under it, ``max_i (plane_i − h_i)``: zero on a plane, the riser's height for a sole
-half over a step's edge. The **support** is the share of the footprint's area inside the
-convex hull of the samples within :data:`CONTACT_TOLERANCE` of the resting plane: 1 on a
-plane, less on bumps. A footstep planner looks for footholds of a small gap and a large
-support (:mod:`tsid_py.control.walking.footholds`).
+half over a step's edge. The sole **bears** on the samples within :data:`CONTACT_TOLERANCE`
+of the resting plane: the **bearing** polygon is their convex hull, in the sole's own frame
+(x along the heading, y across, in the resting plane; None when the sole lies flat on the
+ground, bearing everywhere), the region its centre of pressure can be in; the **support** is
+its share of the footprint's area: 1 on a plane, less on bumps. A footstep planner looks for
+footholds of a small gap and a large support (:mod:`tsid_py.control.walking.footholds`).
 
 Controllers read :meth:`Terrain.height`, :meth:`Terrain.normal` and :meth:`Terrain.rest`
 (footholds, the body's height and pitch); the MuJoCo harness builds the same solids
@@ -55,6 +57,7 @@ import numpy as np
 
 import pinocchio as pin
 
+from .._geometry import convex_hull_2d, polygon_area
 from .._validation import as_rotation, as_vector, positive_scalar
 
 #: Half the lateral extent (m) of the walking terrains' blocks (y in ±).
@@ -227,12 +230,14 @@ class Block:
 class Resting:
     """Where a sole comes to rest (:meth:`Terrain.rest`): its ``placement`` (pin.SE3: centre
     on the resting plane, z along its normal), the ``gap`` (m), the ``tilt`` (rad) of the
-    normal from the vertical and the ``support`` (0 … 1) (see the module)."""
+    normal from the vertical, the ``support`` (0 … 1) and the ``bearing`` polygon ((k, 2) m,
+    counter-clockwise in the sole's frame, or None: the whole footprint) (see the module)."""
 
     placement: pin.SE3
     gap: float
     tilt: float
     support: float = 1.0
+    bearing: np.ndarray | None = None
 
     @property
     def normal(self) -> np.ndarray:
@@ -388,11 +393,13 @@ class Terrain:
         gap = float(np.max(above))
         normal = np.array([-gx, -gy, 1.0]) / math.sqrt(1.0 + gx * gx + gy * gy)
         placement = surface_placement([x, y, h0], yaw, normal)
-        support = 1.0
+        support, bearing = 1.0, None
         if gap > CONTACT_TOLERANCE:
-            bearing = above <= CONTACT_TOLERANCE
-            support = min(1.0, _hull_area(dx[bearing], dy[bearing]) / (length + 2 * margin) / (width + 2 * margin))
-        return Resting(placement, gap, math.acos(min(1.0, float(normal[2]))), support)
+            on = above <= CONTACT_TOLERANCE
+            points = np.column_stack([dx[on], dy[on], gx * dx[on] + gy * dy[on]]) @ placement.rotation
+            bearing = convex_hull_2d(points[:, :2])
+            support = min(1.0, polygon_area(bearing) / (length + 2 * margin) / (width + 2 * margin))
+        return Resting(placement, gap, math.acos(min(1.0, float(normal[2]))), support, bearing)
 
     def footprint_offsets(self, yaw: float, half_length: float, half_width: float) -> tuple[np.ndarray, np.ndarray]:
         """World offsets (dx, dy) from a footprint's centre of sample points over it: a
@@ -431,16 +438,3 @@ def _resting_plane(dx: np.ndarray, dy: np.ndarray, heights: np.ndarray) -> tuple
     a, b, c, d = a[upper][best], b[upper][best], c[upper][best], d[upper][best]
     return float(-d / c), float(-a / c), float(-b / c)
 
-
-
-def _hull_area(x: np.ndarray, y: np.ndarray) -> float:
-    """Area (m²) of the convex hull of the points ``(x, y)``: 0 for fewer than three or
-    collinear ones."""
-    if x.size < 3:
-        return 0.0
-    from scipy.spatial import ConvexHull, QhullError
-
-    try:
-        return float(ConvexHull(np.column_stack([x, y])).volume)
-    except QhullError:
-        return 0.0

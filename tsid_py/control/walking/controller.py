@@ -51,7 +51,7 @@ from ..balance import BalanceController
 from ..pipeline import Pipeline
 from ..support import WALKING
 from .adjustment import StepAdjustment
-from .footholds import place_footstep, place_footsteps
+from .footholds import contact_region, place_footstep, place_footsteps
 from .footsteps import Footstep, Gait, footsteps_from_velocity, plan_footsteps
 from .plan import WalkPlan
 from .recovery import RecoveryStep, StepRecovery
@@ -150,13 +150,14 @@ class WalkingController(Pipeline):
         if step_adjustment is True:
             left, right = self.feet().values()
             width = self.gait.step_width or float(np_norm(left.xy - right.xy))
-            step_adjustment = StepAdjustment.for_robot(robot.gravity / self.com.omega**2, width, self._contact_sole())
+            step_adjustment = StepAdjustment.for_robot(robot.gravity / self.com.omega**2, width, self._contact_sole(),
+                                                       self.gait)
         elif step_adjustment is not False and not isinstance(step_adjustment, StepAdjustment):
             raise ValueError(f"step_adjustment must be a bool or a StepAdjustment, got {type(step_adjustment).__name__}")
         #: Step adjustment during walks (None: off).
         self.adjustment = step_adjustment or None
         self.plan_stage = PlanStage(balance.stance, balance.com, balance.torso, self.swing_tasks, self.gait,
-                                    self.momentum, self.touchdown, self.adjustment, self._place)
+                                    self.momentum, self.touchdown, self.adjustment, self._place, self._region)
         self.recovery: StepRecovery | None = None
         if step_recovery is True:
             height = robot.gravity / self.com.omega**2
@@ -238,6 +239,13 @@ class WalkingController(Pipeline):
             return footstep
         return place_footstep(footstep, self.terrain, self.balance.profile.sole_size)
 
+    def _region(self, footstep: Footstep):
+        """The polygon a sole landing on ``footstep`` bears on, as its contact's bearing
+        (:func:`~.footholds.contact_region`; None: all of it)."""
+        if footstep.bearing is None:
+            return None
+        return contact_region(footstep.bearing, self._contact_sole(), self.balance.profile.sole_size)
+
     def _placed(self, footsteps: list[Footstep]) -> list[Footstep]:
         """``footsteps`` placed on the terrain (:func:`~.footholds.place_footsteps`), or as
         planned without one."""
@@ -288,8 +296,8 @@ class WalkingController(Pipeline):
 
     def _contact_sole(self) -> tuple[float, float]:
         """Length and width (m) of the soles' contact rectangles (the CoP's region)."""
-        contact = next(iter(self.solver.contacts.values()))
-        return contact.length, contact.width
+        length, width = self.balance.profile.sole_size
+        return self.balance.sole_scale[0] * length, self.balance.sole_scale[1] * width
 
     def footholds(self) -> list[tuple[int, Footstep]]:
         """``(footstep index, where the sole was when its contact was made)`` for each
