@@ -36,7 +36,7 @@ touch-down.
 **Landing earlier.** The capture point diverges for as long as the swing lasts: a landing
 brought forward needs less of a move (on Talos after a 230 N lateral push, 33 cm instead of
 1.1 m at lift-off). The touch-downs weighed are the planned one and earlier ones down to
-``earliest`` of the swing (and ``min_time`` s from now); each is scored by what its landing
+``earliest`` of the swing as planned (and ``min_time`` s from now); each is scored by what its landing
 misses (the part of the least move its reach clamps off, first) and then by the move's
 length plus ``speed`` times how early it lands (landing ``dt`` early costs as much as moving
 the landing by ``speed dt``; the gait's pace by default). The best one moves the landing and
@@ -83,7 +83,7 @@ class StepAdjustment:
     until: float = 0.6
     period: float = 0.005
     speed: float = 0.4
-    earliest: float = 0.5
+    earliest: float = 0.6
     min_time: float = 0.1
 
     def __post_init__(self):
@@ -145,11 +145,13 @@ class StepAdjustment:
         move = np.array(difference.clamp_xy(0.0, 0.0))
         return None if math.hypot(move[0], move[1]) <= self.threshold else move
 
-    def touch_downs(self, t: float, lift_off: float, touch_down: float, count: int = 5) -> list[float]:
-        """The touch-down times (s) to weigh at ``t`` for a swing from ``lift_off`` due at
-        ``touch_down``: the planned one first, then ``count − 1`` earlier ones down to the
-        earliest, ``earliest`` of the swing and ``min_time`` s from now."""
-        first = max(t + self.min_time, lift_off + self.earliest * (touch_down - lift_off))
+    def touch_downs(self, t: float, lift_off: float, touch_down: float, duration: float,
+                    count: int = 5) -> list[float]:
+        """The touch-down times (s) to weigh at ``t`` for a swing of ``duration`` s (as
+        planned: a landing already brought forward does not lower the bound) from
+        ``lift_off``, due at ``touch_down``: that one first, then ``count − 1`` earlier ones
+        down to the earliest, ``earliest`` of the swing and ``min_time`` s from now."""
+        first = max(t + self.min_time, lift_off + self.earliest * duration)
         if first >= touch_down:
             return [touch_down]
         return [touch_down, *np.linspace(touch_down, first, count)[1:].tolist()]

@@ -233,11 +233,15 @@ class WalkingController(Pipeline):
         left, right = self.feet().values()
         return self.walk(self._placed(footsteps_from_velocity(left, right, velocity, steps, self.gait)))
 
-    def _place(self, footstep: Footstep) -> Footstep:
-        """One footstep moved during a walk, put on the terrain (as it is without one)."""
+    def _place(self, footstep: Footstep, under_way: bool = False) -> Footstep:
+        """One footstep moved during a walk, put on the terrain (as it is without one); the
+        landing of the swing ``under_way`` is looked for within a quarter of the sole's
+        length of where it was moved (step adjustment put it there to catch the capture
+        point)."""
         if self.terrain is None:
             return footstep
-        return place_footstep(footstep, self.terrain, self.balance.profile.sole_size)
+        sole = self.balance.profile.sole_size
+        return place_footstep(footstep, self.terrain, sole, search=0.25 * sole[0] if under_way else None)
 
     def _region(self, footstep: Footstep):
         """The polygon a sole landing on ``footstep`` bears on, as its contact's bearing

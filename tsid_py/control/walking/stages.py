@@ -80,8 +80,9 @@ class PlanStage(Stage):
                  place=None, region=None):
         self.stance, self.solver, self.com, self.torso = stance, stance.solver, com, torso
         self.swing_tasks, self.gait, self.momentum, self.touchdown = swing_tasks, gait, momentum, touchdown
-        #: Step adjustment (:mod:`.adjustment`; None: off) and ``place(footstep) -> footstep``,
-        #: which puts a moved footstep on the ground (None: as moved).
+        #: Step adjustment (:mod:`.adjustment`; None: off) and ``place(footstep, under_way) ->
+        #: footstep``, which puts a moved footstep on the ground (None: as moved; ``under_way``:
+        #: the landing of the swing under way, which is to stay near where it was moved).
         self.adjustment, self.place, self.region = adjustment, place, region
         #: Footsteps moved by step adjustment so far (each re-plan counts), and the swings it
         #: brought down early.
@@ -216,7 +217,7 @@ class PlanStage(Stage):
         contact = self.solver.contacts.get(stance_foot)
         stance = footstep_of(stance_foot, contact.anchor) if contact is not None else self._footholds[stance_foot]
         best = None
-        for touch_down in adjustment.touch_downs(t, swing.lift_off, swing.touch_down):
+        for touch_down in adjustment.touch_downs(t, swing.lift_off, swing.touch_down, self.gait.single_support):
             move = self._capture_move(index, t, touch_down)
             shift = np.zeros(2)
             if move is not None:
@@ -227,12 +228,18 @@ class PlanStage(Stage):
                 best = (key, shift, touch_down)
         _, shift, touch_down = best
         early = touch_down < swing.touch_down - 1e-9
+        landing = Footstep(planned.foot, planned.x + shift[0], planned.y + shift[1], planned.yaw, planned.z,
+                           planned.normal)
+        if self.place is not None:
+            landing = self.place(landing, True)
+        shift = landing.xy - planned.xy                  # as placed: the rest of the walk follows it
         if math.hypot(shift[0], shift[1]) <= RETARGET_DISTANCE and not early:
             return
-        moved = [Footstep(step.foot, step.x + shift[0], step.y + shift[1], step.yaw, step.z, step.normal)
-                 for step in plan.footsteps[index:]]
+        later = [Footstep(step.foot, step.x + shift[0], step.y + shift[1], step.yaw, step.z, step.normal)
+                 for step in plan.footsteps[index + 1:]]
         if self.place is not None:
-            moved = [self.place(step) for step in moved]
+            later = [self.place(step, False) for step in later]
+        moved = [landing, *later]
         robot = self.solver.robot
         try:
             plan.replan(t, index, moved, robot.com[:2], robot.com_velocity[:2], touch_down if early else None)
