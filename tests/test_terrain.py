@@ -11,6 +11,7 @@ import pytest
 from scipy.optimize import linprog
 
 from tsid_py.control.walking import Footstep, WalkPlan, plan_footsteps
+from tsid_py._geometry import separation
 from tsid_py.control.capture_point import SupportPolygon, rectangle_corners
 from tsid_py.control.walking.adjustment import StepAdjustment
 from tsid_py.control.walking.angles import yaw_of_sole
@@ -275,19 +276,18 @@ def test_step_adjustment_moves_the_landing_by_the_least_that_lets_the_sole_catch
     np.testing.assert_allclose(predicted, np.array([0.1, -0.1]) + np.array([0.02, 0.05]) * math.exp(omega * time_left),
                                atol=1e-12)
     gain = math.expm1(omega * time_left)
-    corners = adjustment.reachable([1.0, 2.0], math.pi / 2, omega, time_left)       # turned: length along y
+    corners = np.array(adjustment.reachable([1.0, 2.0], math.pi / 2, omega, time_left))   # turned: length along y
     np.testing.assert_allclose(np.ptp(corners, axis=0), [0.1 * gain, 0.2 * gain], atol=1e-12)
+    np.testing.assert_allclose(corners.mean(axis=0), [1.0, 2.0], atol=1e-12)
     stance = rectangle_corners(Footstep("r", 0.0, -0.1, 0.0).placement, 0.2, 0.1)
     landing = rectangle_corners(Footstep("l", 0.25, 0.1, 0.0).placement, 0.2, 0.1)
-    support = SupportPolygon(np.vstack([stance, landing]))
-    near = adjustment.reachable([0.2, 0.05], 0.0, omega, 0.05)
-    assert adjustment.shift(near, support) is None                                 # it meets the hull
-    far = adjustment.reachable([0.9, 0.6], 0.0, omega, 0.05)
-    move = adjustment.shift(far, support)
-    inner = support.shrunk(0.02).vertices
+    target = adjustment.target(SupportPolygon(np.vstack([stance, landing])))
+    assert adjustment.shift(adjustment.reachable([0.2, 0.05], 0.0, omega, 0.05), target) is None   # it meets
+    far = np.array(adjustment.reachable([0.9, 0.6], 0.0, omega, 0.05))
+    move = adjustment.shift(far, target)
 
     def gap(d):                          # distance between the reachable rectangle and the moved hull
-        difference = SupportPolygon((far[:, None, :] - (inner + d)[None, :, :]).reshape(-1, 2))
+        difference = SupportPolygon((far[:, None, :] - (target + d)[None, :, :]).reshape(-1, 2))
         return max(difference.outside_xy(0.0, 0.0), 0.0)
 
     assert gap(move) < 1e-9 and gap(0.98 * move) > 0.0
@@ -297,6 +297,26 @@ def test_step_adjustment_moves_the_landing_by_the_least_that_lets_the_sole_catch
     lifted = Footstep("l", -0.2, 0.1, 0.0)
     x, y = adjustment.landing(Footstep("l", 0.2, 0.1, 0.0), [1.0, -1.0], Footstep("r", 0.0, -0.1, 0.0), lifted)
     assert (x, y) == pytest.approx((0.45, 0.05))                     # forward reach, min width on the left
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_separation_of_two_polygons_is_the_minkowski_difference_s_point_nearest_the_origin(seed):
+    """``separation(a, b)`` is None when the polygons meet and otherwise the point of
+    ``b − a`` (their Minkowski difference, Qhull's hull) nearest the origin."""
+    rng = np.random.default_rng(seed)
+    met = apart = 0
+    for _ in range(60):
+        a = SupportPolygon(rng.normal(0.0, 0.1, (6, 2))).vertices
+        b = SupportPolygon(rng.normal(0.0, 0.1, (5, 2)) + rng.normal(0.0, 0.25, 2)).vertices
+        difference = SupportPolygon((b[:, None, :] - a[None, :, :]).reshape(-1, 2))
+        move = separation(a, b)
+        if difference.outside_xy(0.0, 0.0) <= 0.0:
+            assert move is None
+            met += 1
+        else:
+            np.testing.assert_allclose(move, difference.clamp_xy(0.0, 0.0), atol=1e-12)
+            apart += 1
+    assert met > 5 and apart > 5
 
 
 def test_touchdown_counts_force_along_the_normal_and_lowers_a_late_foot_at_most_its_reach():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -72,3 +74,37 @@ def polygon_edges(polygon) -> tuple[np.ndarray, np.ndarray]:
     edges = np.roll(v, -1, axis=0) - v
     normals = np.column_stack([edges[:, 1], -edges[:, 0]]) / np.linalg.norm(edges, axis=1)[:, None]
     return normals, np.einsum("ij,ij->i", normals, v)
+
+
+def separation(moving, fixed) -> tuple[float, float] | None:
+    """The least translation ``(dx, dy)`` that makes the convex polygon ``moving`` meet the
+    convex polygon ``fixed`` (vertices (k, 2) each, counter-clockwise), None when they meet
+    already. Disjoint convex polygons are told by a separating axis among their edges'
+    normals; their nearest points are then a vertex of one and a point of an edge of the
+    other, and the translation is from the one of ``moving`` to the one of ``fixed``. Plain
+    floats (a control loop's path)."""
+    a = [(float(x), float(y)) for x, y in np.asarray(moving, dtype=float).reshape(-1, 2)]
+    b = [(float(x), float(y)) for x, y in np.asarray(fixed, dtype=float).reshape(-1, 2)]
+    if not _separated(a, b) and not _separated(b, a):
+        return None
+    best, move = math.inf, (0.0, 0.0)
+    for points, polygon, sign in ((a, b, 1.0), (b, a, -1.0)):
+        for px, py in points:
+            for (ax, ay), (bx, by) in zip(polygon, polygon[1:] + polygon[:1]):
+                ex, ey = bx - ax, by - ay
+                ratio = min(max(((px - ax) * ex + (py - ay) * ey) / (ex * ex + ey * ey), 0.0), 1.0)
+                dx, dy = ax + ratio * ex - px, ay + ratio * ey - py
+                distance = dx * dx + dy * dy
+                if distance < best:
+                    best, move = distance, (sign * dx, sign * dy)
+    return move
+
+
+def _separated(a, b) -> bool:
+    """Whether an edge of the counter-clockwise polygon ``a`` has all of ``b`` outside it."""
+    for (ax, ay), (bx, by) in zip(a, a[1:] + a[:1]):
+        nx, ny = by - ay, ax - bx                               # outward normal of a's edge
+        offset = nx * ax + ny * ay
+        if all(nx * x + ny * y > offset for x, y in b):
+            return True
+    return False

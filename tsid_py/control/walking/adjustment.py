@@ -19,8 +19,8 @@ hull — ``margin`` inside it — the double support can still bring it back (th
 task moves the centre of pressure anywhere in the hull, and the next steps' adjustments take
 the rest). When none does, the landing footstep — and every later one, so that the walk goes
 on parallel to its plan — moves by the least ``d`` that makes the hull (shrunk by
-``margin``) meet the reachable rectangle (the point of their Minkowski difference nearest
-the origin), once that is past ``threshold`` (the smallest move worth making). The
+``margin``) meet the reachable rectangle (from the hull's nearest point to the rectangle's),
+once that is past ``threshold`` (the smallest move worth making). The
 prediction does not depend on the plan's own capture point, so a re-planned walk does not
 move the target it is checked against. A capture point leaving the hull on the stance foot's
 side cannot be caught by the swing foot (it would cross): the landing stays within the legs'
@@ -59,6 +59,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._geometry import separation
 from ..._validation import positive_scalar
 from ..capture_point import SupportPolygon
 from .footsteps import Footstep
@@ -117,33 +118,40 @@ class StepAdjustment:
             defaults.update(speed=gait.step_length / gait.single_support)
         return cls(**{**defaults, **options})
 
-    def predict(self, dcm, stance_zmp, omega: float, time_left: float) -> np.ndarray:
-        """``ξ_T = p_s + (ξ − p_s) e^{ω (T − t)}`` (2,) m: the capture point at touch-down,
+    def predict(self, dcm, stance_zmp, omega: float, time_left: float) -> tuple[float, float]:
+        """``ξ_T = p_s + (ξ − p_s) e^{ω (T − t)}`` (x, y) m: the capture point at touch-down,
         ``time_left`` s ahead, from the measured one ``dcm`` with the centre of pressure held at
-        the stance's planned ZMP ``stance_zmp`` (see the module)."""
-        pivot = np.asarray(stance_zmp, dtype=float)
-        return pivot + (np.asarray(dcm, dtype=float) - pivot) * math.exp(omega * max(time_left, 0.0))
+        the stance's planned ZMP ``stance_zmp`` (see the module). Plain floats (the loop's
+        path)."""
+        growth = math.exp(omega * max(time_left, 0.0))
+        px, py = float(stance_zmp[0]), float(stance_zmp[1])
+        return px + (float(dcm[0]) - px) * growth, py + (float(dcm[1]) - py) * growth
 
-    def reachable(self, predicted, stance_yaw: float, omega: float, time_left: float) -> np.ndarray:
-        """The corners (4, 2) m of the capture points at touch-down the stance sole (heading
-        ``stance_yaw``) can reach: ``ξ_T − g δ`` for ``δ`` in its contact rectangle."""
+    def reachable(self, predicted, stance_yaw: float, omega: float, time_left: float) -> list[tuple[float, float]]:
+        """The corners (counter-clockwise) of the capture points at touch-down the stance sole
+        (heading ``stance_yaw``) can reach: ``ξ_T − g δ`` for ``δ`` in its contact rectangle."""
         gain = math.expm1(omega * max(time_left, 0.0))
         c, s = math.cos(stance_yaw), math.sin(stance_yaw)
-        half = 0.5 * gain * np.array([[1, 1], [-1, 1], [-1, -1], [1, -1]]) * np.asarray(self.sole_size)
-        return np.asarray(predicted, dtype=float) - half @ np.array([[c, s], [-s, c]])
+        half_length, half_width = 0.5 * gain * self.sole_size[0], 0.5 * gain * self.sole_size[1]
+        x, y = float(predicted[0]), float(predicted[1])
+        return [(x - c * a * half_length + s * b * half_width, y - s * a * half_length - c * b * half_width)
+                for a, b in ((1, 1), (-1, 1), (-1, -1), (1, -1))]
 
-    def shift(self, reachable, support: SupportPolygon) -> np.ndarray | None:
+    def target(self, support: SupportPolygon) -> np.ndarray:
+        """Where the capture point is to be at touch-down: the vertices (k, 2) of ``support``
+        (the hull of the stance and landing soles) shrunk by ``margin``."""
+        return support.shrunk(self.margin).vertices
+
+    def shift(self, reachable, target) -> np.ndarray | None:
         """How far (2,) m to move the landing so that a capture point the stance sole can
-        reach (the polygon ``reachable``) is ``margin`` inside ``support`` (the hull of the
-        stance and landing soles at touch-down): the least ``d`` with ``(support shrunk) + d``
-        meeting ``reachable``, the point of the Minkowski difference ``reachable − shrunk``
-        nearest the origin; None when they meet already or the move is below ``threshold``."""
-        inner = support.shrunk(self.margin).vertices
-        difference = SupportPolygon((np.asarray(reachable, dtype=float)[:, None, :] - inner[None, :, :]).reshape(-1, 2))
-        if difference.outside_xy(0.0, 0.0) <= 0.0:
+        reach (the polygon ``reachable``) lies in ``target`` (:meth:`target`): the least
+        ``d`` with ``target + d`` meeting ``reachable`` (their nearest points,
+        :func:`tsid_py._geometry.separation`); None when they meet already or the move is
+        below ``threshold``."""
+        move = separation(target, reachable)
+        if move is None or math.hypot(move[0], move[1]) <= self.threshold:
             return None
-        move = np.array(difference.clamp_xy(0.0, 0.0))
-        return None if math.hypot(move[0], move[1]) <= self.threshold else move
+        return np.array(move)
 
     def touch_downs(self, t: float, lift_off: float, touch_down: float, duration: float,
                     count: int = 5) -> list[float]:

@@ -87,7 +87,7 @@ class PlanStage(Stage):
         #: Footsteps moved by step adjustment so far (each re-plan counts), and the swings it
         #: brought down early.
         self.adjustments = self.early_touch_downs = 0
-        self._next_check = 0.0
+        self._next_check, self._target = 0.0, None
         #: Touch-downs so far that came early, and late (the plan's clock waited), by contact.
         self.early_landings = self.late_landings = 0
         self._waiting_since: float | None = None         # the controller's time a late foot started waiting
@@ -191,13 +191,17 @@ class PlanStage(Stage):
         swing, planned = plan.swings[index], plan.footsteps[index]
         stance_foot = next(name for name in self._footholds if name != planned.foot)
         time_left = (swing.touch_down if touch_down is None else touch_down) - t
-        pivot = plan.zmp(max(t, swing.lift_off))
-        predicted = adjustment.predict(self.com.dcm_xy, pivot, plan.omega, time_left)
+        cx, cy, _, _, _, _, ax, ay, _ = plan.com_state(max(t, swing.lift_off))
+        square = plan.omega * plan.omega                           # the plan's ZMP: c − c̈ / ω²
+        predicted = adjustment.predict(self.com.dcm_xy, (cx - ax / square, cy - ay / square), plan.omega, time_left)
         reachable = adjustment.reachable(predicted, self._footholds[stance_foot].yaw, plan.omega, time_left)
-        length, width = adjustment.sole_size
-        support = SupportPolygon(np.vstack([self.stance.footprint(stance_foot),
-                                            rectangle_corners(planned.placement, length, width)]))
-        return adjustment.shift(reachable, support)
+        key = (self.solver.contact_epoch, stance_foot, planned)
+        if self._target is None or self._target[0] != key:          # the soles' hull, while they stay
+            length, width = adjustment.sole_size
+            support = SupportPolygon(np.vstack([self.stance.footprint(stance_foot),
+                                                rectangle_corners(planned.placement, length, width)]))
+            self._target = (key, adjustment.target(support))
+        return adjustment.shift(reachable, self._target[1])
 
     def _check_adjustment(self, t: float) -> None:
         """Step adjustment (:mod:`.adjustment`): the capture point at touch-down at best;
