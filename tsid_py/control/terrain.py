@@ -349,6 +349,13 @@ class Terrain:
         """Whether the terrain is the floor alone."""
         return not self.features
 
+    @property
+    def cell(self) -> float | None:
+        """The length (m) over which the ground's shape repeats in kind: the smallest rough
+        ground's cell (its bumps), None when every feature is planar (ramps, steps, blocks)."""
+        cells = [feature.cell for feature in self.features if isinstance(feature, Rough)]
+        return min(cells) if cells else None
+
     def _top(self, x: float, y: float):
         best, feature = self.floor, None
         for candidate in self.features:
@@ -406,8 +413,7 @@ class Terrain:
         rectangle of half sizes ``half_length`` along the heading ``yaw`` and ``half_width``
         across, sampled on a grid of at most 2 cm (and half a rough ground's cell), at
         least 5 × 3 points, corners included."""
-        cells = [feature.cell for feature in self.features if isinstance(feature, Rough)]
-        step = min([0.02] + [cell / 2 for cell in cells])
+        step = 0.02 if self.cell is None else min(0.02, self.cell / 2)
         along = np.linspace(-half_length, half_length, max(5, int(math.ceil(2 * half_length / step)) + 1))
         across = np.linspace(-half_width, half_width, max(3, int(math.ceil(2 * half_width / step)) + 1))
         u, v = (grid.ravel() for grid in np.meshgrid(along, across))

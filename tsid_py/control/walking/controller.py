@@ -99,10 +99,11 @@ class WalkingController(Pipeline):
     touchdown : land on contact when :meth:`step` is given measured wrenches (True: a
         :class:`~.touchdown.Touchdown` with the robot's defaults, or one configured; False:
         on the clock always).
-    step_adjustment : move the landing footstep (and the rest of the walk) when the capture
-        point's predicted error at touch-down leaves its threshold (True: a
-        :class:`~.adjustment.StepAdjustment` with the robot's defaults, or one configured;
-        False: off).
+    step_adjustment : move the landing footstep (and the rest of the walk), and bring the
+        touch-down forward, when no capture point the stance sole can reach at touch-down is
+        in the support of the stance and landing soles (True: a
+        :class:`~.adjustment.StepAdjustment` with the robot's defaults and the gait's pace,
+        or one configured; False: off).
     balance_options : keyword arguments of the :class:`~tsid_py.control.BalanceController`
         inside (``dcm_gain``, ``torso_weight``, ``qp_solver``, ...), over the profile's
         walking defaults (:class:`~tsid_py.models.profile.WalkDefaults`).

@@ -21,9 +21,13 @@ grid around the planned point — along the heading first, by increasing distanc
 coarse) — and the first good one taken. When none is (rough ground: ±2 cm bumps on a 10 cm
 grid leave a sole's centre a third of its room on average), the candidate of the largest
 room less ``shift_cost`` per metre it moves (one over the sole's length: moving by a sole's
-length costs all its room) is taken: a footstep moves only for a better bearing, and not far
-(a walk whose footholds were each taken for their support alone, up to 14 cm from the plan,
-had strides 50 % longer than the gait's and swings three times as fast). The footstep gets
+length costs all its room) is taken: a footstep moves only for a better bearing, and not far.
+On rough ground the search reaches half a cell of the bumps' grid
+(:attr:`~tsid_py.control.terrain.Terrain.cell`): the ground's shape repeats in kind at the
+cell, and a footstep moved farther lengthens a stride for nothing new (a walk whose
+footholds were each taken for their support alone, up to 14 cm from the plan, had strides
+50 % longer than the gait's and swings three times as fast; one good foothold 14 cm back
+made a 0.65 m stride whose swing caught the stance leg). The footstep gets
 the height, normal and bearing polygon of the sole's own resting pose (its footprint without
 the margin) (:class:`~.footsteps.Footstep`); the walk plans its centre of pressure at the
 polygon's centroid (:attr:`~.footsteps.Footstep.support_point`) and its contact bears on the
@@ -82,7 +86,8 @@ def place_footstep(step: Footstep, terrain: Terrain, sole_size, *, margin: float
     bearing polygon (see the module); ``sole_size``: ``(length, width)`` m of the sole.
     ``search`` (m) defaults to half the sole's length plus the margin and two ``resolution``:
     an edge under the planned point blocks a band the sole's length plus two margins wide,
-    and one of its sides is then within reach. When no candidate is good, the one of the
+    and one of its sides is then within reach; on rough ground, at most half its cell
+    (:attr:`~tsid_py.control.terrain.Terrain.cell`). When no candidate is good, the one of the
     best :func:`cop_room` less ``shift_cost`` per metre moved (default: one over the sole's
     length) is taken."""
     if terrain.is_flat:
@@ -91,6 +96,8 @@ def place_footstep(step: Footstep, terrain: Terrain, sole_size, *, margin: float
     length = positive_scalar(sole_size[0], "sole_size")
     if search is None:
         search = 0.5 * length + margin + 2 * resolution
+        if terrain.cell is not None:                 # bumps: a cell farther finds none of a new kind
+            search = min(search, 0.5 * terrain.cell)
     search = positive_scalar(search, "search", allow_zero=True)
     shift_cost = 1.0 / length if shift_cost is None else positive_scalar(shift_cost, "shift_cost", allow_zero=True)
     c, s = math.cos(step.yaw), math.sin(step.yaw)
