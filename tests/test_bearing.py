@@ -135,3 +135,25 @@ def test_a_walk_plans_its_centre_of_pressure_at_each_footstep_s_support_point():
     np.testing.assert_allclose(plan.zmp(middle), steps[0].support_point, atol=1e-12)
     with pytest.raises(ValueError, match="bearing"):
         Footstep("left", 0.0, 0.0, 0.0, bearing=((0, 0), (1, 1)))
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_the_planes_a_sole_can_lie_on_are_on_or_above_the_ground_and_touch_it_at_three_points(seed):
+    """Each of ``resting_normals``' planes, through a footprint sample it touches, is on or
+    above every sample and touches at least three; the lowest at the centre (``rest``) is
+    among them; a ramp has one, its own."""
+    terrain = Terrain.rough(0.02, seed=seed, start=0.0)
+    rng = np.random.default_rng(seed)
+    for _ in range(10):
+        x, y, yaw = rng.uniform(0.5, 4.0), rng.uniform(-1.5, 1.5), rng.uniform(-math.pi, math.pi)
+        normals = terrain.resting_normals(x, y, yaw, SOLE)
+        dx, dy = terrain.footprint_offsets(yaw, SOLE[0] / 2, SOLE[1] / 2)
+        heights = terrain.height(x + dx, y + dy)
+        for n in normals:
+            gx, gy = -n[0] / n[2], -n[1] / n[2]
+            h0 = np.max(heights - gx * dx - gy * dy)                      # lowest such plane
+            above = h0 + gx * dx + gy * dy - heights
+            assert np.min(above) >= -1e-12 and np.sum(above < 1e-9) >= 3
+        assert np.max(normals @ terrain.rest(x, y, yaw, SOLE).normal) == pytest.approx(1.0, abs=1e-9)
+    ramp = Terrain.slope(10, start=0.0).resting_normals(1.0, 0.0, 0.3, SOLE)
+    np.testing.assert_allclose(ramp, [[-math.sin(math.radians(10)), 0.0, math.cos(math.radians(10))]], atol=1e-12)

@@ -53,16 +53,21 @@ class Stance:
         self._support: SupportPolygon | None = None
 
     # ------------------------------------------------------------------ changes
-    def make(self, foot: str, transition: float = 0.0, bearing=None) -> Contact:
+    def make(self, foot: str, transition: float = 0.0, bearing=None, anchor=None) -> Contact:
         """Put ``foot`` down where it is now (its normal force ramps up over ``transition`` s);
         returns its new contact. ``bearing``: the polygon of its sole it bears on (a
-        :class:`~tsid_py.PlanarContact`'s ``bearing``; None: all of it)."""
+        :class:`~tsid_py.PlanarContact`'s ``bearing``; None: all of it). ``anchor``
+        (pin.SE3, world): where the contact holds the foot (None: where it is at the next
+        solve)."""
         contact = self.make_contact(foot)
         if bearing is not None:
             contact.bearing = bearing
         self._released.pop(foot, None)
         self._version += 1
-        return self.solver.add_contact(contact, transition=transition)
+        self.solver.add_contact(contact, transition=transition)
+        if anchor is not None:
+            self.solver.reanchor_contact(foot, anchor)
+        return contact
 
     def release(self, foot: str, transition: float = 0.0, *, counted_until_lift: bool = False) -> None:
         """Start unloading ``foot``: its normal force ramps to 0 over ``transition`` s (at once

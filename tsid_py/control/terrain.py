@@ -408,6 +408,18 @@ class Terrain:
             support = min(1.0, polygon_area(bearing) / (length + 2 * margin) / (width + 2 * margin))
         return Resting(placement, gap, math.acos(min(1.0, float(normal[2]))), support, bearing)
 
+    def resting_normals(self, x: float, y: float, yaw: float, size) -> np.ndarray:
+        """The unit normals (k, 3) of every plane a ``size = (length, width)`` m sole put down
+        at ``(x, y)`` heading ``yaw`` can lie on: on or above the ground under its footprint
+        and touching it at three points (the upper facets of the samples' hull; one on a
+        plane). :meth:`rest` is the one lowest at the centre; a sole held by a leg rests on
+        any of them, so a sole is tipped only when its normal is far from all."""
+        length, width = (positive_scalar(value, "size") for value in size)
+        dx, dy = self.footprint_offsets(yaw, length / 2, width / 2)
+        planes = _upper_planes(dx, dy, self.height(x + dx, y + dy))
+        normals = np.column_stack([-planes[:, 1], -planes[:, 2], np.ones(len(planes))])
+        return normals / np.linalg.norm(normals, axis=1)[:, None]
+
     def footprint_offsets(self, yaw: float, half_length: float, half_width: float) -> tuple[np.ndarray, np.ndarray]:
         """World offsets (dx, dy) from a footprint's centre of sample points over it: a
         rectangle of half sizes ``half_length`` along the heading ``yaw`` and ``half_width``
@@ -431,16 +443,22 @@ def _resting_plane(dx: np.ndarray, dy: np.ndarray, heights: np.ndarray) -> tuple
     programme's optimum is a facet of the samples' convex hull: of the upper facets' planes
     (each on or above every sample), the one lowest at the centre — read off Qhull's hull
     (scipy.spatial.ConvexHull) rather than solved for."""
-    from scipy.spatial import ConvexHull
+    planes = _upper_planes(dx, dy, heights)
+    h0, gx, gy = planes[int(np.argmin(planes[:, 0]))]
+    return float(h0), float(gx), float(gy)
 
+
+def _upper_planes(dx: np.ndarray, dy: np.ndarray, heights: np.ndarray) -> np.ndarray:
+    """``(h0, g_x, g_y)`` (k, 3) of each plane ``z = h0 + g_x dx + g_y dy`` on or above every
+    sample that touches three of them: the upper facets of the samples' convex hull (tilted
+    less than 60°: the vertical sides of a footprint's hull are none), or the samples' own
+    plane."""
     points = np.column_stack([np.ones_like(dx), dx, dy])
     fit = np.linalg.lstsq(points, heights, rcond=None)[0]
     if np.max(np.abs(points @ fit - heights)) < 1e-9:
-        return float(fit[0]), float(fit[1]), float(fit[2])
-    hull = ConvexHull(np.column_stack([dx, dy, heights]))
-    a, b, c, d = hull.equations.T                       # a x + b y + c z + d = 0, outward (a, b, c)
-    upper = c > 1e-9
-    best = int(np.argmin(-d[upper] / c[upper]))
-    a, b, c, d = a[upper][best], b[upper][best], c[upper][best], d[upper][best]
-    return float(-d / c), float(-a / c), float(-b / c)
+        return fit[None, :]
+    from scipy.spatial import ConvexHull
 
+    a, b, c, d = ConvexHull(np.column_stack([dx, dy, heights])).equations.T    # a x + b y + c z + d = 0
+    upper = c > 0.5                                     # unit outward normals within 60° of up
+    return np.column_stack([-d[upper] / c[upper], -a[upper] / c[upper], -b[upper] / c[upper]])

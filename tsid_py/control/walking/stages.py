@@ -21,6 +21,7 @@ from ..dcm import CapturePointTask
 from ..pipeline import Stage, StepState
 from ..stance import Stance
 from ..support import WALKING, BalanceMode
+from ..terrain import surface_placement
 from .adjustment import StepAdjustment
 from .angles import mean_yaw, yaw_of_sole, yaw_rotation
 from .footsteps import Footstep, Gait
@@ -296,7 +297,12 @@ class PlanStage(Stage):
             self.swinging = None
             footstep = self._footholds[foot] = self.plan.footsteps[index]
             bearing = None if self.region is None else self.region(footstep)
-            self.landed.append((self.stance.make(foot, ramp, bearing), index))
+            anchor = None
+            if not footstep.level or footstep.bearing is not None:      # on the ground's plane there
+                frame = self.solver.robot.frame_id(foot)
+                placement = self.solver.robot.frame_placement(frame)
+                anchor = surface_placement(placement.translation, yaw_of_sole(placement.rotation), footstep.normal)
+            self.landed.append((self.stance.make(foot, ramp, bearing, anchor), index))
             self.steps_taken += 1
 
 
