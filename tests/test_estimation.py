@@ -232,3 +232,49 @@ def test_leg_kinematics_are_pinocchios(name, rng):
         kinematics.positions(q[7:], out)
         for i, frame in enumerate(frames):
             np.testing.assert_allclose(out[i], data.oMi[1].actInv(data.oMf[frame]).translation, atol=1e-12)
+
+
+def test_a_point_foot_put_down_by_its_planned_force_anchors_after_it_settles():
+    """On point feet the estimation stage counts a foot's planned force only once its contact
+    has been in the solver for POINT_FOOT_SETTLE (a foot put down on the schedule may still be
+    coming down); a measured force counts at once, and soles do not wait."""
+    from types import SimpleNamespace
+
+    from tsid_py.control import BalanceController
+    from tsid_py.control.estimation import POINT_FOOT_SETTLE, attach_estimator
+    from tsid_py.control.pipeline import StepState
+    from tsid_py.control.quadruped import QuadrupedController
+
+    robot = load_robot("go2")
+    controller = QuadrupedController(robot, DT)
+    stage = attach_estimator(controller, StateEstimator(robot, DT))
+    settle = stage.settle_steps
+    assert settle == round(POINT_FOOT_SETTLE / DT) > 0
+    talos = load_robot("talos")
+    assert attach_estimator(BalanceController(talos, DT), StateEstimator(talos, DT)).settle_steps == 0
+    readings = SensorReadings(robot.na)
+    readings.joint_positions[:] = robot.q_ref[7:]
+    readings.accel[:] = [0.0, 0.0, robot.gravity]
+    planned = {foot: np.array([0.0, 0.0, 40.0, 0.0, 0.0, 0.0]) for foot in stage.feet}
+    previous = SimpleNamespace(local_wrenches=planned, ddq=np.zeros(robot.nv))
+    state = StepState()
+
+    def step(wrenches=None):
+        state.begin(0.0, None, None, wrenches, readings)
+        state.previous = previous
+        stage.step(state)
+        return stage.forces.copy()
+
+    landing = stage.feet[0]
+    np.testing.assert_array_equal(step(), 40.0)                # standing from the start: settled
+    controller.stance.lift(landing)
+    assert step()[0] == 0.0
+    controller.stance.make(landing)
+    forces = [step()[0] for _ in range(settle + 2)]
+    assert forces[:settle] == [0.0] * settle and forces[settle:] == [40.0, 40.0]
+    assert stage.estimator.stance[0] == 1.0
+    controller.stance.lift(landing)
+    step()
+    controller.stance.make(landing)
+    measured = {foot: np.array([0.0, 0.0, 25.0, 0.0, 0.0, 0.0]) for foot in stage.feet}
+    assert step(measured)[0] == 25.0                           # a force sensor's reading: at once

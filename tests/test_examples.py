@@ -51,3 +51,15 @@ def test_the_trot_example_covers_its_metre_turning_and_stands(capsys):
         r"moved (\S+) m, turned (\S+)°, (\d+) touch-downs, base height (\S+) m", out).groups()
     assert 1.0 <= float(moved) < 1.2 and 25 < float(turned) < 60 and int(touchdowns) >= 16
     assert float(height) == pytest.approx(0.334, abs=0.01)        # standing again at its posture's height
+
+
+def test_priorities_example_meets_the_first_two_levels_exactly(capsys):
+    """As one weighted cost the hand and the CoM both miss what they ask; as levels 1 and 2
+    both are met (to 1e-9 m/s²) and the posture, level 3, gives way."""
+    out = run_example("priorities.py", capsys)
+    weighted = [float(x) for x in re.search(r"one weighted cost: hand misses its acceleration by (\S+) m/s², "
+                                            r"CoM by (\S+) m/s²", out).groups()]
+    levelled = [float(x) for x in re.search(r"three levels: +hand misses its acceleration by (\S+) m/s², "
+                                            r"CoM by (\S+) m/s²", out).groups()]
+    assert min(weighted) > 0.1 and max(levelled) < 1e-9
+    assert "levels that gave way: (3,)" in out

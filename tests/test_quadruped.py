@@ -162,9 +162,13 @@ def test_a_trot_on_the_robots_own_dynamics_lifts_and_lands_its_feet_and_holds_it
     assert controller.plan.iterations >= 1 and controller.mpc_rate == pytest.approx(1 / controller.mpc.step)
 
 
-def test_a_measured_force_lands_a_swinging_foot_before_its_scheduled_touchdown():
+@pytest.mark.parametrize("noise_share", [0.0, 0.025])
+def test_a_measured_force_lands_a_swinging_foot_before_its_scheduled_touchdown(noise_share):
+    """A normal force of 10 % of the weight lands a foot at once; from force sensors whose
+    noise σ is 2.5 % of the weight, it does not (the threshold is 5σ)."""
     robot = load_robot("go2")
-    controller = QuadrupedController(robot)
+    controller = QuadrupedController(robot, force_noise=noise_share * robot.weight)
+    assert controller.gait_stage.touchdown_force == pytest.approx(max(0.01, 5 * noise_share) * robot.weight)
     state = (robot.q_ref.copy(), robot.zero_velocity())
     controller.walk(0.0)
     q, v, _ = _integrate(controller, state, 5)
@@ -179,9 +183,14 @@ def test_a_measured_force_lands_a_swinging_foot_before_its_scheduled_touchdown()
         return {f.name: np.array([0, 0, force if f is foot else 0.0, 0, 0, 0]) for f in c.feet}
 
     _integrate(controller, (q, v), int((early - controller.time) / controller.dt) + 2, wrenches)
+    if noise_share:
+        assert foot.swing is not None and foot.name not in controller.solver.contacts
+        return
     assert foot.swing is None and foot.name in controller.solver.contacts
     assert early - 1e-9 <= foot.since <= early + 2 * controller.dt          # at the first step it was felt
     assert foot.since < scheduled - 0.05
+    with pytest.raises(ValueError, match="force_noise"):
+        QuadrupedController(robot, force_noise=-1.0)
 
 
 def test_no_quadruped_stage_assigns_an_item_setting_during_a_step(monkeypatch):

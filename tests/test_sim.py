@@ -1,6 +1,7 @@
 """The MuJoCo harness runs the same robot, and the demos keep it up (short versions)."""
 
 import json
+import re
 
 import numpy as np
 import pinocchio as pin
@@ -291,8 +292,12 @@ def test_a_diverging_simulation_raises_instead_of_resetting(capfd):
     robot = load_robot("talos")
     sim = Simulation(robot)
     sim.step(np.zeros(robot.na), steps=5)
-    with pytest.raises(SimulationDiverged, match=r"'talos' diverged at t = 0\.00[67]0 s .*accelerations.*1e\+12"):
+    with pytest.raises(SimulationDiverged, match=r"'talos' diverged at t = 0\.00[67]0 s .*accelerations.*1e\+12") as raised:
         sim.step(np.full(robot.na, 1e12))
+    dof = int(re.search(r"DOF (\d+)", str(raised.value)).group(1))       # MuJoCo's, named by its joint
+    assert f"at DOF {dof}. " in str(raised.value)
+    assert f", joint {sim.model.joint(int(sim.model.dof_jntid[dof])).name!r})" in str(raised.value)
+    assert f"tsid-py check-robot {robot.source.path}" in str(raised.value)
     assert sim.time > 0.005
     assert capfd.readouterr().out == ""
     sim.reset(robot.q_ref, robot.zero_velocity())
@@ -314,6 +319,21 @@ def test_a_push_trial_ends_as_a_failure_when_the_physics_diverge():
     assert 0.05 <= summary["fell_at"] < 0.07
 
 
+def test_the_summary_lists_the_pushes_that_happened():
+    """A run that ends first (here its physics diverge at ~0.06 s under an absurd push)
+    reports none of the pushes scheduled after: they were listed as applied."""
+    from tsid_py.scenarios.push_recovery import run_pushes
+
+    def absurd_push(t, controller, sim):
+        if abs(t - 0.05) < 1e-9:
+            sim.push([1e13, 0.0, 0.0], 0.01)
+
+    summary, _ = run_pushes(load_robot("talos"), [(0.02, "+y", 50.0), (0.15, "+x", 50.0)], duration=0.3,
+                            on_step=absurd_push)
+    assert summary["fell"] and summary["fell_at"] < 0.15
+    assert summary["pushes"] == [{"at": 0.02, "direction": "+y", "newtons": 50.0}]
+
+
 def test_a_walk_whose_physics_diverge_before_it_sets_off_is_a_fall_not_a_crash():
     """The walk plan starts after the settling time; a divergence before it (here an absurd
     push at 0.05 s) ends the run with a summary of no steps, not an AttributeError."""
@@ -323,3 +343,38 @@ def test_a_walk_whose_physics_diverge_before_it_sets_off_is_a_fall_not_a_crash()
     assert 0.05 < SETTLE
     assert summary["fell"] and summary["fall_reason"].startswith("the simulation diverged")
     assert summary["planned_steps"] == 0 and summary["steps"] == 0 and info["footsteps"] == []
+
+
+def test_levels_keep_the_com_while_the_hand_reaches_short():
+    """Talos reaches 30 cm forward with its left hand over 0.6 s in MuJoCo. As one weighted
+    cost (hand weight 10, CoM 1) the CoM drifts to serve the hand; with the hand at level 1
+    and the CoM at level 2 the CoM holds (three times less drift at least) and the hand reaches
+    no later.
+    The long version, with pushes and noise over several seeds: benchmarks/levels_reach.py."""
+    robot = load_robot("talos")
+    hand = "arm_left_7_link"
+    start = robot.placement_at(robot.q_ref, robot.model.getFrameId(hand)).translation.copy()
+    goal = start + [0.3, 0.0, 0.1]
+    results = {}
+    for priorities in (("soft", "soft"), (1, 2)):
+        sim = Simulation(robot)
+        solver = tp.DynamicsSolver(robot)
+        for foot in robot.feet:
+            solver.add_contact(tp.PlanarContact(foot, length=robot.sole_size[0], width=robot.sole_size[1], mu=0.8))
+        solver.add_constraint(tp.constraints.TorqueLimits())
+        reach = solver.add_task(tp.tasks.PositionTask(hand, kp=100.0, weight=10.0, priority=priorities[0]))
+        com = solver.add_task(tp.tasks.CoMTask(kp=100.0, priority=priorities[1]))
+        solver.add_task(tp.tasks.JointTask(robot.q_ref, kp=10.0, weight=1e-2))
+        com_start, drift = com.position_ref.copy(), 0.0
+        for k in range(800):
+            ramp = min(k / 600, 1.0)
+            reach.set_target(start + ramp * ramp * (3 - 2 * ramp) * (goal - start))
+            sim.step(solver.solve(*sim.state()).tau_actuated)
+            drift = max(drift, np.linalg.norm(sim.com_state()[0][:2] - com_start[:2]))
+        q, _ = sim.state()
+        assert q[2] > 0.9 * robot.q_ref[2]
+        results[priorities] = drift, np.linalg.norm(robot.placement_at(q, robot.model.getFrameId(hand)).translation
+                                                    - goal)
+    (soft_drift, soft_miss), (level_drift, level_miss) = results[("soft", "soft")], results[(1, 2)]
+    assert level_drift < soft_drift / 3                       # measured: 0.06 mm against 2.8 mm
+    assert level_miss < 0.03 and level_miss <= soft_miss + 1e-3   # the hand no later than as one cost

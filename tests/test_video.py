@@ -49,3 +49,41 @@ def test_robots_with_collada_visuals_get_a_visual_model(name):
     model = build_model(robot, visual=True)
     visuals = [i for i in range(model.ngeom) if model.geom_group[i] == 1]
     assert model.nmesh > 0 and len(visuals) >= model.nmesh
+
+
+_FILM = """
+import sys
+import numpy as np
+from tsid_py.scenarios.video import VideoRecorder, select_offscreen_gl
+select_offscreen_gl()
+import tsid_py as tp
+from tsid_py.sim import Simulation
+sim = Simulation(tp.robots.load("panda"), visual=True)
+recorder = VideoRecorder(sim, sys.argv[1])
+for _ in range(100):
+    recorder.capture()
+    sim.step(np.zeros(sim.robot.na))
+if sys.argv[2] == "close":
+    print(recorder.close())
+else:
+    raise KeyboardInterrupt                # the run cut short: the video is never closed
+"""
+
+
+def test_a_video_cut_short_leaves_the_previous_one(tmp_path):
+    """The video is written beside its path and renamed over it when closed: a run cut short
+    (Ctrl-C) leaves the previous video whole and no part behind; a closed one replaces it."""
+    import imageio.v3 as iio
+
+    video = tmp_path / "run.mp4"
+    video.write_bytes(b"the previous video")
+    env = {key: value for key, value in os.environ.items() if key not in ("MUJOCO_GL", "PYOPENGL_PLATFORM", "DISPLAY")}
+    cut = subprocess.run([sys.executable, "-c", _FILM, str(video), "interrupt"], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert "KeyboardInterrupt" in cut.stderr
+    assert video.read_bytes() == b"the previous video" and [p.name for p in tmp_path.iterdir()] == ["run.mp4"]
+    done = subprocess.run([sys.executable, "-c", _FILM, str(video), "close"], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert iio.imread(video).shape[0] == int(done.stdout) > 0          # the frames the recorder wrote
+    assert [p.name for p in tmp_path.iterdir()] == ["run.mp4"]

@@ -110,8 +110,12 @@ def as_rotation(value, name: str) -> np.ndarray:
     return rotation
 
 
-def priority(value: str, name: str = "priority") -> str:
-    """``"soft"`` or ``"hard"``."""
-    if value not in ("soft", "hard"):
-        raise ValueError(f"{name} must be 'soft' or 'hard', got {value!r}")
-    return value
+def priority(value, name: str = "priority") -> str | int:
+    """``"hard"`` (level 0: equalities, or inequalities that must hold), a level ``1, 2, …``
+    (an int: solved lexicographically, level 1 first; see :mod:`tsid_py.hierarchy`) or
+    ``"soft"`` (the last level: the weighted cost)."""
+    if isinstance(value, str) and value in ("soft", "hard"):
+        return value
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and value >= 1:
+        return int(value)
+    raise ValueError(f"{name} must be 'hard', 'soft' or a level 1, 2, … (an int ≥ 1), got {value!r}")

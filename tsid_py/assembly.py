@@ -18,6 +18,10 @@ constraints and regularisation tasks, the root mode and the hard contacts a step
 writes one step's :class:`~tsid_py.qp.QP` into buffers it reuses, applying that step's
 overrides, and :meth:`Layout.extract` turns a backend's answer into a
 :class:`~tsid_py.Solution`.
+
+Items at a priority level ``1, 2, …`` (and soft constraints) go to the level blocks of
+:mod:`tsid_py.levels`, written after the rest; a layout without any (the default problem)
+has none and assembles exactly as before.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import numpy as np
 
 from .constraints.base import AccelerationBounds, Constraint, LinearConstraint
 from .contacts import Contact
+from .levels import RELAXED, LevelBlock, describe as _describe, levelled_blocks, motion_row_count, row_views
 from .overrides import StepOverrides
 from .qp import QP, LeastSquaresCost
 from .robot import Robot
@@ -92,9 +97,18 @@ class Layout:
         self.soft_tasks = [t for t in tasks + list(regularization) if t.priority == "soft"]
         self.diagonal_tasks = [t for t in self.soft_tasks if isinstance(t, DiagonalTask)]
         self.row_tasks = [t for t in self.soft_tasks if not isinstance(t, DiagonalTask)]
-        self.bounds = [c for c in constraints if isinstance(c, AccelerationBounds)]
-        self.linear = [c for c in constraints if isinstance(c, LinearConstraint)]
+        constraints = list(constraints)
+        self.bounds = [c for c in constraints if isinstance(c, AccelerationBounds) and c.priority == "hard"]
+        self.linear = [c for c in constraints if isinstance(c, LinearConstraint) and c.priority == "hard"]
         self.kinematic = [c for c in self.contacts if c.kinematic]
+        #: The priority levels' blocks (:mod:`tsid_py.levels`), in the order they are solved;
+        #: empty for the default problem (hard rows and a cost).
+        self.levels: list[LevelBlock] = levelled_blocks(self.context, tasks, self.kinematic, constraints,
+                                                        self.softened)
+        self.level_tasks = [task for block in self.levels for task in block.tasks]
+        #: The softened hard contacts that make the first level (with levels; else they are soft).
+        self.relaxed = frozenset(c.name for block in self.levels if block.priority == RELAXED
+                                 for c in block.contact_rows)
         self.normal_columns = np.array([columns[c.name].start + c.normal_index for c in self.contacts], dtype=int)
         self.unilateral_columns = [(contact, int(column)) for contact, column in zip(self.contacts, self.normal_columns)
                                    if contact.unilateral]
@@ -113,6 +127,11 @@ class Layout:
         box = [" / ".join(self.box_labels.get(int(i), ["variable bounds"])) for i in self.stacked[3]]
         return {"equalities": list(self.eq_labels), "inequalities": list(self.in_labels), "box": box}
 
+    @property
+    def levelled(self) -> bool:
+        """Whether the QP has priority levels between its hard rows and its cost."""
+        return bool(self.levels)
+
     def non_finite_sources(self) -> list[str]:
         """The items whose rows of the last :meth:`assemble` hold NaN or inf (bounds may be
         infinite, never NaN), for the error that names them; empty when all are finite."""
@@ -121,6 +140,7 @@ class Layout:
             sources.append("equation of motion (the robot's dynamics at this state)")
         blocks = [(self.A, self.b, self.eq_labels), (self.A_soft, self.b_soft, self.soft_labels),
                   (self.C, None, self.in_labels)]
+        blocks += [arrays for block in self.levels for arrays in block.arrays()]
         for matrix, vector, labels in blocks:
             bad = ~np.all(np.isfinite(matrix), axis=1)
             if vector is not None:
@@ -128,6 +148,8 @@ class Layout:
             sources += [labels[row] for row in np.flatnonzero(bad)]
         bounds = np.isnan(self.l) | np.isnan(self.u)
         sources += [self.in_labels[row] for row in np.flatnonzero(bounds)]
+        for block in self.levels:
+            sources += [block.inequality_labels[row] for row in np.flatnonzero(np.isnan(block.l) | np.isnan(block.u))]
         if self.lb is not None:
             sources += [" / ".join(self.box_labels.get(int(i), ["variable bounds"]))
                         for i in np.flatnonzero(np.isnan(self.lb) | np.isnan(self.ub))]
@@ -144,7 +166,7 @@ class Layout:
             labels += ["equation of motion (floating base)"] * 6
         for contact in self.kinematic:
             if self._is_hard(contact):
-                size = contact.motion_rows.stop - contact.motion_rows.start
+                size = motion_row_count(contact)
                 slices.append((contact, slice(row, row + size)))
                 labels += [_describe(contact)] * size
                 row += size
@@ -160,22 +182,22 @@ class Layout:
         root = 6 if self.root_equalities else 0
         self.root_rows, self.root_rhs = self.A[:root, : self.nv], self.b[:root]
         self.root_force_blocks = [self.A[:root, self.columns[contact.name]] for contact in self.contacts]
-        views = [(owner, *self._row_views(self.A, self.b, rows, owner)) for owner, rows in slices]
+        views = [(owner, *row_views(self.A, self.b, rows, owner, self.nv)) for owner, rows in slices]
         self.hard_contact_views = [view for view in views if isinstance(view[0], Contact)]
         self.hard_task_views = [view for view in views if not isinstance(view[0], Contact)]
 
     def _build_soft_rows(self) -> None:
         """Row slices of the stacked soft costs ``||√W (A x − b)||²``."""
         slices, row = [], 0
-        for owner in self.row_tasks + [c for c in self.kinematic if not self._is_hard(c)]:
-            size = owner.size if isinstance(owner, Task) else owner.motion_rows.stop - owner.motion_rows.start
+        for owner in self.row_tasks + [c for c in self.kinematic if self._is_soft(c)]:
+            size = owner.size if isinstance(owner, Task) else motion_row_count(owner)
             slices.append((owner, slice(row, row + size)))
             row += size
         self.A_soft = np.zeros((row, self.n))
         self.b_soft = np.zeros(row)
         self.soft_labels = [label for owner, rows in slices
                             for label in [_describe(owner)] * (rows.stop - rows.start)]
-        views = [(owner, *self._row_views(self.A_soft, self.b_soft, rows, owner)) for owner, rows in slices]
+        views = [(owner, *row_views(self.A_soft, self.b_soft, rows, owner, self.nv)) for owner, rows in slices]
         self.soft_contact_views = [view for view in views if isinstance(view[0], Contact)]
         self.soft_task_views = [view for view in views if not isinstance(view[0], Contact)]
         self.cost_diagonal = np.zeros(self.n)
@@ -221,7 +243,7 @@ class Layout:
         self.linear_views = [(constraint, self.C[rows], self.l[rows], self.u[rows]) for constraint, rows in slices]
         #: The QP over these buffers, handed out by every :meth:`assemble`.
         self.qp = QP(None, None, self.A, self.b, self.C, self.l, self.u, self.lb, self.ub, cost=self.cost,
-                     stacked=self.stacked if self.use_box else None)
+                     stacked=self.stacked if self.use_box else None, levels=[block.level for block in self.levels])
         if friction:
             self.C[:friction_rows] = np.vstack(friction)
 
@@ -229,25 +251,29 @@ class Layout:
         """Whether the contact's no-slip rows are equalities in this layout."""
         return contact.priority == "hard" and contact.name not in self.softened
 
+    def _is_soft(self, contact: Contact) -> bool:
+        """Whether the contact's no-slip rows are in the soft cost in this layout (a soft
+        contact, or a hard one that a step softens)."""
+        return contact.priority == "soft" or (contact.priority == "hard" and contact.name in self.softened
+                                              and contact.name not in self.relaxed)
+
     def _build_contact_views(self) -> None:
         """Per contact: its columns of D and of the root rows in A, its no-slip rows (in A if
         hard, in the soft rows if soft, none if it has no kinematics) and the √weight of soft
         rows (None if hard, and for a hard contact softened here: its step's override scales
-        them); ``soft_contact_rows``: the soft rows by contact name, with that √weight."""
+        them); ``soft_contact_rows``: the rows of a cost (soft, or at a level) by contact name,
+        with that √weight."""
         rows = {contact: (matrix, vector, None) for contact, matrix, vector in self.hard_contact_views}
         rows.update({contact: (matrix, vector, None if contact.name in self.softened else np.sqrt(contact.weight))
                      for contact, matrix, vector in self.soft_contact_views})
-        self.soft_contact_rows = {contact.name: rows[contact] for contact, _, _ in self.soft_contact_views}
+        for block in self.levels:
+            rows.update(block.contact_rows)
+        self.soft_contact_rows = {contact.name: rows[contact] for contact in rows
+                                  if rows[contact][2] is not None or contact.name in self.softened}
         no_rows = (np.zeros((0, self.nv)), np.zeros(0), None)
         self.contact_views = [(contact, block, root_block, *rows.get(contact, no_rows))
                               for contact, block, root_block in zip(self.contacts, self.D_forces,
                                                                     self.root_force_blocks)]
-
-    def _row_views(self, matrix: np.ndarray, vector: np.ndarray, rows: slice, owner) -> tuple[np.ndarray, np.ndarray]:
-        """Views of the rows ``rows`` of a buffer and of ``vector``; the matrix view spans the
-        q̈ columns only for an owner acting on q̈ (contacts, most tasks), all columns else."""
-        on_ddq = isinstance(owner, Contact) or owner.acts_on == "ddq"
-        return (matrix[rows, : self.nv] if on_ddq else matrix[rows]), vector[rows]
 
     # ------------------------------------------------------------------ assembly
     def assemble(self, normal_force_limits: Mapping[str, tuple[float, float]] | None = None,
@@ -282,12 +308,7 @@ class Layout:
         if task_weights:
             self._check_task_weights(task_weights)
             for task, matrix, vector in self.soft_task_views:
-                weight = task_weights.get(task)
-                task.write_rows(context, matrix, vector, weighted=weight is None)
-                if weight is not None:
-                    root = np.sqrt(weight[task.kept_axes])
-                    matrix *= root[:, None]
-                    vector *= root
+                task.write_cost_rows(context, matrix, vector, task_weights.get(task))
         else:
             for task, matrix, vector in self.soft_task_views:
                 task.write_rows(context, matrix, vector, weighted=True)
@@ -310,6 +331,8 @@ class Layout:
         else:
             for contact, column in self.unilateral_columns:
                 lb[column], ub[column] = contact.normal_force_bounds
+        for block in self.levels:
+            block.write(context, task_weights)
         self.qp.cost_changed()
         return self.qp
 
@@ -329,12 +352,13 @@ class Layout:
             vector *= scale
 
     def _check_task_weights(self, task_weights: Mapping) -> None:
-        """Every task whose weight a step overrides is one of this layout's soft tasks."""
-        soft = set(self.soft_tasks)
+        """Every task whose weight a step overrides is one of this layout's soft tasks or tasks
+        at a level."""
+        weighted = set(self.soft_tasks) | set(self.level_tasks)
         for task in task_weights:
-            if task not in soft:
+            if task not in weighted:
                 raise ValueError(f"task {getattr(task, 'name', task)!r} has a weight override but is not a soft "
-                                 "task of this solver")
+                                 "task of this solver (nor one at a level 1, 2, …)")
 
     def _fill_diagonal_costs(self, context: StepContext, task_weights: Mapping | None = None) -> None:
         """``d`` and ``e`` of the cost from the tasks on single variables: each adds ``w ∘ t``
@@ -390,10 +414,3 @@ class Layout:
         refillable = all(contact.generator_selects for contact in self.contacts)   # else G f: no copy
         self._refill = (solution, copies) if refillable else None
         return solution
-
-
-def _describe(owner) -> str:
-    """How reports name an item's rows: ``task NAME`` or ``contact NAME: no-slip acceleration``."""
-    if isinstance(owner, Contact):
-        return f"contact {owner.name}: no-slip acceleration"
-    return f"task {owner.name}"

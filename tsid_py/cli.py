@@ -66,7 +66,7 @@ def _demo(args) -> int:
     shared = conditions_command.given(args)          # the sensor, plant and feedback options
     if shared and "conditions" not in inspect.signature(demos.DEMOS[args.name]).parameters:
         takers = [name for name, f in sorted(demos.DEMOS.items()) if "conditions" in inspect.signature(f).parameters]
-        return _usage_error(f"{shared[0]} applies to the {' and '.join(takers)} demos only")
+        return _usage_error(f"{shared[0]} applies to the {', '.join(takers[:-1])} and {takers[-1]} demos only")
     if args.srdf is not None and not (args.robot and is_path(args.robot)):
         return _usage_error("--srdf gives a robot file's postures: it needs --robot PATH")
     if args.name == "trot":                          # its own options and checks (tsid_py.cli_trot)
@@ -87,6 +87,9 @@ def _demo(args) -> int:
     }
     if args.distance is not None and args.turn is not None:
         return _usage_error("--distance and --turn are exclusive: walk a distance or turn in place")
+    if args.name == "balance" and args.push_at is not None and args.push_direction is None:
+        return _usage_error("--push-at times the single push: give its --push-direction (without, the demo pushes "
+                            "twice, at its own times)")
     if args.single_leg and args.step_recovery:
         return _usage_error("--step-recovery steps from double stance: it does not combine with --single-leg")
     for owner, options in options_of.items():
@@ -96,9 +99,6 @@ def _demo(args) -> int:
                     option = {"stance": "--single-leg"}.get(key, f"--{key.replace('_', '-')}")
                     return _usage_error(f"{option} applies to the {owner} demo only")
                 kwargs[key] = value
-    if args.push_at is not None and args.duration is not None and args.push_at >= args.duration:
-        return _usage_error(f"--push-at {args.push_at:g} s is not before the run's end (--duration {args.duration:g} s): "
-                            "the push would not be applied")
     if shared:
         try:
             kwargs["conditions"] = conditions_command.conditions_of(args, demos.DEFAULT_CONDITIONS)
@@ -123,8 +123,8 @@ def _demo(args) -> int:
                 run = function(**kwargs)
         else:
             run = function(**kwargs)
-    except demos.UnsupportedRobot as error:
-        return _usage_error(str(error))
+    except demos.DemoArgumentError as error:        # a robot the demo cannot run, an option it cannot carry out
+        return _usage_error(f"argument {error.options}: {error}")
     summary = {"demo": run.name, "robot": run.robot, **run.summary}
     print(json.dumps(summary, indent=2))
     write_json(args.json, summary)

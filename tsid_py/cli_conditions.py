@@ -47,7 +47,7 @@ DRIVE_OPTIONS = (("--armature", "armature", "kg·m²", None), ("--joint-damping"
 
 def add_arguments(demo: argparse.ArgumentParser) -> None:
     """Add the shared options to the ``demo`` parser (every default None: not given)."""
-    group = demo.add_argument_group("sensors, plant and feedback (balance, walk; see docs/estimation.md)")
+    group = demo.add_argument_group("sensors, plant and feedback (balance, walk, trot; see docs/estimation.md)")
     group.add_argument("--seed", type=count(0), metavar="N", help="seed of every random draw (default 0)")
     group.add_argument("--realistic", action="store_true", default=None,
                        help="the documented realistic preset: noisy encoders and IMU, the drives' armature, "

@@ -64,14 +64,19 @@ def run(args) -> int:
     if robot not in demos.ROBOTS["trot"] and not os.path.isfile(robot):
         return usage(f"--robot must be a built-in quadruped ({', '.join(demos.ROBOTS['trot'])}) or a URDF/MJCF "
                      f"file, got {robot!r}")
+    from .cli_conditions import conditions_of
     from .scenarios.terrains import trot_terrain
 
     terrain = trot_terrain(args.terrain)
+    try:
+        conditions = conditions_of(args, demos.DEFAULT_CONDITIONS)
+    except ValueError as exc:
+        return usage(str(exc).splitlines()[0])
     options = {"robot": robot, "speed": speed, "lateral": args.lateral or 0.0, "yaw_rate": args.yaw_rate or 0.0,
                "distance": args.distance, "duration": args.duration, "turn": args.turn, "gait": args.gait or "trot",
                "terrain": terrain,
                "push": args.push, "push_direction": args.push_direction or "+y", "push_at": args.push_at,
-               "srdf": args.srdf, "viewer": bool(args.viewer), "video": args.video}
+               "srdf": args.srdf, "viewer": bool(args.viewer), "video": args.video, "conditions": conditions}
     if args.viewer and not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
         print("--viewer: no display here (DISPLAY is unset); running headless", file=sys.stderr)
         options["viewer"] = False
@@ -81,6 +86,8 @@ def run(args) -> int:
         select_offscreen_gl()
     try:
         run_ = demos.trot(**options)
+    except demos.DemoArgumentError as exc:  # a command the robot cannot carry out
+        return usage(f"argument {exc.options}: {exc}")
     except ValueError as exc:              # a file that is not a quadruped, a bad option value
         return usage(str(exc).splitlines()[0])
     summary = {"demo": run_.name, "robot": run_.robot, **run_.summary}

@@ -103,7 +103,9 @@ class Contact(SolverItem):
         where the contact was made, in its own axes (m, then rad). With ``kp = kd = 0`` a sole
         that has started to rock or slide keeps its velocity; with the defaults that velocity
         decays with a time constant of 0.1 s and the drift is pulled back.
-    priority : "hard" (equality, default) or "soft" with ``weight`` (1/(m/s²)²).
+    priority : "hard" (equality, default), "soft" with ``weight`` (1/(m/s²)²), or a level
+        ``1, 2, …`` where the no-slip rows, weighted so, are minimised lexicographically (the
+        friction and normal-force rows stay hard).
     unilateral : enforce the friction pyramid, the normal-force bounds and (planar) the
         centre-of-pressure and torsion rows. ``False`` leaves the wrench free (e.g. inverse
         dynamics that only asks the root equation to balance).
@@ -122,7 +124,7 @@ class Contact(SolverItem):
     normal_index: int = 2
 
     def __init__(self, frame: str, *, mu: float = 0.7, f_min: float = 0.0, f_max: float | None = None,
-                 kp: float = DEFAULT_KP, kd: float | None = None, priority: str = "hard", weight: float = 1e3,
+                 kp: float = DEFAULT_KP, kd: float | None = None, priority: str | int = "hard", weight: float = 1e3,
                  unilateral: bool = True, kinematic: bool = True):
         if not isinstance(frame, str):
             raise ValueError(f"frame must be a frame name (str), got {frame!r}")
@@ -166,7 +168,8 @@ class Contact(SolverItem):
     """Damping of the contact-acceleration stabilisation, 1/s (≥ 0)."""
 
     priority = Setting(check_priority, after="structure_changed")
-    """``"hard"`` (the no-slip rows are equalities) or ``"soft"`` (a cost with :attr:`weight`)."""
+    """``"hard"`` (the no-slip rows are equalities), ``"soft"`` (a cost with :attr:`weight`) or
+    a level ``1, 2, …`` (that cost, minimised at that level)."""
 
     weight = Setting(positive, after="structure_changed")
     """Weight of the no-slip rows when soft, 1/(m/s²)² (> 0)."""
@@ -357,7 +360,7 @@ class PlanarContact(Contact):
 
     def __init__(self, frame: str, length: float = 0.2, width: float = 0.13, *, mu: float = 0.7, f_min: float = 0.0,
                  f_max: float | None = None, kp: float = DEFAULT_KP, kd: float | None = None,
-                 priority: str = "hard",
+                 priority: str | int = "hard",
                  weight: float = 1e3, unilateral: bool = True, kinematic: bool = True, bearing=None):
         self._length = positive_scalar(length, "length")
         self._width = positive_scalar(width, "width")
@@ -365,13 +368,13 @@ class PlanarContact(Contact):
         super().__init__(frame, mu=mu, f_min=f_min, f_max=f_max, kp=kp, kd=kd, priority=priority, weight=weight,
                          unilateral=unilateral, kinematic=kinematic)
 
-    length = Setting(positive, after="_rebuild_friction")
+    length = Setting(positive, after="_footprint_changed")
     """Sole length along the frame's x axis, m (> 0)."""
 
-    width = Setting(positive, after="_rebuild_friction")
+    width = Setting(positive, after="_footprint_changed")
     """Sole width along the frame's y axis, m (> 0)."""
 
-    bearing = Setting(_bearing_polygon, after="_rebuild_friction")
+    bearing = Setting(_bearing_polygon, after="_footprint_changed")
     """The polygon the sole bears on ((k, 2) m, counter-clockwise, the frame's x–y), or None:
     the rectangle (see the class)."""
 
@@ -384,6 +387,13 @@ class PlanarContact(Contact):
         half_length, half_width = self._length / 2, self._width / 2
         return np.array([[half_length, half_width], [-half_length, half_width], [-half_length, -half_width],
                          [half_length, -half_width]])
+
+    def _footprint_changed(self) -> None:
+        """The rectangle or the bearing polygon changed: its friction and centre-of-pressure rows, and what the owner
+        derives from the footprint (a controller's support polygon)."""
+        self._rebuild_friction()
+        if self._owner is not None:
+            self._owner.footprint_changed()
 
     def friction_rows(self) -> np.ndarray:
         """The pyramid, then the centre of pressure in the sole and the torsion bound; or,

@@ -60,15 +60,36 @@ def failure(solver, layout, qp: QP, status: str) -> SolverError:
     """The exception to raise for ``solver``'s failed solve of ``qp`` (built by ``layout``):
     :class:`InfeasibleError` if the hard constraints are infeasible (one exact test; the
     conflicts are searched for when first read), a plain :class:`SolverError` if they are
-    feasible (the backend failed) or hold non-finite values. ``error.qp`` is a copy of ``qp``."""
-    error = diagnose(solver.backend.name, layout.labels, qp, status)
+    feasible (the backend failed) or hold non-finite values. ``error.qp`` is a copy of ``qp``.
+
+    With priority levels only the hard rows can conflict (a level gives way instead): the
+    diagnosis is the same, on the hard rows, and its message says so."""
+    levels = [level.name for level in qp.levels]
+    error = diagnose(solver.backend.name, layout.labels, qp, status, levels)
     error.qp = qp.copy()   # the failed problem, for offline inspection
     return error
 
 
-def diagnose(backend_name: str, labels: dict[str, list[str]], qp: QP, status: str) -> SolverError:
+def level_failure(backend_name: str, level, status: str, level_qp: QP, solved: list) -> SolverError:
+    """The exception for a lexicographic solve whose QP at ``level`` (a
+    :class:`~tsid_py.qp.Level`; None for the soft level without soft constraints) failed
+    although the hard rows and the levels above it were solved (``solved``: their priorities):
+    not an infeasibility (each level's QP contains the answer of the level above), a backend
+    failure; ``error.level`` names the level and ``error.qp`` is a copy of its QP."""
+    above = ", ".join(f"level {priority}" for priority in solved) or "the hard rows"
+    name, priority = ("the soft level", "soft") if level is None else (level.name, level.priority)
+    error = SolverError(f"QP backend {backend_name!r} failed at {name} ({status}) although {above} were "
+                        "solved, whose answer is feasible for it: a numerical failure, not a conflict; try another "
+                        "qp_solver", status, level=priority)
+    error.qp = level_qp.copy()
+    return error
+
+
+def diagnose(backend_name: str, labels: dict[str, list[str]], qp: QP, status: str,
+             levels: list[str] = ()) -> SolverError:
     """The exception for a failed solve of ``qp`` (its rows are copied, scaled, for the
-    search); ``labels`` as :attr:`tsid_py.assembly.Layout.labels`."""
+    search); ``labels`` as :attr:`tsid_py.assembly.Layout.labels`; ``levels``: the names of
+    the QP's priority levels, which are not part of the hard rows (they give way)."""
     failed = f"QP backend {backend_name!r} failed ({status})"
     non_finite = non_finite_groups(qp, labels)
     if non_finite:
@@ -80,7 +101,9 @@ def diagnose(backend_name: str, labels: dict[str, list[str]], qp: QP, status: st
     if feasible:
         return SolverError(f"{failed} although the hard constraints are feasible (checked by an exact "
                            "active-set solve); try another qp_solver", status)
-    return InfeasibleError(f"{failed}: the hard constraints are infeasible", status=status,
+    beside = (f" (the items at {', '.join(levels)} are not among them: a level gives way instead; give one of "
+              "the conflicting items a level, priority=1, 2, …, to let it give way)") if levels else ""
+    return InfeasibleError(f"{failed}: the hard constraints are infeasible{beside}", status=status,
                            search=ConflictSearch(rows))
 
 

@@ -12,12 +12,16 @@ class SolverError(RuntimeError):
 
     ``status`` carries the backend's own status string for logging; ``qp``, when the solver
     raised it, is a copy of the failed :class:`~tsid_py.qp.QP` for offline inspection.
+    ``level``: with priority levels, the level (1, 2, …, or "soft") whose QP failed although the hard
+    rows and every level above it were solved (``qp`` is then that level's QP); None when the
+    failure is the hard rows' or the problem has no levels.
     """
 
-    def __init__(self, message: str, status: str = "failed"):
+    def __init__(self, message: str, status: str = "failed", level: int | str | None = None):
         super().__init__(message)
         self.status = status
         self.qp = None
+        self.level = level
 
     def __reduce__(self):
         return _rebuild, (type(self), self.__dict__.copy(), str(RuntimeError.__str__(self)))

@@ -16,7 +16,9 @@ settings, and the assembly applies the overrides to that step's QP only:
   normal force's bounds for this step, within any force ramp under way;
 * ``scale_torque_limits(factor)``: every :class:`~tsid_py.constraints.TorqueLimits` bound is
   multiplied by ``factor`` (> 0);
-* ``weigh(task, weight)``: a soft task's per-axis weights for this step.
+* ``weigh(task, weight)``: a soft task's (or a levelled task's) per-axis weights for this step;
+* ``drop_levels(first)``: with priority levels, leave the levels ``first, first + 1, …`` out of
+  this step (the failure policy's answer to a level whose QP failed).
 
 An override object is reused from step to step by a control loop (:meth:`clear` empties it);
 it is validated where it is built (weights, bounds) and where it is applied (the names must
@@ -29,7 +31,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ._validation import per_axis, positive_scalar
+from ._validation import per_axis, positive_scalar, priority
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,7 @@ class ContactOverride:
 class StepOverrides:
     """The overrides of one solve (see the module). Empty when built."""
 
-    __slots__ = ("contacts", "torque_limit_scale", "task_weights", "active")
+    __slots__ = ("contacts", "torque_limit_scale", "task_weights", "levels_from", "active")
 
     def __init__(self):
         #: Contact name -> :class:`ContactOverride`.
@@ -54,6 +56,8 @@ class StepOverrides:
         self.torque_limit_scale = 1.0
         #: Soft task -> its per-axis weights (dim,) for this step.
         self.task_weights: dict = {}
+        #: The first priority level left out of this step (None: every level is solved).
+        self.levels_from: int | None = None
         #: Whether any override was set since the last :meth:`clear` (read on the control
         #: loop's path: an attribute, not a computed truth value).
         self.active = False
@@ -67,6 +71,7 @@ class StepOverrides:
             self.contacts.clear()
             self.task_weights.clear()
             self.torque_limit_scale = 1.0
+            self.levels_from = None
             self.active = False
 
     def copy(self) -> StepOverrides:
@@ -75,6 +80,7 @@ class StepOverrides:
         other.contacts.update(self.contacts)
         other.task_weights.update(self.task_weights)
         other.torque_limit_scale = self.torque_limit_scale
+        other.levels_from = self.levels_from
         other.active = self.active
         return other
 
@@ -110,6 +116,15 @@ class StepOverrides:
     def scale_torque_limits(self, factor: float) -> None:
         """Multiply every torque limit by ``factor`` (> 0) this step."""
         self.torque_limit_scale = positive_scalar(factor, "factor")
+        self.active = True
+
+    def drop_levels(self, first: int) -> None:
+        """Leave the priority levels ``first, first + 1, …`` (ints ≥ 1) out of this step: the
+        hard rows, the levels above ``first`` and the soft level are solved as usual."""
+        level = priority(first, "first")
+        if not isinstance(level, int):
+            raise ValueError(f"first must be a level 1, 2, … (an int), got {first!r}")
+        self.levels_from = level
         self.active = True
 
     def weigh(self, task, weight) -> None:

@@ -4,6 +4,10 @@
     subject to  A x = b,   l ≤ C x ≤ u,   lb ≤ x ≤ ub
 
 Infinite entries of ``l, u, lb, ub`` mean "unbounded". ``lb, ub`` may be None (no box).
+
+A QP may carry priority levels between its constraints and its cost (:class:`Level`, in
+``QP.levels``; empty for the usual hard + soft problem): it is then a lexicographic problem,
+solved one level at a time by :mod:`tsid_py.hierarchy`.
 """
 
 from __future__ import annotations
@@ -45,6 +49,48 @@ class LeastSquaresCost:
         return LeastSquaresCost(self.R.copy(), self.s.copy(), self.d.copy(), self.e.copy())
 
 
+@dataclass
+class Level:
+    """One priority level of a lexicographic QP (:mod:`tsid_py.hierarchy`): over ``x`` and a
+    slack ``w`` on its inequality rows,
+
+        minimise ‖R x − s‖² + Σᵢ ωᵢ wᵢ²   subject to   l ≤ C x − w ≤ u
+
+    on the set where every level before it is optimal. ``R x = s`` are its equality rows, met
+    in the least-squares sense and already scaled by √weight (tasks, contacts' no-slip rows:
+    the level's weighted cost); ``C, l, u`` its inequality rows (constraints at this level)
+    and ``slack_weight`` their ωᵢ > 0. A new kind of item reaches a level through one of the
+    two: rows of a task or of a :class:`~tsid_py.constraints.Constraint` with a priority. ``priority`` is the level
+    (an int ≥ 1; 0 for a step's softened contacts; ``"soft"`` for the last level's
+    inequalities, whose cost is the QP's own);
+    ``cost_labels`` and ``inequality_labels`` name each row's item for reports.
+    """
+
+    priority: int | str
+    R: np.ndarray
+    s: np.ndarray
+    C: np.ndarray
+    l: np.ndarray
+    u: np.ndarray
+    slack_weight: np.ndarray
+    cost_labels: list[str]
+    inequality_labels: list[str]
+
+    @property
+    def name(self) -> str:
+        """``"level 2"``, ``"soft level"``, or ``"level 0 (softened contacts)"`` (the level a
+        step's overrides make of the hard contacts they soften, :mod:`tsid_py.levels`)."""
+        if self.priority == "soft":
+            return "soft level"
+        return "level 0 (softened contacts)" if self.priority == 0 else f"level {self.priority}"
+
+    def copy(self) -> "Level":
+        """A deep copy (the layout reuses its buffers from one step to the next)."""
+        return Level(self.priority, *(array.copy() for array in (self.R, self.s, self.C, self.l, self.u,
+                                                                self.slack_weight)),
+                     list(self.cost_labels), list(self.inequality_labels))
+
+
 class QP:
     """``H, g`` are given directly, or as a :class:`LeastSquaresCost` (``cost=``) from
     which they are formed on first use.
@@ -57,10 +103,13 @@ class QP:
     """
 
     def __init__(self, H, g, A, b, C, l, u, lb=None, ub=None, *, cost: LeastSquaresCost | None = None,
-                 stacked: tuple | None = None):
+                 stacked: tuple | None = None, levels: tuple[Level, ...] = ()):
         if (H is None or g is None) and cost is None:
             raise ValueError("QP needs H and g, or a cost")
         self._H, self._g, self.cost, self.stacked = H, g, cost, stacked
+        #: The priority levels between the constraints and the cost, in the order they are
+        #: solved (empty: the usual problem, the constraints and then the cost).
+        self.levels = tuple(levels)
         self.A, self.b, self.C, self.l, self.u, self.lb, self.ub = A, b, C, l, u, lb, ub
         #: The box's rows of the stacked bounds (views), refreshed by :meth:`rows_with_box`.
         self._box_bounds = None if stacked is None else (stacked[1][C.shape[0]:], stacked[2][C.shape[0]:])
@@ -116,7 +165,8 @@ class QP:
         """A deep copy (the solver reuses its buffers from one step to the next)."""
         return QP(*(None if value is None else value.copy() for value in
                     (self._H, self._g, self.A, self.b, self.C, self.l, self.u, self.lb, self.ub)),
-                  cost=None if self.cost is None else self.cost.copy())
+                  cost=None if self.cost is None else self.cost.copy(),
+                  levels=tuple(level.copy() for level in self.levels))
 
     def fix_variables(self, index: np.ndarray, values: np.ndarray) -> "QP":
         """The QP in the remaining variables once ``x[index] = values`` is substituted.

@@ -61,7 +61,7 @@ class Report:
         lines = [f"solve: {'success' if self.success else 'failure'} ({self.status})", "tasks:"]
         for task in self.tasks:
             cost = "—" if task["cost"] is None else f"{task['cost']:.3g}"
-            lines.append(f"  {task['name']:<34s} {task['priority']:<4s}  |error| {task['error_norm']:.3g}"
+            lines.append(f"  {task['name']:<34s} {str(task['priority']):<4s}  |error| {task['error_norm']:.3g}"
                          f"  cost {cost}")
         lines.append("contacts:" if self.contacts else "contacts: none")
         for contact in self.contacts:
@@ -84,8 +84,9 @@ def report(solver, solution, tolerance: float = ACTIVE_TOLERANCE) -> Report:
     """The status of ``solver``'s last step, ``solution`` (call it right after
     :meth:`~tsid_py.DynamicsSolver.solve`: the robot's kinematics must be those of the solve).
 
-    Task entries: ``name``, ``priority``, ``error`` (list), ``error_norm``, ``cost`` (None for a
-    hard task or a task without an error). Contact entries: ``name``, ``wrench`` (world-aligned,
+    Task entries: ``name``, ``priority``, ``error`` (list), ``error_norm``, ``cost`` (the task's
+    weighted cost, at its level for a task at a level ``1, 2, …``; None for a hard task or a
+    task without an error). Contact entries: ``name``, ``wrench`` (world-aligned,
     list), ``normal_force``, ``f_min``, ``f_max``, ``cone_usage``, ``pyramid_usage`` and, for a
     planar contact, ``cop`` (m), ``edge_margin`` (m), ``torsion_usage``. Limit entries:
     ``constraint``, ``joint``, ``value``, ``bound``, ``unit``.
@@ -104,7 +105,7 @@ def _task_entry(robot, task, solution) -> dict:
     error = np.atleast_1d(np.asarray(getattr(task, "error", np.zeros(0)), dtype=float))
     entry = {"name": task.name, "priority": task.priority, "error": error.tolist(),
              "error_norm": float(np.linalg.norm(error)), "cost": None}
-    if task.priority == "soft" and error.size:
+    if task.priority != "hard" and error.size:          # a cost: soft, or at a level
         kept = np.asarray(task.mask, dtype=bool)
         residual = _pd_residual(robot, task, solution) if isinstance(task, PDTask) else -error
         entry["cost"] = float(np.sum(np.asarray(task.weight)[kept] * residual[kept] ** 2))

@@ -24,6 +24,11 @@ class Solution:
     ``relaxed`` names what a control loop's failure policy gave up to produce this step
     (:class:`tsid_py.control.FailurePolicy`; then ``success`` is False); empty for a solve of
     the problem as posed.
+
+    ``levels``: with priority levels (:mod:`tsid_py.hierarchy`), each level's
+    :class:`~tsid_py.hierarchy.LevelOutcome` (residual, violation, whether it was met), in the
+    order they were solved; :attr:`gave_way` names the levels that could not be met. Empty
+    for the default problem (hard rows and a cost).
     """
 
     ddq: np.ndarray
@@ -36,6 +41,13 @@ class Solution:
     x: np.ndarray = field(repr=False, default=None)
     iterations: int = 0
     relaxed: tuple[str, ...] = ()
+    levels: tuple = ()
+
+    @property
+    def gave_way(self) -> tuple:
+        """The priorities of the levels that gave way (could not be met given the levels above
+        them and the hard rows): a step that still succeeded, every level above them exact."""
+        return tuple(level.priority for level in self.levels if level.gave_way)
 
     @cached_property
     def wrenches(self) -> dict[str, np.ndarray]:

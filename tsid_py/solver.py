@@ -4,7 +4,9 @@ one QP over ``x = [q̈; f]`` per call to :meth:`DynamicsSolver.solve`.
 The QP itself — sizes, buffers, the order in which rows are written, extraction of the
 solution — is :class:`tsid_py.assembly.Layout`'s; the solver keeps one, rebuilt when its set
 of items (or a setting that shapes the QP) changes, and hands each step's QP to its backend
-(:mod:`tsid_py.backends`).
+(:mod:`tsid_py.backends`), or, when some item has a priority level ``1, 2, …``, to its
+:class:`~tsid_py.hierarchy.Hierarchy`, which solves the levels one at a time with that
+backend.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from .backends.base import FEASIBILITY_TOLERANCE, constraint_violation
 from .constraints.base import Constraint
 from .contacts import Contact
 from .errors import SolverError
+from .hierarchy import Hierarchy
 from .overrides import StepOverrides
 from .qp import QP
 from .robot import Robot
@@ -107,7 +110,7 @@ class DynamicsSolver:
         #: How many layouts were built so far (one per new set of items, and per new set of
         #: hard contacts a step's overrides soften): a count for tests and diagnostics.
         self.layouts_built = 0
-        #: Incremented whenever a contact is added, removed or re-anchored: what depends on
+        #: Incremented whenever a contact is added, removed, re-anchored or resized: what depends on
         #: the contacts' footprints (a support polygon) is stale when it changes.
         self.contact_epoch = 0
         #: The layout of the last solve (its labels describe :attr:`last_qp`).
@@ -125,6 +128,8 @@ class DynamicsSolver:
         #: ``recorder.after_step(solver, solution, error)`` (solution None when the step raised).
         self.recorder = None
         self._q_normalised = np.zeros(robot.nq)           # a q whose quaternion the step normalises
+        #: Solves the steps whose QP has priority levels (:mod:`tsid_py.hierarchy`).
+        self.hierarchy = Hierarchy()
         self.regularization = regularization or {}
         #: The hard task holding the robot's mimic joints on their primary joints (None when
         #: it has none, or with ``mimic_couplings=False``); remove it to let them move freely.
@@ -160,6 +165,11 @@ class DynamicsSolver:
         that shapes the QP changes)."""
         self._layouts.clear()
         self.configuration_epoch += 1
+
+    def footprint_changed(self) -> None:
+        """A contact's footprint changed (a sole's ``length`` or ``width`` assigned):
+        :attr:`contact_epoch` tells what depends on it (a support polygon)."""
+        self._contacts_moved()
 
     # ------------------------------------------------------------------------ configuration
     def add_contact(self, contact: Contact, transition: float = 0.0) -> Contact:
@@ -371,12 +381,17 @@ class DynamicsSolver:
         qp = layout.assemble(limits, overrides)
         self.last_qp = qp
         t_assembly = perf_counter()
-        result = self.backend.solve(qp, True) if out is not None and self._reuses_results else self.backend.solve(qp)
+        if layout.levels:
+            result = self.hierarchy.solve(qp, layout.nv, self.backend, overrides and overrides.levels_from)
+        else:
+            result = self.backend.solve(qp, True) if out is not None and self._reuses_results else self.backend.solve(qp)
         t_qp = perf_counter()
         if not (result.success and (finite_vector(result.x) if self.backend.checks_constraints
                                     else constraint_violation(qp, result.x) <= FEASIBILITY_TOLERANCE)):
             raise self._failure(layout, qp, result)
         solution = layout.extract(result, out)
+        if layout.levels:
+            solution.levels = result.levels
         stamps = self._stamps
         stamps[0], stamps[1], stamps[2], stamps[3], stamps[4] = tic, t_dynamics, t_assembly, t_qp, perf_counter()
         self._last_solution = solution          # a removal's ramp starts from its forces
@@ -385,7 +400,7 @@ class DynamicsSolver:
         return solution
 
     def _contacts_moved(self) -> None:
-        """A contact was added, removed or anchored anew."""
+        """A contact was added, removed, anchored anew or resized."""
         self.contact_epoch += 1
         self.configuration_epoch += 1
 
@@ -425,6 +440,11 @@ class DynamicsSolver:
         if result.success:
             violation = constraint_violation(qp, result.x)
             status = f"{status}, but the answer misses the hard constraints by {violation:.3g} (scaled)"
+        elif layout.levels and not result.first_failed:       # a level's QP, the hard rows solved above it
+            from .diagnosis import level_failure
+
+            return level_failure(self.backend.name, result.failed_level, status, result.failed_qp,
+                                 [level.priority for level in result.levels])
         if not self.diagnose:
             return SolverError(f"QP backend {self.backend.name!r} failed ({status})", status)
         from .diagnosis import failure

@@ -48,6 +48,13 @@ class Backend(ABC):
     #: finite); otherwise the solver checks it
     #: (:func:`constraint_violation`) before calling it a success.
     checks_constraints: bool = False
+    #: With priority levels (:mod:`tsid_py.hierarchy`) each level's QP is made strictly convex
+    #: by a proximal term ``ε ‖x − x_c‖²_M`` (``M``: 1 per (rad/s²)² on q̈, 10⁻³ per N² on the
+    #: contact variables); this is ``ε``. A smaller one reaches each level's optimum in fewer
+    #: solves but makes the level's Hessian worse conditioned (about 1/ε): general-purpose
+    #: solvers get 10⁻⁵ (DAQP through qpsolvers: one to three solves a level on Talos's test
+    #: problems). None: the backend refuses levels.
+    proximal_weight: float | None = 1e-5
 
     @abstractmethod
     def solve(self, qp: QP) -> QPResult:

@@ -25,6 +25,12 @@ ACCURATE_OPTIONS = {
 }
 
 
+#: Solvers that refuse priority levels (:mod:`tsid_py.hierarchy`): quadprog's dual steps
+#: fail on the degenerate vertices where a level's fixed rows meet the rows held at their
+#: bounds (Talos's four-level test problem, level 3).
+REFUSE_LEVELS = {"quadprog"}
+
+
 class QpsolversBackend(Backend):
     """Any solver known to qpsolvers (``"daqp"``, ``"quadprog"``, ``"piqp"``, …; ``"osqp"`` and
     ``"proxqp"`` by name get direct calls instead, see :func:`~tsid_py.backends.make_backend`).
@@ -45,6 +51,8 @@ class QpsolversBackend(Backend):
                              f"{sorted(qpsolvers.available_solvers)}")
         self.name = name
         self.options = {**ACCURATE_OPTIONS.get(name, {}), **options}
+        if name in REFUSE_LEVELS:
+            self.proximal_weight = None
         # Solvers that only take sparse matrices get them in CSC form (no conversion warning).
         self._sparse = name in qpsolvers.sparse_solvers and name not in qpsolvers.dense_solvers
 

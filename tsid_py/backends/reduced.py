@@ -135,6 +135,10 @@ class ReducedBackend(Backend):
     #: ``solve(qp, reuse=True)`` refills the backend's own result (the solver asks for it
     #: when its caller refills a solution: ``solver.solve(q, v, out=sol)``).
     reuses_results = True
+    #: The compiled Cholesky stays accurate on a level's Hessian with this proximal weight
+    #: (condition number about 10¹⁰, as the forces' regularisation already gives a control
+    #: step), so each level takes one or two solves (:mod:`tsid_py.hierarchy`).
+    proximal_weight = 1e-10
 
     def __init__(self, max_rounds: int = 10):
         import daqp  # noqa: F401  (fail here, at construction, if it is missing)

@@ -11,6 +11,11 @@ Two shapes of inequality reach the QP, each with one required method:
 
 :meth:`Constraint.bind` resolves names and limits against the robot when the constraint is
 added; a constraint belongs to one solver.
+
+Its ``priority`` is ``"hard"`` by default: the rows must hold, and a step whose other hard
+rows contradict them fails. At a level ``1, 2, …`` (or ``"soft"``, the last level) the rows
+get a slack ``w`` instead, ``lower ≤ C x − w ≤ upper``, and ``weight · ‖w‖²`` is minimised at
+that level, after the levels above it and before those below (:mod:`tsid_py.hierarchy`).
 """
 
 from __future__ import annotations
@@ -19,9 +24,10 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from .._validation import priority as check_priority
 from ..items import SolverItem
 from ..rows import Bounds, StepContext, VariableBounds
-from ..settings import Setting
+from ..settings import Setting, positive
 
 
 def setting(check) -> Setting:
@@ -33,10 +39,29 @@ def setting(check) -> Setting:
 
 class Constraint(SolverItem, ABC):
     """An inequality on the QP's variables; see :class:`AccelerationBounds` and
-    :class:`LinearConstraint`. Parameters are :func:`setting` attributes."""
+    :class:`LinearConstraint`. Parameters are :func:`setting` attributes.
+
+    Parameters
+    ----------
+    priority : ``"hard"`` (default: the rows must hold), a level ``1, 2, …`` or ``"soft"``:
+        the rows' violation is minimised at that level (see the module).
+    weight : weight of the squared violation at that level, 1/(row unit)² (> 0; unused
+        when hard).
+    """
 
     name = "constraint"
     robot = None
+    _priority = "hard"          # for subclasses that do not call Constraint.__init__
+    _weight = 1.0
+
+    def __init__(self, *, priority: str | int = "hard", weight: float = 1.0):
+        self.priority, self.weight = priority, weight
+
+    priority = Setting(check_priority, after="structure_changed")
+    """``"hard"``, a level ``1, 2, …`` or ``"soft"`` (see the module)."""
+
+    weight = Setting(positive, after="structure_changed")
+    """Weight of the squared violation when the constraint has a level, 1/(row unit)² (> 0)."""
 
     def prepare(self, robot) -> None:
         """Bind to ``robot`` (the solver calls this when the constraint is added)."""

@@ -1,4 +1,8 @@
-"""Torque, joint-position, joint-velocity and joint-acceleration limits."""
+"""Torque, joint-position, joint-velocity and joint-acceleration limits.
+
+Each takes ``priority`` (``"hard"`` by default, a level ``1, 2, …`` or ``"soft"``) and the
+``weight`` of its violation at that level, as :class:`~tsid_py.constraints.Constraint`.
+"""
 
 from __future__ import annotations
 
@@ -22,7 +26,8 @@ class TorqueLimits(LinearConstraint):
     limits = setting(limit_values)
     scale = setting(positive_scalar)
 
-    def __init__(self, limits=None, *, scale: float = 1.0):
+    def __init__(self, limits=None, *, scale: float = 1.0, priority: str | int = "hard", weight: float = 1.0):
+        super().__init__(priority=priority, weight=weight)
         self.limits, self.scale = limits, scale
 
     def bind(self, robot) -> None:
@@ -63,7 +68,8 @@ class AccelerationLimits(AccelerationBounds):
     name = "acceleration limits"
     limits = setting(limit_values)
 
-    def __init__(self, limits=10.0):
+    def __init__(self, limits=10.0, *, priority: str | int = "hard", weight: float = 1.0):
+        super().__init__(priority=priority, weight=weight)
         self.limits = limits
 
     def bind(self, robot) -> None:
@@ -87,7 +93,8 @@ class VelocityLimits(AccelerationBounds):
     limits = setting(limit_values)
     scale = setting(positive_scalar)
 
-    def __init__(self, limits=None, *, scale: float = 1.0):
+    def __init__(self, limits=None, *, scale: float = 1.0, priority: str | int = "hard", weight: float = 1.0):
+        super().__init__(priority=priority, weight=weight)
         self.limits, self.scale = limits, scale
 
     def bind(self, robot) -> None:
@@ -124,7 +131,9 @@ class JointLimits(AccelerationBounds):
     acceleration_limit = setting(limit_values)
     margin = setting(non_negative)
 
-    def __init__(self, acceleration_limit=10.0, *, margin: float = 0.0):
+    def __init__(self, acceleration_limit=10.0, *, margin: float = 0.0, priority: str | int = "hard",
+                 weight: float = 1.0):
+        super().__init__(priority=priority, weight=weight)
         self.acceleration_limit = acceleration_limit
         self.margin = margin
 

@@ -57,6 +57,7 @@ from .._validation import positive_scalar
 from ..contacts import DEFAULT_KP, PlanarContact, PointContact
 from ..models.profile import SOLE_MARGIN, RobotProfile, profile_of  # noqa: F401 (SOLE_MARGIN re-exported)
 from ..robot import Robot
+from ..settings import Setting, non_negative, positive
 from ..solver import DynamicsSolver
 from .capture_point import SupportPolygon
 from .contact_state import ContactStateMonitor, ContactStateStage
@@ -131,15 +132,10 @@ class BalanceController(Pipeline):
         self.profile = profile
         if sole_scale is None:
             sole_scale = profile.balance.sole_scale(profile.sole_size) if profile.sole_size is not None else 1.0
-        scales = np.atleast_1d(np.asarray(sole_scale, dtype=float))
-        scales = np.repeat(scales, 2) if scales.shape == (1,) else scales
-        if scales.shape != (2,) or not np.all((scales > 0) & (scales <= 1)):
-            raise ValueError("sole_scale must be in (0, 1], or (length, width) factors each in (0, 1], "
-                             f"got {sole_scale!r}")
         defaults = profile.balance
-        self.sole_scale = (float(scales[0]), float(scales[1]))
-        self.mu = positive_scalar(defaults.mu if mu is None else mu, "mu")
-        self.contact_kp = positive_scalar(contact_kp, "contact_kp", allow_zero=True)
+        self.sole_scale = sole_scale
+        self.mu = defaults.mu if mu is None else mu
+        self.contact_kp = contact_kp
         self.robot = robot
         regularization = dict(regularization or {})
         if wrench_regularization is not None:          # it stands in for the uniform force term
@@ -183,18 +179,43 @@ class BalanceController(Pipeline):
         self.support_stage = CapturePointStage(self.com, self.stance)
         self.solve_stage = SolveStage(self.policy if self.policy is not None else solver)
         stages = [self.contact_stage, self.support_stage, self.solve_stage]
-        super().__init__([stage for stage in stages if stage is not None], solver.dt)
+        super().__init__([stage for stage in stages if stage is not None], solver=solver)
         self.support_stage.apply(STANDING)
 
-    @property
-    def dt(self) -> float:
-        """Control period, s: the solver's (assigning it changes the solver's, and the clock,
-        the contact state's counts and the ramps follow)."""
-        return self.solver.dt
+    # The contacts' model, validated settings: an assignment applies to the feet's contacts made
+    # now (at the next step) and to those made later.
+    sole_scale = Setting("_checked_sole_scale", after="_contact_model_changed")
+    """(length, width) fractions (each in (0, 1]) of the profile's soles the contact rectangles
+    cover (a number: both)."""
 
-    @dt.setter
-    def dt(self, value) -> None:
-        self.solver.dt = value
+    mu = Setting(positive, after="_contact_model_changed")
+    """Friction coefficient of the feet's contacts (> 0)."""
+
+    contact_kp = Setting(non_negative, after="_contact_model_changed")
+    """Stiffness of the feet's contacts' stabilisation, 1/s² (≥ 0; kd = 2√kp)."""
+
+    @staticmethod
+    def _checked_sole_scale(value, name: str) -> tuple[float, float]:
+        scales = np.atleast_1d(np.asarray(value, dtype=float))
+        scales = np.repeat(scales, 2) if scales.shape == (1,) else scales
+        if scales.shape != (2,) or not np.all((scales > 0) & (scales <= 1)):
+            raise ValueError(f"{name} must be in (0, 1], or (length, width) factors each in (0, 1], got {value!r}")
+        return float(scales[0]), float(scales[1])
+
+    def _contact_model_changed(self) -> None:
+        """The feet's contacts made now take the new model (a contact made later is made so)."""
+        solver = getattr(self, "solver", None)
+        if solver is None:                              # during construction
+            return
+        for foot in self.profile.feet:
+            contact = solver.contacts.get(foot)
+            if contact is None:
+                continue
+            model = self._sole(foot)
+            contact.mu = model.mu
+            contact.set_gains(model.kp)
+            if isinstance(contact, PlanarContact):
+                contact.length, contact.width = model.length, model.width
 
     def _sole(self, foot: str) -> PlanarContact | PointContact:
         if self.profile.sole_size is None:

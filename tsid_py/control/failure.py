@@ -5,10 +5,15 @@ use, fatal in a loop that has to send torques every millisecond. :class:`Failure
 wraps a solver and, when a step fails, walks down a ladder of relaxations, each tried only
 if the one before failed too:
 
+0. **levels dropped** (with priority levels only, :mod:`tsid_py.hierarchy`): when the QP of a
+   level ``k ≥ 1`` failed although the hard rows and the levels above it were solved (a
+   numerical failure: each level's QP contains the answer of the level above), the step is
+   solved again without levels ``k, k + 1, …``: the hard rows and the levels above stay exact;
 1. **contacts softened**: every hard contact's no-slip rows become a cost (weight
    ``soft_contact_weight``) for this step, so a rocking or sliding sole no longer makes the
    equalities contradict the friction and centre-of-pressure rows (skipped when no contact
-   is hard);
+   is hard). With priority levels they become level 0, solved before level 1, so that a
+   softened contact slips only as much as the hard rows force, never to serve a task;
 2. **torque limits slackened**: as 1, with every :class:`~tsid_py.constraints.TorqueLimits`
    scaled by ``torque_slack``; the torques sent are then clipped to the true limits;
 3. **damping command**: no QP; the last torques that were sent, minus joint damping
@@ -20,7 +25,9 @@ step's own): the solver's contacts and constraints keep their settings, and the 
 contacts' layout is built once, the first time that set of contacts is softened.
 
 The step's :class:`~tsid_py.Solution` then has ``success=False`` and ``relaxed`` names the
-rungs used. Only :class:`~tsid_py.SolverError` (the QP failed) is handled; invalid input
+rungs used. A level that gives way (cannot be met given the levels above it and the hard rows)
+is not a failure: the step succeeds, every level above it exact, and ``solution.gave_way``
+names it (:attr:`FailurePolicy.gave_way` counts such steps per level). Only :class:`~tsid_py.SolverError` (the QP failed) is handled; invalid input
 still raises. Build the solver with ``diagnose=False`` to keep even the feasibility check of
 a failed step (about 1 ms on Talos) off the control path; the policy never reads an error's
 conflicts.
@@ -41,6 +48,8 @@ from ..solver import DynamicsSolver
 
 #: The names ``Solution.relaxed`` uses for the ladder's rungs.
 SOFTENED, SLACKENED, DAMPING = "contacts softened", "torque limits slackened", "damping command"
+#: The name of rung 0 (``Solution.relaxed``): ``"levels dropped from 3"``.
+DROPPED = "levels dropped from {}"
 
 
 class FailurePolicy:
@@ -66,24 +75,39 @@ class FailurePolicy:
             raise ValueError(f"torque_slack must be ≥ 1 (a factor on the limits), got {torque_slack}")
         self.damping = positive_scalar(damping, "damping", allow_zero=True)
         self.last_tau_actuated = np.zeros(solver.robot.na)
-        #: How many steps each rung produced since construction (the loop's failure count).
+        #: How many steps each rung produced since construction (the loop's failure count;
+        #: rung 0 counted by the first level it dropped, ``DROPPED.format(level)``).
         self.counts = {SOFTENED: 0, SLACKENED: 0, DAMPING: 0}
+        #: With priority levels: how many steps each level gave way in (by priority).
+        self.gave_way: dict = {}
 
     def solve(self, q, v, overrides: StepOverrides | None = None) -> Solution:
         """One control step that returns a Solution whatever the QP does (see the module);
         ``overrides``: the step's own, which each rung of the ladder adds to."""
         try:
             solution = self.solver.solve(q, v, overrides)
-        except SolverError:
-            solution = self._relaxed(q, v, overrides)
+        except SolverError as error:
+            solution = self._relaxed(q, v, overrides, error)
+        if solution.levels:
+            for level in solution.gave_way:
+                self.gave_way[level] = self.gave_way.get(level, 0) + 1
         self.last_tau_actuated = solution.tau_actuated     # each solution owns its arrays
         return solution
 
     # ------------------------------------------------------------------ the ladder
-    def _relaxed(self, q, v, overrides: StepOverrides | None) -> Solution:
+    def _relaxed(self, q, v, overrides: StepOverrides | None, error: SolverError) -> Solution:
         relaxed = overrides.copy() if overrides else StepOverrides()
+        done = ()
+        if isinstance(error.level, int) and error.level >= 1:      # rung 0: a level's QP failed
+            relaxed.drop_levels(error.level)
+            done = (DROPPED.format(error.level),)
+            self.counts[done[0]] = self.counts.get(done[0], 0)
+            try:
+                return self._failed(self.solver.solve(q, v, relaxed), done)
+            except SolverError:
+                pass
         softened = self._soften_contacts(relaxed)
-        done = (SOFTENED,) if softened else ()
+        done += (SOFTENED,) if softened else ()
         if softened:
             try:
                 return self._failed(self.solver.solve(q, v, relaxed), done)

@@ -365,10 +365,16 @@ class Terrain:
         return best, feature
 
     def height(self, x, y):
-        """The ground's height (m) at ``(x, y)``: floats, or arrays of one shape."""
+        """The ground's height (m) at ``(x, y)``: floats, or arrays of one shape (finite:
+        ``ValueError`` otherwise — there is no ground at NaN)."""
         if np.ndim(x) == 0 and np.ndim(y) == 0:
-            return float(self._top(float(x), float(y))[0])
+            x, y = float(x), float(y)
+            if not (math.isfinite(x) and math.isfinite(y)):
+                raise ValueError(f"x and y must be finite, got ({x!r}, {y!r})")
+            return float(self._top(x, y)[0])
         x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+        if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+            raise ValueError("x and y must be finite (no NaN or inf)")
         z = np.full(x.shape, self.floor)
         for feature in self.features:
             if isinstance(feature, Block):
@@ -378,7 +384,9 @@ class Terrain:
         return z
 
     def normal(self, x: float, y: float) -> np.ndarray:
-        """The ground's unit normal at ``(x, y)`` (3,), pointing up."""
+        """The ground's unit normal at ``(x, y)`` (3,), pointing up (finite ``x``, ``y``)."""
+        if not (math.isfinite(x) and math.isfinite(y)):
+            raise ValueError(f"x and y must be finite, got ({x!r}, {y!r})")
         _, feature = self._top(x, y)
         dx, dy = (0.0, 0.0) if feature is None else feature.gradient(x, y)
         n = np.array([-dx, -dy, 1.0])

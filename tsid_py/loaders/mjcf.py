@@ -73,6 +73,24 @@ def _compiled_without_meshes(path: str):
         raise ValueError(f"{path}: MuJoCo cannot compile this MJCF file: {exc}") from None
 
 
+def contact_friction(path, bodies) -> float | None:
+    """The sliding friction the MJCF file at ``path`` gives the contacts of its bodies named
+    ``bodies`` with the ground, or None when the ground's decides it.
+
+    MuJoCo takes a contact's friction from its geom of higher ``priority`` (the larger of the
+    two at equal priority), so a colliding geom of these bodies whose priority is above a
+    floor's default 0 sets the friction against any such floor — Unitree's Go2 feet (priority
+    1, friction 0.4). The smallest such geom's sliding friction is returned."""
+    import mujoco
+
+    spec = mujoco.MjSpec.from_file(os.fspath(path))
+    paired = {name for pair in spec.pairs for name in (pair.geomname1, pair.geomname2)}
+    frictions = [float(geom.friction[0]) for geom in spec.geoms
+                 if geom.parent.name in bodies and geom.priority > 0
+                 and (geom.contype or geom.conaffinity or geom.name in paired)]
+    return min(frictions) if frictions else None
+
+
 def _warn_extra_trees(mj, path: str) -> None:
     """pinocchio reads the first body under the world only; say which others it left out."""
     import mujoco

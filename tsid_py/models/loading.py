@@ -6,7 +6,8 @@ loads its own recipe, :mod:`tsid_py.robots`):
 1. **The model**: a URDF (:meth:`tsid_py.Robot.from_urdf`'s loader) or an MJCF file
    (:meth:`tsid_py.Robot.from_mjcf`'s), its collision geometry, and its visual geometry
    when the collision geometry shows fewer than two feet (bodies without collision
-   geometry are then seen by their visuals).
+   geometry are then seen by their visuals). A URDF's links with mass but no rotational
+   inertia get the inertia of a body of their size (:mod:`tsid_py.models.point_masses`).
 2. **The posture**: the SRDF's group state ``posture`` (default: the first), the SRDF being
    ``srdf`` or, when not given, ``<name>.srdf`` beside the URDF or the example-robot-data
    layout's ``../srdf/<name>.srdf``; an MJCF keyframe; else pinocchio's neutral
@@ -21,7 +22,10 @@ loads its own recipe, :mod:`tsid_py.robots`):
    (:func:`~tsid_py.models.posture.standing_posture`), its joints inside their ranges and its
    knees bent (:func:`~tsid_py.models.posture.fitted_posture`); a fixed-base robot's joints
    inside their ranges (:func:`~tsid_py.models.posture.posture_in_ranges`).
-6. **The profile**: :func:`~tsid_py.models.profile.derive_profile` of the robot, attached.
+6. **The profile**: :func:`~tsid_py.models.profile.derive_profile` of the robot, attached;
+   an MJCF file whose feet's colliding geoms have a contact ``priority`` gives their sliding
+   friction as the profile's ``mu`` (:func:`~tsid_py.loaders.mjcf.contact_friction`: it, not the
+   ground's, is the friction MuJoCo then uses).
 
 Every failure names the file and what to do.
 """
@@ -30,20 +34,23 @@ from __future__ import annotations
 
 import os
 import warnings
+import xml.etree.ElementTree as ElementTree
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
 
 from ..loaders.mjcf import build_geometry as build_mjcf_geometry
-from ..loaders.mjcf import load_mjcf
+from ..loaders.mjcf import contact_friction, load_mjcf
 from ..loaders.urdf import load_urdf, srdf_postures
 from ..robot import Robot
 from .collada import apply_declared_axes
 from .actuators import read_rotor_parameters
 from .feet import FootGeometry, add_foot_frames, body_points, find_feet
+from .point_masses import add_rotational_inertia, point_mass_inertias, point_mass_links
 from .posture import fitted_posture, posture_in_ranges, standing_posture
-from .profile import derive_profile
+from .profile import BalanceDefaults, derive_profile
 
 #: File suffixes :func:`load_robot` reads.
 SUFFIXES = {".urdf": "urdf", ".xml": "mjcf", ".mjcf": "mjcf"}
@@ -82,16 +89,24 @@ def _load_urdf(path: Path, srdf, posture: str | None, package_dirs, name: str | 
         feet = _feet_or_none(model, q, collision, visual, srdf)
     legged = len(feet) >= 2 and (feet[0].source == "srdf" or not _root_touches_ground(model, q, collision, visual,
                                                                                         feet))
+    points = point_mass_links(ElementTree.parse(path).getroot().iter("link"))
+    if points and visual is None:
+        visual = _geometry(model, str(path), package_dirs, pin.VISUAL, q)      # for links without collision
+    moments = point_mass_inertias(points, model, collision, visual)
     if not legged:
         fixed = load_urdf(path, False, package_dirs)
         if srdf is not None:
             read_rotor_parameters(fixed.model, srdf)
+        add_rotational_inertia(fixed.model, moments)
         q_fixed = posture_in_ranges(fixed.model, _posture(fixed.model, path, srdf, posture))
         robot = Robot(fixed.model, name=name or path.stem, q_ref=q_fixed, package_dirs=fixed.source.package_dirs,
-                      end_effector=_end_effector(fixed.model, srdf), source=fixed.source)
+                      end_effector=_end_effector(fixed.model, srdf),
+                      source=replace(fixed.source, added_inertias=tuple(moments.items())))
         robot.profile = derive_profile(robot)
         return robot
-    return _standing_robot(model, q, feet, name or path.stem, source, srdf)
+    add_rotational_inertia(model, moments)
+    return _standing_robot(model, q, feet, name or path.stem, replace(source, added_inertias=tuple(moments.items())),
+                           srdf)
 
 
 def _load_mjcf(path: Path, posture: str | None, name: str | None) -> Robot:
@@ -108,7 +123,9 @@ def _load_mjcf(path: Path, posture: str | None, name: str | None) -> Robot:
     feet = _feet_or_none(model, q, collision, None, None)
     if len(feet) < 2:                 # bodies without collision geometry: their visuals
         feet = find_feet(model, q, collision, _mjcf_visual(model, path))
-    return _standing_robot(model, q, feet, name or path.stem, source, None, loaded.postures)
+    mu = contact_friction(path, {foot.body for foot in feet})
+    return _standing_robot(model, q, feet, name or path.stem, source, None, loaded.postures,
+                           {} if mu is None else {"balance": BalanceDefaults(mu=mu)})
 
 
 def _mjcf_visual(model: pin.Model, path: Path) -> pin.GeometryModel | None:
@@ -126,8 +143,9 @@ def _mjcf_visual(model: pin.Model, path: Path) -> pin.GeometryModel | None:
 
 
 def _standing_robot(model: pin.Model, q: np.ndarray, feet: list[FootGeometry], name: str, source, srdf,
-                    postures=None) -> Robot:
-    """The floating-base robot standing on ``feet`` (frames added), with its profile."""
+                    postures=None, profile: dict | None = None) -> Robot:
+    """The floating-base robot standing on ``feet`` (frames added), with its profile
+    (``profile``: overrides of its fields)."""
     frames = add_foot_frames(model, feet)
     soles = [foot.sole_size for foot in feet if foot.sole_size is not None]
     sole_size = (min(size[0] for size in soles), min(size[1] for size in soles)) if len(soles) == len(feet) else None
@@ -137,7 +155,7 @@ def _standing_robot(model: pin.Model, q: np.ndarray, feet: list[FootGeometry], n
     robot = Robot(model, name=name, feet=frames, sole_size=sole_size, foot_radius=radius,
                   q_ref=standing, package_dirs=source.package_dirs,
                   end_effector=_end_effector(model, srdf), source=source, postures=postures)
-    robot.profile = derive_profile(robot)
+    robot.profile = derive_profile(robot, **(profile or {}))
     return robot
 
 
@@ -214,8 +232,6 @@ def _end_effector(model: pin.Model, srdf: str | None) -> str | None:
     the base; the last in the model's order among equals: a tool frame fixed to the last
     link). None for a floating-base robot without an SRDF end effector."""
     if srdf is not None:
-        import xml.etree.ElementTree as ElementTree
-
         for effector in ElementTree.parse(srdf).getroot().iter("end_effector"):
             link = effector.get("parent_link")
             if link and model.existFrame(link) and not link.lower().endswith(("foot", "sole")):

@@ -24,10 +24,11 @@ from ..inverse_dynamics import multiple_contact_inverse_dynamics_over_time
 from ..sim.simulation import Simulation, SimulationDiverged
 from ..tasks import FrameTask
 from . import recordings
-from .demo_robots import NEEDS, UnsupportedRobot, built_in_robots, demo_robot  # noqa: F401 (re-exported)
+from .demo_robots import (NEEDS, DemoArgumentError, UnsupportedRobot, built_in_robots,  # noqa: F401 (re-exported)
+                          demo_robot)
 from .conditions import Conditions
 from .logs import zmp_from_frames
-from .push_recovery import FALL_HEIGHT_RATIO, default_push, push_force, run_pushes
+from .push_recovery import FALL_HEIGHT_RATIO, PUSH_DURATION, default_push, push_force, run_pushes
 from .video import Watchers
 from .terrains import TerrainChoice, walk_terrain
 from .trot import load_robot as load_quadruped, run_trot
@@ -35,7 +36,7 @@ from .walk import run_walk
 
 
 
-#: The conditions of the demos that take them (balance, walk): the controller on the state
+#: The conditions of the demos that take them (balance, walk, trot): the controller on the state
 #: estimator, with exact sensors and the plant as built (``tsid-py demo --ground-truth``: the
 #: simulator's state; ``--realistic``: :meth:`Conditions.realistic`).
 DEFAULT_CONDITIONS = Conditions()
@@ -204,6 +205,9 @@ def balance(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None,
     if push_direction is not None:
         pushes = [(push_at, push_direction, push)]
         duration = 3.0 if duration is None else duration
+        if push > 0 and push_at + PUSH_DURATION > duration + 1e-9:
+            raise DemoArgumentError(("push_at",), f"a push at {push_at:g} s lasts {PUSH_DURATION:g} s: it must end "
+                                                  f"by the run's end ({duration:g} s), or it is not the push asked for")
     else:
         pushes = [(push_times[0], "+y", push), (push_times[1], "+x", push)]
         duration = 10.0 if duration is None else duration
@@ -212,8 +216,8 @@ def balance(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None,
                               trunk_mass=trunk_mass, stance=stance, step_recovery=step_recovery, record=True,
                               viewer=viewer, stop_at_fall=True, video=video,
                               conditions=DEFAULT_CONDITIONS if conditions is None else conditions)
-    applied = [{"at": at, "direction": direction, "force": push_force(force, direction).tolist(), "duration": 0.1}
-               for at, direction, force in pushes]
+    applied = [{"at": push["at"], "direction": push["direction"], "duration": PUSH_DURATION,
+                "force": push_force(push["newtons"], push["direction"]).tolist()} for push in summary["pushes"]]
     summary.update(push_newtons=push, push_bounds={direction: bound.cop_at_edge for direction, bound
                                                    in capture_point_bounds(model, 0.1).items()})
     if not summary["fell"]:                   # the summary lists what happened
@@ -446,17 +450,20 @@ def trot(robot: str = robots.DEFAULT_QUADRUPED, speed: float = 0.5, lateral: flo
          distance: float | None = None, duration: float | None = None, turn: float | None = None, gait: str = "trot",
          terrain=None,
          push: float | None = None, push_direction: str = "+y", push_at: float | None = None, srdf: str | None = None,
-         viewer: bool = False, video: str | None = None) -> DemoRun:
+         viewer: bool = False, video: str | None = None, conditions: Conditions | None = None) -> DemoRun:
     """A quadruped trots (walks, paces, bounds) at a commanded velocity (a built-in or a file).
 
     :func:`~tsid_py.scenarios.trot.run_trot` (its module says what the summary measures);
-    ``push`` N toward ``push_direction`` for 0.1 s at ``push_at`` s (default: 2 s into the gait)."""
+    ``push`` N toward ``push_direction`` for 0.1 s at ``push_at`` s (default: 2 s into the gait).
+    ``conditions`` as :func:`balance`'s (default :data:`DEFAULT_CONDITIONS`: the controller on
+    the state estimator; ``Conditions(feedback="ground-truth")``: the simulator's exact state
+    and contact forces)."""
     model = load_quadruped(robot, srdf=srdf)
     at = (2.0 + 0.3) if push_at is None else push_at
     kick = None if push is None else (at, push_force(push, push_direction))
     summary, log, info = run_trot(model, speed=speed, lateral=lateral, yaw_rate=yaw_rate, distance=distance,
                                   duration=duration, turn=turn, gait=gait, terrain=terrain, push=kick, viewer=viewer,
-                                  video=video)
+                                  video=video, conditions=DEFAULT_CONDITIONS if conditions is None else conditions)
     if kick is not None:
         info["pushes"][0]["direction"] = push_direction
     return DemoRun("trot", model.name, summary, log, dict(robot_info(model), **info))

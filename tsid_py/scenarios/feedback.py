@@ -86,14 +86,17 @@ class Feedback:
         controller.insert(stage)
         return stage
 
-    def step(self):
+    def step(self, wrenches: dict | None = None):
         """Read the sensors (or the simulator), step the controller; returns ``(solution,
-        seconds)``, the time the controller's step took (the estimator's included)."""
+        seconds)``, the time the controller's step took (the estimator's included).
+        ``wrenches``: measured contact wrenches to hand the controller (by foot, world-aligned
+        at the foot frames; None: none, or on the estimator the force sensors' readings when
+        the sensors have them)."""
         mode, controller = self.conditions.feedback, self.controller
         if mode == "estimator":
             readings = self.sensors.read()
             tic = time.perf_counter()
-            solution = controller.step(sensors=readings)
+            solution = controller.step(wrenches=wrenches, sensors=readings)
         else:
             q, v = self.sim.state()
             if mode == "finite-differences":
@@ -102,7 +105,7 @@ class Feedback:
                 v[6:] = (encoders - previous) / self.sim.timestep
                 q[7:] = self._previous = encoders.copy()
             tic = time.perf_counter()
-            solution = controller.step(q, v)
+            solution = controller.step(q, v, wrenches)
         return solution, time.perf_counter() - tic
 
     def torque(self, solution) -> np.ndarray:

@@ -20,10 +20,12 @@ Pushes are shaded on every time axis; time axes are in seconds of simulated time
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._files import atomic_write
 from .._geometry import convex_hull_2d
 
 if TYPE_CHECKING:
@@ -83,7 +85,18 @@ def plot_run(run: DemoRun) -> Figure:
 def save_plot(run: DemoRun, path: str, dpi: int = 90) -> None:
     """Write :func:`plot_run`'s figure of ``run`` to ``path`` (PNG, or any format matplotlib
     knows from the extension)."""
-    plot_run(run).savefig(path, dpi=dpi)
+    save_figure(plot_run(run), path, dpi=dpi)
+
+
+def save_figure(figure, path, dpi: int = 90) -> None:
+    """Write ``figure`` to ``path`` in the format its extension names, atomically (an
+    interrupted write leaves the previous file whole: :func:`tsid_py._files.atomic_write`),
+    and close it."""
+    import matplotlib.pyplot as plt
+
+    with atomic_write(path, "wb") as handle:
+        figure.savefig(handle, format=Path(path).suffix[1:].lower(), dpi=dpi)
+    plt.close(figure)
 
 
 # ------------------------------------------------------------------------------ shared

@@ -5,10 +5,13 @@ The robot stands :data:`SETTLE` s, then walks at the command (forward ``speed``,
 m/s in its heading frame, ``yaw_rate`` rad/s) with ``gait`` until its base has covered
 ``distance`` m or turned ``turn`` degrees (less what the command's deceleration still
 covers: ``v²/2a``), or for ``duration`` s; then it stops (the feet in the air land) and stands
-:data:`SETTLE_AFTER` s. The controller is given the measured contact wrenches (its feet's
-force sensors: touch-down on contact) and, when there is one, the terrain. The harness's
-point feet are :data:`~tsid_py.sim.contact.WALKING_CONTACT` (an MJCF robot keeps its file's
-contact model, as shipped).
+:data:`SETTLE_AFTER` s. The controller reads what the run's
+:class:`~tsid_py.scenarios.conditions.Conditions` say (:class:`~.feedback.Feedback`): MuJoCo's
+exact state and contact wrenches (``ground-truth``, the library function's default: ideal
+force sensors, touch-down on contact), or the sensors through the state estimator (the
+demo's default), the force sensors' readings when the sensors have them; and, when there is
+one, the terrain. The harness's point feet are :data:`~tsid_py.sim.contact.WALKING_CONTACT`
+(an MJCF robot keeps its file's contact model, as shipped).
 
 What the summary reports, all measured in the simulator:
 
@@ -24,24 +27,29 @@ What the summary reports, all measured in the simulator:
   :meth:`~tsid_py.sim.Simulation.foot_pose`); ``slip_per_metre``: per foot, the sum of its
   stances' slips (each the distance from where it was made to where it lifted) over the
   distance travelled, the largest of the four;
-* ``median_step_us``, ``p99_step_us``, ``mean_step_us``: the controller's step (MPC
-  included), and the MPC's rate (Hz) and median solve time.
+* ``median_step_us``, ``p99_step_us``, ``mean_step_us``: the controller's step (MPC and
+  estimator included), and the MPC's rate (Hz) and median solve time;
+* ``conditions`` and, on the estimator, ``estimator_drift``
+  (:class:`~.feedback.EstimatorDrift`: the estimate's largest and final errors against
+  MuJoCo's state).
 """
 
 from __future__ import annotations
 
 import math
-import os
 import time
 
 import numpy as np
 
-from .. import robots
 from ..control.quadruped import QuadrupedController
+from ..control.quadruped.body import VelocityCommand
+from ..control.quadruped.gaits import gait_named
 from ..control.terrain import Terrain
 from ..sim.contact import WALKING_CONTACT
-from ..sim.simulation import Simulation
-from .quadruped_files import load_quadruped
+from ..sim.simulation import Simulation, SimulationDiverged
+from .conditions import Conditions
+from .demo_robots import DemoArgumentError, demo_robot
+from .feedback import EstimatorDrift, Feedback, simulation
 from .video import Watchers
 
 SETTLE, SETTLE_AFTER = 0.3, 1.0
@@ -56,26 +64,28 @@ TURN_RATE = 1.0
 
 
 def load_robot(robot: str, srdf: str | None = None):
-    """A built-in robot by name, or a quadruped file (:func:`~.quadruped_files.load_quadruped`)."""
-    if robot in robots.SPECS:
-        return robots.load(robot)
-    if os.path.isfile(robot):
-        return load_quadruped(robot, srdf=srdf)
-    raise ValueError(f"robot must be a built-in robot ({', '.join(robots.available())}) or a URDF/MJCF file, "
-                     f"got {robot!r}")
+    """A built-in quadruped by name, or a quadruped's URDF or MJCF file, its feet and every
+    default from its profile (:func:`~.demo_robots.demo_robot`; ``ValueError`` for a robot
+    that does not stand on point feet)."""
+    return demo_robot(robot, "trot", srdf=srdf)
 
 
 def run_trot(robot, *, speed: float = 0.5, lateral: float = 0.0, yaw_rate: float = 0.0,
              distance: float | None = None, duration: float | None = None, turn: float | None = None,
              gait: str = "trot",
              terrain: Terrain | None = None, push: tuple[float, np.ndarray] | None = None, viewer: bool = False,
-             video: str | None = None, controller_options: dict | None = None) -> tuple[dict, dict, dict]:
+             video: str | None = None, controller_options: dict | None = None,
+             conditions: Conditions | None = None) -> tuple[dict, dict, dict]:
     """Walk ``robot`` in MuJoCo (see the module); returns ``(summary, log, info)``.
 
     ``distance`` (m), ``turn`` (degrees, counter-clockwise positive; the yaw rate defaults to
     :data:`TURN_RATE` that way) or ``duration`` (s, default 5 when none is given) ends the
     command; ``push``: ``(time s, force (3,) N)`` applied to the base for
-    :data:`PUSH_DURATION` s."""
+    :data:`PUSH_DURATION` s. ``conditions``
+    (:class:`~tsid_py.scenarios.conditions.Conditions`): the sensors, plant and feedback of
+    the run (None: the simulator's exact state and contact forces, the plant as built); with
+    an estimator the summary reports its drift against the simulator
+    (``estimator_drift``)."""
     if sum(x is not None for x in (distance, duration, turn)) > 1:
         raise ValueError("give one of distance, duration and turn")
     if turn is not None:
@@ -87,9 +97,21 @@ def run_trot(robot, *, speed: float = 0.5, lateral: float = 0.0, yaw_rate: float
     if distance is not None and math.hypot(speed, lateral) == 0:
         raise ValueError("distance needs a nonzero speed or lateral velocity")
     duration = 5.0 if distance is None and duration is None and turn is None else duration
+    conditions = Conditions(feedback="ground-truth") if conditions is None else conditions
     shipped = robot.source is not None and robot.source.kind == "mjcf"
-    sim = Simulation(robot, visual=viewer or bool(video), terrain=terrain, contact=None if shipped else WALKING_CONTACT)
-    controller = QuadrupedController(robot, sim.timestep, terrain=terrain, **(controller_options or {}))
+    sim = simulation(robot, conditions, visual=viewer or bool(video), terrain=terrain,
+                     contact=None if shipped else WALKING_CONTACT)
+    exact_forces = conditions.feedback == "ground-truth"      # else: the force sensors', if any
+    options = dict(controller_options or {})
+    if not exact_forces and conditions.sensors.force_noise is not None:
+        options.setdefault("force_noise", conditions.sensors.force_noise)
+    controller = QuadrupedController(robot, sim.timestep, terrain=terrain, **options)
+    feedback = Feedback(sim, controller, conditions)
+    drift = EstimatorDrift(feedback)
+    try:                                    # a command out of the legs' reach, refused before the run
+        controller.check_command(VelocityCommand(speed, lateral, yaw_rate), gait_named(gait))
+    except ValueError as error:
+        raise DemoArgumentError(("speed", "lateral", "yaw_rate"), str(error)) from None
     watchers = Watchers(sim, viewer=viewer, video=video)
     dt, feet = sim.timestep, list(controller.geometry.feet)
     ground = terrain or Terrain.flat()
@@ -112,15 +134,17 @@ def run_trot(robot, *, speed: float = 0.5, lateral: float = 0.0, yaw_rate: float
     footholds, step_times = [], []
     stop_at = None
     fell_at, reason = None, None
+    pushed = False
     yaw = _Yaw(start_q)
     k = 0
     while k * dt < limit:
         t = k * dt
-        q, v = sim.state()
+        q = sim.state()[0]
         if k == int(round(SETTLE / dt)):
             controller.walk(speed, lateral, yaw_rate, gait=gait)
         if push is not None and k == int(round(push[0] / dt)):
             sim.push(push[1], PUSH_DURATION)
+            pushed = True
         walking_done = ((distance is not None and math.hypot(*(q[:2] - start_q[:2])) >= stop_distance)
                         or (turn is not None and abs(yaw.value - yaw.start) >= stop_turn)
                         or (duration is not None and t >= SETTLE + duration))
@@ -132,15 +156,19 @@ def run_trot(robot, *, speed: float = 0.5, lateral: float = 0.0, yaw_rate: float
         wrenches = sim.contact_wrenches()
         watchers.before_step()
         landed = {foot.name: foot.touchdowns for foot in controller.feet}
-        tic = time.perf_counter()
-        solution = controller.step(q, v, wrenches)
-        step_times.append(time.perf_counter() - tic)
+        solution, seconds = feedback.step(wrenches if exact_forces else None)
+        step_times.append(seconds)
         for foot in controller.feet:
             if foot.touchdowns > landed[foot.name]:
-                footholds.append((foot.name, *foot.foothold))
-        sim.step(solution.tau_actuated)
+                footholds.append((foot.name, *sim.foot_pose(foot.name)[1]))
+        try:
+            sim.step(feedback.torque(solution))
+        except SimulationDiverged as error:
+            fell_at, reason = t, f"the simulation diverged: {error}"
+            break
         watchers.after_step()
         slips.update(controller.solver.contacts)
+        drift.update(k)
         q_after = sim.state()[0]
         _record(log, t, q_after, yaw, controller, wrenches, solution, feet)
         height = q_after[2] - ground.height(*q_after[:2])
@@ -157,10 +185,12 @@ def run_trot(robot, *, speed: float = 0.5, lateral: float = 0.0, yaw_rate: float
     summary.update(command={"forward": speed, "lateral": lateral, "yaw_rate": yaw_rate, "gait": gait,
                             **({"distance": distance} if distance is not None else {}),
                             **({"turn_deg": turn} if turn is not None else {})},
-                   terrain=repr(terrain) if terrain is not None else "flat")
-    if push is not None:
+                   terrain=repr(terrain) if terrain is not None else "flat", conditions=conditions.describe())
+    if feedback.estimator is not None:
+        summary["estimator_drift"] = drift.summary()
+    if pushed:                              # reported once applied (a run that ended first had none)
         summary["push"] = {"at": float(push[0]), "force": [float(f) for f in push[1]], "duration": PUSH_DURATION}
-    info = {"feet": feet, "footholds": footholds, "stop_at": stop_at, "pushes": [] if push is None else [
+    info = {"feet": feet, "footholds": footholds, "stop_at": stop_at, "pushes": [] if not pushed else [
         {"at": float(push[0]), "direction": "", "force": list(map(float, push[1])), "duration": PUSH_DURATION}],
         "mpc_step": controller.mpc.step, "weight": controller.geometry.weight}
     return summary, log, info

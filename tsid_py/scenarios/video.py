@@ -15,11 +15,15 @@ ffmpeg binary.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes.util
 import os
 import sys
+import weakref
 
 import numpy as np
+
+from .._files import publish, temporary_beside
 
 #: Frame size, pixels (a multiple of 16, as H.264's macro blocks want).
 DEFAULT_SIZE = (320, 240)
@@ -78,7 +82,12 @@ class VideoRecorder:
                 "MUJOCO_GL=egl or MUJOCO_GL=osmesa before mujoco is imported") from exc
         self._camera = self._make_camera(mujoco, sim)
         self._lighten(sim.model)
-        self._writer = imageio.get_writer(path, fps=self.fps, codec="libx264", quality=6,
+        # Written beside ``path`` and renamed over it by close(): a run cut short leaves the
+        # previous video whole (and its part is removed when the process ends).
+        self.path = os.fspath(path)
+        self._part = temporary_beside(self.path, ".mp4")
+        self._discard = weakref.finalize(self, _remove, self._part)
+        self._writer = imageio.get_writer(self._part, fps=self.fps, codec="libx264", quality=6,
                                           macro_block_size=16, ffmpeg_log_level="error")
 
     @staticmethod
@@ -112,11 +121,13 @@ class VideoRecorder:
         return True
 
     def close(self) -> int:
-        """Finish the file; returns the number of frames written."""
+        """Finish the file (it replaces ``path`` now); returns the number of frames written."""
         if self._writer is not None:
             self._writer.close()
             self._renderer.close()
             self._writer = None
+            publish(self._part, self.path)
+            self._discard.detach()
         return self.frames
 
     def __enter__(self) -> VideoRecorder:
@@ -124,6 +135,12 @@ class VideoRecorder:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _remove(path: str) -> None:
+    """Remove ``path`` if it is still there (a video's part, never renamed)."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
 
 
 class Watchers:

@@ -16,6 +16,9 @@ inertias are the ones pinocchio read. On top of it:
 * the robot's mimic couplings (:attr:`~tsid_py.Robot.mimic_joints`, none when loaded with
   ``mimic="independent"``) are joint equalities ``q_m = k q_p + b``, written from the loader's
   couplings rather than left to MuJoCo's parser;
+* the rotational inertia the loader gave point-mass links
+  (:attr:`~tsid_py.loaders.source.ModelSource.added_inertias`) added to their bodies, so that
+  the simulated robot is the controller's;
 * inertias MuJoCo refuses replaced by the nearest valid ones (:mod:`tsid_py.sim.inertia`),
   with a warning that says by how much.
 
@@ -36,7 +39,7 @@ import numpy as np
 
 from .contact import DEFAULT_CONTACT, ContactOptions, add_floor
 from .engine import import_mujoco
-from .inertia import repair_inertias
+from .inertia import add_isotropic_inertias, repair_inertias
 
 #: Thickness of a sole box, m (its bottom face is the sole plane).
 SOLE_THICKNESS = 0.02
@@ -102,6 +105,8 @@ def build_urdf_model(robot, *, timestep: float, visual: bool, contact: ContactOp
 
         add_terrain(spec, terrain)
     filename = robot.source.path if robot.source else robot.name
+    if robot.source is not None:
+        add_isotropic_inertias(spec, dict(robot.source.added_inertias))
     repair_inertias(spec, filename)
     spec.visual.global_.offwidth, spec.visual.global_.offheight = 640, 480
     try:

@@ -12,6 +12,7 @@ motion. The feet are read through :class:`~tsid_py.sim.feet.Feet`.
 from __future__ import annotations
 
 import math
+import re
 from collections import deque
 
 import numpy as np
@@ -175,11 +176,22 @@ class Simulation:
         command = ("NaN or infinite entries" if not finite.all() else
                    f"largest entry {np.max(np.abs(tau)):.4g} at actuated index {int(np.argmax(np.abs(tau)))}"
                    if tau.size else "no entries")
+        source = self.robot.source
+        check = (f"; `tsid-py check-robot {source.path}` names the file's problems (links without inertia, "
+                 "invalid inertias, joints that move no mass)" if source is not None else "")
         raise SimulationDiverged(
             f"the MuJoCo simulation of {self.robot.name!r} diverged at t = {self.data.time:.4f} s (non-finite or "
-            f"unbounded {' and '.join(bad)}{': ' + messages[0].strip() if messages else ''}); the last torque "
-            f"command has {command}. Check the commanded "
-            "torques, the model's masses and inertias and the time step; reset() the simulation to go on")
+            f"unbounded {' and '.join(bad)}{': ' + messages[0].strip() if messages else ''}"
+            f"{self._diverging_joint(messages)}); the last torque command has {command}. Check the commanded "
+            f"torques, the model's masses and inertias and the time step{check}; reset() the simulation to go on")
+
+    def _diverging_joint(self, messages: list[str]) -> str:
+        """``", joint 'NAME'"`` for the degree of freedom MuJoCo's warning names ("... at DOF
+        29"), or "" when it names none."""
+        found = re.search(r"DOF (\d+)", messages[0]) if messages else None
+        if found is None or int(found.group(1)) >= self.model.nv:
+            return ""
+        return f", joint {self.model.joint(int(self.model.dof_jntid[int(found.group(1))])).name!r}"
 
     def push(self, force, duration: float, body: str | None = None) -> None:
         """Apply a world-frame force (N) at ``body``'s centre of mass (default: the root body)

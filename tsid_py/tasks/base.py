@@ -1,7 +1,9 @@
 """Task base classes: the contract every task implements.
 
 A task contributes rows ``A x = b`` to the QP over ``x = [q̈; f]``: a cost
-``Σ_i weight_i (A_i x − b_i)²`` when ``priority="soft"``, equalities when ``"hard"``.
+``Σ_i weight_i (A_i x − b_i)²`` when ``priority="soft"``, equalities when ``"hard"``, and at a
+level ``priority=1, 2, …`` the same cost minimised lexicographically: a level never degrades
+the levels above it (:mod:`tsid_py.hierarchy`).
 
 Writing a task
 --------------
@@ -50,8 +52,11 @@ class Task(SolverItem, ABC):
     Parameters
     ----------
     dim : number of axes, or None when :meth:`dimension` sizes the task from the robot.
-    weight : per-axis weights of the cost (scalar or (dim,), ≥ 0); unused when hard.
-    priority : ``"soft"`` (a weighted cost) or ``"hard"`` (equalities).
+    weight : per-axis weights of the cost (scalar or (dim,), ≥ 0) at the task's level (soft
+        or 1, 2, …); unused when hard.
+    priority : ``"soft"`` (a weighted cost, the last level), ``"hard"`` (equalities) or a
+        level ``1, 2, …`` (an int: solved after the hard rows, level 1 first, each level
+        never degrading the ones above it).
     mask : booleans (dim,) selecting the axes the task keeps (default: all).
     name : how reports and errors name the task (default: the class name).
     """
@@ -59,7 +64,7 @@ class Task(SolverItem, ABC):
     #: ``"ddq"``: the rows span q̈ (nv columns); ``"x"``: the whole variable vector.
     acts_on: ClassVar[str] = "ddq"
 
-    def __init__(self, dim: int | None = None, *, weight=1.0, priority: str = "soft", mask=None,
+    def __init__(self, dim: int | None = None, *, weight=1.0, priority: str | int = "soft", mask=None,
                  name: str | None = None):
         self._priority = check_priority(priority)
         if name is not None and not isinstance(name, str):
@@ -91,6 +96,16 @@ class Task(SolverItem, ABC):
         else:
             matrix[:] = rows
             vector[:] = target
+
+    def write_cost_rows(self, context: StepContext, matrix: np.ndarray, vector: np.ndarray,
+                        weight: np.ndarray | None = None) -> None:
+        """Write the cost rows ``(√W A, √W b)``, with ``W`` the per-axis ``weight`` (dim,) of a
+        step's override when given, else the task's own."""
+        self.write_rows(context, matrix, vector, weighted=weight is None)
+        if weight is not None:
+            root = np.sqrt(weight[self.kept_axes])
+            matrix *= root[:, None]
+            vector *= root
 
     def set_target(self, target, velocity=None, acceleration=None) -> None:
         """Move the task's reference: ``target`` (the task's own form, e.g. a point, a
@@ -142,7 +157,7 @@ class Task(SolverItem, ABC):
 
     # ------------------------------------------------------------------ settings
     priority = Setting(check_priority, after="structure_changed")
-    """``"soft"`` (a weighted cost) or ``"hard"`` (equalities)."""
+    """``"soft"`` (a weighted cost), ``"hard"`` (equalities) or a level ``1, 2, …``."""
 
     mask = Setting("_checked_mask", after="_mask_changed")
     """Booleans (dim,) selecting the axes the task keeps."""
@@ -238,13 +253,14 @@ class PDTask(Task):
     dim : number of axes, or None when :meth:`dimension` sizes the task from the robot.
     kp : proportional gains, 1/s² (scalar or (dim,), ≥ 0).
     kd : derivative gains, 1/s (scalar or (dim,), ≥ 0); default ``2 √kp``.
-    weight : per-axis weights of the cost (scalar or (dim,), ≥ 0); unused when hard.
-    priority : ``"soft"`` (a weighted cost) or ``"hard"`` (equalities).
+    weight : per-axis weights of the cost (scalar or (dim,), ≥ 0) at the task's level;
+        unused when hard.
+    priority : ``"soft"``, ``"hard"`` or a level ``1, 2, …`` (as for :class:`Task`).
     mask : booleans (dim,) selecting the axes the task keeps (default: all).
     name : how reports and errors name the task (default: the class name).
     """
 
-    def __init__(self, dim: int | None = None, *, kp=10.0, kd=None, weight=1.0, priority: str = "soft", mask=None,
+    def __init__(self, dim: int | None = None, *, kp=10.0, kd=None, weight=1.0, priority: str | int = "soft", mask=None,
                  name: str | None = None):
         self._gains = (kp, kd)
         self.position_ref = None

@@ -21,12 +21,12 @@ class CoMTask(PDTask):
     kp : proportional gains, 1/s² (scalar or (3,), ≥ 0).
     kd : derivative gains, 1/s (scalar or (3,), ≥ 0); default ``2 √kp``.
     weight : per-axis weights of the cost (scalar or (3,), ≥ 0); unused when hard.
-    priority : ``"soft"`` (a weighted cost) or ``"hard"`` (equalities).
+    priority : ``"soft"`` (a weighted cost), ``"hard"`` (equalities) or a level ``1, 2, …``.
     mask : booleans (3,) selecting the axes x, y, z the task keeps (default: all).
     name : how reports and errors name the task (default: ``"CoMTask"``).
     """
 
-    def __init__(self, target=None, *, kp=10.0, kd=None, weight=1.0, priority: str = "soft", mask=None,
+    def __init__(self, target=None, *, kp=10.0, kd=None, weight=1.0, priority: str | int = "soft", mask=None,
                  name: str | None = None):
         super().__init__(3, kp=kp, kd=kd, weight=weight, priority=priority, mask=mask, name=name)
         if target is not None:

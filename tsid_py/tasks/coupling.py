@@ -31,7 +31,7 @@ class JointCouplingTask(PDTask):
         100; hard by default: the linkage is rigid).
     """
 
-    def __init__(self, couplings: Sequence, *, kp=100.0, kd=None, weight=1.0, priority: str = "hard", mask=None,
+    def __init__(self, couplings: Sequence, *, kp=100.0, kd=None, weight=1.0, priority: str | int = "hard", mask=None,
                  name: str | None = None):
         couplings = tuple(couplings)
         if not couplings:

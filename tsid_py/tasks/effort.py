@@ -29,14 +29,14 @@ class TorqueTask(Task):
     joints : names of the actuated joints to control, in the order of ``target`` (default:
         every actuated joint, in the robot's order).
     weight : per-joint weights of the cost (scalar or one per joint, ≥ 0); unused when hard.
-    priority : ``"soft"`` (a weighted cost) or ``"hard"`` (equalities).
+    priority : ``"soft"`` (a weighted cost), ``"hard"`` (equalities) or a level ``1, 2, …``.
     mask : booleans, one per joint, selecting the joints the task keeps (default: all).
     name : how reports and errors name the task (default: ``"TorqueTask"``).
     """
 
     acts_on = "x"
 
-    def __init__(self, target=None, *, joints: Sequence[str] | None = None, weight=1.0, priority: str = "soft",
+    def __init__(self, target=None, *, joints: Sequence[str] | None = None, weight=1.0, priority: str | int = "soft",
                  mask=None, name: str | None = None):
         if joints is not None and (isinstance(joints, str) or len(joints) == 0):
             raise ValueError("joints must be a non-empty list of joint names (or None for all)")
@@ -118,14 +118,14 @@ class WrenchTask(Task):
     contact : the name of the contact (its frame's name).
     target : the world-aligned wrench ``[f; m]`` (6,), N and N·m (default: zeros).
     weight : per-axis weights of the cost (scalar or (6,), ≥ 0); unused when hard.
-    priority : ``"soft"`` (a weighted cost) or ``"hard"`` (equalities).
+    priority : ``"soft"`` (a weighted cost), ``"hard"`` (equalities) or a level ``1, 2, …``.
     mask : booleans (6,) selecting the axes the task keeps (default: all).
     name : how reports and errors name the task (default: ``"WrenchTask(<contact>)"``).
     """
 
     acts_on = "x"
 
-    def __init__(self, contact: str, target=None, *, weight=1.0, priority: str = "soft", mask=None,
+    def __init__(self, contact: str, target=None, *, weight=1.0, priority: str | int = "soft", mask=None,
                  name: str | None = None):
         if not isinstance(contact, str):
             raise ValueError(f"contact must be a contact frame name (str), got {contact!r}")

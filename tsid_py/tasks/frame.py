@@ -58,7 +58,7 @@ class FrameTask(PDTask):
     kp : proportional gains, 1/s² (scalar or one per axis, ≥ 0).
     kd : derivative gains, 1/s (scalar or one per axis, ≥ 0); default ``2 √kp``.
     weight : per-axis weights of the cost (scalar or one per axis, ≥ 0); unused when hard.
-    priority : ``"soft"`` (a weighted cost) or ``"hard"`` (equalities).
+    priority : ``"soft"`` (a weighted cost), ``"hard"`` (equalities) or a level ``1, 2, …``.
     mask : booleans, one per axis, selecting the axes the task keeps (default: all).
     name : how reports and errors name the task (default: ``"<class name>(<frame>)"``).
     """
@@ -66,7 +66,7 @@ class FrameTask(PDTask):
     components = _BOTH
 
     def __init__(self, frame: str, target=None, *, local: bool = False, kp=10.0, kd=None, weight=1.0,
-                 priority: str = "soft", mask=None, name: str | None = None):
+                 priority: str | int = "soft", mask=None, name: str | None = None):
         if not isinstance(frame, str):
             raise ValueError(f"frame must be a frame name (str), got {frame!r}")
         self.frame = frame
@@ -223,14 +223,14 @@ class RelativeFrameTask(PDTask):
     kp : proportional gains, 1/s² (scalar or (6,), ≥ 0).
     kd : derivative gains, 1/s (scalar or (6,), ≥ 0); default ``2 √kp``.
     weight : per-axis weights of the cost (scalar or (6,), ≥ 0); unused when hard.
-    priority : ``"soft"`` (a weighted cost) or ``"hard"`` (equalities).
+    priority : ``"soft"`` (a weighted cost), ``"hard"`` (equalities) or a level ``1, 2, …``.
     mask : booleans (6,) selecting the axes the task keeps (default: all).
     name : how reports and errors name the task (default:
         ``"RelativeFrameTask(<frame> in <reference_frame>)"``).
     """
 
     def __init__(self, frame: str, reference_frame: str, target=None, *, kp=10.0, kd=None, weight=1.0,
-                 priority: str = "soft", mask=None, name: str | None = None):
+                 priority: str | int = "soft", mask=None, name: str | None = None):
         for label, value in (("frame", frame), ("reference_frame", reference_frame)):
             if not isinstance(value, str):
                 raise ValueError(f"{label} must be a frame name (str), got {value!r}")

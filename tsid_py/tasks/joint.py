@@ -69,7 +69,7 @@ class JointTask(PDTask, DiagonalTask):
     """
 
     def __init__(self, target=None, *, joints: Sequence[str] | None = None, kp=10.0, kd=None, weight=1.0,
-                 priority: str = "soft", mask=None, name: str | None = None):
+                 priority: str | int = "soft", mask=None, name: str | None = None):
         if joints is not None and (isinstance(joints, str) or len(joints) == 0):
             raise ValueError("joints must be a non-empty list of joint names (or None for all)")
         self.joints = None if joints is None else list(joints)

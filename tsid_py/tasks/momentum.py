@@ -26,14 +26,14 @@ class MomentumTask(Task):
     components : ``"linear"``, ``"angular"`` or ``"both"``: the parts of ``h`` regulated.
     kp : gains of the first-order law, 1/s (scalar or one per axis, ≥ 0).
     weight : per-axis weights of the cost (scalar or one per axis, ≥ 0); unused when hard.
-    priority : ``"soft"`` (a weighted cost) or ``"hard"`` (equalities).
+    priority : ``"soft"`` (a weighted cost), ``"hard"`` (equalities) or a level ``1, 2, …``.
     mask : booleans, one per axis, selecting the axes the task keeps (default: all).
     name : how reports and errors name the task (default: ``"MomentumTask"``).
     """
 
     _COMPONENTS = {"linear": slice(0, 3), "angular": slice(3, 6), "both": slice(0, 6)}
 
-    def __init__(self, target=None, *, components: str = "angular", kp=1.0, weight=1.0, priority: str = "soft",
+    def __init__(self, target=None, *, components: str = "angular", kp=1.0, weight=1.0, priority: str | int = "soft",
                  mask=None, name: str | None = None):
         if components not in self._COMPONENTS:
             raise ValueError(f"components must be one of {list(self._COMPONENTS)}, got {components!r}")

@@ -35,12 +35,12 @@ class AccelerationTask(DiagonalTask):
     ----------
     target : the accelerations asked for (nv,), rad/s² (m/s² for the base; default: zeros).
     weight : per-axis weights of the cost (scalar or (nv,), ≥ 0); unused when hard.
-    priority : ``"soft"`` (a diagonal cost) or ``"hard"`` (equalities).
+    priority : ``"soft"`` (a diagonal cost), ``"hard"`` (equalities) or a level ``1, 2, …``.
     mask : booleans (nv,) selecting the degrees of freedom the task keeps (default: all).
     name : how reports and errors name the task (default: ``"AccelerationTask"``).
     """
 
-    def __init__(self, target=None, *, weight=1.0, priority: str = "soft", mask=None, name: str | None = None):
+    def __init__(self, target=None, *, weight=1.0, priority: str | int = "soft", mask=None, name: str | None = None):
         self._pending_target = target
         super().__init__(None, weight=weight, priority=priority, mask=mask, name=name)
 
@@ -105,7 +105,7 @@ class ForceRegularization(DiagonalTask):
     name : how reports and errors name the task (default: ``"ForceRegularization"``).
     """
 
-    def __init__(self, weight: float = 1e-8, *, priority: str = "soft", mask=None, name: str | None = None):
+    def __init__(self, weight: float = 1e-8, *, priority: str | int = "soft", mask=None, name: str | None = None):
         super().__init__(1, weight=positive_scalar(weight, "weight", allow_zero=True), priority=priority, mask=mask,
                          name=name)
 

@@ -46,6 +46,7 @@ from ... import tasks
 from ..._validation import positive_scalar
 from ...models.profile import profile_of
 from ...robot import Robot
+from ...settings import Setting
 from ..terrain import Terrain
 from ..balance import BalanceController
 from ..pipeline import Pipeline
@@ -142,6 +143,7 @@ class WalkingController(Pipeline):
         #: while a walk is under way).
         self.momentum = None if relative == 0 else tasks.MomentumTask(
             kp=positive_scalar(momentum_kp, "momentum_kp"), weight=relative / scale**2, name="walking momentum")
+        self._derived = {"touchdown": touchdown is True, "adjustment": step_adjustment is True}
         if touchdown is True:
             touchdown = Touchdown.for_robot(robot, self.gait)
         elif touchdown is not False and not isinstance(touchdown, Touchdown):
@@ -149,10 +151,7 @@ class WalkingController(Pipeline):
         #: Touch-down on contact (None: on the clock).
         self.touchdown = touchdown or None
         if step_adjustment is True:
-            left, right = self.feet().values()
-            width = self.gait.step_width or float(np_norm(left.xy - right.xy))
-            step_adjustment = StepAdjustment.for_robot(robot.gravity / self.com.omega**2, width, self._contact_sole(),
-                                                       self.gait)
+            step_adjustment = self._default_adjustment()
         elif step_adjustment is not False and not isinstance(step_adjustment, StepAdjustment):
             raise ValueError(f"step_adjustment must be a bool or a StepAdjustment, got {type(step_adjustment).__name__}")
         #: Step adjustment during walks (None: off).
@@ -173,17 +172,36 @@ class WalkingController(Pipeline):
                                                 self.plan_stage, balance.profile.feet, balance.wrench_regularization)
         stages = [self.recovery_stage, self.plan_stage, balance.contact_stage, balance.support_stage,
                   balance.solve_stage]
-        super().__init__([stage for stage in stages if stage is not None], balance.dt)
+        super().__init__([stage for stage in stages if stage is not None], solver=balance.solver)
 
-    @property
-    def dt(self) -> float:
-        """Control period, s: the balance controller's solver's (see
-        :attr:`BalanceController.dt`)."""
-        return self.balance.dt
+    gait = Setting("_checked_gait", after="_gait_changed")
+    """The :class:`~.footsteps.Gait` of the walks (assigned between walks, not during one):
+    the plan stage's force ramps, and the touch-down and step adjustment derived from it by
+    default, follow it."""
 
-    @dt.setter
-    def dt(self, value) -> None:
-        self.balance.dt = value
+    def _checked_gait(self, value, name: str) -> Gait:
+        if not isinstance(value, Gait):
+            raise ValueError(f"{name} must be a tsid_py.models.gait.Gait, got {type(value).__name__}")
+        if getattr(self, "plan_stage", None) is not None and self.walking:
+            raise ValueError(f"{name} cannot change during a walk (its timing is the plan's): assign it once "
+                             "`walking` is False")
+        return value
+
+    def _gait_changed(self) -> None:
+        stage = getattr(self, "plan_stage", None)
+        if stage is None:                               # during construction
+            return
+        stage.gait = self._gait
+        if self._derived["touchdown"]:
+            self.touchdown = stage.touchdown = Touchdown.for_robot(self.robot, self._gait)
+        if self._derived["adjustment"]:
+            self.adjustment = stage.adjustment = self._default_adjustment()
+
+    def _default_adjustment(self) -> StepAdjustment:
+        """The step adjustment for this robot and gait (:meth:`.adjustment.StepAdjustment.for_robot`)."""
+        left, right = self.feet().values()
+        width = self.gait.step_width or float(np_norm(left.xy - right.xy))
+        return StepAdjustment.for_robot(self.robot.gravity / self.com.omega**2, width, self._contact_sole(), self.gait)
 
     # ------------------------------------------------------------------ plans
     def feet(self) -> dict[str, Footstep]:
@@ -301,8 +319,8 @@ class WalkingController(Pipeline):
 
     def _contact_sole(self) -> tuple[float, float]:
         """Length and width (m) of the soles' contact rectangles (the CoP's region)."""
-        length, width = self.balance.profile.sole_size
-        return self.balance.sole_scale[0] * length, self.balance.sole_scale[1] * width
+        contact = next(iter(self.solver.contacts.values()))
+        return contact.length, contact.width
 
     def footholds(self) -> list[tuple[int, Footstep]]:
         """``(footstep index, where the sole was when its contact was made)`` for each
