@@ -17,6 +17,11 @@ from tsid_py.models.gait import Gait
 SOLE = (0.2, 0.13)
 
 
+def _in_order(polygon):
+    """A polygon's vertices sorted by x then y (to compare two listings of one polygon)."""
+    return polygon[np.lexsort(polygon.T[::-1])]
+
+
 def _inside(points, polygon, margin=0.0):
     """Whether each of ``points`` (n, 2) is ``margin`` inside the counter-clockwise convex
     ``polygon`` (k, 2)."""
@@ -157,3 +162,35 @@ def test_the_planes_a_sole_can_lie_on_are_on_or_above_the_ground_and_touch_it_at
         assert np.max(normals @ terrain.rest(x, y, yaw, SOLE).normal) == pytest.approx(1.0, abs=1e-9)
     ramp = Terrain.slope(10, start=0.0).resting_normals(1.0, 0.0, 0.3, SOLE)
     np.testing.assert_allclose(ramp, [[-math.sin(math.radians(10)), 0.0, math.cos(math.radians(10))]], atol=1e-12)
+
+
+def test_a_sole_landing_on_bumps_bears_on_its_polygon_and_is_held_on_the_ground_s_plane():
+    """The walk's touch-down on a footstep of rough ground makes a contact bearing on its
+    polygon less the sole's margins (contact_region), anchored where the sole is with the
+    footstep's normal, and the capture point's support is built on that polygon."""
+    import tsid_py as tp
+    from tsid_py.control.walking import WalkingController
+    from tsid_py.control.walking.plan import LAND, LIFT, UNLOAD
+
+    robot = tp.robots.load("talos")
+    terrain = Terrain.rough(0.02, seed=0, start=0.2)
+    controller = WalkingController(robot, 1e-3, terrain=terrain)
+    plan = controller.walk_distance(1.0)
+    stage = controller.plan_stage
+    index = next(i for i, step in enumerate(plan.footsteps) if step.bearing is not None and not step.level)
+    for time, kind, foot, step in plan.events:
+        if step > index:
+            break
+        stage._apply(time, kind, foot, step)
+        if kind == LAND and step == index:
+            footstep = plan.footsteps[index]
+            contact = controller.solver.contacts[foot]
+            expected = contact_region(footstep.bearing, (contact.length, contact.width), robot.sole_size)
+            np.testing.assert_allclose(_in_order(contact.bearing), _in_order(expected), atol=1e-12)
+            np.testing.assert_allclose(contact.anchor.rotation[:, 2], footstep.normal, atol=1e-12)
+            placement = robot.frame_placement(robot.frame_id(foot))
+            np.testing.assert_allclose(contact.anchor.translation, placement.translation, atol=1e-12)
+            corners = controller.stance.footprint(foot)
+            world = np.column_stack([contact.bearing, np.zeros(len(expected))]) @ contact.anchor.rotation.T
+            np.testing.assert_allclose(corners, (world + contact.anchor.translation)[:, :2], atol=1e-12)
+    assert {UNLOAD, LIFT, LAND} <= {kind for _, kind, _, _ in plan.events}
