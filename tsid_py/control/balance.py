@@ -27,13 +27,10 @@ Inside, a :class:`~tsid_py.DynamicsSolver` (built with ``diagnose=False``) with
   end of its range, so the QP must not plan past it. The posture weighs the legs' joints (those
   between the base and a sole) ``posture_leg_scale`` times less: in stance the soles, the
   CoM and the torso already set them, and a full posture weight there pulls the CoM back
-  toward the reference stance (measured: over one foot, G1's CoM stood 1 cm short of its
-  target, the commanded centre of pressure saturated at the sole's inner edge, and both
-  robots fell under −y pushes at 0.8 × the single-sole bound);
+  toward the reference stance;
 * optionally (``momentum_weight`` > 0) a :class:`~tsid_py.tasks.MomentumTask` regulating the
-  angular momentum to zero. Off by default: measured on Talos it resists the hip strategy
-  (with weight 0.01, 300 N +x and 470 N +y pushes, survived without it, fell) and costs
-  about 30 µs a step;
+  angular momentum to zero. Off by default: it resists the hip strategy (the measurements
+  behind both choices: the Controllers page, *Balance*);
 
 and around it a :class:`~tsid_py.control.contact_state.ContactStateMonitor` (a rocking or
 unloaded sole is softened) and a :class:`~tsid_py.control.failure.FailurePolicy` (an

@@ -13,7 +13,8 @@ positions and velocities are (:meth:`~tsid_py.control.contact_state.ContactState
 ``position_noise`` and ``velocity_noise``), so that the monitor's thresholds account for it.
 
     controller = BalanceController(robot, dt)
-    estimator = StateEstimator(robot, dt, EstimatorSettings.for_sensors(spec, dt))
+    settings = EstimatorSettings.for_sensors(spec, dt)
+    estimator = StateEstimator(robot, dt, settings)
     attach_estimator(controller, estimator)
     for each control period:
         solution = controller.step(sensors=read_sensors())

@@ -1,4 +1,4 @@
-"""Terrain: the ground's height and normal, one description for the planner and the simulator.
+r"""Terrain: the ground's height and normal, one description for the planner and the simulator.
 
 A :class:`Terrain` is a floor (the plane ``z = floor``, default 0) with features on it: the
 height at ``(x, y)`` is the highest surface there. The features:
@@ -24,7 +24,10 @@ beneath it: among the planes ``z = h0 + g_x dx + g_y dy`` (``dx, dy`` from ``(x,
 axes) that lie on or above the ground at every sample point ``i`` of the footprint, the one
 lowest at the centre,
 
-    minimise h0   subject to   h0 + g_x dx_i + g_y dy_i ≥ h(x_i, y_i)   for all i,
+.. math::
+
+    \min\ h_0 \quad \text{subject to} \quad
+    h_0 + g_x\, dx_i + g_y\, dy_i ≥ h(x_i, y_i) \ \text{for all } i,
 
 a linear programme in ``(h0, g_x, g_y)`` whose answer is the facet of the upper convex hull of
 the samples above the centre (the sole rests on the points that span it). The sole's normal is

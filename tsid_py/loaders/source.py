@@ -43,6 +43,8 @@ class ModelSource:
     added_inertias : rotational inertia the loader gave links the file makes point masses, as
         ``(link, isotropic moment kg·m²)`` (:mod:`tsid_py.models.point_masses`); the harness
         gives the simulator's bodies the same.
+    srdf : the URDF's SRDF when the robot was loaded with one (its postures, its disabled
+        collision pairs), else None.
     """
 
     path: str
@@ -53,6 +55,7 @@ class ModelSource:
     mimic: tuple[MimicJoint, ...] = ()
     components: tuple[tuple[str, int, int], ...] = ()
     added_inertias: tuple[tuple[str, float], ...] = ()
+    srdf: str | None = None
 
     def __post_init__(self):
         if self.kind not in KINDS:

@@ -78,7 +78,7 @@ def _load_urdf(path: Path, srdf, posture: str | None, package_dirs, name: str | 
                     else [str(parent) for parent in path.resolve().parents])    # package:// resolves in one
     srdf = _srdf_of(path, srdf)
     loaded = load_urdf(path, True, package_dirs)
-    model, source = loaded.model, loaded.source
+    model, source = loaded.model, replace(loaded.source, srdf=srdf)
     if srdf is not None:
         read_rotor_parameters(model, srdf)          # the drives' (model.armature untouched)
     q = _posture(model, path, srdf, posture)
@@ -101,7 +101,7 @@ def _load_urdf(path: Path, srdf, posture: str | None, package_dirs, name: str | 
         q_fixed = posture_in_ranges(fixed.model, _posture(fixed.model, path, srdf, posture))
         robot = Robot(fixed.model, name=name or path.stem, q_ref=q_fixed, package_dirs=fixed.source.package_dirs,
                       end_effector=_end_effector(fixed.model, srdf),
-                      source=replace(fixed.source, added_inertias=tuple(moments.items())))
+                      source=replace(fixed.source, srdf=srdf, added_inertias=tuple(moments.items())))
         robot.profile = derive_profile(robot)
         return robot
     add_rotational_inertia(model, moments)

@@ -419,9 +419,9 @@ def reconstruct(robot: str = robots.DEFAULT_HUMANOID, duration: float = 3.0, vie
 def walk(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None, distance: float | None = None,
          turn: float | None = None, viewer: bool = False, video: str | None = None, srdf=None,
          conditions: Conditions | None = None, terrain: TerrainChoice | None = None) -> DemoRun:
-    """A humanoid walks ``distance`` m forward (default 3 m) or turns ``turn`` degrees in place.
+    """A humanoid walks forward (3 m by default) or turns in place.
 
-    ``robot``: a built-in robot's name or a humanoid's URDF or MJCF file (``srdf``: a URDF's
+    It walks ``distance`` m forward, or turns ``turn`` degrees. ``robot``: a built-in robot's name or a humanoid's URDF or MJCF file (``srdf``: a URDF's
     postures). A :class:`~tsid_py.control.walking.WalkingController` follows the footstep plan
     of the robot profile's gait (measured on the built-in robots, :mod:`tsid_py.robots`;
     derived from the leg length and the CoM height otherwise, :mod:`tsid_py.models.gait`)

@@ -211,7 +211,7 @@ def run_pushes(robot, pushes, *, push_duration: float = PUSH_DURATION, duration:
         solution, seconds = feedback.step()
         step_times.append(seconds)
         for rung in solution.relaxed[-1:]:
-            relaxed_steps[rung].append(round(t, 4))
+            relaxed_steps.setdefault(rung, []).append(round(t, 4))
         try:
             sim.step(feedback.torque(solution))
         except SimulationDiverged as error:

@@ -66,7 +66,7 @@ STAND_SPEED = 0.05
 class SwingFootTask(PositionTask):
     """A :class:`~tsid_py.tasks.PositionTask` whose point target is written in place (the
     control loop sets it every step; :class:`~tsid_py.tasks.FrameTask`'s general target path
-    forms and checks a placement each time, ~14 µs)."""
+    forms and checks a placement each time)."""
 
     def apply_target(self, target) -> None:
         point = as_vector(target, "target", 3)

@@ -1,4 +1,4 @@
-"""Step adjustment during a walk: the landing footstep moved when the capture point runs off
+r"""Step adjustment during a walk: the landing footstep moved when the capture point runs off
 its plan (a push, a slip, a foot that landed elsewhere).
 
 **Prediction.** In single support the capture point obeys ``ξ̇ = ω (ξ − p)``
@@ -6,7 +6,9 @@ its plan (a push, a slip, a foot that landed elsewhere).
 stance foot's planned ZMP ``p_s`` until the swing foot lands at ``T``. From the measured
 ``ξ(t)``, with ``p = p_s`` meanwhile, the capture point at touch-down is
 
-    ξ_T = p_s + (ξ(t) − p_s) e^{ω (T − t)};
+.. math::
+
+    ξ_T = p_s + (ξ(t) − p_s)\, e^{ω (T − t)};
 
 a centre of pressure held at ``p_s + δ`` instead lands it at ``ξ_T − g δ``,
 ``g = e^{ω (T − t)} − 1``: with ``δ`` anywhere in the stance sole's contact rectangle (about

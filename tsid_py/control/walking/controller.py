@@ -90,12 +90,10 @@ class WalkingController(Pipeline):
         the CoM task's, in its units: a moment error ``δL̇`` (N·m) costs what a CoM
         acceleration error ``δL̇ / (m z)`` does (``m`` the mass, ``z`` the CoM height), so
         the task weighs ``momentum_weight / (m z)²`` on any robot (0: no task). Without it
-        the capture-point task sets the net force but leaves the net moment free: the QP
-        drew the swing leg's reaction from the stance sole — measured on G1, its centre of
-        pressure 5–8 cm ahead of the commanded one and on the inner edge, the ankle pitch
-        at 89–100 % of its torque limit, the torsion on its bound through each swing and
-        the sole twisting 1.5° a step. With it the upper body takes the swing leg's
-        reaction (yaw included): ankle 45 %, twist 0.2° a step.
+        the capture-point task sets the net force but leaves the net moment free, and the
+        QP draws the swing leg's reaction from the stance sole; with it the upper body
+        takes that reaction, yaw included (the measurements: the Controllers page,
+        *Walking*).
     momentum_kp : that task's gain, 1/s.
     touchdown : land on contact when :meth:`step` is given measured wrenches (True: a
         :class:`~.touchdown.Touchdown` with the robot's defaults, or one configured; False:
