@@ -25,11 +25,12 @@ nearest points 72 mm in 20 ms and the rate from −17 to −106 mm/s while the r
 **Look-ahead.** So each computed pair's distance is also taken at the configuration
 ``h = τ`` ahead at the present velocity, ``d' = d(q ⊕ h v)`` (coal's), and the pair closes,
 for the damper, at ``ḋ_c = min(ḋ, (d' − d) / h)``: the mean rate over the look-ahead shows
-the jumps to come. And its row is written at the features that ask more: the present
-nearest points, or the look-ahead's (``p'_A``, ``p'_B``, ``n'`` carried back to the bodies
-now) — a wrist spinning to push its nearest point away brings another corner round, and a
-row at that corner asks the spin to stop (measured on G1's wrists crossing: without it,
-spins of 16 rad/s and rate jumps of 0.55 m/s).
+the jumps to come. And it has a row at its present nearest points and, where it asks more,
+a second at the look-ahead's (``p'_A``, ``p'_B``, ``n'`` carried back to the bodies now): a
+wrist spinning to push its nearest point away brings another corner round, and a row at that
+corner asks the spin to stop (measured on G1's wrists crossing: without it, spins of 16 rad/s
+and rate jumps of 0.55 m/s); the present row stays, or the present points, unwatched for a
+step, close at the tasks' will (measured: 17 m/s² on Talos's forearms).
 
 **The damper** (Faverjon and Tournassoud's, in Kanoun's form for velocities). With the gap
 ``e = d − d_r`` to the resting distance ``d_r = d_s + ¼ (d_i − d_s)`` (:data:`REST_FRACTION`;
@@ -132,9 +133,9 @@ def _row_count(value, name: str) -> int:
 
 
 class PairRow(NamedTuple):
-    """A pair that had a row at the last step: its pieces' names, their distance (m), the
-    rate (m/s) and the points of its row (world, m) — the nearest points now or, when they
-    ask more, the look-ahead's carried back to the bodies (see the module) — and the unit
+    """A row at the last step: its pair's pieces' names, their distance (m), the rate (m/s)
+    and the points of its row (world, m) — the nearest points now or, for a pair's second
+    row, the look-ahead's carried back to the bodies (see the module) — and the unit
     normal from the first to the second (for the nearest points now,
     ``second_point − first_point = distance · normal``)."""
 
@@ -172,7 +173,7 @@ class SelfCollisionAvoidance(LinearConstraint):
     geometry : a ``pinocchio.GeometryModel`` on the robot's model to use instead of its
         file's collision geometry (copied).
 
-    After each solve :attr:`active_pairs` lists the pairs that had rows.
+    After each solve :attr:`active_pairs` lists the rows (:class:`PairRow`).
     """
 
     name = "self-collision avoidance"
@@ -285,8 +286,9 @@ class SelfCollisionAvoidance(LinearConstraint):
                                                           speed**2 / (2 * brake)) + speed * dt:
                     bound = damper_bound(result.min_distance - rest, closing, dt, self._time_constant, brake)
                     candidates.append((bound - normal @ (motions[1][1] - motions[0][1]), (joint_a, joint_b), row))
-            if candidates:
-                entries.append(max(candidates, key=lambda entry: entry[0]))
+            if len(candidates) == 2 and candidates[1][0] <= candidates[0][0]:
+                candidates.pop()                        # the look-ahead's asks no more: left out
+            entries.extend(candidates)
         matrix, lower = np.zeros((self._max_pairs, context.n)), np.full(self._max_pairs, -np.inf)
         per_body_pair, rows = {}, 0
         for bound, key, row in sorted(entries, key=lambda entry: -entry[0]):
@@ -334,19 +336,20 @@ class SelfCollisionAvoidance(LinearConstraint):
             _direct.pair_bounds(self._J, self._dJ, self._columns, self._depths, joints, features, distances, secants,
                                 robot.v, self._reachable, rest, activation, dt, self._time_constant, braking, *out,
                                 self._scratch)
-        later_first = later[2] > present[2]          # the look-ahead's features ask more
-        if later_first.any():
-            points[later_first] = self._later_points[:evaluated][later_first]
-            for mine, theirs in zip(present, later):
-                mine[later_first] = theirs[later_first]
-        rates, closings, bounds, drifts, brakings = present
-        self._screen.reset(self._evaluated[:evaluated], self._staged[:evaluated], distances, closings, brakings,
-                           activation)
+        self._screen.reset(self._evaluated[:evaluated], self._staged[:evaluated], distances,
+                           np.minimum(present[1], later[1]), present[4], activation)
+        # every pair's present features, and its look-ahead's where they ask more (both hold)
+        extra = np.flatnonzero(later[2] > present[2])
+        source = np.concatenate([np.arange(evaluated), extra])
+        points = np.concatenate([points, self._later_points[extra]])
+        rates, bounds, drifts = (np.concatenate([mine, theirs[extra]]) for mine, theirs in
+                                 ((present[0], later[0]), (present[2], later[2]), (present[3], later[3])))
         if np.isneginf(bounds).all():      # computed, but none within activation
             lower.fill(-np.inf)
             upper.fill(np.inf)
             self.active_pairs, self._relaxed_count = [], 0
             return
+        joints = joints[source]
         chosen, per_body_pair = [], {}
         for i in np.argsort(-bounds, kind="stable")[:int(np.isfinite(bounds).sum())]:
             key = (joints[i, 0], joints[i, 1])
@@ -364,8 +367,8 @@ class SelfCollisionAvoidance(LinearConstraint):
         self._relaxed_lower[:rows] = (np.minimum(bounds[chosen] + drifts[chosen], 0.0) - drifts[chosen]) * scales
         self._relaxed_count = rows
         names = pairs.names
-        self.active_pairs = [PairRow(*names[self._evaluated[i]], float(distances[i]), float(rates[i]), *points[i].copy())
-                             for i in chosen]
+        self.active_pairs = [PairRow(*names[self._evaluated[source[i]]], float(distances[source[i]]), float(rates[i]),
+                                     *points[i].copy()) for i in chosen]
 
     def relax_rows(self, context, matrix, lower, upper) -> None:
         """This step's rows relaxed (the failure policy's first rung): each pair only kept
