@@ -118,6 +118,7 @@ def test_rows_are_the_distance_rate_and_acceleration_of_the_nearest_points(talos
     solver = standing_solver(robot)
     constraint = solver.add_constraint(SelfCollisionAvoidance())
     q, v = _crossed(robot, solver, rng)
+    v = -v                  # the hands turning back: a pair's other features close (a second row)
     solution = solver.solve(q, v)
     rows = constraint.active_pairs
     assert rows, "the hands came within activation"

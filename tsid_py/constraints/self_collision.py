@@ -272,9 +272,10 @@ class SelfCollisionAvoidance(LinearConstraint):
             secant = (later.min_distance - result.min_distance) / self._time_constant
             present = np.array([result.getNearestPoint1(), result.getNearestPoint2(), result.normal])
             future = np.zeros((3, 3))
-            _features_now(data, ahead_data, joint_a, joint_b, later, future)
+            if secant < 0.0:                            # closer ahead: its features there may ask more
+                _features_now(data, ahead_data, joint_a, joint_b, later, future)
             candidates = []
-            for points in (present, future):            # the present features, and the look-ahead's
+            for points in (present, future)[:1 + (secant < 0.0)]:   # the present features, the look-ahead's
                 normal = points[2]
                 motions = [self._readable_point(model, data, joint, point, v)
                            for joint, point in ((joint_a, points[0]), (joint_b, points[1]))]
@@ -338,17 +339,17 @@ class SelfCollisionAvoidance(LinearConstraint):
                                 self._scratch)
         self._screen.reset(self._evaluated[:evaluated], self._staged[:evaluated], distances,
                            np.minimum(present[1], later[1]), present[4], activation)
-        # every pair's present features, and its look-ahead's where they ask more (both hold)
-        extra = np.flatnonzero(later[2] > present[2])
-        source = np.concatenate([np.arange(evaluated), extra])
-        points = np.concatenate([points, self._later_points[extra]])
-        rates, bounds, drifts = (np.concatenate([mine, theirs[extra]]) for mine, theirs in
-                                 ((present[0], later[0]), (present[2], later[2]), (present[3], later[3])))
-        if np.isneginf(bounds).all():      # computed, but none within activation
+        if np.isneginf(present[2]).all() and np.isneginf(later[2]).all():   # none within activation
             lower.fill(-np.inf)
             upper.fill(np.inf)
             self.active_pairs, self._relaxed_count = [], 0
             return
+        # every pair's present features, and its look-ahead's where they ask more (both hold)
+        extra = np.flatnonzero(later[2] > present[2])
+        source = np.concatenate([np.arange(evaluated), extra])
+        points = np.concatenate([points, self._later_points[extra]]) if extra.size else points
+        rates, bounds, drifts = (np.concatenate([mine, theirs[extra]]) if extra.size else mine for mine, theirs in
+                                 ((present[0], later[0]), (present[2], later[2]), (present[3], later[3])))
         joints = joints[source]
         chosen, per_body_pair = [], {}
         for i in np.argsort(-bounds, kind="stable")[:int(np.isfinite(bounds).sum())]:
@@ -429,8 +430,11 @@ class SelfCollisionAvoidance(LinearConstraint):
         for i, pair in enumerate(self._evaluated[:evaluated].tolist()):
             result = pin.computeDistance(geometry, data, pair)
             secants[i] = (result.min_distance - self._distances[i]) / h
-            _features_now(now, later, int(self._pair_joints[i, 0]), int(self._pair_joints[i, 1]), result,
-                          self._later_points[i])
+            if secants[i] < 0.0:             # closer ahead: its features there may ask more
+                _features_now(now, later, int(self._pair_joints[i, 0]), int(self._pair_joints[i, 1]), result,
+                              self._later_points[i])
+            else:                            # farther ahead: the present features'
+                self._later_points[i] = self._points[i]
         return secants
 
     def evaluated_pairs(self) -> np.ndarray:
