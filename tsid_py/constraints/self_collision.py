@@ -28,9 +28,9 @@ for the damper, at ``ḋ_c = min(ḋ, (d' − d) / h)``: the mean rate over the 
 the jumps to come. And it has a row at its present nearest points and, where it asks more,
 a second at the look-ahead's (``p'_A``, ``p'_B``, ``n'`` carried back to the bodies now): a
 wrist spinning to push its nearest point away brings another corner round, and a row at that
-corner asks the spin to stop (measured on G1's wrists crossing: without it, spins of 16 rad/s
-and rate jumps of 0.55 m/s); the present row stays, or the present points, unwatched for a
-step, close at the tasks' will (measured: 17 m/s² on Talos's forearms).
+corner asks the spin to stop (measured on G1's wrists crossing with present rows only:
+spins of 16 rad/s, rate jumps of 0.55 m/s); the present row stays, or the present points,
+unwatched for a step, close at the tasks' will (measured: 17 m/s² on Talos's forearms).
 
 **The damper** (Faverjon and Tournassoud's, in Kanoun's form for velocities). With the gap
 ``e = d − d_r`` to the resting distance ``d_r = d_s + ¼ (d_i − d_s)`` (:data:`REST_FRACTION`;
