@@ -85,7 +85,7 @@ import numpy as np
 import pinocchio as pin
 
 from .._validation import positive_scalar
-from ..collision_geometry import characteristic_size, collision_model, collision_pairs
+from ..collision_geometry import characteristic_size, collision_model, collision_pairs, geometry_data, points_now
 from ..rows import Bounds
 from ..settings import positive
 from .base import LinearConstraint, setting
@@ -217,7 +217,7 @@ class SelfCollisionAvoidance(LinearConstraint):
         self.distances = (float(safety), float(activation))
         srdf = (robot.source.srdf if robot.source is not None else None) if self._srdf == "robot" else self._srdf
         self.pairs = collision_pairs(robot, geometry, safety, srdf, self._links)
-        self._geometry_data = _geometry_data(geometry)
+        self._geometry_data = geometry_data(geometry)
         self._columns, self._depths = _supporting_columns(robot.model)
         self._J, self._dJ = robot.data.J, robot.data.dJ
         self._placements = joint_placements(robot.data)
@@ -229,7 +229,7 @@ class SelfCollisionAvoidance(LinearConstraint):
         self._distances, self._rates, self._bounds = np.zeros(count), np.zeros(count), np.zeros(count)
         self._drifts, self._brakings, self._scratch = np.zeros(count), np.zeros(count), np.zeros(robot.nv)
         self._closings, self._secants = np.zeros(count), np.zeros(count)
-        self._ahead_data, self._ahead_geometry_data = robot.model.createData(), _geometry_data(geometry)
+        self._ahead_data, self._ahead_geometry_data = robot.model.createData(), geometry_data(geometry)
         self._later_points, self._later = np.zeros((count, 3, 3)), np.zeros((5, count))
         self._relaxed_rows, self._relaxed_lower = np.zeros((self._max_pairs, robot.nv)), np.zeros(self._max_pairs)
         self._relaxed_count = 0
@@ -273,7 +273,7 @@ class SelfCollisionAvoidance(LinearConstraint):
             present = np.array([result.getNearestPoint1(), result.getNearestPoint2(), result.normal])
             future = np.zeros((3, 3))
             if secant < 0.0:                            # closer ahead: its features there may ask more
-                _features_now(data, ahead_data, joint_a, joint_b, later, future)
+                points_now(data, ahead_data, joint_a, joint_b, later, future)
             candidates = []
             for points in (present, future)[:1 + (secant < 0.0)]:   # the present features, the look-ahead's
                 normal = points[2]
@@ -431,7 +431,7 @@ class SelfCollisionAvoidance(LinearConstraint):
             result = pin.computeDistance(geometry, data, pair)
             secants[i] = (result.min_distance - self._distances[i]) / h
             if secants[i] < 0.0:             # closer ahead: its features there may ask more
-                _features_now(now, later, int(self._pair_joints[i, 0]), int(self._pair_joints[i, 1]), result,
+                points_now(now, later, int(self._pair_joints[i, 0]), int(self._pair_joints[i, 1]), result,
                               self._later_points[i])
             else:                            # farther ahead: the present features'
                 self._later_points[i] = self._points[i]
@@ -468,28 +468,6 @@ def reachable_accelerations(robot) -> np.ndarray:
     reachable = np.zeros(robot.nv)
     reachable[offset:] = REACHABLE_SHARE * effort / inertia[offset:]
     return reachable
-
-
-def _features_now(now: pin.Data, later: pin.Data, joint_a: int, joint_b: int, result, out: np.ndarray) -> None:
-    """The nearest points and normal of a pair's distance ``result`` at the look-ahead
-    configuration (joint placements ``later``), as the same body points and direction now
-    (``now``): ``out`` (3, 3) rows ``p_A``, ``p_B``, ``n`` (the normal turned with body A)."""
-    back_a = now.oMi[joint_a] * later.oMi[joint_a].inverse()
-    back_b = now.oMi[joint_b] * later.oMi[joint_b].inverse()
-    out[0] = back_a.act(np.asarray(result.getNearestPoint1()))
-    out[1] = back_b.act(np.asarray(result.getNearestPoint2()))
-    out[2] = back_a.rotation @ np.asarray(result.normal)
-
-
-def _geometry_data(geometry: pin.GeometryModel) -> pin.GeometryData:
-    """The geometry's data, each pair's GJK started from its last answer (a pair's nearest
-    features move little from one control period to the next)."""
-    import coal
-
-    data = pin.GeometryData(geometry)
-    for request in data.distanceRequests:
-        request.gjk_initial_guess = coal.GJKInitialGuess.CachedGuess
-    return data
 
 
 def _supporting_columns(model: pin.Model) -> tuple[np.ndarray, np.ndarray]:
