@@ -53,8 +53,7 @@ def pair_bounds(J, dJ, columns, depths, joints, points, distances, secants, v, r
                 time_constant, braking, rates, closings, bounds, drifts, brakings, scratch):
     """For the pairs ``k`` of ``joints`` (k, 2) with nearest points ``points`` (k, 3, 3:
     ``p_A``, ``p_B``, ``n``), ``distances`` (k,) and mean rates ``secants`` (k,) over the
-    look-ahead (m/s, :func:`~tsid_py.constraints.self_collision.SelfCollisionAvoidance`'s
-    ``(d(q ⊕ h v) − d) / h``): each one's rate ``ḋ`` into ``rates`` and its closing rate
+    look-ahead (m/s, ``(d(q ⊕ h v) − d) / h``: :mod:`tsid_py.constraints.self_collision`): each one's rate ``ḋ`` into ``rates`` and its closing rate
     ``min(ḋ, secant)`` into ``closings``, its braking acceleration into
     ``brakings`` — the least of ``braking`` and ``Σ_j |r_j| α_j`` for its row ``r``
     (``reachable``: ``α_j``, :func:`~tsid_py.constraints.self_collision.reachable_accelerations`;
