@@ -108,13 +108,17 @@ def _crossed(robot, solver, rng, reach=0.3):
 
 
 def test_rows_are_the_distance_rate_and_acceleration_of_the_nearest_points(talos, rng):
-    """Each row is ``nᵀ (J_pB − J_pA)`` with pinocchio's Jacobians at the nearest points, its
-    rate the finite difference of coal's distance, its bound the damper's with pinocchio's
-    classical accelerations as drift; the solution keeps every row."""
+    """Each row is ``nᵀ (J_pB − J_pA)`` with pinocchio's Jacobians at its pair's nearest
+    points — now (coal's), or those of coal's distance at the look-ahead configuration
+    ``q ⊕ τ v`` carried back to the bodies now —, its rate the finite difference of coal's
+    distance (present features), its bound the damper's at the closing rate, the least of the
+    rate and coal's mean rate over the look-ahead, with pinocchio's classical accelerations as
+    drift; the solution keeps every row."""
     robot = tp.robots.load("talos")
     solver = standing_solver(robot)
     constraint = solver.add_constraint(SelfCollisionAvoidance())
     q, v = _crossed(robot, solver, rng)
+    v = -v                  # the hands turning back: a pair's other features close (a second row)
     solution = solver.solve(q, v)
     rows = constraint.active_pairs
     assert rows, "the hands came within activation"
@@ -124,8 +128,30 @@ def test_rows_are_the_distance_rate_and_acceleration_of_the_nearest_points(talos
     pin.forwardKinematics(model, data, q, v, np.zeros(robot.nv))
     pin.computeJointJacobians(model, data, q)
     geometry = constraint.geometry
+    geometry_data = pin.GeometryData(geometry)
     index = {item.name: item for item in geometry.geometryObjects}
+    pieces = {item.name: k for k, item in enumerate(geometry.geometryObjects)}
+    pair_of = {frozenset((p.first, p.second)): k for k, p in enumerate(geometry.collisionPairs)}
+
+    def distance(pair, t):
+        """Coal's distance and nearest points at ``q ⊕ t v`` (copied: coal's result is reused)."""
+        pin.updateGeometryPlacements(model, model.createData(), geometry, geometry_data,
+                                     pin.integrate(model, q, t * v))
+        result = pin.computeDistance(geometry, geometry_data, pair)
+        return result.min_distance, np.array(result.getNearestPoint1()), np.array(result.getNearestPoint2())
+
     safety, activation = constraint.distances
+    tau = constraint.time_constant
+    pairs = [pair_of[frozenset((pieces[entry.first], pieces[entry.second]))] for entry in rows]
+    # coal's distances now and at the look-ahead (before the probe frames below join the model)
+    measured = [(distance(pair, 0.0), distance(pair, tau)) for pair in pairs]
+    derivatives = []                      # forward and backward differences of the distance now
+    for pair in pairs:
+        h, here = 1e-7, distance(pair, 0.0)[0]
+        derivatives.append(((distance(pair, h)[0] - here) / h, (here - distance(pair, -h)[0]) / h))
+    ahead_data = model.createData()
+    pin.forwardKinematics(model, ahead_data, pin.integrate(model, q, tau * v))
+    present_rows = ahead_rows = 0
     for row, entry in enumerate(rows):
         jacobians, drifts = [], []
         for name, point in ((entry.first, entry.first_point), (entry.second, entry.second_point)):
@@ -143,31 +169,33 @@ def test_rows_are_the_distance_rate_and_acceleration_of_the_nearest_points(talos
         norm = np.linalg.norm(expected_row)                     # rows are unit rows
         np.testing.assert_allclose(matrix[row, :robot.nv], expected_row / norm, atol=1e-9)
         assert entry.rate == pytest.approx(expected_row @ v, abs=1e-9)
+        now, later = measured[row]
+        assert entry.distance == pytest.approx(now[0], abs=1e-5)          # GJK's tolerance
+        closing = min(entry.rate, (later[0] - now[0]) / tau)
         drift = normal @ (drifts[1] - drifts[0])
         rest = safety + REST_FRACTION * (activation - safety)
         braking = min(20.0, np.abs(expected_row) @ reachable_accelerations(robot))   # what the torques give
-        assert lower[row] == pytest.approx((damper_bound(entry.distance - rest, entry.rate, 1e-3, 0.05, braking)
+        assert lower[row] == pytest.approx((damper_bound(entry.distance - rest, closing, 1e-3, tau, braking)
                                             - drift) / norm, abs=1e-7)
         assert matrix[row] @ solution.x >= lower[row] - 1e-6
-    # the rate is the distance's derivative (coal's distance along the motion) where that is
-    # smooth: forward and backward differences agree (unique nearest points)
-    geometry_data = pin.GeometryData(geometry)
-    pieces = {item.name: k for k, item in enumerate(geometry.geometryObjects)}
-    pair_of = {frozenset((p.first, p.second)): k for k, p in enumerate(geometry.collisionPairs)}
-
-    def distance(pair, t):
-        pin.updateGeometryPlacements(model, data, geometry, geometry_data, pin.integrate(model, q, t * v))
-        return pin.computeDistance(geometry, geometry_data, pair).min_distance
-
-    h, smooth = 1e-7, 0
-    for entry in rows:
-        pair = pair_of[frozenset((pieces[entry.first], pieces[entry.second]))]
-        here = distance(pair, 0.0)
-        forward, backward = (distance(pair, h) - here) / h, (here - distance(pair, -h)) / h
-        if abs(forward - backward) < 1e-3:
-            smooth += 1
-            assert forward == pytest.approx(entry.rate, abs=1e-3)
-    assert smooth >= 1
+        # the row's points are a nearest pair now, or (the look-ahead's, carried back to the
+        # bodies now) carried to the look-ahead configuration they are a nearest pair there
+        # (coal's distance apart; parallel faces have many)
+        ahead = [ahead_data.oMi[index[name].parentJoint] * data.oMi[index[name].parentJoint].inverse()
+                 for name in (entry.first, entry.second)]
+        gap = ahead[1].act(entry.second_point) - ahead[0].act(entry.first_point)
+        present = np.linalg.norm(entry.second_point - entry.first_point) == pytest.approx(now[0], abs=1e-5)
+        ahead_nearest = np.linalg.norm(gap) == pytest.approx(later[0], abs=1e-5)
+        assert present or ahead_nearest
+        present_rows += present
+        ahead_rows += ahead_nearest and not present
+        if np.allclose(entry.first_point, now[1], atol=1e-5) and np.allclose(entry.second_point, now[2], atol=1e-5):
+            # the rate is the distance's derivative (coal's distance along the motion) where
+            # that is smooth: forward and backward differences agree (unique nearest points)
+            forward, backward = derivatives[row]
+            if abs(forward - backward) < 1e-3:
+                assert forward == pytest.approx(entry.rate, abs=1e-3)
+    assert present_rows >= 1 and ahead_rows >= 1      # both kinds of rows were checked
 
 
 def test_the_screen_misses_no_pair_within_activation(talos, rng):

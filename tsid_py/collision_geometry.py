@@ -20,6 +20,10 @@ spheres (coal's local AABB): the safety and activation distances of
 :class:`~tsid_py.constraints.SelfCollisionAvoidance` default to fractions of it, so a small
 robot keeps proportionally smaller margins. :func:`joint_radii` bounds, per joint, how far
 its pieces reach from the joint's origin (what bounds their motion when the joint moves).
+
+**Distances.** :func:`geometry_data` starts each pair's GJK from its last answer;
+:func:`points_now` carries a pair's nearest points found at one configuration to the same
+body points at another (the self-collision damper's look-ahead).
 """
 
 from __future__ import annotations
@@ -160,3 +164,26 @@ def _link(model: pin.Model, item) -> str:
     body frame."""
     frame = model.frames[item.parentFrame] if item.parentFrame < len(model.frames) else None
     return frame.name if frame is not None else model.names[item.parentJoint]
+
+
+def points_now(now: pin.Data, later: pin.Data, joint_a: int, joint_b: int, result, out: np.ndarray) -> None:
+    """A pair's nearest points and normal found at another configuration (coal's distance
+    ``result`` there, joint placements ``later``; pieces on joints ``joint_a``, ``joint_b``),
+    as the same body points and direction at the joint placements ``now``: ``out`` (3, 3)
+    rows ``p_A``, ``p_B``, ``n`` (the normal turned with body A)."""
+    back_a = now.oMi[joint_a] * later.oMi[joint_a].inverse()
+    back_b = now.oMi[joint_b] * later.oMi[joint_b].inverse()
+    out[0] = back_a.act(np.asarray(result.getNearestPoint1()))
+    out[1] = back_b.act(np.asarray(result.getNearestPoint2()))
+    out[2] = back_a.rotation @ np.asarray(result.normal)
+
+
+def geometry_data(geometry: pin.GeometryModel) -> pin.GeometryData:
+    """The geometry's data, each pair's GJK started from its last answer (a pair's nearest
+    features move little from one control period to the next)."""
+    import coal
+
+    data = pin.GeometryData(geometry)
+    for request in data.distanceRequests:
+        request.gjk_initial_guess = coal.GJKInitialGuess.CachedGuess
+    return data

@@ -47,19 +47,22 @@ def _pair_row(J, columns, depths, a, b, pa, pb, n, out):
                           pa[0] * n[2] - pa[2] * n[0], pa[1] * n[0] - pa[0] * n[1], out)
 
 
-@njit(void(MATRIX, MATRIX, INDICES, intp[:], INDICES, POINTS, VECTOR, VECTOR, VECTOR, float64, float64, float64,
-           float64, float64, VECTOR, VECTOR, VECTOR, VECTOR, VECTOR), cache=True, fastmath=FASTMATH)
-def pair_bounds(J, dJ, columns, depths, joints, points, distances, v, reachable, rest, activation, dt, time_constant,
-                braking, rates, bounds, drifts, brakings, scratch):
+@njit(void(MATRIX, MATRIX, INDICES, intp[:], INDICES, POINTS, VECTOR, VECTOR, VECTOR, VECTOR, float64, float64, float64,
+           float64, float64, VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, VECTOR), cache=True, fastmath=FASTMATH)
+def pair_bounds(J, dJ, columns, depths, joints, points, distances, secants, v, reachable, rest, activation, dt,
+                time_constant, braking, rates, closings, bounds, drifts, brakings, scratch):
     """For the pairs ``k`` of ``joints`` (k, 2) with nearest points ``points`` (k, 3, 3:
-    ``p_A``, ``p_B``, ``n``) and ``distances`` (k,): each one's rate ``ḋ`` into ``rates``, its
-    braking acceleration into ``brakings`` — the least of ``braking`` and ``Σ_j |r_j| α_j`` for
-    its row ``r`` (``reachable``: ``α_j``, :func:`~tsid_py.constraints.self_collision.reachable_accelerations`; a pair near a
-    joint's axis moves little per rad/s²) —, its drift ``n · (J̇_pB v − J̇_pA v)`` into
-    ``drifts`` and the lower bound of its row, ``damper_bound − drift`` at its braking, into
-    ``bounds``; or −inf for a pair beyond its activation distance (``activation`` plus the
-    approach distance at its closing speed and braking). ``columns`` (njoints, depth) and
-    ``depths`` give each joint's supporting columns; ``scratch`` (nv,) holds a row."""
+    ``p_A``, ``p_B``, ``n``), ``distances`` (k,) and mean rates ``secants`` (k,) over the
+    look-ahead (m/s, ``(d(q ⊕ h v) − d) / h``: :mod:`tsid_py.constraints.self_collision`): each one's rate ``ḋ`` into ``rates`` and its closing rate
+    ``min(ḋ, secant)`` into ``closings``, its braking acceleration into
+    ``brakings`` — the least of ``braking`` and ``Σ_j |r_j| α_j`` for its row ``r``
+    (``reachable``: ``α_j``, :func:`~tsid_py.constraints.self_collision.reachable_accelerations`;
+    a pair near a joint's axis moves little per rad/s²) —, its drift
+    ``n · (J̇_pB v − J̇_pA v)`` into ``drifts`` and the lower bound of its row, ``damper_bound −
+    drift`` at its closing rate and braking, into ``bounds``; or −inf for a pair beyond its
+    activation distance (``activation`` plus the approach distance at its closing speed
+    and braking). ``columns`` (njoints, depth) and ``depths`` give each joint's supporting
+    columns; ``scratch`` (nv,) holds a row."""
     for i in range(joints.shape[0]):
         a, b = joints[i, 0], joints[i, 1]
         pa, pb, n = points[i, 0], points[i, 1], points[i, 2]
@@ -67,6 +70,7 @@ def pair_bounds(J, dJ, columns, depths, joints, points, distances, v, reachable,
         mb = point_motion(J, dJ, columns[b, :depths[b]], pb[0], pb[1], pb[2], v)
         rate = n[0] * (mb[0] - ma[0]) + n[1] * (mb[1] - ma[1]) + n[2] * (mb[2] - ma[2])
         rates[i] = rate
+        closing = closings[i] = min(rate, secants[i])
         for j in range(scratch.size):
             scratch[j] = 0.0
         _pair_row(J, columns, depths, a, b, pa, pb, n, scratch)
@@ -75,10 +79,10 @@ def pair_bounds(J, dJ, columns, depths, joints, points, distances, v, reachable,
             capacity += abs(scratch[j]) * reachable[j]
         brake = brakings[i] = min(braking, capacity)
         drift = drifts[i] = n[0] * (mb[3] - ma[3]) + n[1] * (mb[4] - ma[4]) + n[2] * (mb[5] - ma[5])
-        if distances[i] >= activation + approach_distance(max(-rate, 0.0), time_constant, brake, dt):
+        if distances[i] >= activation + approach_distance(max(-closing, 0.0), time_constant, brake, dt):
             bounds[i] = -np.inf
         else:
-            bounds[i] = damper_bound(distances[i] - rest, rate, dt, time_constant, brake) - drift
+            bounds[i] = damper_bound(distances[i] - rest, closing, dt, time_constant, brake) - drift
 
 
 @njit(void(MATRIX, INDICES, intp[:], INDICES, POINTS, VECTOR, intp[:], MATRIX, VECTOR, VECTOR, VECTOR), cache=True,

@@ -17,8 +17,9 @@ cheap test gets tighter bounds of its own: body a's placement in body b's frame 
 moving together do not count) and its pieces' bounding spheres.
 
 **Closing speed.** A pair's activation distance grows with its closing speed ``w`` by the
-damper's approach distance (:func:`approach_distance`); ``w`` is its last exact rate grown at
-the braking acceleration since, at most the motion bounds' speed.
+damper's approach distance (:func:`approach_distance`); ``w`` is its last closing rate (its
+rate or its look-ahead's mean rate, the lesser) grown at the braking acceleration since, at
+most the motion bounds' speed.
 
 The joints' placements come as one (njoints, 12) array (rotation column-major, then
 translation), a view of pinocchio's ``data.oMi`` when it is stored contiguously
@@ -120,7 +121,7 @@ def _sphere_gap(placements, joint_a, joint_b, sphere_a, sphere_b):
 #: step (12), the reach of its pieces, m, and the sum of its motions, m.
 REACH, TRAVELLED = 12, 13
 #: Columns of the pairs' state (p, 6): the last exact distance, m; the bound of the cheap
-#: screen; the joints' summed motions then; the last exact rate, m/s; when it was computed, s;
+#: screen; the joints' summed motions then; the last closing rate, m/s; when it was computed, s;
 #: the pair's braking acceleration (what its joints' torques give along its normal), m/s².
 KNOWN, LIMIT, BASE, RATE, EVALUATED, BRAKING = range(6)
 #: Columns of the pairs' index table (p, 4): the two joints, the two pieces.
@@ -147,7 +148,7 @@ def screen_pairs(placements, root, joint_state, pair_index, spheres, pair_state,
        so a pair with ``T_a + T_b + approach ≤ limit = known − activation + base`` is no
        candidate, ``approach`` its approach distance at the speed ``(m_a + m_b) / dt`` and
        its braking acceleration (the least of ``braking`` and its own, ``BRAKING``).
-    2. Per pair left: its closing speed is taken as its last exact rate (m/s, negative when
+    2. Per pair left: its closing speed is taken as its last closing rate (m/s, negative when
        closing) grown at ``braking`` since (``clock − evaluated``, s), at most ``(m_a + m_b)
        / dt``; it is a candidate when the largest of its lower bounds is within
        ``activation`` plus the approach distance at that speed. The bounds: its pieces'
