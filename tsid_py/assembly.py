@@ -1,11 +1,16 @@
 """The QP of one control step: its layout (sizes, buffers, row labels), assembly and extraction.
 
-Variables ``x = [q̈ (nv); f_1; …; f_k]`` with each contact's variables in its own frame's
-axes. With ``D = [M, −J_1ᵀG_1, …, −J_kᵀG_k]`` (LOCAL contact Jacobians and force
-generators) the equation of motion reads ``D x + h = Sᵀτ``:
+Variables ``x = [q̈ (nv); f_1; …; f_k; λ_1; …; λ_c]`` with each contact's variables in its
+own frame's axes and each closure's forces after them (:mod:`tsid_py.closures`). With
+``D = [M, −J_1ᵀG_1, …, −J_kᵀG_k, −J_c1ᵀ, …]`` (LOCAL contact Jacobians and force generators,
+the closures' Jacobians) the equation of motion reads ``D x + h = Sᵀτ``:
 
 * floating base: ``D[:6] x = −h[:6]`` (equalities), and ``τ_a = D[6:] x + h[6:]``;
-* fixed base: ``τ = D x + h``.
+* fixed base: ``τ = D x + h``;
+* a passive joint ``j`` (no motor): ``D[j] x = −h[j]`` (an equality, ``τ_j = 0``).
+
+A closure's rows ``J_c q̈ = −J̇_c v − Kd J_c v − Kp c`` are equalities. A layout without
+closures and passive joints (the usual problem) has neither and assembles as before.
 
 So τ is linear in x, ``τ_a = T x + t``, and torque tasks and limits are rows in x. Known
 external wrenches (:mod:`tsid_py.external_wrenches`) are data: ``h`` above is then the
@@ -32,6 +37,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from .closures import Closure
 from .constraints.base import AccelerationBounds, Constraint, LinearConstraint
 from .contacts import Contact
 from .external_wrenches import ExternalWrench
@@ -61,6 +67,8 @@ class Layout:
         that soften them pass the weights in their :class:`~tsid_py.overrides.StepOverrides`).
     external_wrenches : known wrenches (:class:`~tsid_py.external_wrenches.ExternalWrench`,
         bound to ``robot``) moved into the bias at each assembly.
+    closures : the mechanism's closures, bound to ``robot`` (their forces are variables).
+    passive : the velocity indices of the joints held at ``τ = 0``.
 
     :meth:`assemble` writes into the same buffers every step, so the returned :class:`QP`
     is valid until the next call.
@@ -69,7 +77,8 @@ class Layout:
     def __init__(self, robot: Robot, dt: float, contacts: Sequence[Contact] = (), tasks: Sequence[Task] = (),
                  constraints: Sequence[Constraint] = (), regularization: Sequence[Task] = (),
                  root_equalities: bool = True, softened: frozenset = frozenset(),
-                 external_wrenches: Sequence[ExternalWrench] = ()):
+                 external_wrenches: Sequence[ExternalWrench] = (), closures: Sequence[Closure] = (),
+                 passive: Sequence[int] = ()):
         self.robot = robot
         self.softened = frozenset(softened)
         nv = robot.nv
@@ -80,6 +89,14 @@ class Layout:
         for contact in self.contacts:
             columns[contact.name] = slice(start, start + contact.size)
             start += contact.size
+        self.closures = list(closures)
+        #: The closures' force columns in x, by closure name (after the contacts').
+        self.closure_columns = {}
+        for closure in self.closures:
+            self.closure_columns[closure.name] = slice(start, start + closure.size)
+            start += closure.size
+        #: The passive joints' velocity indices (their τ is held at 0).
+        self.passive = np.array(sorted(set(int(i) for i in passive)), dtype=np.intp)
         self.n = n = start
         self.nv = nv
         self.columns = columns
@@ -173,12 +190,21 @@ class Layout:
         if self.root_equalities:
             row = 6
             labels += ["equation of motion (floating base)"] * 6
+        passive_rows = slice(row, row + self.passive.size)
+        names = {self.robot.joint_v_index(name): name for name in self.robot.scalar_joint_names}
+        labels += [f"equation of motion (passive joint {names.get(int(i), i)})" for i in self.passive]
+        row += self.passive.size
         for contact in self.kinematic:
             if self._is_hard(contact):
                 size = motion_row_count(contact)
                 slices.append((contact, slice(row, row + size)))
                 labels += [_describe(contact)] * size
                 row += size
+        closure_rows = []
+        for closure in self.closures:
+            closure_rows.append(slice(row, row + closure.size))
+            labels += [f"closure {closure.name}"] * closure.size
+            row += closure.size
         for task in self.hard_tasks:
             slices.append((task, slice(row, row + task.size)))
             labels += [_describe(task)] * task.size
@@ -191,6 +217,13 @@ class Layout:
         root = 6 if self.root_equalities else 0
         self.root_rows, self.root_rhs = self.A[:root, : self.nv], self.b[:root]
         self.root_force_blocks = [self.A[:root, self.columns[contact.name]] for contact in self.contacts]
+        # The closures' columns of D and their rows; their columns of the root rows are copied
+        # from D; the passive joints' rows are D's rows, gathered (A[p] = D[j], b[p] = −h[j]).
+        self.closure_views = [(closure, self.D[:, self.closure_columns[closure.name]], self.A[rows, : self.nv],
+                               self.b[rows]) for closure, rows in zip(self.closures, closure_rows)]
+        forces = slice(self.nv + sum(c.size for c in self.contacts), self.n)
+        self.root_closure_blocks = (self.A[:root, forces], self.D[:root, forces])
+        self.passive_rows, self.passive_rhs = self.A[passive_rows], self.b[passive_rows]
         views = [(owner, *row_views(self.A, self.b, rows, owner, self.nv)) for owner, rows in slices]
         self.hard_contact_views = [view for view in views if isinstance(view[0], Contact)]
         self.hard_task_views = [view for view in views if not isinstance(view[0], Contact)]
@@ -312,6 +345,8 @@ class Layout:
                 vector *= soft_scale
         if overrides is not None and overrides.contacts:
             self._weigh_soft_contacts(overrides)
+        if self.closure_views or self.passive.size:
+            self._write_closures()
         context.dynamics_written = True         # T and t hold this step's equation of motion
         for task, matrix, vector in self.hard_task_views:
             task.write_rows(context, matrix, vector, weighted=False)
@@ -352,6 +387,18 @@ class Layout:
             block.write(context, task_weights)
         self.qp.cost_changed()
         return self.qp
+
+    def _write_closures(self) -> None:
+        """The closures' columns of ``D`` and their rows, their columns of the root rows, and
+        the passive joints' rows ``D[j] x = −h[j]`` (after every column of ``D`` is written)."""
+        robot = self.robot
+        for closure, block, matrix, vector in self.closure_views:
+            closure.write_rows(robot, block, matrix, vector)
+        np.copyto(*self.root_closure_blocks)
+        if self.passive.size:
+            np.take(self.D, self.passive, axis=0, out=self.passive_rows)
+            np.take(self.bias, self.passive, out=self.passive_rhs)
+            np.negative(self.passive_rhs, out=self.passive_rhs)
 
     def _weigh_soft_contacts(self, overrides: StepOverrides) -> None:
         """Scale the soft no-slip rows of the contacts a step's overrides soften by
@@ -409,6 +456,8 @@ class Layout:
             _, copies = self._refill
             np.copyto(out.x, result.x)
             direct.affine_map(self.D, out.x, self.bias, 6 if self.root_equalities else 0, out.tau)
+            if self.passive.size:
+                out.tau[self.passive] = 0.0
             for target, source in copies:
                 np.copyto(target, source)
             out.refilled(result.status, result.iterations)
@@ -418,11 +467,14 @@ class Layout:
             x = x.copy()
         tau = np.empty(self.nv)
         direct.affine_map(self.D, x, self.bias, 6 if self.root_equalities else 0, tau)
+        if self.passive.size:
+            tau[self.passive] = 0.0           # held by equalities: exactly 0, as the root's
         local, rotations = {}, {}
         for name, columns, wrench, rotation in self.wrench_sources:
             local[name], rotations[name] = wrench(x[columns]), rotation.copy()
         solution = Solution(x[: self.nv], tau, tau[6:] if self.floating else tau, local, rotations, True,
-                            result.status, x, result.iterations)
+                            result.status, x, result.iterations,
+                            closure_forces={name: x[columns] for name, columns in self.closure_columns.items()})
         # What a refill copies: the point contacts' variables (a planar contact's wrench is a
         # view of x) and the frames' rotations.
         copies = [(local[name][:columns.stop - columns.start], x[columns]) for name, columns, _, _ in self.wrench_sources

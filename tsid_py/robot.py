@@ -12,8 +12,9 @@ import numpy as np
 import pinocchio as pin
 
 from ._validation import as_vector
+from .frames import direct as _frames
 from .loaders.mjcf import load_mjcf
-from .loaders.source import ModelSource
+from .loaders.source import CoordinateCoupling, ModelSource
 from .loaders.urdf import load_urdf, srdf_postures
 
 #: A quaternion whose norm is this close to 1 is normalised; farther away it is an error.
@@ -114,11 +115,16 @@ class Robot:
         self._frame_translations: dict[int, np.ndarray] = {}
         self._frame_sources: dict[int, FrameSources] = {}
         self._scratch = self.model.createData()     # for queries at other configurations
+        composites = [joint for joint in self.model.joints if joint.shortname() == "JointModelComposite"]
+        # The composite joints' first columns and sizes, whose J̇ each update corrects
+        # (tsid_py.frames.correct_composite_rates); None without composite joints.
+        self._composites = (np.array([joint.idx_v for joint in composites], dtype=np.intp),
+                            np.array([joint.nv for joint in composites], dtype=np.intp)) if composites else None
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         for key in ("_mass_matrix", "_bias", "_com", "_com_velocity", "_com_drift", "_com_jacobian",
-                    "_frame_rotations", "_frame_translations", "_frame_sources", "_scratch"):
+                    "_frame_rotations", "_frame_translations", "_frame_sources", "_scratch", "_composites"):
             state.pop(key, None)
         return state
 
@@ -144,6 +150,7 @@ class Robot:
         mimic: str = "coupled",
         srdf: str | os.PathLike | None = None,
         posture: str | None = None,
+        passive: Sequence[str] = (),
     ) -> "Robot":
         """Load a URDF (:func:`tsid_py.loaders.urdf.load_urdf`: continuous, floating, planar
         and mimic joints); ``floating_base`` adds a free-flyer root joint (7 q, 6 v).
@@ -166,8 +173,9 @@ class Robot:
         srdf : an SRDF whose group states become :attr:`postures`; ``q_ref`` (when not
             given) is ``posture``'s, by default the first's.
         posture : the SRDF group state ``q_ref`` starts from.
+        passive : joints without a motor (:attr:`passive_joints`, with the mimic joints).
         """
-        loaded = load_urdf(path, floating_base, package_dirs, mimic=mimic)
+        loaded = load_urdf(path, floating_base, package_dirs, mimic=mimic, passive=passive)
         postures = srdf_postures(loaded.model, srdf) if srdf is not None else {}
         if posture is not None and posture not in postures:
             raise KeyError(f"posture {posture!r} is not a group state of {srdf}; group states: {list(postures)}")
@@ -320,8 +328,28 @@ class Robot:
     def mimic_joints(self) -> tuple:
         """The URDF's mimic couplings the robot keeps (:class:`tsid_py.loaders.source.MimicJoint`:
         ``q[joint] = multiplier q[primary] + offset``); empty for a model without them, or
-        loaded with ``mimic="independent"``. A solver holds them with a hard task."""
+        loaded with ``mimic="independent"``. A solver holds them as closures (:attr:`closures`)."""
         return self.source.mimic if self.source is not None else ()
+
+    @property
+    def closures(self) -> tuple:
+        """The model file's closed chains and couplings, as the loader read them: the mimic
+        couplings (each a :class:`~tsid_py.loaders.source.CoordinateCoupling` named
+        ``"mimic <joint>"``, ``q_m − 0 = b + k (q_p − 0)``) and an MJCF file's equalities
+        (:mod:`tsid_py.loaders.mjcf_closures`). A :class:`~tsid_py.DynamicsSolver` holds each as
+        a constraint of the equation of motion (:mod:`tsid_py.closures`)."""
+        if self.source is None:
+            return ()
+        mimic = tuple(CoordinateCoupling(f"mimic {c.joint}", ((c.joint, 1.0),), ((c.primary, 1.0),),
+                                         (c.offset, c.multiplier)) for c in self.source.mimic)
+        return mimic + self.source.closures
+
+    @property
+    def passive_joints(self) -> tuple[str, ...]:
+        """The joints without a motor, by name: an MJCF file's joints no actuator drives, a
+        URDF's mimic joints and those named ``passive`` when loading. A solver holds their
+        torque at 0 (:attr:`tsid_py.DynamicsSolver.passive_joints`)."""
+        return self.source.passive if self.source is not None else ()
 
     def joint_q_index(self, name: str) -> int:
         """Index in q of a joint with one velocity (a continuous joint's ``cos θ``, followed
@@ -358,6 +386,8 @@ class Robot:
         """``update`` for inputs already validated (the solver's hot path)."""
         model, data = self.model, self.data
         pin.computeAllTerms(model, data, q, v)
+        if self._composites is not None:
+            _frames.correct_composite_rates(data.J, data.dJ, np.asarray(v, dtype=float), *self._composites)
         pin.updateFramePlacements(model, data)
         pin.centerOfMass(model, data, pin.KinematicLevel.ACCELERATION, False)
         self.q[:] = q
