@@ -8,10 +8,11 @@ terrain sized to the robot and drawn with the seed: :mod:`tsid_py.scenarios.terr
 ``flat`` is no terrain; ``--ideal``: the simulator's exact state and plant instead of the
 ``--realistic`` preset; ``--force-noise``: foot force sensors of that noise, N, so that swings
 land on contact), judged by the demo (fell, distance between the feet's midpoints at the start and the
-end). Reported per (robot, terrain, friction): walks completed of the seeds, the distances,
-the worst sole slip and tilt, early and late touch-downs, the failure policy's relaxed steps;
-and each fall's time and reason. Runs go in ``--workers`` processes (MuJoCo is single
-threaded; timings are not the point here).
+end; a walk whose plan is rejected — ``ValueError``, e.g. footholds that cross the legs — is
+not done and its error reported). Reported per (robot, terrain, friction): walks completed of
+the seeds, the distances, the worst sole slip and tilt, early and late touch-downs, the
+failure policy's relaxed steps; each fall's time and reason, each rejected plan's error.
+Runs go in ``--workers`` processes (MuJoCo is single threaded; timings are not the point).
 """
 
 from __future__ import annotations
@@ -42,11 +43,15 @@ def one_walk(job: tuple) -> dict:
     conditions = Conditions(feedback="ground-truth", seed=seed) if ideal else Conditions.realistic(seed)
     conditions = replace(conditions, plant=replace(conditions.plant, friction=friction),
                          sensors=replace(conditions.sensors, force_noise=force_noise))
+    keys = dict(robot=robot, terrain=terrain, friction=friction, seed=seed)
     with threadpool_limits(limits=1, user_api="blas"):
-        run = walk(robot, terrain=parse_terrain(terrain), conditions=conditions, distance=distance)
+        try:
+            run = walk(robot, terrain=parse_terrain(terrain), conditions=conditions, distance=distance)
+        except ValueError as error:             # the walk's plan was rejected: no walk
+            return {**keys, "plan_error": str(error)}
     summary = dict(run.summary)
     summary.pop("conditions", None)
-    summary.update(robot=robot, terrain=terrain, friction=friction, seed=seed)
+    summary.update(keys)
     return summary
 
 
@@ -57,13 +62,15 @@ def table(results: list[dict], distance: float) -> list[dict]:
         key = (result["robot"], result["terrain"], result["friction"])
         rows.setdefault(key, []).append(result)
     report = []
-    for (robot, terrain, friction), runs in sorted(rows.items(), key=lambda item: str(item[0])):
+    for (robot, terrain, friction), every in sorted(rows.items(), key=lambda item: str(item[0])):
+        runs = [run for run in every if "plan_error" not in run]
         done = [run for run in runs if not run["fell"] and run["distance_m"] >= 0.95 * distance]
         report.append({
-            "robot": robot, "terrain": terrain, "friction": friction, "completed": f"{len(done)}/{len(runs)}",
-            "distance_m": [round(run["distance_m"], 3) for run in runs],
-            "max_sole_slip_mm": round(1000 * max(run["max_sole_slip_m"] for run in runs), 1),
-            "max_sole_tilt_deg": round(max(run["max_sole_tilt_deg"] for run in runs), 2),
+            "robot": robot, "terrain": terrain, "friction": friction, "completed": f"{len(done)}/{len(every)}",
+            "distance_m": [round(run["distance_m"], 3) if "plan_error" not in run else None for run in every],
+            "plan_errors": [{"seed": run["seed"], "error": run["plan_error"]} for run in every if "plan_error" in run],
+            "max_sole_slip_mm": round(1000 * max((run["max_sole_slip_m"] for run in runs), default=float("nan")), 1),
+            "max_sole_tilt_deg": round(max((run["max_sole_tilt_deg"] for run in runs), default=float("nan")), 2),
             "early_landings": sum(run.get("early_landings", 0) for run in runs),
             "late_landings": sum(run.get("late_landings", 0) for run in runs),
             "relaxed_steps": sum(run["failure_policy_step_count"] for run in runs),
