@@ -170,21 +170,15 @@ def points_now(now: pin.Data, later: pin.Data, joint_a: int, joint_b: int, resul
     """A pair's nearest points and normal found at another configuration (coal's distance
     ``result`` there, joint placements ``later``; pieces on joints ``joint_a``, ``joint_b``),
     as the same body points and direction at the joint placements ``now``: ``out`` (3, 3)
-    rows ``p_A``, ``p_B``, ``n`` (the normal turned with body A).
-
-    Carried back, the points are offset across ``n`` by the bodies' relative motion between
-    the two configurations; they are then put on one line along ``n`` through their
-    midpoint ``m``, ``p_A, p_B = m ∓ ½ (n · (p_B − p_A)) n``. A row ``nᵀ (J_pB − J_pA)`` then
-    has no entry on the joints that move both bodies (for such a joint it is
-    ``n · (ω_j × (p_B − p_A))``): a motion of the whole pair, which changes no distance,
-    is not taken for a separation."""
+    rows ``p_A``, ``p_B``, ``n`` (the normal turned with body A). Carried back, the points
+    are offset across ``n`` by the bodies' relative motion between the two configurations
+    (:func:`tsid_py.constraints.collision_rows.on_normals` puts them back on one line
+    along it)."""
     back_a = now.oMi[joint_a] * later.oMi[joint_a].inverse()
     back_b = now.oMi[joint_b] * later.oMi[joint_b].inverse()
-    first = back_a.act(np.asarray(result.getNearestPoint1()))
-    second = back_b.act(np.asarray(result.getNearestPoint2()))
-    normal = out[2] = back_a.rotation @ np.asarray(result.normal)
-    middle, half = 0.5 * (first + second), 0.5 * float(normal @ (second - first))
-    out[0], out[1] = middle - half * normal, middle + half * normal
+    out[0] = back_a.act(np.asarray(result.getNearestPoint1()))
+    out[1] = back_b.act(np.asarray(result.getNearestPoint2()))
+    out[2] = back_a.rotation @ np.asarray(result.normal)
 
 
 def geometry_data(geometry: pin.GeometryModel) -> pin.GeometryData:
