@@ -170,7 +170,10 @@ def points_now(now: pin.Data, later: pin.Data, joint_a: int, joint_b: int, resul
     """A pair's nearest points and normal found at another configuration (coal's distance
     ``result`` there, joint placements ``later``; pieces on joints ``joint_a``, ``joint_b``),
     as the same body points and direction at the joint placements ``now``: ``out`` (3, 3)
-    rows ``p_A``, ``p_B``, ``n`` (the normal turned with body A)."""
+    rows ``p_A``, ``p_B``, ``n`` (the normal turned with body A). Carried back, the points
+    are offset across ``n`` by the bodies' relative motion between the two configurations
+    (:func:`tsid_py.constraints.collision_rows.on_normals` puts them back on one line
+    along it)."""
     back_a = now.oMi[joint_a] * later.oMi[joint_a].inverse()
     back_b = now.oMi[joint_b] * later.oMi[joint_b].inverse()
     out[0] = back_a.act(np.asarray(result.getNearestPoint1()))

@@ -85,6 +85,25 @@ def pair_bounds(J, dJ, columns, depths, joints, points, distances, secants, v, r
             bounds[i] = damper_bound(distances[i] - rest, closing, dt, time_constant, brake) - drift
 
 
+@njit(void(POINTS), cache=True, fastmath=FASTMATH)
+def on_normals(points):
+    """Each pair's points ``p_A``, ``p_B`` of ``points`` (k, 3, 3: ``p_A``, ``p_B``, unit
+    ``n``) put on the line along ``n`` through their midpoint ``m``:
+    ``p_A, p_B = m ∓ ½ (n · (p_B − p_A)) n``, in place. A row ``nᵀ (J_pB − J_pA)`` has, on a
+    joint ``j`` that moves both bodies, ``n · (ω_j × (p_B − p_A))``: 0 for points along
+    ``n``, as a motion of the whole pair changes no distance; for points offset across ``n``
+    (the look-ahead's nearest points carried back to the bodies now), the row would take
+    such a motion for a separation. Nearest points (``p_B − p_A = d n``) are left as they
+    are."""
+    for i in range(points.shape[0]):
+        pa, pb, n = points[i, 0], points[i, 1], points[i, 2]
+        half = 0.5 * (n[0] * (pb[0] - pa[0]) + n[1] * (pb[1] - pa[1]) + n[2] * (pb[2] - pa[2]))
+        for k in range(3):
+            middle = 0.5 * (pa[k] + pb[k])
+            pa[k] = middle - half * n[k]
+            pb[k] = middle + half * n[k]
+
+
 @njit(void(MATRIX, INDICES, intp[:], INDICES, POINTS, VECTOR, intp[:], MATRIX, VECTOR, VECTOR, VECTOR), cache=True,
       fastmath=FASTMATH)
 def write_pair_rows(J, columns, depths, joints, points, bounds, chosen, matrix, lower, upper, scales):
@@ -112,4 +131,4 @@ def write_pair_rows(J, columns, depths, joints, points, bounds, chosen, matrix, 
 
 
 #: The kernels' compiled functions, for arrays the constraint builds.
-direct = direct_calls(pair_bounds, write_pair_rows)
+direct = direct_calls(pair_bounds, write_pair_rows, on_normals)

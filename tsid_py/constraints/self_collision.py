@@ -26,7 +26,10 @@ nearest points 72 mm in 20 ms and the rate from −17 to −106 mm/s while the r
 ``h = τ`` ahead at the present velocity, ``d' = d(q ⊕ h v)`` (coal's), and the pair closes,
 for the damper, at ``ḋ_c = min(ḋ, (d' − d) / h)``: the mean rate over the look-ahead shows
 the jumps to come. And it has a row at its present nearest points and, where it asks more,
-a second at the look-ahead's (``p'_A``, ``p'_B``, ``n'`` carried back to the bodies now): a
+a second at the look-ahead's (``p'_A``, ``p'_B``, ``n'`` carried back to the bodies now and
+put on the normal through their midpoint, :func:`~tsid_py.constraints.collision_rows.on_normals`:
+offset across ``n'``, the row had entries ``n' · (ω_j × (p'_B − p'_A))`` on the joints that
+move both bodies, and G1 was turned on its soles to "separate" a chest/shoulder pair): a
 wrist spinning to push its nearest point away brings another corner round, and a row at that
 corner asks the spin to stop (measured on G1's wrists crossing with present rows only:
 spins of 16 rad/s, rate jumps of 0.55 m/s); the present row stays, or the present points,
@@ -274,6 +277,7 @@ class SelfCollisionAvoidance(LinearConstraint):
             future = np.zeros((3, 3))
             if secant < 0.0:                            # closer ahead: its features there may ask more
                 points_now(data, ahead_data, joint_a, joint_b, later, future)
+                _direct.on_normals(future[None])
             candidates = []
             for points in (present, future)[:1 + (secant < 0.0)]:   # the present features, the look-ahead's
                 normal = points[2]
@@ -433,6 +437,7 @@ class SelfCollisionAvoidance(LinearConstraint):
             if secants[i] < 0.0:             # closer ahead: its features there may ask more
                 points_now(now, later, int(self._pair_joints[i, 0]), int(self._pair_joints[i, 1]), result,
                               self._later_points[i])
+                _direct.on_normals(self._later_points[i:i + 1])   # no entry on the joints moving both
             else:                            # farther ahead: the present features'
                 self._later_points[i] = self._points[i]
         return secants

@@ -1,7 +1,8 @@
 """Hands driven into each other on a standing humanoid, with and without self-collision avoidance.
 
 The robot stands under a :class:`~tsid_py.control.BalanceController` whose CoM task weighs
-:data:`COM_WEIGHT` (the arms' motion must not pull the CoM off the soles), and each hand
+:data:`COM_WEIGHT` (the arms' motion must not pull the CoM off the soles) and whose angular
+momentum task weighs :func:`momentum_weight` (nor turn the robot on them), and each hand
 (:func:`~tsid_py.models.hands.hands`) follows a :class:`~tsid_py.tasks.PositionTask` of
 weight :data:`HAND_WEIGHT` — far above the posture, the hard-ish tasks of the issue. The plant
 has the robot's collision geometry, its pairs colliding as on the real robot
@@ -24,6 +25,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import pinocchio as pin
 
 from ..constraints import SelfCollisionAvoidance
 from ..control import BalanceController
@@ -41,6 +43,23 @@ COM_WEIGHT = 100.0
 MEASURE_EVERY = 5
 
 
+def momentum_weight(robot) -> float:
+    """The weight of the balance controller's angular momentum task here (by default it has
+    none): :data:`COM_WEIGHT` on the momentum's rate ``L̇`` (N·m) read as the CoM acceleration
+    whose moment about the soles it equals, ``L̇ / (m h)`` (``m`` the robot's mass, ``h`` its
+    CoM's height above the soles at ``q_ref``): ``COM_WEIGHT / (m h)²`` (G1 0.19, Talos
+    0.016). The rate of the centroidal angular momentum is the moment the soles must give,
+    a yaw by friction; without the task, turning the whole robot was the cheapest way to
+    move a hand that a row or a limit stops (G1, random targets seed 0: the step a
+    chest/shoulder row engaged, the hip yaws went to −38 rad/s², the left sole's friction
+    from 0.04 to 0.51 of its normal force, and the sole slid)."""
+    data = robot.model.createData()
+    com = pin.centerOfMass(robot.model, data, robot.q_ref)
+    pin.framesForwardKinematics(robot.model, data, robot.q_ref)
+    soles = np.mean([data.oMf[robot.model.getFrameId(foot)].translation[2] for foot in robot.feet])
+    return float(COM_WEIGHT / (pin.computeTotalMass(robot.model) * (com[2] - soles)) ** 2)
+
+
 def _smooth(ratio: float) -> float:
     """Minimum-jerk profile from 0 to 1 over ratio ∈ [0, 1]."""
     r = min(max(ratio, 0.0), 1.0)
@@ -54,7 +73,8 @@ class _HandsRun:
         self.robot = robot
         self.constraint = constraint or SelfCollisionAvoidance()
         self.sim = Simulation(robot, self_collision=self.constraint)
-        self.controller = BalanceController(robot, self.sim.timestep, joint_limits=True)
+        self.controller = BalanceController(robot, self.sim.timestep, joint_limits=True,
+                                            momentum_weight=momentum_weight(robot))
         self.controller.com.weight = COM_WEIGHT
         if avoid:
             self.controller.solver.add_constraint(self.constraint)
