@@ -24,6 +24,7 @@ import time
 import tsid_py as tp
 from tsid_py.scenarios.reports import write_json
 from tsid_py.control import push_bounds
+from tsid_py.scenarios.conditions import Conditions
 from tsid_py.scenarios.push_recovery import SingleLegStance
 from tsid_py.scenarios.sweep import add_sweep_arguments, sweep_direction, swept_directions
 
@@ -34,7 +35,11 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--stance", default="double", choices=["double", "single"])
     parser.add_argument("--actuation-delay", type=float, default=0.0, help="s")
     parser.add_argument("--trunk-mass", type=float, default=1.0, help="factor on the simulated torso and base mass")
+    parser.add_argument("--estimator", action="store_true",
+                        help="the controller on the state estimator with exact sensors, as the demos run it "
+                             "(default: on the simulator's exact state)")
     args = parser.parse_args(argv)
+    conditions = Conditions() if args.estimator else None
     robot = tp.robots.load(args.robot)
     survive_ratio = 0.8 if args.stance == "single" else 0.9
     reports = []
@@ -51,7 +56,8 @@ def main(argv=None) -> list[dict]:
         clean_target = 0.75 * bounds[direction].impulse
         checks = [round(survive_target, 1)] + ([round(clean_target, 1)] if args.stance == "double" else [])
         report = sweep_direction(robot, direction, step=args.step, stance=args.stance, checks=checks,
-                                 actuation_delay=args.actuation_delay, trunk_mass=args.trunk_mass)
+                                 actuation_delay=args.actuation_delay, trunk_mass=args.trunk_mass,
+                                 conditions=conditions)
         report["survive_target"], report["clean_target"] = survive_target, clean_target
         survive_check = report["check_runs"][0]
         clean_check = report["check_runs"][1] if args.stance == "double" else None

@@ -17,6 +17,11 @@ from its profile (:mod:`tsid_py.scenarios.demo_robots`), and so do the trials:
 * **arm** (fixed base): tracks a 5 cm circle (``demo arm``) with a largest error under 5 mm;
 * anything else is reported with what it is.
 
+The demos run as ``tsid-py demo`` runs them: the controller on the state estimator
+(:mod:`tsid_py.estimation`) with exact sensors. ``--ground-truth`` runs every trial on the
+simulator's exact state instead (``tsid-py demo ... --ground-truth``), and the commands the
+table names carry the flag.
+
 The table (``--markdown``) is the one of ``docs/your-robot.md``.
 """
 
@@ -32,6 +37,7 @@ from pathlib import Path
 import tsid_py as tp
 from tsid_py.robots import data_root
 from tsid_py.scenarios import demos
+from tsid_py.scenarios.conditions import Conditions
 from tsid_py.scenarios.demo_robots import UnsupportedRobot, describe, kind_of
 
 #: The robots tried: name -> file under example-robot-data's robots/ folder ("unitree:" prefix:
@@ -64,6 +70,13 @@ ROBOTS = {
 
 #: The must-shows' thresholds.
 PUSH_RATIO, QUADRUPED_PUSH, MAX_SLIP, MAX_ARM_ERROR, WALK = 0.6, 0.15, 0.005, 0.005, 2.0
+#: The conditions of ``--ground-truth``.
+GROUND_TRUTH = Conditions(feedback="ground-truth")
+
+
+def flag_of(conditions: Conditions | None) -> str:
+    """The ``tsid-py demo`` flag that gives ``conditions`` (None: the demos' default)."""
+    return "" if conditions is None else " --ground-truth"
 
 
 def robot_file(name: str, unitree: Path | None) -> Path | None:
@@ -87,9 +100,10 @@ def trial(label: str, command: str, run, check) -> dict:
     return result
 
 
-def humanoid_trials(path: str) -> list[dict]:
-    stand = trial("stands 5 s", f"tsid-py demo balance --robot {path} --push 0 --duration 5",
-                  lambda: demos.balance(path, push=0.0, duration=5.0),
+def humanoid_trials(path: str, conditions: Conditions | None = None) -> list[dict]:
+    flag = flag_of(conditions)
+    stand = trial("stands 5 s", f"tsid-py demo balance --robot {path} --push 0 --duration 5{flag}",
+                  lambda: demos.balance(path, push=0.0, duration=5.0, conditions=conditions),
                   lambda s: (not s["fell"], f"slip {s['max_sole_slip_m'] * 1e3:.1f} mm, tilt "
                                             f"{s['max_sole_tilt_deg']:.1f}°"))
     results = [stand]
@@ -99,27 +113,30 @@ def humanoid_trials(path: str) -> list[dict]:
             continue
         force = round(PUSH_RATIO * bounds[direction], 1)
         results.append(trial(f"push {direction}", f"tsid-py demo balance --robot {path} --push {force} "
-                                                  f"--push-direction {direction}",
-                             lambda: demos.balance(path, push=force, push_direction=direction),
+                                                  f"--push-direction {direction}{flag}",
+                             lambda: demos.balance(path, push=force, push_direction=direction,
+                                                   conditions=conditions),
                              lambda s, f=force, b=bounds[direction]: (not s["fell"], f"{f:.0f} N of {b:.0f} N")))
-    results.append(trial("walks 2 m", f"tsid-py demo walk --robot {path} --distance {WALK:g}",
-                         lambda: demos.walk(path, distance=WALK),
+    results.append(trial("walks 2 m", f"tsid-py demo walk --robot {path} --distance {WALK:g}{flag}",
+                         lambda: demos.walk(path, distance=WALK, conditions=conditions),
                          lambda s: (not s["fell"] and s["distance_m"] > 0.9 * WALK,
                                     f"{s['distance_m']:.2f} m in {s['steps']} steps"
                                     + (f", fell at {s['fell_at']:.1f} s ({s['fall_reason']})" if s["fell"] else ""))))
     return results
 
 
-def quadruped_trials(path: str, weight: float) -> list[dict]:
-    results = [trial("stands 5 s", f"tsid-py demo balance --robot {path} --push 0 --duration 5",
-                     lambda: demos.balance(path, push=0.0, duration=5.0),
+def quadruped_trials(path: str, weight: float, conditions: Conditions | None = None) -> list[dict]:
+    flag = flag_of(conditions)
+    results = [trial("stands 5 s", f"tsid-py demo balance --robot {path} --push 0 --duration 5{flag}",
+                     lambda: demos.balance(path, push=0.0, duration=5.0, conditions=conditions),
                      lambda s: (not s["fell"] and s["max_sole_slip_m"] < MAX_SLIP,
                                 f"slip {s['max_sole_slip_m'] * 1e3:.2f} mm"))]
     force = round(QUADRUPED_PUSH * weight, 1)
     for direction in ("+x", "+y"):
         results.append(trial(f"push {direction}", f"tsid-py demo balance --robot {path} --push {force} "
-                                                  f"--push-direction {direction}",
-                             lambda: demos.balance(path, push=force, push_direction=direction),
+                                                  f"--push-direction {direction}{flag}",
+                             lambda: demos.balance(path, push=force, push_direction=direction,
+                                                   conditions=conditions),
                              lambda s, f=force: (not s["fell"], f"{f:.0f} N, slip {s['max_sole_slip_m'] * 1e3:.1f} mm")))
     return results
 
@@ -129,7 +146,7 @@ def arm_trials(path: str) -> list[dict]:
                   lambda s: (s["max_tracking_error"] < MAX_ARM_ERROR, f"max error {s['max_tracking_error'] * 1e3:.2f} mm"))]
 
 
-def try_robot(name: str, unitree: Path | None) -> dict:
+def try_robot(name: str, unitree: Path | None, conditions: Conditions | None = None) -> dict:
     path = robot_file(name, unitree)
     if path is None:
         return {"robot": name, "kind": None, "what": "skipped: no --unitree folder", "trials": []}
@@ -142,9 +159,9 @@ def try_robot(name: str, unitree: Path | None) -> dict:
     kind = kind_of(robot)
     entry = {"robot": name, "file": str(path), "kind": kind, "what": describe(robot), "mass": robot.mass}
     if kind == "humanoid":
-        entry["trials"] = humanoid_trials(str(path))
+        entry["trials"] = humanoid_trials(str(path), conditions)
     elif kind == "quadruped":
-        entry["trials"] = quadruped_trials(str(path), robot.weight)
+        entry["trials"] = quadruped_trials(str(path), robot.weight, conditions)
     elif kind == "arm":
         entry["trials"] = arm_trials(str(path))
     else:
@@ -176,10 +193,13 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--unitree", type=Path, help="unitree_mujoco's unitree_robots/ folder")
     parser.add_argument("--json")
     parser.add_argument("--markdown")
+    parser.add_argument("--ground-truth", action="store_true",
+                        help="the controller on the simulator's exact state (default: on the state estimator)")
     args = parser.parse_args(argv)
+    conditions = GROUND_TRUTH if args.ground_truth else None
     entries = []
     for name in args.robots:
-        entry = try_robot(name, args.unitree)
+        entry = try_robot(name, args.unitree, conditions)
         entries.append(entry)
         for result in entry["trials"]:
             print(f"{name:20s} {result['trial']:12s} {'pass' if result['passed'] else 'FAIL'}  {result['value']}"

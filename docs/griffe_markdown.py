@@ -8,7 +8,12 @@ double-backtick literals and numpy-like sections whose entries read ``name : wha
 * replaced each role by an inline code span of its target (the last name only with ``~``);
 * turned each ``Title`` / ``-----`` section into a bold title and a bullet list with one item
   per entry, ``name``: its description (the entry's indented lines joined);
-* ended a paragraph that introduces a literal block (``::``) with a single colon.
+* ended a paragraph that introduces a literal block (``::``) with a single colon;
+* turned Sphinx's maths into what ``pymdownx.arithmatex`` typesets: the role
+  ``:math:`x^2``` into ``$x^2$``, a ``.. math::`` directive and its indented lines into a
+  ``$$ … $$`` block (lines ending in ``\\`` or aligned on ``&`` inside ``aligned``); Unicode
+  super- and subscripts (``δ²``, ``Jᵀ``, ``x₀``) become ``^{}`` and ``_{}`` there, which
+  KaTeX reads.
 """
 
 from __future__ import annotations
@@ -18,12 +23,49 @@ import re
 from griffe import Extension
 
 _ROLE = re.compile(r":(?:class|meth|func|data|mod|attr|exc|obj|py:\w+):`(~?)([^`]+)`")
+_MATH_ROLE = re.compile(r":math:`([^`]+)`")
+_SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻ᵀ", "0123456789+-T"))
+_SUBSCRIPTS = dict(zip("₀₁₂₃₄₅₆₇₈₉ᵢⱼₖ", "0123456789ijk"))
+_SCRIPT_RUN = re.compile(f"([{''.join(_SUPERSCRIPTS)}]+)|([{''.join(_SUBSCRIPTS)}]+)")
 _ENTRY = re.compile(r"^(\S[^:]*?)\s+:\s+(.*)$")
 
 
 def _role(match: re.Match) -> str:
     target = match.group(2)
     return f"`{target.rsplit('.', 1)[-1] if match.group(1) else target}`"
+
+
+def latex(text: str) -> str:
+    """``text`` with Unicode super- and subscripts written as TeX's ``^{…}`` and ``_{…}``."""
+    def script(match: re.Match) -> str:
+        if match.group(1):
+            return "^{" + "".join(_SUPERSCRIPTS[c] for c in match.group(1)) + "}"
+        return "_{" + "".join(_SUBSCRIPTS[c] for c in match.group(2)) + "}"
+
+    return _SCRIPT_RUN.sub(script, text.replace("½", r"\tfrac12"))
+
+
+def _math_blocks(lines: list[str]) -> list[str]:
+    """Each ``.. math::`` directive and its indented body as a ``$$`` block."""
+    out, i = [], 0
+    while i < len(lines):
+        if lines[i].strip() != ".. math::":
+            out.append(lines[i])
+            i += 1
+            continue
+        indent = len(lines[i]) - len(lines[i].lstrip())
+        i += 1
+        body = []
+        while i < len(lines) and (not lines[i].strip() or len(lines[i]) - len(lines[i].lstrip()) > indent):
+            body.append(lines[i].strip())
+            i += 1
+        while body and not body[-1]:
+            body.pop()
+        text = latex("\n".join(line for line in body if line))
+        if "&" in text or "\\\\" in text:
+            text = "\\begin{aligned}\n" + text + "\n\\end{aligned}"
+        out += ["", " " * indent + "$$", *(" " * indent + line for line in text.split("\n")), " " * indent + "$$", ""]
+    return out
 
 
 def _is_underline(line: str) -> bool:
@@ -60,6 +102,8 @@ def _sections(lines: list[str]) -> list[str]:
 def to_markdown(text: str) -> str:
     """The Markdown form of one docstring (see the module's description)."""
     text = _ROLE.sub(_role, text)
+    text = _MATH_ROLE.sub(lambda match: f"${latex(match.group(1))}$", text)
+    text = "\n".join(_math_blocks(text.split("\n")))
     text = re.sub(r"(\S)::$", r"\1:", text, flags=re.M)
     return "\n".join(_sections(text.split("\n")))
 

@@ -40,7 +40,8 @@ LAYERS = {
 SIMULATION_TESTS = {"test_sim", "test_walk", "test_step_recovery", "test_video", "test_plots", "test_cli",
                     "test_examples", "test_docs", "test_offline_files", "test_recorded_files", "test_harness_models",
                     "test_loaders", "test_cli_sweep", "test_trot", "test_terrain_walks", "test_estimation_sim",
-                    "test_architecture", "test_recorder", "test_realtime_loop"}
+                    "test_architecture", "test_recorder", "test_realtime_loop", "test_self_collision_sim",
+                    "test_external_wrench_sim", "test_docs_claims"}
 SIMULATOR_MODULES = ("mujoco", "tsid_py.sim", "tsid_py.scenarios", "tsid_py.cli")
 
 #: Every robot example-robot-data ships that a user may load (the built-in ones and others).

@@ -84,10 +84,14 @@ def only(report, code: str):
 
 # ------------------------------------------------------------------------------------ synthetic robots
 def test_a_clean_robot_has_no_error_and_its_facts_are_the_files(tmp_path):
-    """The biped as written: no error, no warning; its mass is the file's (10 + 2 × 8 + 2 kg),
-    its feet the loader's, its base floating."""
+    """The biped as written: no error, and one warning: its legs (hip pitch, knee, ankle pitch)
+    cannot sway its CoM over a sole, no joint at a limit; its mass is the file's (10 + 2 × 8 +
+    2 kg), its feet the loader's, its base floating."""
     report = check_robot(write_biped(tmp_path, srdf=bent()))
-    assert not report.errors and not report.warnings, report.format()
+    assert not report.errors and report.codes("warning") == {"walk-out-of-reach"}, report.format()
+    sway = only(report, "walk-out-of-reach")
+    assert sway.values["joints"] == [] and "legs without a hip roll cannot sway" in sway.problem
+    assert sway.values["com_error_m"] == pytest.approx([0.1, 0.1], abs=0.04)     # the soles are 0.2 m apart
     assert report.facts["mass_kg"] == pytest.approx(28.0)
     assert report.facts["base"] == "floating" and report.facts["feet"] == ["left_foot_sole", "right_foot_sole"]
     assert report.facts["posture"] == "stand" and report.facts["feet_source"] == "collision"
@@ -387,6 +391,10 @@ def test_simple_humanoid_posture_outside_its_ranges():
     assert knee.values["mirror"] == "RLEG_KNEE" and "holds the value" in knee.problem
     assert set(only(report, "srdf-unknown-link").values["names"]) == {"r_foot", "l_foot"}
     assert report.facts["feet_source"] == "srdf"
+    # both ankles' pitch range is [0, 2.618] rad (the posture's -0.419 outside it): with the soles
+    # flat and the base upright the legs cannot bring the CoM over a sole, nor take a step
+    assert {"LLEG_ANKLE_P", "RLEG_ANKLE_P"} <= set(only(report, "walk-out-of-reach").values["joints"])
+    assert {"LLEG_ANKLE_P", "RLEG_ANKLE_P"} <= set(only(report, "step-out-of-reach").values["joints"])
 
 
 def test_romeo_sole_centre_is_reported_ahead_of_its_ankle():
@@ -410,6 +418,7 @@ def test_icub_feet_are_turned_by_their_declared_collada_axes():
     assert tp.robots.load(path).sole_size == pytest.approx((0.156, 0.061), abs=0.002)
     report = check_robot(path)
     assert not findings_of(report, "sole-wider-than-long")
+    assert not findings_of(report, "walk-out-of-reach") and not findings_of(report, "step-out-of-reach")
     axes = only(report, "collada-axes-applied")
     assert axes.values["fits"]["declared"] > axes.values["fits"]["read"]
 

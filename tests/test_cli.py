@@ -2,6 +2,7 @@
 
 import inspect
 import json
+import re
 
 import pytest
 
@@ -9,6 +10,7 @@ import tsid_py as tp
 from tsid_py.cli import main as cli_main
 from tsid_py.control import push_bounds
 from tsid_py.scenarios import demos
+from tsid_py.scenarios.summary_text import length
 
 from .test_profiles import write_robot
 
@@ -22,7 +24,7 @@ def test_demo_help_describes_every_demo_and_its_robots(capsys):
         default = inspect.signature(function).parameters["robot"].default
         others = [robot for robot in demos.ROBOTS[name] if robot != default]
         assert f"robots: {', '.join([default + ' (default)', *others])}" in text
-    assert "--video FILE" in text
+    assert "--video FILE" in text and "``" not in text
 
 
 @pytest.mark.parametrize("argv, words", [
@@ -111,3 +113,76 @@ def test_a_humanoid_file_walks_with_the_gait_of_its_profile(tmp_path):
     gait = tp.robots.load(path).profile.gait
     assert run.robot == path and run.summary["fell"] is False
     assert run.summary["planned_steps"] == math.ceil(0.3 / gait.step_length) + 1
+
+
+def test_the_balance_demo_prints_a_short_summary_for_a_person_and_the_json_to_its_file(tmp_path, capsys):
+    """The printed summary is a few rounded lines (no JSON, no 17-digit floats) that agree
+    with the JSON written by ``--json``, which keeps every measure at full precision."""
+    out = tmp_path / "summary.json"
+    assert cli_main(["demo", "balance", "--duration", "0.6", "--push-direction", "+y", "--push-at", "0.2",
+                     "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    summary = json.loads(out.read_text())
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(printed)
+    lines = printed.strip().splitlines()
+    assert lines[0] == "tsid-py demo balance (talos)" and len(lines) <= 12
+    assert not re.search(r"\d\.\d{4,}", printed)
+    rows = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in lines[1:])
+    assert rows["pushes"] == f"+y {summary['push_newtons']:.0f} N at 0.2 s (0.1 s each)"
+    assert rows["largest CoM error"] == length(summary["max_com_error"])
+    assert rows["outcome"].startswith("did not fall") and summary["fell"] is False
+    assert rows["control step"].startswith(f"median {summary['median_step_us']:.0f} µs")
+
+
+@pytest.mark.parametrize("metres, text", [(0.00214, "2.1 mm"), (0.0116, "1.2 cm"), (-0.5, "-50.0 cm"),
+                                          (2.537, "2.54 m")])
+def test_lengths_are_printed_in_the_unit_that_reads_best(metres, text):
+    assert length(metres) == text
+
+
+@pytest.mark.parametrize("name, present, absent", [
+    ("balance", ["--push-direction", "--step-recovery", "--realistic", "--srdf"], ["--speed", "--gait", "--terrain"]),
+    ("walk", ["--distance", "--terrain", "--realistic"], ["--push", "--speed", "--single-leg"]),
+    ("trot", ["--speed", "--gait", "--terrain", "--push", "--realistic"], ["--single-leg", "--step-recovery"]),
+    ("arm", ["--robot", "--video", "--duration"], ["--push", "--terrain", "--realistic", "--seed"]),
+])
+def test_a_demo_s_help_describes_it_with_the_options_it_takes(name, present, absent, capsys):
+    """``tsid-py demo NAME --help``: the demo's summary, its robots, its options (not the
+    other demos' ones), no reStructuredText."""
+    assert cli_main(["demo", name, "--help"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith(f"usage: tsid-py demo {name} [options]")
+    assert demos.DEMOS[name].__doc__.strip().splitlines()[0].replace("``", "")[:40] in text
+    assert "robots: " in text and "``" not in text and ":func:" not in text
+    for option in present:
+        assert f"  {option}" in text, option
+    for option in absent:
+        assert f"  {option}" not in text, option
+
+
+def test_every_measure_a_demo_prints_fits_a_terminal():
+    """Every row of the printed summary, each at its widest, within 80 columns."""
+    from tsid_py.scenarios.summary_text import ROWS, format_summary
+
+    pushes = [{"at": 3.0, "direction": "+y", "newtons": 444.4}, {"at": 6.0, "direction": "-x", "newtons": 444.4}]
+    summary = {"demo": "balance", "robot": "talos", "fell": False, "survived": True, "recovered_cleanly": True,
+               "pushes": pushes, "push_duration": 0.1, "command": {"forward": 0.55, "lateral": -0.25,
+                                                                    "yaw_rate": 0.35, "gait": "bound"},
+               "terrain": "rough:0.02:3", "amplitude": 0.04, "frequency": 0.5, "distance_m": 12.345,
+               "speed_mps": 0.5, "walking_time_s": 12.3, "steps": 130, "planned_steps": 130, "touchdowns": 600,
+               "yaw_change_deg": -179.9, "single_support_seconds": 3.5, "lift_height": 0.05,
+               "max_com_error": 0.0999, "rms_tracking_error": 0.0999, "max_tracking_error": 0.0999,
+               "max_foothold_error_m": 0.0999, "max_sole_tilt_deg": 14.9, "max_sole_slip_m": 0.0499,
+               "max_foot_slip_m": 0.0999, "recovery_steps": 12, "step_recovery": True, "failure_policy_step_count": 9999,
+               "frames": 30001, "id_solve_seconds": 12.34, "id_relaxed_frames": 999,
+               "grf_vertical_rms_error_per_foot_pct_weight": 12.3, "grf_vertical_rms_error_total_pct_weight": 0.0123,
+               "torque_rms_error": 12.3, "torque_rms": 123.4, "mpc_rate_hz": 27.9, "mpc_median_solve_us": 1234.5,
+               "conditions": {"feedback": "finite differences"},
+               "estimator_drift": {"max": {"horizontal_m": 0.0999, "vertical_m": 0.0999, "yaw_deg": 12.34}},
+               "median_step_us": 12345.6, "p99_step_us": 123456.7,
+               "push_bounds": {"+x": 1310.3, "-x": 1347.7, "+y": 1488.9, "-y": 1498.2}, "simulated_time": 100.0}
+    text = format_summary(summary)
+    # the title and every row but the outcome (a summary with an arm's tracking error has none)
+    assert len(text.splitlines()) == len(ROWS)
+    assert max(len(line) for line in text.splitlines()) <= 80, text

@@ -1,5 +1,6 @@
-"""Every option of every subcommand, tried with the values its domain refuses: the command ends
-at once with exit status 2, a message naming the option, and no traceback.
+"""Every option of every subcommand (the demo command's with every demo), tried with the values
+its domain refuses: the command ends at once with exit status 2, a message naming the option,
+and no traceback.
 
 The options are read from the parsers themselves (their argparse ``type`` carries its domain,
 :mod:`tsid_py.cli_arguments`), so an option added later is swept too — or, if it takes a
@@ -77,11 +78,16 @@ def positions_file(tmp_path_factory):
     return path
 
 
-def valid_command(name: str, positions_file, folder) -> list[str]:
-    """A command of subcommand ``name`` that would run (none is run here: each sweep case
-    makes one of its values wrong)."""
+def demo_names() -> list[str]:
+    """Every demo (``tsid-py demo NAME``), from the parser's choices."""
+    return sorted(next(a for a in subcommands()["demo"]._actions if a.dest == "name").choices)
+
+
+def valid_command(name: str, positions_file, folder, demo: str = "balance") -> list[str]:
+    """A command of subcommand ``name`` (of ``demo`` for ``demo``) that would run (none is run
+    here: each sweep case makes one of its values wrong)."""
     if name == "demo":
-        return ["demo", "balance", "--duration", "0.5"]
+        return ["demo", demo, "--duration", "0.5"]
     if name == "check-robot":
         return ["check-robot", str(DATA / "biped.xml")]
     if name == "bench":
@@ -102,9 +108,13 @@ def refused_values(action, folder) -> list[str]:
     if domain == "folder":
         (folder / "a-file").write_text("")
         return [str(folder / "missing-folder"), str(folder / "a-file")]
+    if domain == "robot":
+        (folder / "garbage.urdf").write_text("not a robot")
+        (folder / "folder.urdf").mkdir(exist_ok=True)
+        return [*REFUSED[domain], str(folder / "garbage.urdf"), str(folder / "folder.urdf")]
     if domain.startswith("count"):
         minimum = int(domain.split("≥")[1])
-        return [str(minimum - 1), "1.5", "abc"]
+        return [str(minimum - 1), "-1", "1.5", "nan", "inf", "abc"]
     suffix = action.type.suffixes[0] if action.type.suffixes else ".txt"
     (folder / f"folder{suffix}").mkdir(exist_ok=True)
     wrong_suffix = str(folder / "file.wrong-suffix")
@@ -119,14 +129,18 @@ def refused_values(action, folder) -> list[str]:
 
 
 def sweep_cases():
+    """Every subcommand's options, the demo command's for every demo."""
     for name in subcommands():
-        for action in value_options(name):
-            if (name, label(action)) not in CHECKED_ELSEWHERE:
-                yield pytest.param(name, action.dest, id=f"{name}:{label(action)}")
+        for demo in demo_names() if name == "demo" else [None]:
+            for action in value_options(name):
+                if (name, label(action)) not in CHECKED_ELSEWHERE:
+                    yield pytest.param(name, demo, action.dest, id=f"{name}{' ' + demo if demo else ''}:{label(action)}")
 
 
 def test_every_option_has_a_checked_domain():
     for name in subcommands():
+        assert value_options(name), (f"tsid-py {name} shows no option here: a subcommand with a parser of its own "
+                                     "belongs in subcommands() so that the sweep sees its options")
         for action in value_options(name):
             checked = action.choices is not None or hasattr(action.type, "domain")
             assert checked or (name, label(action)) in CHECKED_ELSEWHERE, (
@@ -134,10 +148,10 @@ def test_every_option_has_a_checked_domain():
                 "type or choices")
 
 
-@pytest.mark.parametrize("name, dest", list(sweep_cases()))
-def test_a_refused_value_ends_with_exit_2_naming_the_option(name, dest, positions_file, tmp_path, capsys):
+@pytest.mark.parametrize("name, demo, dest", list(sweep_cases()))
+def test_a_refused_value_ends_with_exit_2_naming_the_option(name, demo, dest, positions_file, tmp_path, capsys):
     action = next(a for a in value_options(name) if a.dest == dest)
-    base = valid_command(name, positions_file, tmp_path)
+    base = valid_command(name, positions_file, tmp_path, demo)
     for value in refused_values(action, tmp_path):
         if action.option_strings:
             option = action.option_strings[-1]
@@ -155,20 +169,52 @@ def test_a_refused_value_ends_with_exit_2_naming_the_option(name, dest, position
         assert "Traceback" not in err + out, (argv, err)
 
 
-def test_an_unknown_robot_is_named(capsys):
-    assert cli_main(["demo", "balance", "--robot", "no-such-robot"]) == 2
-    err = capsys.readouterr().err
-    assert "--robot" in err and "no-such-robot" in err and "Traceback" not in err
+def test_an_unknown_robot_is_named(capsys, tmp_path):
+    """A name that is no built-in robot, a missing file, a folder, a file that is not a robot:
+    each names ``--robot`` and what it got."""
+    (tmp_path / "folder.urdf").mkdir()
+    (tmp_path / "garbage.urdf").write_text("not XML")
+    for robot, words in (("no-such-robot", ["no-such-robot"]),
+                         (str(tmp_path / "missing.urdf"), ["missing.urdf' does not exist"]),
+                         (str(tmp_path / "folder.urdf"), ["folder.urdf' is a folder, not a file"]),
+                         (str(tmp_path / "garbage.urdf"), ["garbage.urdf: not a valid XML file"])):
+        for demo in ("balance", "walk", "arm"):
+            assert cli_main(["demo", demo, "--robot", robot]) == 2
+            err = capsys.readouterr().err
+            assert "argument --robot: " in err or "--robot:" in err, err
+            assert all(word in err for word in words) and "Traceback" not in err, err
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["demo", "balance", "--push-at", "3", "--duration", "2"], "--push-at 3 s is not before the run's end"),
+    (["demo", "balance", "--push-at", "3", "--duration", "2"], "--push-at times the single push: give its "
+                                                              "--push-direction"),
+    (["demo", "balance", "--push-at", "1.95", "--push-direction", "+x", "--duration", "2"],
+     "argument --push-at: a push at 1.95 s lasts 0.1 s: it must end by the run's end (2 s)"),
+    (["demo", "balance", "--push-at", "2.95", "--push-direction", "+x"], "(3 s)"),       # the demo's own duration
     (["demo", "balance", "--turn", "-90"], "--turn applies to the walk demo only"),
     (["demo", "walk", "--turn", "-90", "--distance", "1"], "--distance and --turn are exclusive"),
     (["demo", "nosuchdemo"], "argument NAME: invalid choice: 'nosuchdemo'"),
     (["inverse-dynamics"], "the following arguments are required"),
 ])
 def test_usage_errors_between_options_are_named(argv, message, capsys):
+    assert cli_main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["demo", "walk", "--distance", "1e6"], "argument --distance: displacement must take fewer than 1000 steps"),
+    (["demo", "walk", "--turn", "1e6"], "argument --turn: displacement must take fewer than 1000 steps"),
+    (["demo", "trot", "--speed", "100"], "argument --speed/--lateral/--yaw-rate: command VelocityCommand(forward=100.0"),
+    (["demo", "trot", "--speed", "3", "--gait", "walk"], "out of reach of the legs with the walk gait"),
+])
+def test_a_command_the_robot_cannot_carry_out_ends_before_the_run(argv, message, capsys, monkeypatch):
+    """Values in their option's domain that the robot's gait or legs cannot carry out (a walk
+    of a million metres, a trot at 100 m/s): exit 2 naming the option, before a single step of
+    the simulation."""
+    from tsid_py.sim.simulation import Simulation
+
+    monkeypatch.setattr(Simulation, "step", lambda *a, **k: pytest.fail("the run started"))
     assert cli_main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err

@@ -68,6 +68,10 @@ CASES = {
     "wrench regularisation (diagonal)": ("talos", lambda r: WrenchRegularization([1, 2, 3, 4, 5, 6]), (0.5, 0.0)),
     "force targets (diagonal)": ("go2", lambda r: _force_targets(r), (0.5, 0.0)),
     "torque limits": ("talos", lambda r: tp.constraints.TorqueLimits(scale=0.7), (0.5, 0.0)),
+    "self-collision (the forearms, one piece each)": (
+        "talos", lambda r: tp.constraints.SelfCollisionAvoidance(activation_distance=2.0, max_pairs=2,
+                                                                links=[("arm_left_5_link", "arm_right_5_link")]),
+        (0.5, 0.0)),
     "planar contact": ("talos", lambda r: tp.PlanarContact("left_sole_link", kp=30.0, kd=9.0), (0.5, 0.0)),
     "point contact": ("go2", lambda r: tp.PointContact(r.feet[0], kp=50.0, kd=7.0), (0.5, 0.0)),
 }

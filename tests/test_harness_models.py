@@ -283,6 +283,25 @@ def test_inertias_mujoco_refuses_are_repaired_with_a_warning(tmp_path):
     np.testing.assert_allclose(np.sort(sim.model.body("rotor").inertia), [1e-4, 1e-4, 2e-4], rtol=1e-6)
 
 
+def test_the_inertia_the_loader_gives_point_masses_is_simulated(tmp_path):
+    """A neck turning a point-mass head (M singular in the file): MuJoCo's mass matrix is
+    pinocchio's of the loaded robot, the head's added inertia included."""
+    from .test_check import bent, write_biped
+    from .test_point_masses import head, loaded
+
+    robot = loaded(write_biped(tmp_path, extra=head(), srdf=bent()))
+    assert dict(robot.source.added_inertias)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sim = Simulation(robot)
+    sim.reset(robot.q_ref, robot.zero_velocity())
+    expected = pin.crba(robot.model, robot.model.createData(), robot.q_ref)
+    expected = np.triu(expected) + np.triu(expected, 1).T
+    simulated, _ = sim.mass_matrix_and_bias()
+    assert np.abs(simulated - expected).max() <= 1e-9 * np.abs(expected).max()
+    assert np.linalg.eigvalsh(simulated).min() > 1e-6
+
+
 def test_standing_point_feet_do_not_creep():
     """Go2 holding still on four point feet: the default contact model keeps each foot within
     a millimetre over 1.5 s; MuJoCo's own contact parameters let them creep."""

@@ -199,3 +199,39 @@ def test_a_geom_placed_by_its_default_class_is_where_mujoco_puts_it(tmp_path):
         local = body.placement.actInv(frame.placement).translation        # in the foot body's frame
         geom = spec.geom(f"{side}_sole_geom")
         np.testing.assert_allclose(local, np.array(geom.pos) - [0.0, 0.0, geom.size[2]], atol=1e-9)
+
+
+WHEEL_URDF = """<robot name="wheel"><link name="base"/>
+  <joint name="spin" type="continuous"><parent link="base"/><child link="rotor"/><axis xyz="0 0 1"/>
+    <limit effort="10" velocity="5"/></joint>
+  <link name="rotor"><inertial><mass value="1"/><origin xyz="0.1 0 0"/>
+    <inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link></robot>"""
+
+
+def test_the_posture_task_holds_continuous_joints_by_the_short_way(tmp_path, rng):
+    """A continuous joint (q = (cos θ, sin θ), one velocity) is in the default posture task:
+    a robot of one wheel has a posture of dimension 1 (it had none: 'dim must be a positive
+    int, got 0'), and joints.urdf's wheel is held with the others. Its error is the angle
+    difference wrapped into [−π, π): from θ = 3 to a target of −3 rad it is 2π − 6 = +0.283
+    rad, and a hard task gives exactly θ̈ = kp e − kd θ̇."""
+    path = tmp_path / "wheel.urdf"
+    path.write_text(WHEEL_URDF)
+    wheel = tp.Robot.from_urdf(path, floating_base=False)
+    solver = tp.DynamicsSolver(wheel)
+    assert solver.add_task(tp.tasks.JointTask(kp=1.0)).dim == 1
+    robot = tp.Robot.from_urdf(JOINTS_URDF, mimic="independent")     # a hard posture and the coupling conflict
+    assert set(robot.continuous_joints) == {"wheel"} and "wheel" in robot.scalar_joint_names
+    solver = tp.DynamicsSolver(robot)
+    posture = solver.add_task(tp.tasks.JointTask(kp=49.0, priority="hard"))
+    assert posture.dim == len(robot.scalar_joint_names) == 3
+    start, target = robot.q_ref.copy(), robot.q_ref.copy()
+    at = robot.joint_q_index("wheel")
+    start[at:at + 2] = np.cos(3.0), np.sin(3.0)
+    target[at:at + 2] = np.cos(-3.0), np.sin(-3.0)
+    posture.set_target(target)
+    v = rng.normal(size=robot.nv)
+    a = solver.solve(start, v).ddq
+    column = robot.joint_v_index("wheel")
+    wrapped = 2 * np.pi - 6.0
+    assert posture.error[robot.scalar_joint_names.index("wheel")] == pytest.approx(wrapped, abs=1e-12)
+    np.testing.assert_allclose(a[column], 49.0 * wrapped - 14.0 * v[column], atol=1e-9)

@@ -14,8 +14,11 @@ import pytest
 import tsid_py as tp
 from tsid_py.contacts import DEFAULT_FORCE_FACTOR
 from tsid_py.control import BalanceController
-from tsid_py.control.capture_point import MIN_PUSH_DURATION, push_bounds
+from tsid_py.control.capture_point import MIN_PUSH_DURATION, SupportPolygon, push_bounds, sole_corners
 from tsid_py.control.contact_state import LOST, LOST_CHECK_PERIOD
+from tsid_py.control.pipeline import Pipeline
+from tsid_py.control.quadruped import QuadrupedController
+from tsid_py.control.quadruped.body import VelocityCommand
 from tsid_py.control.walking import Footstep, StepRecovery, WalkingController
 from tsid_py.control.walking.footsteps import MAX_FOOTSTEPS, footsteps_from_velocity
 
@@ -173,3 +176,186 @@ def test_a_heavy_robot_gets_the_normal_force_it_needs():
     assert min(solution.wrenches[foot][2] for foot in robot.feet) > 1e4
     explicit = tp.PlanarContact(robot.feet[0], f_max=500.0)
     assert explicit.f_max == 500.0 and not explicit.f_max_from_weight
+
+
+# ------------------------------------------------------------------------------ round two, found on the way
+def test_a_resized_sole_moves_the_support_and_the_controllers_contact_model_is_a_setting(talos):
+    """A sole's length assigned between steps moves the footprint the commanded centre of
+    pressure is kept in (the hull of the sole rectangles at their anchors, from pinocchio's
+    placements); the controller's ``sole_scale``, ``mu`` and ``contact_kp`` are validated
+    settings that reach the contacts made now, not only those made later."""
+    controller = BalanceController(talos)
+    q, v = talos.q_ref, talos.zero_velocity()
+    for _ in range(2):                          # the contacts anchored at the first solve, the support handed over
+        controller.step(q, v)
+
+    def hull(length, width):
+        talos.update(q, v)
+        return SupportPolygon(sole_corners(talos, talos.feet, (length, width))).vertices
+
+    sole = controller.solver.contacts[talos.feet[0]]
+    length, width = 0.8 * sole.length, sole.width
+    for contact in controller.solver.contacts.values():
+        contact.length = length                  # the CoP stays inside: nothing softened, nothing re-anchored
+    assert controller.step(q, v).success and not controller.contact_state.softened
+    np.testing.assert_allclose(np.sort(controller.com.support.vertices, axis=0), np.sort(hull(length, width), axis=0),
+                               atol=1e-12)
+    controller.sole_scale = 0.5
+    controller.mu, controller.contact_kp = 0.3, 25.0
+    controller.step(q, v)
+    length, width = (0.5 * size for size in talos.sole_size)
+    for contact in controller.solver.contacts.values():
+        assert (contact.length, contact.width, contact.mu, contact.kp, contact.kd) == (length, width, 0.3, 25.0, 10.0)
+    np.testing.assert_allclose(np.sort(controller.support.vertices, axis=0), np.sort(hull(length, width), axis=0),
+                               atol=1e-12)
+    for name, value in (("mu", -1.0), ("mu", math.nan), ("contact_kp", -1.0), ("sole_scale", 1.5)):
+        with pytest.raises(ValueError, match=name):
+            setattr(controller, name, value)
+    assert controller.mu == 0.3 and controller.sole_scale == (0.5, 0.5)
+
+
+def test_the_quadrupeds_period_is_its_solvers():
+    """Assigning ``dt`` on the controller or on its solver changes both: the clock advances by
+    it and the velocity command ramps at its acceleration limit per second, not per step."""
+    robot = load_robot("go2")
+    controller = QuadrupedController(robot)
+    controller.dt = 2e-3
+    assert controller.solver.dt == 2e-3
+    controller.solver.dt = 4e-3
+    assert controller.dt == 4e-3
+    controller.walk(forward=0.5)
+    q, v = robot.q_ref.copy(), robot.zero_velocity()
+    for _ in range(5):
+        controller.step(q, v)
+    assert controller.time == pytest.approx(5 * 4e-3)
+    filter_ = controller.command_filter
+    assert filter_.current.forward == pytest.approx(5 * 4e-3 * filter_.acceleration)
+
+
+def test_a_quadruped_command_beyond_the_legs_reach_is_refused():
+    """A foot on the ground travels ``|v + ω × r| T_st`` under its hip in a stance of
+    ``T_st = duty · T_sw / (1 − duty)``; a stretched leg of length L at hip height h covers at
+    most ``2 √(L² − h²)``. Go2's legs, measured from pinocchio's joint placements here: a
+    trot at 0.99 of that bound is taken, at 1.01 refused (the command unchanged), and the walk
+    gait's longer stance lowers the bound by its ratio."""
+    robot = load_robot("go2")
+    controller = QuadrupedController(robot)
+    data = robot.model.createData()
+    pin.framesForwardKinematics(robot.model, data, robot.q_ref)
+    lengths, hips = [], []
+    for leg in controller.geometry.legs:
+        frame = robot.model.getFrameId(leg.foot)
+        chain = [j for j in robot.model.supports[robot.model.frames[frame].parentJoint] if j >= 2]
+        points = [data.oMi[j].translation for j in chain] + [data.oMf[frame].translation]
+        lengths.append(sum(np.linalg.norm(b - a) for a, b in zip(points[:-1], points[1:])))
+        hips.append(points[0][2] - data.oMf[frame].translation[2])
+    sweep = 2.0 * math.sqrt(np.mean(lengths) ** 2 - np.mean(hips) ** 2)
+    trot_stance = controller.swing_time                       # duty 0.5
+    top = sweep / trot_stance
+    controller.walk(forward=0.99 * top)
+    with pytest.raises(ValueError, match=r"out of reach of the legs with the trot gait.*at most"):
+        controller.walk(forward=1.01 * top)
+    assert controller.command.forward == pytest.approx(0.99 * top)
+    with pytest.raises(ValueError, match="walk gait"):
+        controller.walk(forward=0.99 * top, gait="walk")       # stance 3 swings long
+    controller.walk(forward=0.99 * top / 3, gait="walk")
+    with pytest.raises(ValueError, match="out of reach"):
+        controller.command = VelocityCommand(lateral=1.01 * top / 3)
+    with pytest.raises(ValueError, match="forward must be a number, got 'fast'"):
+        controller.walk(forward="fast")
+
+
+def test_a_nan_measured_wrench_is_refused_by_every_controller():
+    robot = load_robot("go2")
+    controller = QuadrupedController(robot)
+    foot = controller.geometry.feet[0]
+    wrenches = {name: np.r_[0.0, 0.0, robot.weight / 4, 0.0, 0.0, 0.0] for name in controller.geometry.feet}
+    wrenches[foot] = np.full(6, np.nan)
+    with pytest.raises(ValueError, match=rf"wrenches\['{foot}'\] must be finite"):
+        controller.step(robot.q_ref, robot.zero_velocity(), wrenches)
+    with pytest.raises(ValueError, match=r"wrenches\['x'\] must have shape \(6,\)"):
+        controller.step(robot.q_ref, robot.zero_velocity(), {"x": np.zeros(3)})
+
+
+def test_footsteps_that_cross_the_legs_are_refused(talos):
+    """The left foot put down on the right sole (overlapping rectangles) or beyond it (the legs
+    crossed) is refused before the walk; a step beside it, clear of it, is taken."""
+    controller = WalkingController(talos)
+    left, right = controller.feet().values()
+    length, width = talos.sole_size
+    with pytest.raises(ValueError, match=r"footstep 0 \('left_sole_link'\) would cross the legs: it lands on the "
+                                         r"stance foot 'right_sole_link'"):
+        controller.walk([Footstep(left.foot, right.x + 0.5 * length, right.y + 0.5 * width, 0.0)])
+    with pytest.raises(ValueError, match="lands beyond the stance foot"):
+        controller.walk([Footstep(left.foot, right.x, right.y - 2 * width, 0.0)])
+    assert not controller.walking
+    controller.walk([Footstep(left.foot, right.x + 0.1, right.y + 1.01 * width, 0.0)])
+    assert controller.walking
+
+
+def test_an_estimator_feeds_one_controller_of_its_robot_and_period(talos):
+    from tsid_py.control.estimation import attach_estimator
+    from tsid_py.estimation import StateEstimator
+    from tsid_py.estimation.readings import SensorReadings
+
+    controller = BalanceController(talos)
+    with pytest.raises(ValueError, match=r"estimator.dt must be the controller's dt \(0.001 s\), got 0.002 s"):
+        attach_estimator(controller, StateEstimator(talos, 2e-3))
+    with pytest.raises(ValueError, match="made for the controller's robot 'talos'"):
+        attach_estimator(controller, StateEstimator(load_robot("g1"), 1e-3))
+    attach_estimator(controller, StateEstimator(talos, 1e-3))
+    with pytest.raises(ValueError, match="already has an estimation stage"):
+        attach_estimator(controller, StateEstimator(talos, 1e-3))
+    with pytest.raises(ValueError, match=r"readings must hold 32 joint positions \(robot 'talos'\), got 5"):
+        controller.step(sensors=SensorReadings(5))
+    readings = SensorReadings(talos.na)
+    readings.joint_positions, readings.accel = talos.q_ref[7:], [0.0, 0.0, 9.81]
+    assert controller.step(sensors=readings).success
+    controller.dt = 2e-3
+    with pytest.raises(ValueError, match=r"controller's dt is 0.002 s but its estimator's is 0.001 s"):
+        controller.step(sensors=readings)
+
+
+def test_a_stage_runs_once_a_step(talos):
+    controller = BalanceController(talos)
+    with pytest.raises(ValueError, match="already in the pipeline"):
+        controller.insert(controller.solve_stage)
+    with pytest.raises(RuntimeError, match="no stage set state.solution"):
+        Pipeline([], 1e-3).step(talos.q_ref, talos.zero_velocity())
+    with pytest.raises(ValueError, match="not both"):
+        Pipeline([], 1e-3, solver=controller.solver)
+
+
+def test_a_walking_gait_is_a_setting_for_the_next_walk(talos):
+    """The gait assigned between walks reaches what was derived from it (the plan stage's
+    force ramps, the default touch-down's reach and speed); during a walk, or of another
+    type, it is refused (the plan under way keeps its timing)."""
+    from tsid_py.control.walking.touchdown import Touchdown
+
+    controller = WalkingController(talos)
+    slower = controller.gait.with_(single_support=2 * controller.gait.single_support, transition=0.05)
+    controller.gait = slower
+    assert controller.plan_stage.gait is slower
+    assert controller.touchdown == controller.plan_stage.touchdown == Touchdown.for_robot(talos, slower)
+    with pytest.raises(ValueError, match="gait must be a tsid_py.models.gait.Gait, got str"):
+        controller.gait = "fast"
+    controller.walk_distance(0.5)
+    with pytest.raises(ValueError, match="gait cannot change during a walk"):
+        controller.gait = controller.gait.with_(step_length=0.1)
+    assert controller.gait is slower and controller.plan.gait is slower
+
+
+def test_there_is_no_ground_at_nan():
+    """The terrain's height and normal at a non-finite point are refused (the floor's height
+    was returned: a wrong answer as a success)."""
+    from tsid_py.control.terrain import Terrain
+
+    ramp = Terrain.slope(10.0)
+    assert ramp.height(2.0, 0.0) > 0
+    for x, y in ((math.nan, 0.0), (0.0, math.inf)):
+        with pytest.raises(ValueError, match="x and y must be finite"):
+            ramp.height(x, y)
+        with pytest.raises(ValueError, match="x and y must be finite"):
+            ramp.normal(x, y)
+    with pytest.raises(ValueError, match="x and y must be finite"):
+        ramp.height(np.array([0.0, math.nan]), np.zeros(2))

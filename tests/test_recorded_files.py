@@ -227,3 +227,29 @@ def test_cli_reads_force_plates_from_a_c3d_file(tmp_path, capsys):
     assert cli_main([*common, "--external-loads", str(walking), "--out", str(tmp_path / "w.sto")]) == 2
     assert "walking5.c3d: no force plate is loaded (normal force > 20 N) during the motion (0.4–1.6 s)" \
         in capsys.readouterr().err
+
+
+def test_an_interrupted_figure_keeps_the_previous_one(tmp_path, monkeypatch):
+    """``--plot`` figures are written through a temporary file too (a run's plot overwritten
+    half-way used to be lost with the previous one)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+
+    from tsid_py.scenarios.plots import save_figure
+
+    path = tmp_path / "run.png"
+    save_figure(plt.figure(), path)
+    before = path.read_bytes()
+    assert before.startswith(b"\x89PNG")
+
+    def interrupted(self, handle, **options):
+        handle.write(b"\x89PNG half a figure")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Figure, "savefig", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        save_figure(plt.figure(), path)
+    assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["run.png"]

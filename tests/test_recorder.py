@@ -157,3 +157,33 @@ def test_a_refused_state_is_recorded_and_leaves_the_solver_usable(tmp_path):
         solver.solve(robot.q_ref, "not a velocity")
     assert solver.solve(robot.q_ref, robot.zero_velocity()).success      # not locked by the refusals
     assert recorder.count == 3 and np.all(np.isnan(recorder.q[0]))
+
+
+def test_replay_refuses_what_the_recording_cannot_give(tmp_path, capsys):
+    """A recording cut short (a truncated archive) or not a recording at all, steps outside
+    it, a setting the item does not have (it used to be set as a new attribute and change
+    nothing), a signal index past its vector: exit 2 naming the option or file, no traceback."""
+    from tsid_py.cli import main
+
+    _record(20, 100, tmp_path)
+    path = tmp_path / "run.tsidrec"
+    cut = tmp_path / "cut.tsidrec"
+    cut.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    (tmp_path / "table.tsidrec").write_text("1,2,3\n")
+    cases = [
+        ([str(cut)], "cut.tsidrec' is not a tsid_py recording (not an .npz archive, or one cut short)"),
+        ([str(tmp_path / "table.tsidrec")], "table.tsidrec' is not a tsid_py recording"),
+        ([str(path), "--steps", "30:40"], "argument --steps: must select kept steps A:B with 0 ≤ A < B ≤ 20"),
+        ([str(path), "--steps", "5:3"], "argument --steps"),
+        ([str(path), "--set", "JointTask.kpp=3"], "--set JointTask.kpp: 'kpp' is not a setting of 'JointTask'; its "
+                                                  "settings: kd, kp, mask, priority, weight"),
+        ([str(path), "--set", "solver.qp_solver=\"osqp\""], "'qp_solver' is not a setting of 'solver'"),
+        ([str(path), "--set", "JointTask.kp=-1"], "--set JointTask.kp=-1: kp must be >= 0.0"),
+        ([str(path), "--plot", str(tmp_path / "p.png"), "--signal", "tau[38]"],
+         "argument --signal: tau[38] is out of range (tau has 38 entries)"),
+    ]
+    for argv, message in cases:
+        assert main(["replay", *argv]) == 2, argv
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err, (argv, err)
+    assert not (tmp_path / "p.png").exists()

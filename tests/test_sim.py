@@ -1,6 +1,7 @@
 """The MuJoCo harness runs the same robot, and the demos keep it up (short versions)."""
 
 import json
+import re
 
 import numpy as np
 import pinocchio as pin
@@ -291,8 +292,12 @@ def test_a_diverging_simulation_raises_instead_of_resetting(capfd):
     robot = load_robot("talos")
     sim = Simulation(robot)
     sim.step(np.zeros(robot.na), steps=5)
-    with pytest.raises(SimulationDiverged, match=r"'talos' diverged at t = 0\.00[67]0 s .*accelerations.*1e\+12"):
+    with pytest.raises(SimulationDiverged, match=r"'talos' diverged at t = 0\.00[67]0 s .*accelerations.*1e\+12") as raised:
         sim.step(np.full(robot.na, 1e12))
+    dof = int(re.search(r"DOF (\d+)", str(raised.value)).group(1))       # MuJoCo's, named by its joint
+    assert f"at DOF {dof}. " in str(raised.value)
+    assert f", joint {sim.model.joint(int(sim.model.dof_jntid[dof])).name!r})" in str(raised.value)
+    assert f"tsid-py check-robot {robot.source.path}" in str(raised.value)
     assert sim.time > 0.005
     assert capfd.readouterr().out == ""
     sim.reset(robot.q_ref, robot.zero_velocity())
@@ -312,6 +317,21 @@ def test_a_push_trial_ends_as_a_failure_when_the_physics_diverge():
     summary, _ = run_pushes(load_robot("talos"), [], duration=0.2, on_step=absurd_push)
     assert summary["fell"] and summary["fall_reason"].startswith("the simulation diverged")
     assert 0.05 <= summary["fell_at"] < 0.07
+
+
+def test_the_summary_lists_the_pushes_that_happened():
+    """A run that ends first (here its physics diverge at ~0.06 s under an absurd push)
+    reports none of the pushes scheduled after: they were listed as applied."""
+    from tsid_py.scenarios.push_recovery import run_pushes
+
+    def absurd_push(t, controller, sim):
+        if abs(t - 0.05) < 1e-9:
+            sim.push([1e13, 0.0, 0.0], 0.01)
+
+    summary, _ = run_pushes(load_robot("talos"), [(0.02, "+y", 50.0), (0.15, "+x", 50.0)], duration=0.3,
+                            on_step=absurd_push)
+    assert summary["fell"] and summary["fell_at"] < 0.15
+    assert summary["pushes"] == [{"at": 0.02, "direction": "+y", "newtons": 50.0}]
 
 
 def test_a_walk_whose_physics_diverge_before_it_sets_off_is_a_fall_not_a_crash():

@@ -3,6 +3,7 @@
 from . import assembly, backends, constraints, robots, rows, tasks
 from .contacts import PlanarContact, PointContact
 from .errors import InfeasibleError, SolverError
+from .external_wrenches import ExternalWrench
 from .inverse_dynamics import (
     contact_inverse_dynamics,
     gravity_compensation,
@@ -18,7 +19,7 @@ from .solver import DynamicsSolver
 __version__ = "0.1.0"
 
 __all__ = [
-    "Robot", "robots", "DynamicsSolver", "Solution", "PointContact", "PlanarContact",
+    "Robot", "robots", "DynamicsSolver", "Solution", "PointContact", "PlanarContact", "ExternalWrench",
     "tasks", "constraints", "backends", "assembly", "rows", "SolverError", "InfeasibleError",
     "inverse_dynamics", "contact_inverse_dynamics", "multiple_contact_inverse_dynamics",
     "multiple_contact_inverse_dynamics_over_time", "gravity_compensation", "inverse_dynamics_over_time_batch",

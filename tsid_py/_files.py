@@ -6,7 +6,8 @@
   ordinary ones.
 - :func:`atomic_write` writes through a temporary file in the target's folder, flushed to
   disk and renamed over the target in one step: an interrupted write leaves the previous
-  file untouched, never a truncated one.
+  file untouched, never a truncated one; :func:`temporary_beside` and :func:`publish` do the
+  same for a writer that opens its file by name (a video).
 - :func:`check_output_path` is called *before* long work, so that a missing or unwritable
   folder is reported at once rather than after the solve.
 """
@@ -69,18 +70,38 @@ def atomic_write(path: str | os.PathLike, mode: str = "w"):
     file beside it, renamed over ``path`` only when the block ends without an exception
     (the temporary file is removed otherwise). ``mode``: ``"w"`` (text, UTF-8, ``\\n``) or
     ``"wb"``."""
-    path = Path(path)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent or ".")
+    handle, temporary = _temporary_beside(path, ".part")
     try:
         with os.fdopen(handle, mode, **({"encoding": "utf-8", "newline": "\n"} if "b" not in mode else {})) as file:
             yield file
             file.flush()
             os.fsync(file.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)          # as an ordinary new file (mkstemp makes it 0600)
-        os.replace(temporary, path)
+        publish(temporary, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         raise
+
+
+def _temporary_beside(path: str | os.PathLike, suffix: str) -> tuple[int, str]:
+    """A new empty file in ``path``'s folder, hidden and named after it: ``(descriptor, its
+    path)``."""
+    path = Path(path)
+    return tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent or ".")
+
+
+def temporary_beside(path: str | os.PathLike, suffix: str = ".part") -> str:
+    """The path of a new empty file beside ``path`` (see :func:`atomic_write`) for a writer
+    that opens files by name; :func:`publish` it when written."""
+    handle, temporary = _temporary_beside(path, suffix)
+    os.close(handle)
+    return temporary
+
+
+def publish(temporary: str | os.PathLike, path: str | os.PathLike) -> None:
+    """Rename the written ``temporary`` over ``path`` in one step, with the permissions of an
+    ordinary new file (the umask's; ``mkstemp`` makes it 0600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(temporary, 0o666 & ~umask)
+    os.replace(temporary, path)

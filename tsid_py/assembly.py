@@ -7,7 +7,9 @@ generators) the equation of motion reads ``D x + h = Sᵀτ``:
 * floating base: ``D[:6] x = −h[:6]`` (equalities), and ``τ_a = D[6:] x + h[6:]``;
 * fixed base: ``τ = D x + h``.
 
-So τ is linear in x, ``τ_a = T x + t``, and torque tasks and limits are rows in x. The
+So τ is linear in x, ``τ_a = T x + t``, and torque tasks and limits are rows in x. Known
+external wrenches (:mod:`tsid_py.external_wrenches`) are data: ``h`` above is then the
+effective bias ``h − Σ_k J_kᵀ w_k``, formed at each assembly. The
 order of a step's assembly is fixed here: the equation of motion's rows (``D`` and the root
 equalities) and the contacts' columns first, then the tasks and constraints, which may read
 ``T`` and ``t`` (:meth:`~tsid_py.rows.StepContext.torque_map` refuses before).
@@ -32,6 +34,7 @@ import numpy as np
 
 from .constraints.base import AccelerationBounds, Constraint, LinearConstraint
 from .contacts import Contact
+from .external_wrenches import ExternalWrench
 from .levels import RELAXED, LevelBlock, describe as _describe, levelled_blocks, motion_row_count, row_views
 from .overrides import StepOverrides
 from .qp import QP, LeastSquaresCost
@@ -56,6 +59,8 @@ class Layout:
         as equalities (``tau[:6] == 0``); False leaves them free (the "crane" wrench).
     softened : names of hard contacts whose no-slip rows are costs in this layout (the steps
         that soften them pass the weights in their :class:`~tsid_py.overrides.StepOverrides`).
+    external_wrenches : known wrenches (:class:`~tsid_py.external_wrenches.ExternalWrench`,
+        bound to ``robot``) moved into the bias at each assembly.
 
     :meth:`assemble` writes into the same buffers every step, so the returned :class:`QP`
     is valid until the next call.
@@ -63,7 +68,8 @@ class Layout:
 
     def __init__(self, robot: Robot, dt: float, contacts: Sequence[Contact] = (), tasks: Sequence[Task] = (),
                  constraints: Sequence[Constraint] = (), regularization: Sequence[Task] = (),
-                 root_equalities: bool = True, softened: frozenset = frozenset()):
+                 root_equalities: bool = True, softened: frozenset = frozenset(),
+                 external_wrenches: Sequence[ExternalWrench] = ()):
         self.robot = robot
         self.softened = frozenset(softened)
         nv = robot.nv
@@ -86,7 +92,10 @@ class Layout:
         self.D = np.zeros((nv, n))
         self.D_ddq = self.D[:, :nv]
         self.D_forces = [self.D[:, columns[contact.name]] for contact in self.contacts]
-        bias = robot.bias                   # a view of pinocchio's buffer: refreshed by each update
+        self.external_wrenches = list(external_wrenches)
+        #: ``h − Σ_k J_kᵀ w_k`` (nv,): pinocchio's bias itself (a view, refreshed by each update)
+        #: without known wrenches, else the layout's buffer, formed by each :meth:`assemble`.
+        self.bias = bias = np.zeros(nv) if self.external_wrenches else robot.bias
         if self.floating:
             self.context.torque_matrix, self.context.torque_offset = self.D[6:], bias[6:]
         else:
@@ -291,7 +300,11 @@ class Layout:
             context.torque_limit_scale = 1.0
         # D = [M, −J_1ᵀG_1, …] and the root rows of the equation of motion; the contacts' rows.
         context.dynamics_written = False
-        direct.dynamics_rows(robot.mass_matrix, robot.bias, self.D_ddq, self.root_rows, self.root_rhs)
+        if self.external_wrenches:             # h − Σ J_kᵀ w_k
+            np.copyto(self.bias, robot.bias)
+            for wrench in self.external_wrenches:
+                wrench.add_generalized_force(self.bias, -1.0)
+        direct.dynamics_rows(robot.mass_matrix, self.bias, self.D_ddq, self.root_rows, self.root_rhs)
         for contact, block, root_block, matrix, vector, soft_scale in self.contact_views:
             contact.write_rows(robot, block, root_block, matrix, vector)
             if soft_scale is not None:
@@ -315,8 +328,12 @@ class Layout:
         self._fill_diagonal_costs(context, task_weights)
 
         # Inequalities: friction rows (constant) and linear constraints; box on q̈ and f_z.
+        relaxed = None if overrides is None else overrides.relaxed_constraints
         for constraint, matrix, lower, upper in self.linear_views:
-            constraint.write_rows(context, matrix, lower, upper)
+            if relaxed and constraint in relaxed:      # relaxed for this step
+                constraint.relax_rows(context, matrix, lower, upper)
+            else:
+                constraint.write_rows(context, matrix, lower, upper)
         lb, ub = self.lb, self.ub
         if self.bounds:
             lb.fill(-np.inf)
@@ -391,7 +408,7 @@ class Layout:
         if out is not None and self._refill is not None and out is self._refill[0]:
             _, copies = self._refill
             np.copyto(out.x, result.x)
-            direct.affine_map(self.D, out.x, self.robot.bias, 6 if self.root_equalities else 0, out.tau)
+            direct.affine_map(self.D, out.x, self.bias, 6 if self.root_equalities else 0, out.tau)
             for target, source in copies:
                 np.copyto(target, source)
             out.refilled(result.status, result.iterations)
@@ -400,7 +417,7 @@ class Layout:
         if out is not None:                   # a refill asked for: x is the backend's buffer
             x = x.copy()
         tau = np.empty(self.nv)
-        direct.affine_map(self.D, x, self.robot.bias, 6 if self.root_equalities else 0, tau)
+        direct.affine_map(self.D, x, self.bias, 6 if self.root_equalities else 0, tau)
         local, rotations = {}, {}
         for name, columns, wrench, rotation in self.wrench_sources:
             local[name], rotations[name] = wrench(x[columns]), rotation.copy()

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import json
 import os
+import re
 import sys
+import textwrap
 
 from . import cli_check as check_command
 from . import cli_conditions as conditions_command
@@ -33,17 +34,70 @@ from .cli_arguments import (Parser, attach_values, input_file, non_negative, non
 from . import cli_trot as trot_command
 
 
+def _plain(text: str) -> str:
+    """A docstring's text for a terminal: Sphinx roles as their target's last name, double
+    backticks dropped."""
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", lambda match: match.group(1).rsplit(".", 1)[-1], text)
+    return text.replace("``", "")
+
+
+def _demo_robots(name, function, robots, needs, kinds) -> list[str]:
+    default = inspect.signature(function).parameters["robot"].default
+    others = [robot for robot in robots[name] if robot != default]
+    return [f"robots: {', '.join([default + ' (default)', *others])}",
+            f"or a URDF/MJCF file of {' or '.join(kinds[kind] for kind in needs[name])}"]
+
+
 def _demo_epilog(demos, robots, needs, kinds) -> str:
     """One paragraph a demo for ``tsid-py demo --help``: its docstring's summary line, the
     built-in robots it runs (its default first) and the robot files it runs."""
     lines = ["demos:"]
     for name, function in sorted(demos.items()):
-        default = inspect.signature(function).parameters["robot"].default
-        others = [robot for robot in robots[name] if robot != default]
-        lines.append(f"  {name:12s} {inspect.getdoc(function).splitlines()[0]}")
-        lines.append(f"  {'':12s} robots: {', '.join([default + ' (default)', *others])}")
-        lines.append(f"  {'':12s} or a URDF/MJCF file of {' or '.join(kinds[kind] for kind in needs[name])}")
+        lines.append(f"  {name:12s} {_plain(inspect.getdoc(function).splitlines()[0])}")
+        lines += [f"  {'':12s} {line}" for line in _demo_robots(name, function, robots, needs, kinds)]
     return "\n".join(lines)
+
+
+#: A help text's option block: its first line (``  --option …``) and the lines under it.
+_OPTION_BLOCK = re.compile(r"^  -.*?(?=^  -|^\S|\Z)", flags=re.M | re.S)
+#: An option block's help text: after two spaces on its first line, or on the next line.
+_HELP_TEXT = re.compile(r"^  -\S*(?:[^\n]*?\s{2,}|[^\n]*\n\s+)(\S.*)", flags=re.S)
+
+
+def _applies(block: str, name: str, demos) -> bool:
+    """Whether an option block of the demo parser's help applies to the demo ``name``: its
+    help does not start by naming other demos only (``balance: …``, ``walk, trot: …``)."""
+    help_text = _HELP_TEXT.match(block)
+    owners = re.match(r"([a-z-]+(?:, [a-z-]+)*): ", help_text.group(1)) if help_text else None
+    named = owners.group(1).split(", ") if owners else []
+    return not named or not set(named) <= set(demos) or name in named
+
+
+def demo_help(name: str) -> str:
+    """``tsid-py demo NAME --help``: the demo's description (its docstring's summary), the
+    robots it runs, and the options that apply to it (an option whose help names other demos,
+    or a group whose title does, is left out)."""
+    from .scenarios.demo_robots import KINDS, NEEDS
+    from .scenarios.demos import DEMOS, ROBOTS
+
+    parser = Parser(prog=f"tsid-py demo {name}", add_help=True)
+    add_demo_options(parser)
+    text = parser.format_help()
+    body = text[text.index("options:"):]
+    kept = []
+    for section in re.split(r"\n(?=\S)", body):
+        title, _, options = section.partition("\n")
+        group = re.search(r"\(([a-z-]+(?:, [a-z-]+)*)[;)]", title)
+        if group and name not in group.group(1).split(", "):
+            continue
+        blocks = [block for block in _OPTION_BLOCK.findall(options + "\n") if _applies(block, name, DEMOS)]
+        kept.append(title + "\n" + "".join(blocks).rstrip("\n"))
+    function = DEMOS[name]
+    about = [_plain(inspect.getdoc(function).splitlines()[0]), "",
+             *_demo_robots(name, function, ROBOTS, NEEDS, KINDS)]
+    return "\n".join([f"usage: tsid-py demo {name} [options]", "",
+                      *(textwrap.fill(line, 80, subsequent_indent="  ") for line in about), "",
+                      "\n\n".join(kept)]) + "\n"
 
 
 def _usage_error(message: str) -> int:
@@ -53,7 +107,7 @@ def _usage_error(message: str) -> int:
 
 
 def _demo(args) -> int:
-    from .scenarios.reports import write_json
+    from .scenarios.reports import report_run
     from .scenarios import demos
 
     from .scenarios.demo_robots import is_path
@@ -87,6 +141,9 @@ def _demo(args) -> int:
     }
     if args.distance is not None and args.turn is not None:
         return _usage_error("--distance and --turn are exclusive: walk a distance or turn in place")
+    if args.name == "balance" and args.push_at is not None and args.push_direction is None:
+        return _usage_error("--push-at times the single push: give its --push-direction (without, the demo pushes "
+                            "twice, at its own times)")
     if args.single_leg and args.step_recovery:
         return _usage_error("--step-recovery steps from double stance: it does not combine with --single-leg")
     for owner, options in options_of.items():
@@ -96,9 +153,6 @@ def _demo(args) -> int:
                     option = {"stance": "--single-leg"}.get(key, f"--{key.replace('_', '-')}")
                     return _usage_error(f"{option} applies to the {owner} demo only")
                 kwargs[key] = value
-    if args.push_at is not None and args.duration is not None and args.push_at >= args.duration:
-        return _usage_error(f"--push-at {args.push_at:g} s is not before the run's end (--duration {args.duration:g} s): "
-                            "the push would not be applied")
     if shared:
         try:
             kwargs["conditions"] = conditions_command.conditions_of(args, demos.DEFAULT_CONDITIONS)
@@ -123,16 +177,9 @@ def _demo(args) -> int:
                 run = function(**kwargs)
         else:
             run = function(**kwargs)
-    except demos.UnsupportedRobot as error:
-        return _usage_error(str(error))
-    summary = {"demo": run.name, "robot": run.robot, **run.summary}
-    print(json.dumps(summary, indent=2))
-    write_json(args.json, summary)
-    if args.plot:
-        from .scenarios.plots import save_plot
-
-        save_plot(run, args.plot)
-    return 1 if summary.get("fell") else 0
+    except demos.DemoArgumentError as error:        # a robot the demo cannot run, an option it cannot carry out
+        return _usage_error(f"argument {error.options}: {error}")
+    return report_run(run, args.json, args.plot)
 
 
 #: Options whose value may start with "-" (a direction such as -y, a signed angle): argparse
@@ -152,6 +199,12 @@ def main(argv=None) -> int:
 
         return replay_main(argv[1:])
 
+    if argv[:1] == ["demo"] and len(argv) > 1 and {"-h", "--help"} & set(argv[2:]):
+        from .scenarios.demos import DEMOS
+
+        if argv[1] in DEMOS:              # one demo's description and options
+            print(demo_help(argv[1]), end="")
+            return 0
     try:
         args = build_parser().parse_args(attach_values(argv, SIGNED_VALUE_OPTIONS))
     except SystemExit as exit:            # a usage error (2) or --help (0), already printed
@@ -176,10 +229,23 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser(
         "demo", help="run a demo against MuJoCo", formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Run a controller against MuJoCo (headless unless --viewer) and print a summary.\n"
-                    "The exit status is 1 if the robot fell, 2 for a usage error.",
+        description="Run a controller against MuJoCo (headless unless --viewer) and print a short summary\n"
+                    "(--json FILE writes every measure). The exit status is 1 if the robot fell, 2 for a\n"
+                    "usage error.",
         epilog=_demo_epilog(DEMOS, ROBOTS, NEEDS, KINDS))
     demo.add_argument("name", choices=sorted(DEMOS), metavar="NAME", help="which demo (listed below)")
+    add_demo_options(demo)
+    commands.add_parser("bench", help="time the control step of the reference problem (see tsid-py bench -h)")
+    commands.add_parser("replay", help="re-solve a recording's steps, plot, convert (see tsid-py replay -h)")
+    inverse_dynamics_command.add_parser(commands)
+    check_command.add_parser(commands)
+    return parser
+
+
+def add_demo_options(demo) -> None:
+    """The options of ``tsid-py demo`` (every demo's; each says which demos it applies to)."""
+    from .scenarios.push_recovery import DEFAULT_PUSH_PER_KG
+
     demo.add_argument("--robot", metavar="NAME|PATH",
                       help="a built-in robot or a URDF/MJCF file (see below which demo runs which)")
     demo.add_argument("--srdf", metavar="PATH", type=input_file(".srdf"),
@@ -187,12 +253,14 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--duration", type=positive("seconds"), metavar="S",
                       help="simulated seconds (default: the demo's own)")
     demo.add_argument("--push", type=non_negative("newtons"), metavar="N",
-                      help="balance: push force in N, applied for 0.1 s (default 1.6 N per kg of the robot; 0: no "
-                           "push)")
+                      help=f"balance, trot: push force in N, applied for 0.1 s on the base (balance: default "
+                           f"{DEFAULT_PUSH_PER_KG:g} N per kg of the robot, 0: no push; trot: none unless given)")
     demo.add_argument("--push-direction", choices=["+x", "-x", "+y", "-y"],
-                      help="balance: one push this way (default: the two-push schedule, +y then +x)")
+                      help="balance, trot: one push this way (balance's default: the two-push schedule, +y then "
+                           "+x; trot's: +y)")
     demo.add_argument("--push-at", type=non_negative("seconds"), metavar="S",
-                      help="balance: time of the single push, s, before the run's end (default 1)")
+                      help="balance, trot: time of the single push, s, before the run's end (balance's default 1; "
+                           "trot's 2 s into the gait)")
     demo.add_argument("--trunk-mass", type=positive("times the model's mass"), metavar="F",
                       help="balance: factor on the simulated torso and base mass")
     demo.add_argument("--single-leg", action="store_true", default=None,
@@ -212,19 +280,14 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--plot", type=output_file(".png", ".pdf", ".svg"), metavar="FILE",
                       help="write a figure of the run (PNG, PDF or SVG): four panels of its signals")
     demo.add_argument("--video", type=output_file(".mp4"), metavar="FILE",
-                      help="render the run off-screen into an MP4 (30 frames per simulated second; "
-                           "uses EGL or OSMesa without a display)")
+                      help="render the run off-screen into an MP4 (640 x 480, 30 frames per simulated "
+                           "second; uses EGL or OSMesa without a display)")
     demo.add_argument("--viewer", action="store_true", help="open MuJoCo's viewer (needs a display)")
     demo.add_argument("--record", metavar="FILE", type=output_file(".tsidrec"),
                       help="record every control step into FILE.tsidrec (tsid-py replay FILE)")
     demo.add_argument("--rerun", metavar="TARGET", type=rerun_target,
                       help="log the run to Rerun: a .rrd path, spawn or connect[=URL]")
     conditions_command.add_arguments(demo)
-    commands.add_parser("bench", help="time the control step of the reference problem (see tsid-py bench -h)")
-    commands.add_parser("replay", help="re-solve a recording's steps, plot, convert (see tsid-py replay -h)")
-    inverse_dynamics_command.add_parser(commands)
-    check_command.add_parser(commands)
-    return parser
 
 
 if __name__ == "__main__":

@@ -164,10 +164,16 @@ def _qp_solver(text: str) -> str:
 
 
 def _robot(text: str) -> str:
-    from .robots import available
+    from .robots import available, load
 
-    if text not in available() and not Path(text).is_file():
+    if text in available():
+        return text
+    if not Path(text).is_file():
         raise ValueError(f"must be a built-in robot ({', '.join(available())}) or a robot file, got {text!r}")
+    try:
+        load(text)                      # a file that is no robot is refused here, not after the work began
+    except (ValueError, KeyError) as error:
+        raise ValueError(f"{text!r} cannot be loaded: {error.args[0] if error.args else error}") from None
     return text
 
 

@@ -6,8 +6,9 @@
     tsid-py replay walk.tsidrec --rerun walk.rrd                  # the replayed steps in Rerun
 
 ``--set ITEM.SETTING=VALUE`` changes a setting of each keyframe's solver before its steps are
-re-solved: ITEM is a task's name, a contact's name or ``solver`` (``solver.qp_solver`` picks
-another backend, ``regularization.KEY`` a regularisation weight). The report gives, per step,
+re-solved: ITEM is a task's name, a contact's name or ``solver``, SETTING one of its
+settings (a name that is none is a usage error; ``regularization.KEY`` sets a regularisation
+weight; ``--qp-solver`` picks another backend). The report gives, per step,
 ``max |x_replayed − x_recorded|``; a plot shows recorded and replayed signals: ``q[i]``,
 ``v[i]``, ``x[i]`` (q̈ first, then the contacts' forces), ``tau[i]`` (replayed), ``step_us``; a last panel gives each step's ``max |Δx|`` (1e-17 where identical).
 Exit status 0, 1 when a replay as recorded is not bit-exact, 2 for a usage error.
@@ -45,8 +46,49 @@ def _change(settings: list[tuple[str, str, object]], qp_solver: str | None):
             item = items.get(item_name)
             if item is None:
                 raise KeyError(f"--set names {item_name!r}, not a task, contact or 'solver'; known: {sorted(items)}")
-            setattr(item, setting, value)
+            known = settings_of(item)
+            if setting not in known:
+                raise ValueError(f"--set {item_name}.{setting}: {setting!r} is not a setting of {item_name!r}; its "
+                                 f"settings: {', '.join(known)}")
+            try:
+                setattr(item, setting, value)
+            except (TypeError, ValueError) as error:
+                raise ValueError(f"--set {item_name}.{setting}={value!r}: {error}") from None
     return change
+
+
+def settings_of(item) -> list[str]:
+    """The names of ``item``'s assignable settings: its :class:`~tsid_py.settings.Setting`
+    descriptors and properties with a setter."""
+    from .settings import Setting
+
+    names = set()
+    for klass in type(item).__mro__:
+        for name, attribute in vars(klass).items():
+            if not name.startswith("_") and (isinstance(attribute, Setting)
+                                             or isinstance(attribute, property) and attribute.fset is not None):
+                names.add(name)
+    return sorted(names)
+
+
+def _checked_selection(recording, robot, steps, signals) -> tuple[int, int]:
+    """The kept steps ``[first, last)`` that ``--steps`` selects, and each ``--signal``,
+    checked against the recording; ``ValueError`` naming the option otherwise."""
+    count = len(recording)
+    first, last = 0, count
+    if steps:
+        first = steps[0] or 0
+        last = count if steps[1] is None else steps[1]
+        if not 0 <= first < last <= count:
+            raise ValueError(f"argument --steps: must select kept steps A:B with 0 ≤ A < B ≤ {count} (the recording "
+                             f"keeps {count}), got {first}:{last}")
+    sizes = {"q": recording.arrays["q"].shape[1], "v": recording.arrays["v"].shape[1], "tau": robot.nv,
+             "x": int(np.max(recording.arrays["x_size"], initial=0))}
+    for name in signals:
+        match = re.fullmatch(r"(q|v|x|tau)\[(\d+)\]", name)
+        if match and int(match[2]) >= sizes[match[1]]:
+            raise ValueError(f"argument --signal: {name} is out of range ({match[1]} has {sizes[match[1]]} entries)")
+    return first, last
 
 
 def _parse_set(text: str):
@@ -127,15 +169,13 @@ def main(argv=None) -> int:
     try:
         recording = Recording.load(args.file)
         settings = args.set
-        first, last = 0, len(recording)
-        if args.steps:
-            first, last = args.steps[0] or 0, min(last if args.steps[1] is None else args.steps[1], last)
         if args.signal and not args.plot:
             raise ValueError("--signal needs --plot FILE")
+        robot = load_robot(recording)
+        first, last = _checked_selection(recording, robot, args.steps, args.signal)
     except ValueError as exc:
         return _usage_error(str(exc))
     changed = bool(settings or args.qp_solver)
-    robot = load_robot(recording)
     view = None
     change = _change(settings, args.qp_solver) if changed else None
     if args.rerun:
@@ -177,6 +217,8 @@ def _plot(recording, replayed, signals, path, first) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from .scenarios.plots import save_figure
+
     figure, axes = plt.subplots(len(signals) + 1, 1, figsize=(9, 2.6 * (len(signals) + 1)), squeeze=False)
     steps = recording.steps[first:first + len(replayed.x)]
     difference = axes[-1, 0]                 # the last panel: how far each replayed step is from the recorded one
@@ -192,5 +234,4 @@ def _plot(recording, replayed, signals, path, first) -> None:
         axis.legend(loc="upper right")
         axis.set_xlabel("step")
     figure.tight_layout()
-    figure.savefig(path)
-    plt.close(figure)
+    save_figure(figure, path, dpi=figure.dpi)

@@ -13,7 +13,6 @@ trot's and runs it (:func:`tsid_py.scenarios.demos.trot`).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -47,7 +46,7 @@ def run(args) -> int:
     """Run the trot demo from the parsed ``args``; exit status 1 if the robot fell, 2 for a
     usage error (one line on stderr, no traceback)."""
     from .scenarios import demos
-    from .scenarios.reports import write_json
+    from .scenarios.reports import report_run
 
     def usage(message: str) -> int:
         print(f"tsid-py demo: error: {message}", file=sys.stderr)
@@ -86,13 +85,8 @@ def run(args) -> int:
         select_offscreen_gl()
     try:
         run_ = demos.trot(**options)
+    except demos.DemoArgumentError as exc:  # a command the robot cannot carry out
+        return usage(f"argument {exc.options}: {exc}")
     except ValueError as exc:              # a file that is not a quadruped, a bad option value
         return usage(str(exc).splitlines()[0])
-    summary = {"demo": run_.name, "robot": run_.robot, **run_.summary}
-    print(json.dumps(summary, indent=2))
-    write_json(args.json, summary)
-    if args.plot:
-        from .scenarios.plots import save_plot
-
-        save_plot(run_, args.plot)
-    return 1 if summary.get("fell") else 0
+    return report_run(run_, args.json, args.plot)

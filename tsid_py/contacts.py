@@ -350,11 +350,18 @@ class PlanarContact(Contact):
         super().__init__(frame, mu=mu, f_min=f_min, f_max=f_max, kp=kp, kd=kd, priority=priority, weight=weight,
                          unilateral=unilateral, kinematic=kinematic)
 
-    length = Setting(positive, after="_rebuild_friction")
+    length = Setting(positive, after="_footprint_changed")
     """Sole length along the frame's x axis, m (> 0)."""
 
-    width = Setting(positive, after="_rebuild_friction")
+    width = Setting(positive, after="_footprint_changed")
     """Sole width along the frame's y axis, m (> 0)."""
+
+    def _footprint_changed(self) -> None:
+        """The rectangle changed: its friction and centre-of-pressure rows, and what the owner
+        derives from the footprint (a controller's support polygon)."""
+        self._rebuild_friction()
+        if self._owner is not None:
+            self._owner.footprint_changed()
 
     def friction_rows(self) -> np.ndarray:
         """The pyramid, then the centre of pressure in the sole and the torsion bound."""

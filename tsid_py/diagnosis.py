@@ -42,6 +42,7 @@ from time import perf_counter
 
 import numpy as np
 
+from .backends.base import constraint_violation
 from .errors import InfeasibleError, SolverError
 from .qp import QP
 
@@ -54,6 +55,28 @@ FEASIBILITY_TOLERANCE = 1e-7
 #: DAQP stand-in for an infinite bound.
 _INFINITE = 1e30
 _DAQP_ITERATIONS = 5000
+
+
+def step_failure(solver, layout, qp: QP, result) -> SolverError:
+    """The error for ``solver``'s step without a usable answer (``result``, the backend's
+    :class:`~tsid_py.backends.QPResult` for ``qp``, built by ``layout``): non-finite data
+    named by its items; an answer that misses the hard constraints; a level's QP that failed
+    below solved levels (:func:`level_failure`); else the diagnosis's (:func:`failure`), or a
+    plain :class:`SolverError` when the solver was built with ``diagnose=False``."""
+    sources = layout.non_finite_sources()
+    if sources:
+        return SolverError(f"NaN or inf in the QP's rows from: {', '.join(sources)} (check the targets, "
+                           f"gains and state; status {result.status!r})", "non-finite data")
+    status = result.status
+    if result.success:
+        violation = constraint_violation(qp, result.x)
+        status = f"{status}, but the answer misses the hard constraints by {violation:.3g} (scaled)"
+    elif layout.levels and not result.first_failed:       # a level's QP, the hard rows solved above it
+        return level_failure(solver.backend.name, result.failed_level, status, result.failed_qp,
+                             [level.priority for level in result.levels])
+    if not solver.diagnose:
+        return SolverError(f"QP backend {solver.backend.name!r} failed ({status})", status)
+    return failure(solver, layout, qp, status)
 
 
 def failure(solver, layout, qp: QP, status: str) -> SolverError:

@@ -1,11 +1,12 @@
 """Frame kinematics, compiled: a frame's Jacobian, drift and placement error from
-pinocchio's joint Jacobians, and a frame task's rows in one call (see :mod:`tsid_py._numba`).
+pinocchio's joint Jacobians, a frame task's rows in one call, and the dual map, the
+generalized force of a wrench on a body (see :mod:`tsid_py._numba`).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import boolean, intp, njit, void
+from numba import boolean, float64, intp, njit, void
 
 from ._numba import FASTMATH, MATRIX, VECTOR, direct_calls
 from .row_writers import pd_rows
@@ -80,6 +81,35 @@ def placement_error(translation, rotation, translation_ref, rotation_ref, local)
     return dx, dy, dz, ox, oy, oz
 
 
+@njit(cache=True, fastmath=FASTMATH)
+def point_motion(joint_jacobians, joint_jacobian_rates, columns, px, py, pz, v):
+    """The velocity and drift of the world point ``p`` fixed to a body, from pinocchio's world
+    joint Jacobians ``J`` and their rates ``J̇`` over the body's supporting columns ``c``: with
+    ``(v_o, ω) = J_c v`` and ``(a_o, ω̇) = J̇_c v`` the spatial velocity and acceleration drift
+    at the world origin, the point's velocity ``v_p = v_o + ω × p`` and classical acceleration
+    at q̈ = 0 ``a_o + ω̇ × p + ω × v_p``; returns ``(v_p, that, ω̇)`` as a 9-tuple."""
+    vx = vy = vz = wx = wy = wz = ax = ay = az = bx = by = bz = 0.0
+    J, dJ = joint_jacobians, joint_jacobian_rates
+    for k in range(columns.size):
+        j = columns[k]
+        vj = v[j]
+        vx += J[0, j] * vj
+        vy += J[1, j] * vj
+        vz += J[2, j] * vj
+        wx += J[3, j] * vj
+        wy += J[4, j] * vj
+        wz += J[5, j] * vj
+        ax += dJ[0, j] * vj
+        ay += dJ[1, j] * vj
+        az += dJ[2, j] * vj
+        bx += dJ[3, j] * vj
+        by += dJ[4, j] * vj
+        bz += dJ[5, j] * vj
+    vx, vy, vz = vx + wy * pz - wz * py, vy + wz * px - wx * pz, vz + wx * py - wy * px
+    return (vx, vy, vz, ax + by * pz - bz * py + wy * vz - wz * vy, ay + bz * px - bx * pz + wz * vx - wx * vz,
+            az + bx * py - by * px + wx * vy - wy * vx, bx, by, bz)
+
+
 @njit(void(*FRAME_SOURCES, VECTOR, boolean, MATRIX, VECTOR), cache=True, fastmath=FASTMATH)
 def frame_motion(joint_jacobians, joint_jacobian_rates, columns, translation, rotation, v, local, jacobian, drift):
     """A frame's Jacobian (6 × nv, linear rows first) and drift (its classical acceleration
@@ -92,11 +122,9 @@ def frame_motion(joint_jacobians, joint_jacobian_rates, columns, translation, ro
     or the frame's own (LOCAL: both 3-row blocks rotated by ``Rᵀ``) when ``local``. Columns
     outside ``c`` are not written (the caller's buffer keeps them at zero)."""
     px, py, pz = translation[0], translation[1], translation[2]
-    vx = vy = vz = wx = wy = wz = ax = ay = az = bx = by = bz = 0.0
-    J, dJ = joint_jacobians, joint_jacobian_rates
+    J = joint_jacobians
     for k in range(columns.size):
         j = columns[k]
-        vj = v[j]
         ux, uy, uz = J[3, j], J[4, j], J[5, j]
         lx, ly, lz = J[0, j] + uy * pz - uz * py, J[1, j] + uz * px - ux * pz, J[2, j] + ux * py - uy * px
         if local:
@@ -105,23 +133,8 @@ def frame_motion(joint_jacobians, joint_jacobian_rates, columns, translation, ro
         else:
             jacobian[0, j], jacobian[1, j], jacobian[2, j] = lx, ly, lz
             jacobian[3, j], jacobian[4, j], jacobian[5, j] = ux, uy, uz
-        vx += lx * vj
-        vy += ly * vj
-        vz += lz * vj
-        wx += ux * vj
-        wy += uy * vj
-        wz += uz * vj
-        ax += dJ[0, j] * vj
-        ay += dJ[1, j] * vj
-        az += dJ[2, j] * vj
-        bx += dJ[3, j] * vj
-        by += dJ[4, j] * vj
-        bz += dJ[5, j] * vj
-    # (vx, vy, vz) is already the velocity of p: v_o + ω × p.
-    linear = (ax + by * pz - bz * py + wy * vz - wz * vy,
-              ay + bz * px - bx * pz + wz * vx - wx * vz,
-              az + bx * py - by * px + wx * vy - wy * vx)
-    angular = (bx, by, bz)
+    motion = point_motion(joint_jacobians, joint_jacobian_rates, columns, px, py, pz, v)
+    linear, angular = (motion[3], motion[4], motion[5]), (motion[6], motion[7], motion[8])
     if local:
         linear = _rotate_back(rotation, *linear)
         angular = _rotate_back(rotation, *angular)
@@ -146,5 +159,24 @@ def frame_pd_rows(joint_jacobians, joint_jacobian_rates, columns, translation, r
 
 
 
+@njit(void(MATRIX, intp[:], float64, float64, float64, float64, float64, float64, VECTOR), cache=True,
+      fastmath=FASTMATH)
+def add_generalized_force(joint_jacobians, columns, fx, fy, fz, mx, my, mz, out):
+    """``out[c] += f · J_lin[:, c] + m_O · J_ang[:, c]`` over a body's supporting columns
+    ``c``: the generalized force ``J_pᵀ [f; m_p]`` of a wrench on the body, given as its force
+    ``f`` and its moment ``m_O = m_p + p × f`` about the world origin (world axes, N and N·m).
+
+    pinocchio's world joint Jacobians ``J`` map ``v`` to the body's spatial velocity at the
+    world origin, ``(v_O, ω) = J_c v``; the wrench's power is ``f · v_p + m_p · ω`` with
+    ``v_p = v_O + ω × p``, i.e. ``f · v_O + (m_p + p × f) · ω``. This is the one definition of
+    a wrench's Jacobian map in the package: known external wrenches
+    (:class:`tsid_py.external_wrenches.ExternalWrench`, online and offline) and the
+    self-collision rows (a unit force pair at the nearest points) use it."""
+    J = joint_jacobians
+    for k in range(columns.size):
+        j = columns[k]
+        out[j] += fx * J[0, j] + fy * J[1, j] + fz * J[2, j] + mx * J[3, j] + my * J[4, j] + mz * J[5, j]
+
+
 #: The frame kernels' compiled functions, for arrays the library builds.
-direct = direct_calls(frame_motion, frame_pd_rows)
+direct = direct_calls(frame_motion, frame_pd_rows, add_generalized_force)

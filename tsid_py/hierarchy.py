@@ -1,4 +1,4 @@
-"""Strict priorities: a QP with levels (:attr:`tsid_py.qp.QP.levels`), solved one level at a
+r"""Strict priorities: a QP with levels (:attr:`tsid_py.qp.QP.levels`), solved one level at a
 time, each level's optimum held fixed for the levels below it.
 
 The lexicographic problem
@@ -9,10 +9,13 @@ cost rows ``R_k x − s_k`` (tasks and contacts at that level, scaled by √weig
 rows ``l_k ≤ C_k x ≤ u_k`` (constraints at that level) whose violation, a slack ``w``, is
 weighted by ``ω``:
 
-    φ_k(x) = ‖R_k x − s_k‖² + Σᵢ ωᵢ wᵢ(x)²,   wᵢ(x) = cᵢᵀx − clip(cᵢᵀx, lᵢ, uᵢ)
+.. math::
 
-    S_k = argmin { φ_k(x) : x ∈ S_{k−1} }                       k = 1 … K
-    x*  = argmin { ‖R x − s‖² + Σ dⱼ xⱼ² − 2eᵀx (+ soft slack) : x ∈ S_K }
+    φ_k(x) &= \lVert R_k x − s_k \rVert² + \sum_i ω_i w_i(x)², \qquad
+    w_i(x) = c_iᵀx − \operatorname{clip}(c_iᵀx, l_i, u_i) \\
+    S_k &= \operatorname{argmin} \{ φ_k(x) : x ∈ S_{k−1} \}, \qquad k = 1 … K \\
+    x^* &= \operatorname{argmin} \{ \lVert R x − s \rVert² + \textstyle\sum_j d_j x_j² − 2eᵀx
+    \ (+ \text{soft slack}) : x ∈ S_K \}
 
 The last problem is the soft level, the QP's own cost (``"soft"`` items and the
 regularisation), strictly convex: ``x*`` is unique. Every point of ``S_k`` is optimal for
@@ -25,7 +28,9 @@ Each level's optimum, an equality for the next
 ``φ_k`` is a strictly convex function of ``(y, w) = (R_k x, w(x))``, so although a level's
 minimisers ``x`` are many, ``y*`` and ``w*`` are unique, and
 
-    S_k = { x ∈ S_{k−1} : R_k x = y*,  w(x) = w* }.
+.. math::
+
+    S_k = \{ x ∈ S_{k−1} : R_k x = y^*,\ w(x) = w^* \}.
 
 So each solved level adds rows to the next: its cost rows, and its inequality rows that it
 had to violate (``w*ᵢ ≠ 0``), become equalities at their values at the level's answer
@@ -46,9 +51,11 @@ Each level's QP
 ---------------
 Level ``k`` is the QP, over ``x`` and its slack ``w``,
 
-    minimise    ‖R_k x − s_k‖² + Σᵢ ωᵢ wᵢ² + ε ‖x − x_c‖²_M
-    subject to  A x = b,  F x = f  (levels above),  hard rows,  the levels above's inequality
-                rows (fixed slack),  l_k ≤ C_k x − w ≤ u_k
+.. math::
+
+    \min_{x, w}\ & \lVert R_k x − s_k \rVert² + \sum_i ω_i w_i² + ε \lVert x − x_c \rVert²_M \\
+    \text{subject to}\ & A x = b, \quad F x = f \text{ (levels above)}, \quad \text{the hard rows}, \\
+    & \text{the levels above's inequality rows (fixed slack)}, \quad l_k ≤ C_k x − w ≤ u_k
 
 handed to the solver's backend like any QP, so that each level's answer is checked against
 the hard rows like every answer. ``φ_k`` alone is only positive semidefinite (three rows of

@@ -1,11 +1,13 @@
-"""The documented inverse-dynamics cases, as configurations of :class:`DynamicsSolver`.
+r"""The documented inverse-dynamics cases, as configurations of :class:`DynamicsSolver`.
 
 Each function sets up the same QP as a control step: the motion is prescribed by a hard
 :class:`~tsid_py.tasks.AccelerationTask` (``q̈ = a``), the contacts carry free 6-D wrenches
 (no acceleration constraint, since the motion is given; no bounds),
 and the objective picks one solution among those that satisfy the root rows of
 
-    M(q) a + h(q, v) = Sᵀ τ + Σ_j J_jᵀ w_j.
+.. math::
+
+    M(q)\, a + h(q, v) = S^\top τ + \sum_j J_j^\top w_j.
 
 Wrenches are world-aligned at each contact frame's origin, ``[f; m]``, exerted on the robot.
 

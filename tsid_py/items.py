@@ -17,6 +17,9 @@ class Owner(Protocol):
     def invalidate(self) -> None:
         """Rebuild the QP's layout before the next solve."""
 
+    def footprint_changed(self) -> None:
+        """A contact's footprint (a sole's size) changed: what depends on it is derived anew."""
+
 
 class SolverItem:
     """Base of :class:`~tsid_py.tasks.Task`, :class:`~tsid_py.contacts.Contact` and

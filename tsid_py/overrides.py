@@ -18,7 +18,10 @@ settings, and the assembly applies the overrides to that step's QP only:
   multiplied by ``factor`` (> 0);
 * ``weigh(task, weight)``: a soft task's (or a levelled task's) per-axis weights for this step;
 * ``drop_levels(first)``: with priority levels, leave the levels ``first, first + 1, …`` out of
-  this step (the failure policy's answer to a level whose QP failed).
+  this step (the failure policy's answer to a level whose QP failed);
+* ``relax(constraint)``: a relaxable constraint's rows (:attr:`~tsid_py.constraints.Constraint.relaxable`,
+  self-collision avoidance) take their relaxed form for this step
+  (:meth:`~tsid_py.constraints.Constraint.relax_rows`: lifted, or weaker).
 
 An override object is reused from step to step by a control loop (:meth:`clear` empties it);
 it is validated where it is built (weights, bounds) and where it is applied (the names must
@@ -47,7 +50,7 @@ class ContactOverride:
 class StepOverrides:
     """The overrides of one solve (see the module). Empty when built."""
 
-    __slots__ = ("contacts", "torque_limit_scale", "task_weights", "levels_from", "active")
+    __slots__ = ("contacts", "torque_limit_scale", "task_weights", "levels_from", "relaxed_constraints", "active")
 
     def __init__(self):
         #: Contact name -> :class:`ContactOverride`.
@@ -58,6 +61,8 @@ class StepOverrides:
         self.task_weights: dict = {}
         #: The first priority level left out of this step (None: every level is solved).
         self.levels_from: int | None = None
+        #: Constraints whose rows are relaxed this step.
+        self.relaxed_constraints: set = set()
         #: Whether any override was set since the last :meth:`clear` (read on the control
         #: loop's path: an attribute, not a computed truth value).
         self.active = False
@@ -70,6 +75,7 @@ class StepOverrides:
         if self.active:
             self.contacts.clear()
             self.task_weights.clear()
+            self.relaxed_constraints.clear()
             self.torque_limit_scale = 1.0
             self.levels_from = None
             self.active = False
@@ -79,6 +85,7 @@ class StepOverrides:
         other = StepOverrides()
         other.contacts.update(self.contacts)
         other.task_weights.update(self.task_weights)
+        other.relaxed_constraints.update(self.relaxed_constraints)
         other.torque_limit_scale = self.torque_limit_scale
         other.levels_from = self.levels_from
         other.active = self.active
@@ -125,6 +132,15 @@ class StepOverrides:
         if not isinstance(level, int):
             raise ValueError(f"first must be a level 1, 2, … (an int), got {first!r}")
         self.levels_from = level
+        self.active = True
+
+    def relax(self, constraint) -> None:
+        """Relax ``constraint``'s rows for this step (its ``relax_rows``); it must be
+        relaxable (self-collision avoidance: never the reason a step fails)."""
+        if not getattr(constraint, "relaxable", False):
+            raise ValueError(f"constraint {getattr(constraint, 'name', constraint)!r} is not relaxable (only a "
+                             "constraint with relaxable = True, such as SelfCollisionAvoidance, may be lifted)")
+        self.relaxed_constraints.add(constraint)
         self.active = True
 
     def weigh(self, task, weight) -> None:

@@ -63,19 +63,18 @@ class Report:
             lines.append(f"  {task['name']:<34s} {str(task['priority']):<4s}  |error| {task['error_norm']:.3g}"
                          f"  cost {cost}")
         lines.append("contacts:" if self.contacts else "contacts: none")
-        for contact in self.contacts:
-            text = (f"  {contact['name']:<20s} f_z {contact['normal_force']:8.1f} N"
-                    f" in [{contact['f_min']:.0f}, {contact['f_max']:.0f}]"
-                    f"  cone {100 * contact['cone_usage']:5.1f} %  pyramid {100 * contact['pyramid_usage']:5.1f} %")
+        for contact in self.contacts:                 # two lines a planar contact: 80 columns
+            lines.append(f"  {contact['name']:<16s} f_z {contact['normal_force']:7.1f} N"
+                         f" in [{contact['f_min']:.0f}, {contact['f_max']:.0f}],"
+                         f" cone {100 * contact['cone_usage']:.1f} %, pyramid {100 * contact['pyramid_usage']:.1f} %")
             if "edge_margin" in contact:
-                text += (f"  CoP ({1e3 * contact['cop'][0]:+.0f}, {1e3 * contact['cop'][1]:+.0f}) mm,"
-                         f" {1e3 * contact['edge_margin']:.1f} mm from an edge"
-                         f"  torsion {100 * contact['torsion_usage']:.0f} %")
-            lines.append(text)
+                lines.append(f"  {'':16s} CoP ({1e3 * contact['cop'][0]:+.0f}, {1e3 * contact['cop'][1]:+.0f}) mm,"
+                             f" {round(1e3 * contact['edge_margin'], 1) + 0.0:.1f} mm from an edge,"
+                             f" torsion {100 * contact['torsion_usage']:.0f} %")
         lines.append("active limits:" if self.limits else "active limits: none")
         for limit in self.limits:
-            lines.append(f"  {limit['constraint']:<24s} {limit['joint']:<28s} {limit['value']:+.4g}"
-                         f" at bound {limit['bound']:+.4g} {limit['unit']}")
+            lines.append(f"  {limit['joint']} ({limit['constraint']}): {limit['value']:+.3g}"
+                         f" at bound {limit['bound']:+.3g} {limit['unit']}")
         return "\n".join(lines)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from collections.abc import Sequence
@@ -190,8 +191,9 @@ class Robot:
             raise KeyError(f"posture {posture!r} is not a group state of {srdf}; group states: {list(postures)}")
         if q_ref is None and postures:
             q_ref = postures[posture or next(iter(postures))]
+        source = loaded.source if srdf is None else dataclasses.replace(loaded.source, srdf=os.fspath(srdf))
         return cls(loaded.model, name=name, feet=feet, sole_size=sole_size, foot_radius=foot_radius, q_ref=q_ref,
-                   package_dirs=loaded.source.package_dirs, end_effector=end_effector, source=loaded.source,
+                   package_dirs=loaded.source.package_dirs, end_effector=end_effector, source=source,
                    postures=postures)
 
     @classmethod

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 
+from .loaders.source import ModelSource
 from .models.actuators import read_rotor_parameters
 from .models.gait import Gait
 from .models.loading import load_robot
@@ -183,9 +184,10 @@ def _load_built_in(name: str) -> Robot:
         read_rotor_parameters(model, str(data_root() / spec.srdf))
     q_ref = _reference_posture(model, spec)
     feet = _add_contact_points(model, spec, q_ref) if spec.foot_radius > 0 else spec.feet
+    source = ModelSource(path=str(urdf), kind="urdf", package_dirs=(package_dir(),),
+                         srdf=None if spec.srdf is None else str(data_root() / spec.srdf))
     robot = Robot(model, name=name, feet=feet, sole_size=spec.sole_size, foot_radius=spec.foot_radius,
-                  q_ref=q_ref, urdf_path=str(urdf), package_dirs=[package_dir()],
-                  end_effector=spec.end_effector)
+                  q_ref=q_ref, package_dirs=[package_dir()], end_effector=spec.end_effector, source=source)
     robot.profile = derive_profile(robot, **spec.profile)
     return robot
 

@@ -5,7 +5,8 @@ changed after construction, with the constructor's checks, and takes effect at t
 solve (or step). :class:`Setting` is how each class declares such a parameter, once::
 
     class PlanarContact(Contact):
-        length = Setting(positive, after="_rebuild_friction")    # its docstring on the next line
+        # its docstring on the next line:
+        length = Setting(positive, after="_rebuild_friction")
 
 Assigning ``contact.length = value`` checks the value (``check(value, "length")`` returns
 the clean value or raises ``ValueError`` naming the setting), stores it in

@@ -21,11 +21,11 @@ import pinocchio as pin
 
 from ._validation import finite_vector, positive_scalar
 from .assembly import Layout
-from .backends import Backend, QPResult, make_backend
+from .backends import Backend, make_backend
 from .backends.base import FEASIBILITY_TOLERANCE, constraint_violation
 from .constraints.base import Constraint
 from .contacts import Contact
-from .errors import SolverError
+from .external_wrenches import ExternalWrench
 from .hierarchy import Hierarchy
 from .overrides import StepOverrides
 from .qp import QP
@@ -77,7 +77,7 @@ class DynamicsSolver:
         dynamics); by default those rows are equalities and ``tau[:6] == 0``.
     diagnose : when a solve fails, check at once whether the hard constraints are feasible
         and raise :class:`~tsid_py.InfeasibleError` (whose conflicts are searched when first
-        read) or :class:`~tsid_py.SolverError` (about 1 ms on Talos); ``False`` raises a plain
+        read) or :class:`~tsid_py.SolverError` (its cost: the Troubleshooting page); ``False`` raises a plain
         :class:`~tsid_py.SolverError` without the check (a control loop's choice, see
         :class:`tsid_py.control.FailurePolicy`).
     mimic_couplings : hold the robot's mimic joints on their primary joints
@@ -103,6 +103,8 @@ class DynamicsSolver:
         self.contacts: dict[str, Contact] = {}
         self.tasks: list[Task] = []
         self.constraints: list[Constraint] = []
+        #: Known wrenches in the equation of motion (:meth:`add_external_wrench`).
+        self.external_wrenches: list[ExternalWrench] = []
         self._transitions: dict[str, _Transition] = {}
         self._unanchored: list[Contact] = []           # contacts added since the last solve
         self._last_solution: Solution | None = None
@@ -110,7 +112,7 @@ class DynamicsSolver:
         #: How many layouts were built so far (one per new set of items, and per new set of
         #: hard contacts a step's overrides soften): a count for tests and diagnostics.
         self.layouts_built = 0
-        #: Incremented whenever a contact is added, removed or re-anchored: what depends on
+        #: Incremented whenever a contact is added, removed, re-anchored or resized: what depends on
         #: the contacts' footprints (a support polygon) is stale when it changes.
         self.contact_epoch = 0
         #: The layout of the last solve (its labels describe :attr:`last_qp`).
@@ -164,6 +166,11 @@ class DynamicsSolver:
         that shapes the QP changes)."""
         self._layouts.clear()
         self.configuration_epoch += 1
+
+    def footprint_changed(self) -> None:
+        """A contact's footprint changed (a sole's ``length`` or ``width`` assigned):
+        :attr:`contact_epoch` tells what depends on it (a support polygon)."""
+        self._contacts_moved()
 
     # ------------------------------------------------------------------------ configuration
     def add_contact(self, contact: Contact, transition: float = 0.0) -> Contact:
@@ -269,6 +276,29 @@ class DynamicsSolver:
         match[0].detach()
         self.invalidate()
 
+    def add_external_wrench(self, wrench: ExternalWrench) -> ExternalWrench:
+        """Add a known wrench to the equation of motion (``M q̈ + h = Sᵀτ + Σ J_cᵀ f_c + Σ J_kᵀ w_k``;
+        :mod:`tsid_py.external_wrenches`); its value is read at each solve (``wrench.set_wrench``)."""
+        if not isinstance(wrench, ExternalWrench):
+            raise ValueError(f"wrench must be a tsid_py.ExternalWrench, got {type(wrench).__name__}")
+        if any(item.name == wrench.name for item in self.external_wrenches if item is not wrench):
+            raise ValueError(f"an external wrench named {wrench.name!r} is already in the solver; give each a "
+                             "distinct name (ExternalWrench(..., name=...))")
+        wrench.join(self, self.robot)
+        self.external_wrenches.append(wrench)
+        self.invalidate()
+        return wrench
+
+    def remove_external_wrench(self, wrench: ExternalWrench | str) -> None:
+        """Remove a known wrench, given itself or its name (``KeyError`` if it is not here)."""
+        match = [w for w in self.external_wrenches if w is wrench or w.name == wrench]
+        if not match:
+            raise KeyError(f"external wrench {wrench!r} is not in the solver; external wrenches: "
+                           f"{[w.name for w in self.external_wrenches]}")
+        self.external_wrenches.remove(match[0])
+        match[0].detach()
+        self.invalidate()
+
     # ------------------------------------------------------------------------ the QP
     @property
     def layout(self) -> Layout:
@@ -282,7 +312,8 @@ class DynamicsSolver:
         if layout is None:
             layout = self._layouts[softened] = Layout(
                 self.robot, self._dt, list(self.contacts.values()), self.tasks, self.constraints,
-                self.regularization_tasks, root_equalities=not self.actuated_root, softened=softened)
+                self.regularization_tasks, root_equalities=not self.actuated_root, softened=softened,
+                external_wrenches=self.external_wrenches)
             self.layouts_built += 1
         return layout
 
@@ -380,7 +411,9 @@ class DynamicsSolver:
         t_qp = perf_counter()
         if not (result.success and (finite_vector(result.x) if self.backend.checks_constraints
                                     else constraint_violation(qp, result.x) <= FEASIBILITY_TOLERANCE)):
-            raise self._failure(layout, qp, result)
+            from .diagnosis import step_failure      # (a failed step only: imported then)
+
+            raise step_failure(self, layout, qp, result)
         solution = layout.extract(result, out)
         if layout.levels:
             solution.levels = result.levels
@@ -392,7 +425,7 @@ class DynamicsSolver:
         return solution
 
     def _contacts_moved(self) -> None:
-        """A contact was added, removed or anchored anew."""
+        """A contact was added, removed, anchored anew or resized."""
         self.contact_epoch += 1
         self.configuration_epoch += 1
 
@@ -420,28 +453,6 @@ class DynamicsSolver:
                 contact.anchor_at(self.robot.frame_placement(contact.frame_id))
         self._unanchored.clear()
         self._contacts_moved()
-
-    def _failure(self, layout: Layout, qp: QP, result: QPResult) -> SolverError:
-        """The error for a step without a usable answer: non-finite data named by its items,
-        else the diagnosis's (infeasible or not)."""
-        sources = layout.non_finite_sources()
-        if sources:
-            return SolverError(f"NaN or inf in the QP's rows from: {', '.join(sources)} (check the targets, "
-                               f"gains and state; status {result.status!r})", "non-finite data")
-        status = result.status
-        if result.success:
-            violation = constraint_violation(qp, result.x)
-            status = f"{status}, but the answer misses the hard constraints by {violation:.3g} (scaled)"
-        elif layout.levels and not result.first_failed:       # a level's QP, the hard rows solved above it
-            from .diagnosis import level_failure
-
-            return level_failure(self.backend.name, result.failed_level, status, result.failed_qp,
-                                 [level.priority for level in result.levels])
-        if not self.diagnose:
-            return SolverError(f"QP backend {self.backend.name!r} failed ({status})", status)
-        from .diagnosis import failure
-
-        return failure(self, layout, qp, status)
 
     @property
     def timings(self) -> dict[str, float]:
@@ -477,5 +488,6 @@ class DynamicsSolver:
         (they hold views of the robot's buffers, which a copy does not share)."""
         self.__dict__.update(state)
         self._busy = threading.Lock()
-        for item in [*self.contacts.values(), *self.tasks, *self.regularization_tasks, *self.constraints]:
+        for item in [*self.contacts.values(), *self.tasks, *self.regularization_tasks, *self.constraints,
+                     *self.external_wrenches]:
             item.bind(self.robot)

@@ -63,6 +63,24 @@ class Constraint(SolverItem, ABC):
     weight = Setting(positive, after="structure_changed")
     """Weight of the squared violation when the constraint has a level, 1/(row unit)² (> 0)."""
 
+    #: Whether a control loop's failure policy may lift this constraint's rows for a step
+    #: before the step fails (:meth:`tsid_py.overrides.StepOverrides.relax`): a safeguard
+    #: such as self-collision avoidance, not a physical limit.
+    relaxable = False
+
+    def relax_rows(self, context, matrix, lower, upper) -> None:
+        """This step's rows as a failure policy relaxes them
+        (:meth:`tsid_py.overrides.StepOverrides.relax`): by default lifted, ``−inf ≤ · ≤ inf``;
+        a relaxable constraint may keep a weaker form."""
+        lower.fill(-np.inf)
+        upper.fill(np.inf)
+
+    @property
+    def engaged(self) -> bool:
+        """Whether the rows of the last assembly could bind (a relaxable constraint with no
+        pair near has nothing to lift); True unless a constraint knows better."""
+        return True
+
     def prepare(self, robot) -> None:
         """Bind to ``robot`` (the solver calls this when the constraint is added)."""
         self.robot = robot

@@ -112,14 +112,17 @@ class VelocityLimits(AccelerationBounds):
 
 
 class JointLimits(AccelerationBounds):
-    """Joint position limits as viable acceleration bounds over the control period ``dt``.
+    r"""Joint position limits as viable acceleration bounds over the control period ``dt``.
 
     With semi-implicit Euler (the integrator of MuJoCo and of a usual control loop),
     ``v⁺ = v + dt q̈`` and ``q⁺ = q + dt v⁺``, the upper bound on q̈ is the largest value for
     which (a) ``q⁺ ≤ q_max`` and (b) the joint can still stop before ``q_max`` braking at
     ``a_max``: ``q⁺ + max(v⁺, 0)² / (2 a_max) ≤ q_max``. Condition (b) is a quadratic in q̈,
 
-        (dt²/(2 a_max)) q̈² + (dt² + dt v / a_max) q̈ + (q + dt v + v²/(2 a_max) − q_max) ≤ 0,
+    .. math::
+
+        \frac{dt²}{2 a_{max}} \ddot q² + \Big(dt² + \frac{dt\, v}{a_{max}}\Big) \ddot q
+        + q + dt\, v + \frac{v²}{2 a_{max}} − q_{max} ≤ 0,
 
     whose larger root is the bound. The bound is never below ``−a_max`` (full braking is
     always allowed), so the constraint never asks a joint to stop faster than it can; the

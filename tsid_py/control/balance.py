@@ -27,13 +27,10 @@ Inside, a :class:`~tsid_py.DynamicsSolver` (built with ``diagnose=False``) with
   end of its range, so the QP must not plan past it. The posture weighs the legs' joints (those
   between the base and a sole) ``posture_leg_scale`` times less: in stance the soles, the
   CoM and the torso already set them, and a full posture weight there pulls the CoM back
-  toward the reference stance (measured: over one foot, G1's CoM stood 1 cm short of its
-  target, the commanded centre of pressure saturated at the sole's inner edge, and both
-  robots fell under −y pushes at 0.8 × the single-sole bound);
+  toward the reference stance;
 * optionally (``momentum_weight`` > 0) a :class:`~tsid_py.tasks.MomentumTask` regulating the
-  angular momentum to zero. Off by default: measured on Talos it resists the hip strategy
-  (with weight 0.01, 300 N +x and 470 N +y pushes, survived without it, fell) and costs
-  about 30 µs a step;
+  angular momentum to zero. Off by default: it resists the hip strategy (the measurements
+  behind both choices: the Controllers page, *Balance*);
 
 and around it a :class:`~tsid_py.control.contact_state.ContactStateMonitor` (a rocking or
 unloaded sole is softened) and a :class:`~tsid_py.control.failure.FailurePolicy` (an
@@ -57,6 +54,7 @@ from .._validation import positive_scalar
 from ..contacts import DEFAULT_KP, PlanarContact, PointContact
 from ..models.profile import SOLE_MARGIN, RobotProfile, profile_of  # noqa: F401 (SOLE_MARGIN re-exported)
 from ..robot import Robot
+from ..settings import Setting, non_negative, positive
 from ..solver import DynamicsSolver
 from .capture_point import SupportPolygon
 from .contact_state import ContactStateMonitor, ContactStateStage
@@ -131,15 +129,10 @@ class BalanceController(Pipeline):
         self.profile = profile
         if sole_scale is None:
             sole_scale = profile.balance.sole_scale(profile.sole_size) if profile.sole_size is not None else 1.0
-        scales = np.atleast_1d(np.asarray(sole_scale, dtype=float))
-        scales = np.repeat(scales, 2) if scales.shape == (1,) else scales
-        if scales.shape != (2,) or not np.all((scales > 0) & (scales <= 1)):
-            raise ValueError("sole_scale must be in (0, 1], or (length, width) factors each in (0, 1], "
-                             f"got {sole_scale!r}")
         defaults = profile.balance
-        self.sole_scale = (float(scales[0]), float(scales[1]))
-        self.mu = positive_scalar(defaults.mu if mu is None else mu, "mu")
-        self.contact_kp = positive_scalar(contact_kp, "contact_kp", allow_zero=True)
+        self.sole_scale = sole_scale
+        self.mu = defaults.mu if mu is None else mu
+        self.contact_kp = contact_kp
         self.robot = robot
         regularization = dict(regularization or {})
         if wrench_regularization is not None:          # it stands in for the uniform force term
@@ -183,18 +176,43 @@ class BalanceController(Pipeline):
         self.support_stage = CapturePointStage(self.com, self.stance)
         self.solve_stage = SolveStage(self.policy if self.policy is not None else solver)
         stages = [self.contact_stage, self.support_stage, self.solve_stage]
-        super().__init__([stage for stage in stages if stage is not None], solver.dt)
+        super().__init__([stage for stage in stages if stage is not None], solver=solver)
         self.support_stage.apply(STANDING)
 
-    @property
-    def dt(self) -> float:
-        """Control period, s: the solver's (assigning it changes the solver's, and the clock,
-        the contact state's counts and the ramps follow)."""
-        return self.solver.dt
+    # The contacts' model, validated settings: an assignment applies to the feet's contacts made
+    # now (at the next step) and to those made later.
+    sole_scale = Setting("_checked_sole_scale", after="_contact_model_changed")
+    """(length, width) fractions (each in (0, 1]) of the profile's soles the contact rectangles
+    cover (a number: both)."""
 
-    @dt.setter
-    def dt(self, value) -> None:
-        self.solver.dt = value
+    mu = Setting(positive, after="_contact_model_changed")
+    """Friction coefficient of the feet's contacts (> 0)."""
+
+    contact_kp = Setting(non_negative, after="_contact_model_changed")
+    """Stiffness of the feet's contacts' stabilisation, 1/s² (≥ 0; kd = 2√kp)."""
+
+    @staticmethod
+    def _checked_sole_scale(value, name: str) -> tuple[float, float]:
+        scales = np.atleast_1d(np.asarray(value, dtype=float))
+        scales = np.repeat(scales, 2) if scales.shape == (1,) else scales
+        if scales.shape != (2,) or not np.all((scales > 0) & (scales <= 1)):
+            raise ValueError(f"{name} must be in (0, 1], or (length, width) factors each in (0, 1], got {value!r}")
+        return float(scales[0]), float(scales[1])
+
+    def _contact_model_changed(self) -> None:
+        """The feet's contacts made now take the new model (a contact made later is made so)."""
+        solver = getattr(self, "solver", None)
+        if solver is None:                              # during construction
+            return
+        for foot in self.profile.feet:
+            contact = solver.contacts.get(foot)
+            if contact is None:
+                continue
+            model = self._sole(foot)
+            contact.mu = model.mu
+            contact.set_gains(model.kp)
+            if isinstance(contact, PlanarContact):
+                contact.length, contact.width = model.length, model.width
 
     def _sole(self, foot: str) -> PlanarContact | PointContact:
         if self.profile.sole_size is None:

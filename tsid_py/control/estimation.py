@@ -13,7 +13,8 @@ positions and velocities are (:meth:`~tsid_py.control.contact_state.ContactState
 ``position_noise`` and ``velocity_noise``), so that the monitor's thresholds account for it.
 
     controller = BalanceController(robot, dt)
-    estimator = StateEstimator(robot, dt, EstimatorSettings.for_sensors(spec, dt))
+    settings = EstimatorSettings.for_sensors(spec, dt)
+    estimator = StateEstimator(robot, dt, settings)
     attach_estimator(controller, estimator)
     for each control period:
         solution = controller.step(sensors=read_sensors())
@@ -26,7 +27,7 @@ import numpy as np
 from .._validation import positive_scalar
 from ..estimation.estimator import StateEstimator
 from ..models.profile import profile_of
-from .pipeline import Pipeline, Stage, StepState
+from .pipeline import Pipeline, Stage, StepState, checked_wrenches
 
 #: The settling time (s) of a point foot put down by its planned force (see
 #: :func:`attach_estimator`): Go2 under ``--realistic`` puts its feet down 0.8–2.1 mm above
@@ -57,8 +58,12 @@ class EstimationStage(Stage):
         readings = state.sensors
         if readings is None:
             raise ValueError("the estimation stage needs sensor readings: call step(sensors=readings)")
-        if state.wrenches is None:                     # the force sensors' readings, for the stages after
-            state.wrenches = readings.wrenches
+        if self.solver.dt != self.estimator.dt:
+            raise ValueError(f"the controller's dt is {self.solver.dt!r} s but its estimator's is "
+                             f"{self.estimator.dt!r} s (its filters' gains come from it): attach a StateEstimator "
+                             "made for the new dt")
+        if state.wrenches is None and readings.wrenches is not None:     # the force sensors', for the stages after
+            state.wrenches = checked_wrenches(readings.wrenches)
         wrenches = state.wrenches
         forces, previous, contacts, held, settle = self.forces, state.previous, self.solver.contacts, self.held, \
             self.settle_steps
@@ -90,6 +95,14 @@ def attach_estimator(controller: Pipeline, estimator: StateEstimator) -> Estimat
         raise ValueError(f"controller must have a solver, got {type(controller).__name__}")
     point_feet = profile_of(estimator.robot).point_feet
     stage = EstimationStage(estimator, solver, settle_time=POINT_FOOT_SETTLE if point_feet else 0.0)
+    if any(isinstance(other, EstimationStage) for other in controller.stages):
+        raise ValueError("controller already has an estimation stage: one estimator feeds a controller")
+    if estimator.dt != solver.dt:
+        raise ValueError(f"estimator.dt must be the controller's dt ({solver.dt!r} s), got {estimator.dt!r} s")
+    mine, theirs = solver.robot, estimator.robot
+    if (mine.nq, mine.nv, list(mine.model.names)) != (theirs.nq, theirs.nv, list(theirs.model.names)):
+        raise ValueError(f"estimator must be made for the controller's robot {mine.name!r} (its joints), got one for "
+                         f"{theirs.name!r}")
     controller.insert(stage, before=controller.stages[0])
     monitor = contact_monitor(controller)
     if monitor is not None:

@@ -9,14 +9,19 @@ if the one before failed too:
    level ``k ≥ 1`` failed although the hard rows and the levels above it were solved (a
    numerical failure: each level's QP contains the answer of the level above), the step is
    solved again without levels ``k, k + 1, …``: the hard rows and the levels above stay exact;
-1. **contacts softened**: every hard contact's no-slip rows become a cost (weight
+1. **constraints relaxed**: the relaxable constraints that had rows this step
+   (:attr:`~tsid_py.constraints.Constraint.relaxable`: self-collision avoidance, a safeguard
+   that must never be the reason a step fails) take their relaxed form for this step
+   (:meth:`~tsid_py.constraints.Constraint.relax_rows`; skipped when none had rows); the
+   rungs below keep them relaxed;
+2. **contacts softened**: every hard contact's no-slip rows become a cost (weight
    ``soft_contact_weight``) for this step, so a rocking or sliding sole no longer makes the
    equalities contradict the friction and centre-of-pressure rows (skipped when no contact
    is hard). With priority levels they become level 0, solved before level 1, so that a
    softened contact slips only as much as the hard rows force, never to serve a task;
-2. **torque limits slackened**: as 1, with every :class:`~tsid_py.constraints.TorqueLimits`
+3. **torque limits slackened**: as 2, with every :class:`~tsid_py.constraints.TorqueLimits`
    scaled by ``torque_slack``; the torques sent are then clipped to the true limits;
-3. **damping command**: no QP; the last torques that were sent, minus joint damping
+4. **damping command**: no QP; the last torques that were sent, minus joint damping
    ``−damping · v`` (N·m·s/rad), clipped to the limits: a command that holds the posture's
    effort and removes energy.
 
@@ -29,7 +34,7 @@ rungs used. A level that gives way (cannot be met given the levels above it and 
 is not a failure: the step succeeds, every level above it exact, and ``solution.gave_way``
 names it (:attr:`FailurePolicy.gave_way` counts such steps per level). Only :class:`~tsid_py.SolverError` (the QP failed) is handled; invalid input
 still raises. Build the solver with ``diagnose=False`` to keep even the feasibility check of
-a failed step (about 1 ms on Talos) off the control path; the policy never reads an error's
+a failed step off the control path; the policy never reads an error's
 conflicts.
 """
 
@@ -47,7 +52,8 @@ from ..solution import Solution
 from ..solver import DynamicsSolver
 
 #: The names ``Solution.relaxed`` uses for the ladder's rungs.
-SOFTENED, SLACKENED, DAMPING = "contacts softened", "torque limits slackened", "damping command"
+RELAXED, SOFTENED, SLACKENED, DAMPING = ("constraints relaxed", "contacts softened", "torque limits slackened",
+                                         "damping command")
 #: The name of rung 0 (``Solution.relaxed``): ``"levels dropped from 3"``.
 DROPPED = "levels dropped from {}"
 
@@ -77,7 +83,7 @@ class FailurePolicy:
         self.last_tau_actuated = np.zeros(solver.robot.na)
         #: How many steps each rung produced since construction (the loop's failure count;
         #: rung 0 counted by the first level it dropped, ``DROPPED.format(level)``).
-        self.counts = {SOFTENED: 0, SLACKENED: 0, DAMPING: 0}
+        self.counts = {RELAXED: 0, SOFTENED: 0, SLACKENED: 0, DAMPING: 0}
         #: With priority levels: how many steps each level gave way in (by priority).
         self.gave_way: dict = {}
 
@@ -102,6 +108,15 @@ class FailurePolicy:
             relaxed.drop_levels(error.level)
             done = (DROPPED.format(error.level),)
             self.counts[done[0]] = self.counts.get(done[0], 0)
+            try:
+                return self._failed(self.solver.solve(q, v, relaxed), done)
+            except SolverError:
+                pass
+        engaged = [c for c in self.solver.constraints if c.relaxable and c.engaged]
+        if engaged:
+            for constraint in engaged:
+                relaxed.relax(constraint)
+            done += (RELAXED,)
             try:
                 return self._failed(self.solver.solve(q, v, relaxed), done)
             except SolverError:

@@ -34,7 +34,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._validation import positive_scalar
+from .._validation import as_vector, positive_scalar
 from ..overrides import StepOverrides
 from ..solution import Solution
 
@@ -83,6 +83,17 @@ class StepState:
             self.overrides.clear()
 
 
+def checked_wrenches(wrenches: dict | None) -> dict | None:
+    """Measured contact wrenches where they enter a controller: a mapping of contact name to
+    a finite (6,) wrench (a sensor's NaN is refused by name, never read as a load nor as its
+    absence); None stays None."""
+    if wrenches is None:
+        return None
+    if not hasattr(wrenches, "items"):
+        raise ValueError(f"wrenches must map contact names to (6,) wrenches, got {type(wrenches).__name__}")
+    return {name: as_vector(wrench, f"wrenches[{name!r}]", 6) for name, wrench in wrenches.items()}
+
+
 class Stage:
     """One part of a control step (see the module): implement :meth:`step`."""
 
@@ -128,17 +139,39 @@ class Pipeline:
     ----------
     stages : the stages, one of which sets ``state.solution`` (a :class:`SolveStage`).
     dt : control period, s: the clock :attr:`time` advances by it each step.
+    solver : the :class:`~tsid_py.DynamicsSolver` whose ``dt`` is the control period, instead
+        of ``dt``: the pipeline's period is then the solver's, so that assigning either
+        changes both (and what counts in the solver's periods follows).
     """
 
-    def __init__(self, stages: Iterable[Stage], dt: float):
+    def __init__(self, stages: Iterable[Stage], dt: float | None = None, *, solver=None):
         self.stages: list[Stage] = []
+        self._steps: tuple = ()
         for stage in stages:
             self.insert(stage)
-        self.dt = positive_scalar(dt, "dt")
+        if (dt is None) == (solver is None):
+            raise ValueError("give the control period dt or the solver whose dt it is, not both")
+        self._period_solver = solver
+        if solver is None:
+            self.dt = dt
         #: The state the stages share; after a step, its solution and overrides are that step's.
         self.state = StepState()
         #: The controller's clock, s (advanced by ``dt`` after each step).
         self.time = 0.0
+
+    @property
+    def dt(self) -> float:
+        """Control period, s (> 0): the solver's when the pipeline was given one (assigning it
+        changes the solver's; the clock, the contact state's counts and the force ramps follow)."""
+        solver = self._period_solver
+        return self._dt if solver is None else solver.dt
+
+    @dt.setter
+    def dt(self, value) -> None:
+        if self._period_solver is None:
+            self._dt = positive_scalar(value, "dt")
+        else:
+            self._period_solver.dt = value
 
     def step(self, q=None, v=None, wrenches: dict | None = None, *, sensors=None) -> Solution:
         """One control step at the measured state ``(q, v)`` (``wrenches``: measured contact
@@ -146,7 +179,7 @@ class Pipeline:
         pipeline with an estimate stage, from the raw ``sensors`` readings (``q``, ``v`` then
         None): run the stages, advance the clock, return the step's solution."""
         state = self.state
-        state.begin(self.time, q, v, wrenches, sensors)
+        state.begin(self.time, q, v, None if wrenches is None else checked_wrenches(wrenches), sensors)
         for step in self._steps:
             step(state)
         solution = state.solution
@@ -160,6 +193,9 @@ class Pipeline:
         the first stage of a type). Returns the stage."""
         if not callable(getattr(stage, "step", None)):
             raise ValueError(f"stage must have a step(state) method, got {type(stage).__name__}")
+        if any(candidate is stage for candidate in self.stages):
+            raise ValueError(f"stage {type(stage).__name__} is already in the pipeline (at {self.index(stage)}): a stage "
+                             "runs once a step")
         if before is not None and after is not None:
             raise ValueError("give before or after, not both")
         if before is None and after is None:

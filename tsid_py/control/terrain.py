@@ -1,4 +1,4 @@
-"""Terrain: the ground's height and normal, one description for the planner and the simulator.
+r"""Terrain: the ground's height and normal, one description for the planner and the simulator.
 
 A :class:`Terrain` is a floor (the plane ``z = floor``, default 0) with features on it: the
 height at ``(x, y)`` is the highest surface there. The features:
@@ -24,7 +24,10 @@ beneath it: among the planes ``z = h0 + g_x dx + g_y dy`` (``dx, dy`` from ``(x,
 axes) that lie on or above the ground at every sample point ``i`` of the footprint, the one
 lowest at the centre,
 
-    minimise h0   subject to   h0 + g_x dx_i + g_y dy_i ≥ h(x_i, y_i)   for all i,
+.. math::
+
+    \min\ h_0 \quad \text{subject to} \quad
+    h_0 + g_x\, dx_i + g_y\, dy_i ≥ h(x_i, y_i) \ \text{for all } i,
 
 a linear programme in ``(h0, g_x, g_y)`` whose answer is the facet of the upper convex hull of
 the samples above the centre (the sole rests on the points that span it). The sole's normal is
@@ -353,10 +356,16 @@ class Terrain:
         return best, feature
 
     def height(self, x, y):
-        """The ground's height (m) at ``(x, y)``: floats, or arrays of one shape."""
+        """The ground's height (m) at ``(x, y)``: floats, or arrays of one shape (finite:
+        ``ValueError`` otherwise — there is no ground at NaN)."""
         if np.ndim(x) == 0 and np.ndim(y) == 0:
-            return float(self._top(float(x), float(y))[0])
+            x, y = float(x), float(y)
+            if not (math.isfinite(x) and math.isfinite(y)):
+                raise ValueError(f"x and y must be finite, got ({x!r}, {y!r})")
+            return float(self._top(x, y)[0])
         x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+        if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+            raise ValueError("x and y must be finite (no NaN or inf)")
         z = np.full(x.shape, self.floor)
         for feature in self.features:
             if isinstance(feature, Block):
@@ -366,7 +375,9 @@ class Terrain:
         return z
 
     def normal(self, x: float, y: float) -> np.ndarray:
-        """The ground's unit normal at ``(x, y)`` (3,), pointing up."""
+        """The ground's unit normal at ``(x, y)`` (3,), pointing up (finite ``x``, ``y``)."""
+        if not (math.isfinite(x) and math.isfinite(y)):
+            raise ValueError(f"x and y must be finite, got ({x!r}, {y!r})")
         _, feature = self._top(x, y)
         dx, dy = (0.0, 0.0) if feature is None else feature.gradient(x, y)
         n = np.array([-dx, -dy, 1.0])

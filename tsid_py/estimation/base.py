@@ -1,4 +1,4 @@
-"""The floating base's orientation, position and velocity: an error-state extended Kalman
+r"""The floating base's orientation, position and velocity: an error-state extended Kalman
 filter fusing the IMU with leg kinematics, standing feet assumed fixed.
 
 The filter of Bloesch et al. ("State estimation for legged robots: consistent fusion of leg
@@ -12,16 +12,21 @@ the others additive — ``δx = (δθ, δp, δv, δb_g, δb_a, δd_1, …, δd_k
 
 **Prediction** with the gyroscope's ``ω_m`` and the accelerometer's specific force ``f_m``
 over ``dt`` (semi-implicit, as the plant integrates and as a sampled IMU's mean readings
-are consistent with): ``ω = ω_m − b̂_g``, ``f = f_m − b̂_a``::
+are consistent with): ``ω = ω_m − b̂_g``, ``f = f_m − b̂_a``:
 
-    R̂ ← R̂ Exp(ω dt),   v̂ ← v̂ + dt (R̂ f + g),   p̂ ← p̂ + dt v̂,   b̂, d̂ unchanged
+.. math::
+
+    \hat R ← \hat R \operatorname{Exp}(ω\, dt), \quad \hat v ← \hat v + dt\, (\hat R f + g),
+    \quad \hat p ← \hat p + dt\, \hat v, \quad \hat b, \hat d \text{ unchanged}
 
 (the specific force read at the end of the period is in the base's axes then: it is rotated
 by the new ``R̂``; the Jacobians below are taken there too)
 
-    δθ ← Exp(−ω dt) δθ − dt δb_g − dt n_g
-    δv ← δv − dt R̂ [f]× δθ − dt R̂ δb_a − dt R̂ n_a
-    δp ← δp + dt δv                                  (the new δv)
+.. math::
+
+    δθ &← \operatorname{Exp}(−ω\, dt)\, δθ − dt\, δb_g − dt\, n_g \\
+    δv &← δv − dt\, \hat R [f]_× δθ − dt\, \hat R\, δb_a − dt\, \hat R\, n_a \\
+    δp &← δp + dt\, δv \quad \text{(the new } δv\text{)}
 
 with the covariance grown by the gyroscope's and accelerometer's white noise (``σ_g²``,
 ``σ_a²`` per sample), the biases' random walks (``σ_bg² dt``, ``σ_ba² dt``) and each

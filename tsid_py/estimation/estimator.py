@@ -260,6 +260,9 @@ class StateEstimator:
         if not self.kinematics.supported:
             self._leg_kinematics(readings.joint_positions)
         if readings is not self._readings:            # the kernel's arguments: the same arrays each step
+            if readings.joint_positions.shape != (self.robot.na,):
+                raise ValueError(f"readings must hold {self.robot.na} joint positions (robot {self.robot.name!r}), got "
+                                 f"{readings.joint_positions.shape[0]}")
             self._readings, self._arguments = readings, self._kernel_arguments(readings)
         arguments = self._arguments
         arguments[4] = acceleration

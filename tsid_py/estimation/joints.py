@@ -1,4 +1,4 @@
-"""Joint positions and velocities from encoders: a steady-state Kalman filter per joint that
+r"""Joint positions and velocities from encoders: a steady-state Kalman filter per joint that
 predicts with the controller's commanded acceleration.
 
 Finite differences of encoder positions amplify their noise by ``√2 / dt`` (σ = 1 mrad at
@@ -6,19 +6,24 @@ Finite differences of encoder positions amplify their noise by ``√2 / dt`` (σ
 velocity of a joint that starts to move shows up only after the filter's time constant. A
 Kalman filter whose model is the controller's own command does not lag on what was
 commanded. Per joint, with state ``x = (q, q̇)``, encoder reading ``y`` and the acceleration
-``a`` the last control step commanded (the solution's q̈)::
+``a`` the last control step commanded (the solution's q̈), a prediction then a correction:
 
-    predict   q⁻ = q + dt q̇ + ½ dt² a,      q̇⁻ = q̇ + dt a
-    correct   e = y − q⁻,   q = q⁻ + α e,   q̇ = q̇⁻ + (β / dt) e
+.. math::
+
+    q^- &= q + dt\, \dot q + ½\, dt² a, \qquad \dot q^- = \dot q + dt\, a \\
+    e &= y − q^-, \qquad q = q^- + α e, \qquad \dot q = \dot q^- + \frac{β}{dt} e
 
 The model is the white-noise-acceleration one (Bar-Shalom, Li, Kirubarajan, *Estimation
 with Applications to Tracking and Navigation*, 2001, §6.5): the joint's acceleration is the
 commanded one plus a piecewise-constant white error of standard deviation ``σ_w`` (rad/s²:
 contacts, pushes, the plant's unmodelled armature and friction), the encoder adds white
 noise of standard deviation ``σ_n`` (rad). Its steady-state Kalman gains depend only on
-the *tracking index* ``λ = σ_w dt² / σ_n`` (Kalata, 1984)::
+the *tracking index* ``λ = σ_w dt² / σ_n`` (Kalata, 1984):
 
-    α = −(λ² + 8λ − (λ + 4) √(λ² + 8λ)) / 8,      β = (λ² + 4λ − λ √(λ² + 8λ)) / 4
+.. math::
+
+    α = −\frac{λ² + 8λ − (λ + 4) \sqrt{λ² + 8λ}}{8}, \qquad
+    β = \frac{λ² + 4λ − λ \sqrt{λ² + 8λ}}{4}
 
 and so does the steady-state error covariance (:func:`steady_state_covariance`, the model's
 whole error: noise and unpredicted motion), and the part of the estimate that is the
@@ -54,10 +59,12 @@ def alpha_beta_gains(tracking_index: float) -> tuple[float, float]:
 
 
 def steady_state_covariance(alpha: float, beta: float, position_noise: float, dt: float) -> np.ndarray:
-    """The filtered estimate's error covariance (2 × 2, ``(q, q̇)``) in the steady state of
-    gains ``(α, β)``, for encoder noise ``position_noise`` (σ, rad) at period ``dt`` (s)::
+    r"""The filtered estimate's error covariance (2 × 2, ``(q, q̇)``) in the steady state of
+    gains ``(α, β)``, for encoder noise ``position_noise`` (σ, rad) at period ``dt`` (s):
 
-        P = σ_n² [[α, β / dt], [β / dt, β (α − β/2) / ((1 − α) dt²)]]
+    .. math::
+
+        P = σ_n² \begin{bmatrix} α & β / dt \\ β / dt & \frac{β (α − β/2)}{(1 − α)\, dt²} \end{bmatrix}
 
     (the corrected covariance of the Kalman filter whose steady-state gains they are)."""
     variance = float(position_noise) ** 2
@@ -66,12 +73,15 @@ def steady_state_covariance(alpha: float, beta: float, position_noise: float, dt
 
 
 def filtered_noise(alpha: float, beta: float, position_noise: float, dt: float) -> tuple[float, float]:
-    """``(σ_q, σ_v)``, the standard deviations the encoders' white noise ``position_noise``
+    r"""``(σ_q, σ_v)``, the standard deviations the encoders' white noise ``position_noise``
     (rad) leaves in the filtered position and velocity (period ``dt``), from the stationary
-    covariance of the filter's error driven by that noise alone::
+    covariance of the filter's error driven by that noise alone:
 
-        σ_q² = σ_n² (2α² + β (2 − 3α)) / (α (4 − 2α − β)),
-        σ_v² = σ_n² 2β² / (α (4 − 2α − β) dt²)."""
+    .. math::
+
+        σ_q² = σ_n² \frac{2α² + β (2 − 3α)}{α (4 − 2α − β)}, \qquad
+        σ_v² = σ_n² \frac{2β²}{α (4 − 2α − β)\, dt²}
+    """
     denominator = alpha * (4.0 - 2.0 * alpha - beta)
     return (position_noise * math.sqrt((2.0 * alpha ** 2 + beta * (2.0 - 3.0 * alpha)) / denominator),
             position_noise * math.sqrt(2.0 * beta ** 2 / denominator) / dt)

@@ -1,13 +1,15 @@
-"""The feet's positions in the base from the encoders, compiled.
+r"""The feet's positions in the base from the encoders, compiled.
 
 The legs of a legged robot are chains of one-degree-of-freedom joints, revolute or prismatic.
 For each joint ``j`` of the chains from the base to the feet, pinocchio's model gives its
 placement in its parent's frame ``M_j = (R_j, t_j)`` and its motion subspace ``S_j`` (a unit
 axis ``a``, angular for a revolute joint, linear for a prismatic one), so that its frame in the
-base is::
+base is, for a revolute and a prismatic joint:
 
-    T_j = T_parent · M_j · (Exp([a] q_j), 0)        revolute
-    T_j = T_parent · M_j · (I, a q_j)               prismatic
+.. math::
+
+    T_j &= T_\text{parent} \cdot M_j \cdot (\operatorname{Exp}([a]_× q_j),\ 0) \\
+    T_j &= T_\text{parent} \cdot M_j \cdot (I,\ a\, q_j)
 
 and a foot frame attached to joint ``j`` at ``(R_f, t_f)`` sits at ``T_j · t_f``.
 :class:`LegKinematics` reads the chains once from the model and evaluates them in one compiled

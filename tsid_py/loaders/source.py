@@ -40,6 +40,11 @@ class ModelSource:
         independent actuated joints, see :func:`tsid_py.loaders.urdf.load_urdf`.
     components : the file's 1-dof joints that pinocchio merged into a composite joint (an MJCF
         body with several joints), as ``(name, composite joint id, position in it)``.
+    added_inertias : rotational inertia the loader gave links the file makes point masses, as
+        ``(link, isotropic moment kg·m²)`` (:mod:`tsid_py.models.point_masses`); the harness
+        gives the simulator's bodies the same.
+    srdf : the URDF's SRDF when the robot was loaded with one (its postures, its disabled
+        collision pairs), else None.
     """
 
     path: str
@@ -49,6 +54,8 @@ class ModelSource:
     root_added: bool = False
     mimic: tuple[MimicJoint, ...] = ()
     components: tuple[tuple[str, int, int], ...] = ()
+    added_inertias: tuple[tuple[str, float], ...] = ()
+    srdf: str | None = None
 
     def __post_init__(self):
         if self.kind not in KINDS:

@@ -6,7 +6,8 @@ loads its own recipe, :mod:`tsid_py.robots`):
 1. **The model**: a URDF (:meth:`tsid_py.Robot.from_urdf`'s loader) or an MJCF file
    (:meth:`tsid_py.Robot.from_mjcf`'s), its collision geometry, and its visual geometry
    when the collision geometry shows fewer than two feet (bodies without collision
-   geometry are then seen by their visuals).
+   geometry are then seen by their visuals). A URDF's links with mass but no rotational
+   inertia get the inertia of a body of their size (:mod:`tsid_py.models.point_masses`).
 2. **The posture**: the SRDF's group state ``posture`` (default: the first), the SRDF being
    ``srdf`` or, when not given, ``<name>.srdf`` beside the URDF or the example-robot-data
    layout's ``../srdf/<name>.srdf``; an MJCF keyframe; else pinocchio's neutral
@@ -33,6 +34,8 @@ from __future__ import annotations
 
 import os
 import warnings
+import xml.etree.ElementTree as ElementTree
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +48,7 @@ from ..robot import Robot
 from .collada import apply_declared_axes
 from .actuators import read_rotor_parameters
 from .feet import FootGeometry, add_foot_frames, body_points, find_feet
+from .point_masses import add_rotational_inertia, point_mass_inertias, point_mass_links
 from .posture import fitted_posture, posture_in_ranges, standing_posture
 from .profile import BalanceDefaults, derive_profile
 
@@ -74,7 +78,7 @@ def _load_urdf(path: Path, srdf, posture: str | None, package_dirs, name: str | 
                     else [str(parent) for parent in path.resolve().parents])    # package:// resolves in one
     srdf = _srdf_of(path, srdf)
     loaded = load_urdf(path, True, package_dirs)
-    model, source = loaded.model, loaded.source
+    model, source = loaded.model, replace(loaded.source, srdf=srdf)
     if srdf is not None:
         read_rotor_parameters(model, srdf)          # the drives' (model.armature untouched)
     q = _posture(model, path, srdf, posture)
@@ -85,16 +89,24 @@ def _load_urdf(path: Path, srdf, posture: str | None, package_dirs, name: str | 
         feet = _feet_or_none(model, q, collision, visual, srdf)
     legged = len(feet) >= 2 and (feet[0].source == "srdf" or not _root_touches_ground(model, q, collision, visual,
                                                                                         feet))
+    points = point_mass_links(ElementTree.parse(path).getroot().iter("link"))
+    if points and visual is None:
+        visual = _geometry(model, str(path), package_dirs, pin.VISUAL, q)      # for links without collision
+    moments = point_mass_inertias(points, model, collision, visual)
     if not legged:
         fixed = load_urdf(path, False, package_dirs)
         if srdf is not None:
             read_rotor_parameters(fixed.model, srdf)
+        add_rotational_inertia(fixed.model, moments)
         q_fixed = posture_in_ranges(fixed.model, _posture(fixed.model, path, srdf, posture))
         robot = Robot(fixed.model, name=name or path.stem, q_ref=q_fixed, package_dirs=fixed.source.package_dirs,
-                      end_effector=_end_effector(fixed.model, srdf), source=fixed.source)
+                      end_effector=_end_effector(fixed.model, srdf),
+                      source=replace(fixed.source, srdf=srdf, added_inertias=tuple(moments.items())))
         robot.profile = derive_profile(robot)
         return robot
-    return _standing_robot(model, q, feet, name or path.stem, source, srdf)
+    add_rotational_inertia(model, moments)
+    return _standing_robot(model, q, feet, name or path.stem, replace(source, added_inertias=tuple(moments.items())),
+                           srdf)
 
 
 def _load_mjcf(path: Path, posture: str | None, name: str | None) -> Robot:
@@ -220,8 +232,6 @@ def _end_effector(model: pin.Model, srdf: str | None) -> str | None:
     the base; the last in the model's order among equals: a tool frame fixed to the last
     link). None for a floating-base robot without an SRDF end effector."""
     if srdf is not None:
-        import xml.etree.ElementTree as ElementTree
-
         for effector in ElementTree.parse(srdf).getroot().iter("end_effector"):
             link = effector.get("parent_link")
             if link and model.existFrame(link) and not link.lower().endswith(("foot", "sole")):

@@ -125,7 +125,7 @@ def fitted_posture(model: pin.Model, q: np.ndarray, feet, *, point_feet: bool = 
     tilted = not point_feet and _largest_tilt(model, q, feet) > FLAT_TOLERANCE
     if not outside and not stretched and not tilted:
         return q
-    low, high = _bounds(lower[leg_index], upper[leg_index])
+    low, high = joint_bounds(lower[leg_index], upper[leg_index])
     clipped = q.copy()
     clipped[one_dof] = np.clip(q[one_dof], lower[one_dof], upper[one_dof])
     clipped[leg_index] = np.clip(clipped[leg_index], low, high)
@@ -200,7 +200,16 @@ def _flat(placement: pin.SE3) -> pin.SE3:
                    placement.translation)
 
 
-def _bounds(lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def moved_configuration(start: np.ndarray, base: pin.SE3, index: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``start`` with its floating base at ``base · exp(x[:6])`` and its entries ``index`` set
+    to ``x[6:]``: the unknowns of a fit of the base and some 1-dof joints."""
+    q = start.copy()
+    q[:7] = pin.SE3ToXYZQUAT(base * pin.exp6(x[:6]))
+    q[index] = x[6:]
+    return q
+
+
+def joint_bounds(lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The ranges shrunk by :data:`LIMIT_MARGIN` (by less where a range is narrower than
     four margins)."""
     margin = np.minimum(LIMIT_MARGIN, 0.25 * np.maximum(upper - lower, 0.0))
@@ -224,10 +233,7 @@ def _fit(model, original, start, feet, legs: list[Leg], leg_index, low, high,
     reference = start[leg_index].copy()
 
     def configuration(x):
-        q = start.copy()
-        q[:7] = pin.SE3ToXYZQUAT(base * pin.exp6(x[:6]))
-        q[leg_index] = x[6:]
-        return q
+        return moved_configuration(start, base, leg_index, x)
 
     def residuals(x):
         q = configuration(x)

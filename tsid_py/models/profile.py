@@ -23,7 +23,9 @@ Rules (each an override when given):
   lateral step and step height proportional to the CoM's height ``z`` above the feet at the
   posture, the step length within the legs' reach (their straight and standing lengths,
   :mod:`tsid_py.models.legs`), swing, double-support and rest times proportional to
-  ``1/ω = √(z / g)``; a fixed-base robot's, the generic :class:`Gait`.
+  ``1/ω = √(z / g)``; the step width the standing one and the step length the size rule's,
+  each narrower or shorter where the legs' joint ranges cannot reach it with the soles flat
+  (:mod:`tsid_py.models.reach`); a fixed-base robot's, the generic :class:`Gait`.
 * **posture**: the loaded posture is made standable when the file is read
   (:func:`tsid_py.models.posture.fitted_posture`: joints inside their ranges, each knee bent
   to at most 95 % of its leg's straight length), so that a leg cannot straighten into its
@@ -50,6 +52,7 @@ import pinocchio as pin
 from .._validation import positive_scalar
 from .gait import Gait, gait_for_size
 from .legs import leg_geometry
+from .reach import step_length, walking_width
 
 #: Margin (m) kept between the planned centre of pressure and the sole's edges, along the
 #: sole's length and its width. A compliant contact (MuJoCo's, a rubber sole) rolls the sole
@@ -225,9 +228,12 @@ def robot_gait(robot, feet, posture) -> Gait:
     ground = float(np.mean([data.oMf[model.getFrameId(foot)].translation[2] for foot in feet]))
     if not legs or com[2] <= ground:
         return Gait()
-    return gait_for_size(float(com[2] - ground), robot.gravity,
+    gait = gait_for_size(float(com[2] - ground), robot.gravity,
                          straight_length=min(leg.straight_length for leg in legs),
                          leg_length=max(leg.length for leg in legs))
+    width = walking_width(model, posture, feet, None if robot.sole_size is None else robot.sole_size[1])
+    length = step_length(model, posture, feet, gait.step_length, width)
+    return gait.with_(step_width=width, step_length=gait.step_length if length is None else length)
 
 
 def leg_joints(model: pin.Model, foot_frames, floating_base: bool) -> frozenset[str]:

@@ -22,6 +22,7 @@ import pinocchio as pin
 
 from .._validation import _real_array, as_matrix, positive_scalar
 from ..contacts import PlanarContact
+from ..external_wrenches import ExternalWrench
 from ..robot import Robot
 from ..solver import DynamicsSolver
 
@@ -182,45 +183,35 @@ def frame_data(robot: Robot, contacts: Sequence[str], frames: np.ndarray, veloci
         robot.update(*saved)
 
 
-def _local_known(robot: Robot, item: KnownWrench, t: int, frame_id: int) -> np.ndarray:
-    """The known wrench of row t in the frame's own axes, about its origin."""
-    force, moment = item.wrenches[t, :3], item.wrenches[t, 3:]
-    if item.points is not None:                         # m_o = m_p + (p − o) × f
-        moment = moment + np.cross(item.points[t] - robot.frame_translation(frame_id), force)
-    rotation = robot.frame_rotation(frame_id)
-    return np.concatenate([rotation.T @ force, rotation.T @ moment])
-
-
 def _rows_from_the_layout(robot: Robot, contacts: Sequence[str], frames, velocities, accelerations,
                           progress, known: Sequence[KnownWrench]) -> FrameData:
     """Each frame's rows from the solver's public :class:`~tsid_py.assembly.Layout`: a solver
-    with one free 6-D wrench per contact (and per known wrench) and no costs is assembled at
-    each frame, and the root rows (``A[:6] x = b[:6]``) and the torque map (``τ_a = T x + t``)
-    are read in the wrench columns with ``q̈`` fixed to the measured acceleration and the
-    known wrenches' columns moved to the right-hand side."""
+    with one free 6-D wrench per contact, the known wrenches as its
+    :class:`~tsid_py.external_wrenches.ExternalWrench` items (the control step's own map of a
+    known wrench) and no costs is assembled at each frame, and the root rows
+    (``A[:6] x = b[:6]``) and the torque map (``τ_a = T x + t``) are read in the wrench
+    columns with ``q̈`` fixed to the measured acceleration."""
     solver = DynamicsSolver(robot, regularization={"acceleration": 0.0, "force": 0.0, "torque": 0.0},
                             mimic_couplings=False)
-    for name in [*contacts, *(item.frame for item in known)]:
+    for name in contacts:
         solver.add_contact(PlanarContact(name, unilateral=False, kinematic=False))
+    applied = [solver.add_external_wrench(ExternalWrench(item.frame)) for item in known]
     layout = solver.layout
     nv, count, size = robot.nv, len(frames), WRENCH_SIZE * len(contacts)
     data = FrameData(np.empty((count, 6, size)), np.empty((count, 6)), np.empty((count, robot.na, size)),
                      np.empty((count, robot.na)), np.empty((count, len(contacts), 3, 3)))
     frame_ids = [robot.frame_id(name) for name in contacts]
-    known_ids = [robot.frame_id(item.frame) for item in known]
     for t, (q, v, a) in enumerate(zip(frames, velocities, accelerations)):
         robot.update_unchecked(q, v)
+        for item, wrench in zip(known, applied):
+            wrench.set_wrench(item.wrenches[t], None if item.points is None else item.points[t])
         layout.assemble()
-        root, rhs = layout.A[:6], layout.b[:6]                 # root rows: A x = b, x = [q̈; f; w]
+        root, rhs = layout.A[:6], layout.b[:6]                 # root rows: A x = b, x = [q̈; f]
         matrix, offset = layout.context.torque_map()          # τ_a = T x + t
-        data.root_matrix[t] = root[:, nv:nv + size]
+        data.root_matrix[t] = root[:, nv:]
         data.root_rhs[t] = rhs - root[:, :nv] @ a
-        data.torque_matrix[t] = matrix[:, nv:nv + size]
+        data.torque_matrix[t] = matrix[:, nv:]
         data.torque_offset[t] = matrix[:, :nv] @ a + offset
-        if known:
-            w = np.concatenate([_local_known(robot, item, t, frame_id) for item, frame_id in zip(known, known_ids)])
-            data.root_rhs[t] -= root[:, nv + size:] @ w
-            data.torque_offset[t] += matrix[:, nv + size:] @ w
         for j, frame_id in enumerate(frame_ids):
             data.rotations[t, j] = robot.frame_rotation(frame_id)
         if progress is not None and (t + 1) % 100 == 0:

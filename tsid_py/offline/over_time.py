@@ -103,16 +103,21 @@ def multiple_contact_inverse_dynamics_over_time(
         regularization: float = 1e-8, relaxation_penalty: float = RELAXATION_PENALTY,
         progress: bool = False, known_wrenches=None, contact_schedule=None, velocities=None,
         accelerations=None) -> InverseDynamicsOverTimeResult:
-    """Torques and contact wrenches behind a recorded motion, all frames in one problem.
+    r"""Torques and contact wrenches behind a recorded motion, all frames in one problem.
 
     ``positions`` (T, nq) sampled every ``dt`` s. Velocities and accelerations come from
     finite differences on the manifold (:func:`~tsid_py.offline.frames.finite_differences`);
-    frames ``1 … T−2`` are solved. With ``f_t`` the contact wrenches of frame t, the problem is
+    frames ``1 … T−2`` are solved. With ``f_t`` the contact wrenches of frame t (``w_t`` the
+    same, world-aligned), ``w_τ`` the ``min_torque_weight``, ``w_s`` the
+    ``smoothing_weight`` and ``ε`` the ``regularization``, the problem is
 
-        minimise   Σ_t [ min_torque_weight ‖τ_t‖² + regularization ‖f_t‖² ]
-                     + smoothing_weight Σ_t ‖w_t − w_{t−1}‖²      (w: world-aligned wrenches)
-        subject to the 6 root rows of the equation of motion at every frame, and the contact
-                   bounds below.
+    .. math::
+
+        \min \sum_t \left( w_τ \lVert τ_t \rVert² + ε \lVert f_t \rVert² \right)
+        + w_s \sum_t \lVert w_t − w_{t−1} \rVert²
+
+    subject to the 6 root rows of the equation of motion at every frame, and the contact
+    bounds below.
 
     **Contact bounds (on by default).** With ``friction = μ`` (default
     :data:`DEFAULT_FRICTION`) each contact is unilateral (``f_z ≥ 0`` in its frame) with its
@@ -155,8 +160,8 @@ def multiple_contact_inverse_dynamics_over_time(
 
     The frames are coupled only by the smoothing term: after eliminating each frame's root
     rows the problem is block-tridiagonal and an interior-point method
-    (:mod:`tsid_py.offline.ipm`) solves it in time linear in T (about 0.2 ms a frame on
-    Talos). ``progress=True`` shows a progress bar (tqdm) on stderr.
+    (:mod:`tsid_py.offline.ipm`) solves it in time linear in T (timings: the Inverse
+    dynamics page). ``progress=True`` shows a progress bar (tqdm) on stderr.
 
     Quaternion sign flips between frames are fixed (see
     :func:`~tsid_py.offline.frames.check_positions`).

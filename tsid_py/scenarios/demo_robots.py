@@ -24,8 +24,27 @@ from .. import robots
 from ..models.profile import profile_of
 
 
-class UnsupportedRobot(ValueError):
-    """A demo was asked to run a robot it is not written for (e.g. ``arm`` on Talos)."""
+class DemoArgumentError(ValueError):
+    """A demo's argument the robot cannot carry out (a walk longer than one plan holds, a speed
+    beyond its legs' reach), found before the run: ``arguments`` names the demo's keyword
+    arguments at fault, which are the command line's options of the same names."""
+
+    def __init__(self, arguments: tuple[str, ...], message: str):
+        super().__init__(message)
+        self.arguments = tuple(arguments)
+
+    @property
+    def options(self) -> str:
+        """The command line's options at fault, ``--speed/--lateral``."""
+        return "/".join("--" + argument.replace("_", "-") for argument in self.arguments)
+
+
+class UnsupportedRobot(DemoArgumentError):
+    """A demo was asked to run a robot it is not written for (e.g. ``arm`` on Talos), or a
+    robot file it cannot load: an error of its ``robot`` argument (or of ``arguments``)."""
+
+    def __init__(self, message: str, arguments: tuple[str, ...] = ("robot",)):
+        super().__init__(arguments, message)
 
 
 #: What each kind is, for messages.
@@ -95,7 +114,7 @@ def demo_robot(robot, demo: str, *, srdf=None):
     wanted = " or ".join(KINDS[kind] for kind in needs)
     if not is_path(robot):
         if srdf is not None:
-            raise UnsupportedRobot(f"srdf applies to a robot file, not to the built-in robot {robot!r}")
+            raise UnsupportedRobot(f"srdf applies to a robot file, not to the built-in robot {robot!r}", ("srdf",))
         supported = built_in_robots(demo)
         if robot not in supported:
             raise UnsupportedRobot(f"robot must be {wanted}: a built-in one ({', '.join(supported)}) or a URDF "
@@ -103,7 +122,8 @@ def demo_robot(robot, demo: str, *, srdf=None):
         return robots.load(robot)
     path = Path(os.fspath(robot))
     if not path.is_file():
-        raise UnsupportedRobot(f"robot file {str(path)!r} does not exist")
+        raise UnsupportedRobot(f"robot file {str(path)!r} " + ("is a folder, not a file" if path.is_dir()
+                                                               else "does not exist"))
     try:
         loaded = robots.load(path, srdf=srdf)
     except (ValueError, KeyError) as error:

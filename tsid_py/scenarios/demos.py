@@ -24,10 +24,11 @@ from ..inverse_dynamics import multiple_contact_inverse_dynamics_over_time
 from ..sim.simulation import Simulation, SimulationDiverged
 from ..tasks import FrameTask
 from . import recordings
-from .demo_robots import NEEDS, UnsupportedRobot, built_in_robots, demo_robot  # noqa: F401 (re-exported)
+from .demo_robots import (NEEDS, DemoArgumentError, UnsupportedRobot, built_in_robots,  # noqa: F401 (re-exported)
+                          demo_robot)
 from .conditions import Conditions
 from .logs import zmp_from_frames
-from .push_recovery import FALL_HEIGHT_RATIO, default_push, push_force, run_pushes
+from .push_recovery import FALL_HEIGHT_RATIO, PUSH_DURATION, default_push, push_force, run_pushes
 from .video import Watchers
 from .terrains import TerrainChoice, walk_terrain
 from .trot import load_robot as load_quadruped, run_trot
@@ -204,6 +205,9 @@ def balance(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None,
     if push_direction is not None:
         pushes = [(push_at, push_direction, push)]
         duration = 3.0 if duration is None else duration
+        if push > 0 and push_at + PUSH_DURATION > duration + 1e-9:
+            raise DemoArgumentError(("push_at",), f"a push at {push_at:g} s lasts {PUSH_DURATION:g} s: it must end "
+                                                  f"by the run's end ({duration:g} s), or it is not the push asked for")
     else:
         pushes = [(push_times[0], "+y", push), (push_times[1], "+x", push)]
         duration = 10.0 if duration is None else duration
@@ -212,8 +216,8 @@ def balance(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None,
                               trunk_mass=trunk_mass, stance=stance, step_recovery=step_recovery, record=True,
                               viewer=viewer, stop_at_fall=True, video=video,
                               conditions=DEFAULT_CONDITIONS if conditions is None else conditions)
-    applied = [{"at": at, "direction": direction, "force": push_force(force, direction).tolist(), "duration": 0.1}
-               for at, direction, force in pushes]
+    applied = [{"at": push["at"], "direction": push["direction"], "duration": PUSH_DURATION,
+                "force": push_force(push["newtons"], push["direction"]).tolist()} for push in summary["pushes"]]
     summary.update(push_newtons=push, push_bounds={direction: bound.cop_at_edge for direction, bound
                                                    in capture_point_bounds(model, 0.1).items()})
     if not summary["fell"]:                   # the summary lists what happened
@@ -415,9 +419,9 @@ def reconstruct(robot: str = robots.DEFAULT_HUMANOID, duration: float = 3.0, vie
 def walk(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None, distance: float | None = None,
          turn: float | None = None, viewer: bool = False, video: str | None = None, srdf=None,
          conditions: Conditions | None = None, terrain: TerrainChoice | None = None) -> DemoRun:
-    """A humanoid walks ``distance`` m forward (default 3 m) or turns ``turn`` degrees in place.
+    """A humanoid walks forward (3 m by default) or turns in place.
 
-    ``robot``: a built-in robot's name or a humanoid's URDF or MJCF file (``srdf``: a URDF's
+    It walks ``distance`` m forward, or turns ``turn`` degrees. ``robot``: a built-in robot's name or a humanoid's URDF or MJCF file (``srdf``: a URDF's
     postures). A :class:`~tsid_py.control.walking.WalkingController` follows the footstep plan
     of the robot profile's gait (measured on the built-in robots, :mod:`tsid_py.robots`;
     derived from the leg length and the CoM height otherwise, :mod:`tsid_py.models.gait`)

@@ -5,7 +5,7 @@ they build, what the controller reads each step, and the torque sent back.
     controller = BalanceController(robot, sim.timestep)
     feedback = Feedback(sim, controller, conditions)
     for each step:
-        solution, seconds = feedback.step()          # read, estimate, solve (timed)
+        solution, seconds = feedback.step()   # read, estimate, solve (timed)
         sim.step(feedback.torque(solution))
 """
 

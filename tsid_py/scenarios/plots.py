@@ -15,16 +15,21 @@
 * a reconstruction (``reconstruct``): the recovered against the simulator's normal forces,
   per foot and in total against the weight, and the recovered against the applied torques.
 
-Pushes are shaded on every time axis; time axes are in seconds of simulated time.
+Pushes are shaded on every time axis; time axes are in seconds of simulated time. The figure
+is drawn for a documentation page's width, each panel's legend below it, off the data
+(:mod:`tsid_py.scenarios.figure_style`).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._files import atomic_write
 from .._geometry import convex_hull_2d
+from .figure_style import DPI, STYLE, legend_below, new_figure
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -36,23 +41,25 @@ Log = dict[str, np.ndarray]
 
 #: Joints named in a torque panel's legend: the ones that come closest to their limits.
 NAMED_JOINTS = 4
-
-
 def plot_run(run: DemoRun) -> Figure:
     """A :class:`matplotlib.figure.Figure` of ``run`` (a :class:`~tsid_py.scenarios.demos.DemoRun`)
     with four panels; see the module's description for which."""
     import matplotlib
 
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
-
     if run.name == "trot":                 # its own panels (tsid_py.scenarios.trot_plot)
         from .trot_plot import plot_trot
 
         return plot_trot(run)
-    figure = Figure(figsize=(13, 8.5))
-    axes = figure.subplots(2, 2).flat
+    figure, axes = new_figure(f"tsid-py demo {run.name} ({run.robot})")
     log, info = run.log, run.info
+    with matplotlib.rc_context(STYLE):
+        _panels(axes, log, info)
+    for axis in figure.axes:
+        axis.grid(alpha=0.3)
+    return figure
+
+
+def _panels(axes, log: Log, info: dict) -> None:
     if "effector" in log:
         _effector_axes(axes[0], log)
         _effector_path(axes[1], log)
@@ -73,17 +80,23 @@ def plot_run(run: DemoRun) -> Figure:
         _support(axes[1], log, info)
         _forces(axes[2], log, info, ("normal_forces", "measured (MuJoCo)"), ("planned_normal_forces", "planned"))
         _torques(axes[3], log["time"], log["tau"], info)
-    for axis in figure.axes:
-        axis.grid(alpha=0.3)
-    figure.suptitle(f"tsid-py demo {run.name} ({run.robot})")
-    figure.tight_layout()
-    return figure
 
 
-def save_plot(run: DemoRun, path: str, dpi: int = 90) -> None:
+def save_plot(run: DemoRun, path: str, dpi: int = DPI) -> None:
     """Write :func:`plot_run`'s figure of ``run`` to ``path`` (PNG, or any format matplotlib
     knows from the extension)."""
-    plot_run(run).savefig(path, dpi=dpi)
+    save_figure(plot_run(run), path, dpi=dpi)
+
+
+def save_figure(figure, path, dpi: int = 90) -> None:
+    """Write ``figure`` to ``path`` in the format its extension names, atomically (an
+    interrupted write leaves the previous file whole: :func:`tsid_py._files.atomic_write`),
+    and close it."""
+    import matplotlib.pyplot as plt
+
+    with atomic_write(path, "wb") as handle:
+        figure.savefig(handle, format=Path(path).suffix[1:].lower(), dpi=dpi)
+    plt.close(figure)
 
 
 # ------------------------------------------------------------------------------ shared
@@ -94,7 +107,7 @@ def _time_axis(axis: Axes, info: dict) -> None:
         axis.axvspan(push["at"], push["at"] + push["duration"], color="tab:red", alpha=0.2,
                      label="push" if index == 0 else None)
         axis.annotate(f"{push['direction']} {newtons:.0f} N", (push["at"], 1.0), xycoords=("data", "axes fraction"),
-                      xytext=(2, -10), textcoords="offset points", fontsize=7, color="tab:red")
+                      xytext=(3, -12), textcoords="offset points", fontsize=9, color="tab:red")
 
 
 def _foot_colours(feet: list[str]) -> dict:
@@ -108,12 +121,13 @@ def _foot_colours(feet: list[str]) -> dict:
 def _com(axis: Axes, log: Log, info: dict) -> None:
     time, start = log["time"], log["com_ref"][0]
     for index, (label, colour) in enumerate(zip("xyz", ("tab:blue", "tab:orange", "tab:green"))):
-        axis.plot(time, log["com"][:, index] - start[index], color=colour, label=f"CoM {label}")
-        axis.plot(time, log["com_ref"][:, index] - start[index], "--", color=colour, label=f"reference {label}")
+        axis.plot(time, 100 * (log["com"][:, index] - start[index]), color=colour, label=f"CoM {label}")
+        axis.plot(time, 100 * (log["com_ref"][:, index] - start[index]), "--", color=colour,
+                  label=f"reference {label}")
     axis.set_title("centre of mass − its initial reference")
-    axis.set_ylabel("m")
+    axis.set_ylabel("cm")
     _time_axis(axis, info)
-    axis.legend(fontsize=7, ncol=2)
+    legend_below(axis, 3)
 
 
 def _support(axis: Axes, log: Log, info: dict) -> None:
@@ -168,7 +182,7 @@ def _ground_paths(axis: Axes, log: Log, title: str) -> None:
     axis.set_xlabel("x (m)")
     axis.set_ylabel("y (m)")
     axis.set_aspect("equal", adjustable="datalim")
-    axis.legend(fontsize=7, loc="best")
+    legend_below(axis, 2)
 
 
 def _foot_heights(axis: Axes, log: Log, info: dict) -> None:
@@ -178,20 +192,24 @@ def _foot_heights(axis: Axes, log: Log, info: dict) -> None:
     axis.set_title("sole height above the floor")
     axis.set_ylabel("cm")
     _time_axis(axis, info)
-    axis.legend(fontsize=7)
+    legend_below(axis, 2)
 
 
 def _forces(axis: Axes, log: Log, info: dict, solid: tuple[str, str], dashed: tuple[str, str]) -> None:
-    """Normal force of each foot: ``solid = (key, what)`` drawn solid, ``dashed`` dashed."""
+    """Normal force of each foot (a colour a foot): ``solid = (key, what)`` drawn solid,
+    ``dashed`` dashed."""
     time, colours = log["time"], _foot_colours(info["feet"])
     for index, foot in enumerate(info["feet"]):
         for (key, what), style in ((solid, "-"), (dashed, "--")):
             if key in log:
-                axis.plot(time[: len(log[key])], log[key][:, index], style, color=colours[foot], label=f"{foot} {what}")
+                axis.plot(time[: len(log[key])], log[key][:, index], style, color=colours[foot],
+                          label=foot if style == "-" else None)
+    for (key, what), style in ((solid, "-"), (dashed, "--")):
+        axis.plot([], [], style, color="0.3", label=what)
     axis.set_title("normal contact force per foot")
     axis.set_ylabel("N")
     _time_axis(axis, info)
-    axis.legend(fontsize=7, ncol=2)
+    legend_below(axis, 2)
 
 
 def _total_force(axis: Axes, log: Log, info: dict) -> None:
@@ -203,7 +221,7 @@ def _total_force(axis: Axes, log: Log, info: dict) -> None:
     axis.set_title("total vertical ground-reaction force")
     axis.set_ylabel("N")
     _time_axis(axis, info)
-    axis.legend(fontsize=7)
+    legend_below(axis, 2)
 
 
 # ------------------------------------------------------------------------------ torques
@@ -223,20 +241,21 @@ def _torques(axis: Axes, time: np.ndarray, tau: np.ndarray, info: dict,
         if joint not in named:
             axis.plot(time, share[:, joint], color="0.75", linewidth=0.6)
     for joint in named:
-        line, = axis.plot(time, share[:, joint], linewidth=1.2,
-                          label=f"{names[joint]} (limit {limits[joint]:.0f} N·m)")
+        line, = axis.plot(time, share[:, joint], linewidth=1.2, label=f"{names[joint]}, {limits[joint]:.0f} N·m")
         if reference is not None:
             axis.plot(time, 100 * reference[: len(tau), joint] / limits[joint], "--", color=line.get_color(),
-                      linewidth=0.9, label=f"{names[joint]} applied")
+                      linewidth=0.9)
+    if reference is not None:
+        axis.plot([], [], "--", color="0.3", label="applied in MuJoCo")
     axis.axhline(100, color="tab:red", linewidth=0.8, label="torque limit")
     axis.axhline(-100, color="tab:red", linewidth=0.8)
     hidden = int((~limited).sum())
-    axis.set_title("joint torques / limits" + (f" ({hidden} joints without a limit not shown)" if hidden else "")
+    axis.set_title("joint torques / their limits" + (f" ({hidden} without a limit not shown)" if hidden else "")
                    + ("; recovered solid" if reference is not None else ""))
     axis.set_ylabel("% of the torque limit")
     axis.set_ylim(-110, 110)
     _time_axis(axis, info)
-    axis.legend(fontsize=7, loc="lower left", ncol=2)
+    legend_below(axis, 2)
 
 
 def _torque_agreement(axis: Axes, log: Log) -> None:
@@ -246,10 +265,10 @@ def _torque_agreement(axis: Axes, log: Log) -> None:
     ends = [min(applied.min(), recovered.min()), max(applied.max(), recovered.max())]
     axis.plot(ends, ends, "k", linewidth=0.8, label="recovered = applied")
     rms = float(np.sqrt(np.mean((recovered - applied) ** 2)))
-    axis.set_title(f"recovered vs applied joint torques (RMS difference {rms:.2f} N·m)")
+    axis.set_title(f"recovered vs applied joint torques\n(RMS difference {rms:.2f} N·m)")
     axis.set_xlabel("applied by the controller (N·m)")
     axis.set_ylabel("recovered from positions (N·m)")
-    axis.legend(fontsize=7)
+    legend_below(axis, 2)
 
 
 # ------------------------------------------------------------------------------ arm
@@ -257,12 +276,12 @@ def _effector_axes(axis: Axes, log: Log) -> None:
     time, actual, target = log["time"], log["effector"], log["effector_ref"]
     start = target[0]
     for index, (label, colour) in enumerate(zip("xyz", ("tab:blue", "tab:orange", "tab:green"))):
-        axis.plot(time, actual[:, index] - start[index], color=colour, label=f"actual {label}")
-        axis.plot(time, target[:, index] - start[index], "--", color=colour, label=f"target {label}")
+        axis.plot(time, 100 * (actual[:, index] - start[index]), color=colour, label=f"actual {label}")
+        axis.plot(time, 100 * (target[:, index] - start[index]), "--", color=colour, label=f"target {label}")
     axis.set_title("end effector − its initial target")
     axis.set_xlabel("time (s)")
-    axis.set_ylabel("m")
-    axis.legend(fontsize=7, ncol=2)
+    axis.set_ylabel("cm")
+    legend_below(axis, 2)
 
 
 def _effector_path(axis: Axes, log: Log) -> None:
@@ -273,7 +292,7 @@ def _effector_path(axis: Axes, log: Log) -> None:
     axis.set_xlabel("y (m)")
     axis.set_ylabel("z (m)")
     axis.set_aspect("equal", adjustable="datalim")
-    axis.legend(fontsize=7)
+    legend_below(axis, 2)
 
 
 def _effector_error(axis: Axes, log: Log) -> None:
@@ -282,4 +301,4 @@ def _effector_error(axis: Axes, log: Log) -> None:
     axis.set_title("end-effector tracking error")
     axis.set_xlabel("time (s)")
     axis.set_ylabel("mm")
-    axis.legend(fontsize=7)
+    legend_below(axis, 2)

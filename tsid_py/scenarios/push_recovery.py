@@ -47,6 +47,8 @@ CLEAN_TILT, CLEAN_SLIP = np.radians(2.0), 0.01
 REST_SPEED, REST_MARGIN, REST_HOLD = 0.02, 0.01, 0.3
 #: How long (s) :func:`push_trial` may run past its ``duration`` for the robot to come to rest.
 SETTLE_TIMEOUT = 4.0
+#: How long a push lasts by default, s.
+PUSH_DURATION = 0.1
 #: The default push, N per kg of the robot's mass (Talos: 144 N; G1: 53 N).
 DEFAULT_PUSH_PER_KG = 1.6
 
@@ -144,7 +146,7 @@ class _RestWatch:
         return self.rest_at is not None
 
 
-def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3.0, actuation_delay: float = 0.0,
+def run_pushes(robot, pushes, *, push_duration: float = PUSH_DURATION, duration: float = 3.0, actuation_delay: float = 0.0,
                trunk_mass: float = 1.0, stance: str = "double", controller_options: dict | None = None,
                stop_at_fall: bool = True, on_step=None, record: bool = False, settle_timeout: float | None = None,
                step_recovery: bool = False, viewer: bool = False, video: str | None = None,
@@ -173,7 +175,6 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
         on_step = SingleLegStance(robot)
     elif stance != "double":
         raise ValueError(f"stance must be 'double' or 'single', got {stance!r}")
-    schedule = {int(round(at / 1e-3)): push_force(force, direction) for at, direction, force in pushes if force > 0}
     mass_scale = trunk_mass_scale(robot, trunk_mass) if trunk_mass != 1.0 else None
     conditions = Conditions(feedback="ground-truth") if conditions is None else conditions
     sim = simulation(robot, conditions, actuation_delay=actuation_delay, mass_scale=mass_scale,
@@ -183,6 +184,8 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
     feedback = Feedback(sim, controller, conditions)
     watchers = Watchers(sim, viewer=viewer, video=video)
     dt = sim.timestep
+    schedule = {int(round(at / dt)): (at, direction, force) for at, direction, force in pushes if force > 0}
+    applied = []                               # the pushes that happened (a run that ended first has fewer)
     watched = [on_step.support] if stance == "single" else list(robot.feet)      # the soles meant to stay
     judge = StanceJudge(sim, watched)
     relaxed_steps: dict[str, list[float]] = {SOFTENED: [], SLACKENED: [], DAMPING: []}
@@ -199,14 +202,16 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
         if k >= steps and (rest is None or rest.rest_at is not None or judge.fell_at is not None):
             break
         if k in schedule:
-            sim.push(schedule[k], push_duration)
+            at, direction, force = schedule[k]
+            sim.push(push_force(force, direction), push_duration)
+            applied.append({"at": at, "direction": direction, "newtons": float(force)})
         if on_step is not None:
             on_step(t, controller, sim)
         watchers.before_step()                 # a frame shows the state the controller saw
         solution, seconds = feedback.step()
         step_times.append(seconds)
         for rung in solution.relaxed[-1:]:
-            relaxed_steps[rung].append(round(t, 4))
+            relaxed_steps.setdefault(rung, []).append(round(t, 4))
         try:
             sim.step(feedback.torque(solution))
         except SimulationDiverged as error:
@@ -234,7 +239,7 @@ def run_pushes(robot, pushes, *, push_duration: float = 0.1, duration: float = 3
         "survived": survived,
         "recovered_cleanly": bool(survived and max_tilt < CLEAN_TILT and max_slip < CLEAN_SLIP),
         "stance": stance,
-        "pushes": [{"at": at, "direction": direction, "newtons": float(force)} for at, direction, force in pushes],
+        "pushes": applied,
         "push_duration": push_duration,
         "max_sole_tilt_deg": float(np.degrees(max_tilt)),
         "max_sole_slip_m": max_slip,

@@ -29,12 +29,12 @@ import io
 import json
 import os
 import pickle
-import tempfile
 import time
 
 import numpy as np
 from numba import float64, int32, intp, njit, typeof, types, void
 
+from .._files import atomic_write
 from .._numba import FASTMATH
 from ..settings import CHANGES
 from ..solver import DynamicsSolver
@@ -357,17 +357,8 @@ class FlightRecorder:
                 for index, data in entry.get("items", {}).items():
                     arrays[f"item_{step}_{index}"] = np.frombuffer(data, dtype=np.uint8)
         arrays["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
-        handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        try:
-            with os.fdopen(handle, "wb") as file:
-                np.savez_compressed(file, **arrays)
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(temporary, 0o666 & ~umask)
-            os.replace(temporary, path)
-        except BaseException:
-            os.unlink(temporary)
-            raise
+        with atomic_write(path, "wb") as file:
+            np.savez_compressed(file, **arrays)
         return path
 
 

@@ -42,11 +42,13 @@ import time
 import numpy as np
 
 from ..control.quadruped import QuadrupedController
+from ..control.quadruped.body import VelocityCommand
+from ..control.quadruped.gaits import gait_named
 from ..control.terrain import Terrain
 from ..sim.contact import WALKING_CONTACT
 from ..sim.simulation import Simulation, SimulationDiverged
 from .conditions import Conditions
-from .demo_robots import demo_robot
+from .demo_robots import DemoArgumentError, demo_robot
 from .feedback import EstimatorDrift, Feedback, simulation
 from .video import Watchers
 
@@ -106,6 +108,10 @@ def run_trot(robot, *, speed: float = 0.5, lateral: float = 0.0, yaw_rate: float
     controller = QuadrupedController(robot, sim.timestep, terrain=terrain, **options)
     feedback = Feedback(sim, controller, conditions)
     drift = EstimatorDrift(feedback)
+    try:                                    # a command out of the legs' reach, refused before the run
+        controller.check_command(VelocityCommand(speed, lateral, yaw_rate), gait_named(gait))
+    except ValueError as error:
+        raise DemoArgumentError(("speed", "lateral", "yaw_rate"), str(error)) from None
     watchers = Watchers(sim, viewer=viewer, video=video)
     dt, feet = sim.timestep, list(controller.geometry.feet)
     ground = terrain or Terrain.flat()
@@ -128,6 +134,7 @@ def run_trot(robot, *, speed: float = 0.5, lateral: float = 0.0, yaw_rate: float
     footholds, step_times = [], []
     stop_at = None
     fell_at, reason = None, None
+    pushed = False
     yaw = _Yaw(start_q)
     k = 0
     while k * dt < limit:
@@ -137,6 +144,7 @@ def run_trot(robot, *, speed: float = 0.5, lateral: float = 0.0, yaw_rate: float
             controller.walk(speed, lateral, yaw_rate, gait=gait)
         if push is not None and k == int(round(push[0] / dt)):
             sim.push(push[1], PUSH_DURATION)
+            pushed = True
         walking_done = ((distance is not None and math.hypot(*(q[:2] - start_q[:2])) >= stop_distance)
                         or (turn is not None and abs(yaw.value - yaw.start) >= stop_turn)
                         or (duration is not None and t >= SETTLE + duration))
@@ -180,9 +188,9 @@ def run_trot(robot, *, speed: float = 0.5, lateral: float = 0.0, yaw_rate: float
                    terrain=repr(terrain) if terrain is not None else "flat", conditions=conditions.describe())
     if feedback.estimator is not None:
         summary["estimator_drift"] = drift.summary()
-    if push is not None:
+    if pushed:                              # reported once applied (a run that ended first had none)
         summary["push"] = {"at": float(push[0]), "force": [float(f) for f in push[1]], "duration": PUSH_DURATION}
-    info = {"feet": feet, "footholds": footholds, "stop_at": stop_at, "pushes": [] if push is None else [
+    info = {"feet": feet, "footholds": footholds, "stop_at": stop_at, "pushes": [] if not pushed else [
         {"at": float(push[0]), "direction": "", "force": list(map(float, push[1])), "duration": PUSH_DURATION}],
         "mpc_step": controller.mpc.step, "weight": controller.geometry.weight}
     return summary, log, info

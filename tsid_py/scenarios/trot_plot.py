@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .figure_style import STYLE, legend_below, new_figure
+
 
 #: Seconds of walking the schedule and force panels show.
 WINDOW = 1.5
@@ -25,27 +27,22 @@ def plot_trot(run):
     """A :class:`matplotlib.figure.Figure` of a trot :class:`~tsid_py.scenarios.demos.DemoRun`."""
     import matplotlib
 
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(13, 8.5))
-    axes = figure.subplots(2, 2).flat
     log, info = run.log, run.info
     feet = info["feet"]
     cycle = matplotlib.colormaps["tab10"]
     colours = {foot: cycle(index % 10) for index, foot in enumerate(feet)}
-    _top_view(axes[0], log, info, colours)
-    window = _window(log, info)
-    _schedule(axes[1], log, feet, colours, window)
-    _forces(axes[2], log, info, feet, colours, window)
-    _speed(axes[3], log, info, run.summary)
+    command = run.summary.get("command", {})
+    figure, axes = new_figure(f"tsid-py demo trot ({run.robot}): {command.get('gait', 'trot')} at "
+                              f"{command.get('forward', 0):g} m/s forward, {command.get('lateral', 0):g} m/s "
+                              f"lateral, {command.get('yaw_rate', 0):g} rad/s; {run.summary.get('terrain', 'flat')}")
+    with matplotlib.rc_context(STYLE):
+        _top_view(axes[0], log, info, colours)
+        window = _window(log, info)
+        _schedule(axes[1], log, feet, colours, window)
+        _forces(axes[2], log, info, feet, colours, window)
+        _speed(axes[3], log, info, run.summary)
     for axis in figure.axes:
         axis.grid(alpha=0.3)
-    command = run.summary.get("command", {})
-    figure.suptitle(f"tsid-py demo trot ({run.robot}): {command.get('gait', 'trot')} at "
-                    f"{command.get('forward', 0):g} m/s forward, {command.get('lateral', 0):g} m/s lateral, "
-                    f"{command.get('yaw_rate', 0):g} rad/s; {run.summary.get('terrain', 'flat')}")
-    figure.tight_layout()
     return figure
 
 
@@ -69,7 +66,7 @@ def _top_view(axis, log, info, colours) -> None:
     axis.set_title("from above: base path and footholds (squares: the start)")
     axis.set_xlabel("x (m)")
     axis.set_ylabel("y (m)")
-    axis.legend(fontsize=7, loc="best")
+    legend_below(axis, 2)
 
 
 def _schedule(axis, log, feet, colours, window) -> None:
@@ -81,15 +78,15 @@ def _schedule(axis, log, feet, colours, window) -> None:
         t = time[inside]
         edges = np.flatnonzero(np.diff(np.r_[0, on.astype(int), 0]))
         bars = [(t[a], (t[min(b, len(t)) - 1] - t[a]) + step) for a, b in zip(edges[::2], edges[1::2])]
-        axis.broken_barh(bars, (row - 0.35, 0.7), color=colours[foot], label=foot)
+        axis.broken_barh(bars, (row - 0.35, 0.7), color=colours[foot])
     axis.set_yticks(range(len(feet)))
-    axis.set_yticklabels(feet, fontsize=8)
-    axis.set_ylim(-0.6, len(feet) + 0.5)                 # room for the legend above the bars
+    axis.set_yticklabels(feet)
+    axis.set_ylim(-0.6, len(feet) - 0.4)
     axis.set_xlim(*window)
     axis.set_title("contact schedule (feet on the ground)")
     axis.set_xlabel("time (s)")
     axis.set_ylabel("foot")
-    axis.legend(fontsize=6, loc="upper center", ncol=len(feet), title="on the ground", title_fontsize=6)
+
 
 
 def _forces(axis, log, info, feet, colours, window) -> None:
@@ -100,10 +97,10 @@ def _forces(axis, log, info, feet, colours, window) -> None:
         axis.plot(time[inside], log["normal_forces"][inside, index] / weight, color=colours[foot], label=foot)
         axis.plot(time[inside], log["planned_normal_forces"][inside, index] / weight, "--", color=colours[foot],
                   linewidth=0.9)
-    axis.set_title("normal forces / weight: measured (MuJoCo), planned by the MPC (dashed)")
+    axis.set_title("normal forces / weight (MuJoCo; dashed: the MPC's plan)")
     axis.set_xlabel("time (s)")
     axis.set_ylabel("share of the weight")
-    axis.legend(fontsize=7, ncol=2)
+    legend_below(axis, 2)
 
 
 def _speed(axis, log, info, summary) -> None:
@@ -126,4 +123,4 @@ def _speed(axis, log, info, summary) -> None:
     for index, push in enumerate(info.get("pushes", ())):
         axis.axvspan(push["at"], push["at"] + push["duration"], color="tab:red", alpha=0.2,
                      label=f"push {np.linalg.norm(push['force']):.0f} N" if index == 0 else None)
-    axis.legend(fontsize=7, loc="lower right")
+    legend_below(axis, 2)

@@ -13,10 +13,12 @@ import pinocchio as pin
 
 from ..control.walking import Gait, WalkingController
 from ..control.walking.angles import wrap_angle, yaw_of
+from ..control.walking.footsteps import plan_footsteps
 from ..sim.model import SOLE_THICKNESS
 from ..sim.simulation import Simulation, SimulationDiverged
 from ..control.terrain import Terrain
 from .conditions import Conditions
+from .demo_robots import DemoArgumentError
 from .feedback import EstimatorDrift, Feedback, simulation
 from .judge import StanceJudge
 from .logs import record_step
@@ -55,6 +57,11 @@ def run_walk(robot, *, distance: float | None = None, turn: float | None = None,
     if terrain is not None:
         options.setdefault("terrain", terrain)
     controller = WalkingController(robot, sim.timestep, gait=gait, **options)
+    displacement = [0.0, 0.0, np.radians(turn)] if turn is not None else [3.0 if distance is None else distance, 0, 0]
+    try:                                    # the walk the plan would refuse, refused before the run
+        plan_footsteps(*controller.feet().values(), displacement, controller.gait)
+    except ValueError as error:
+        raise DemoArgumentError(("turn",) if turn is not None else ("distance",), str(error)) from None
     feedback = Feedback(sim, controller, conditions)
     drift = EstimatorDrift(feedback)
     watchers = Watchers(sim, viewer=viewer, video=video)

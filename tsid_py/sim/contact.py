@@ -128,6 +128,18 @@ def add_floor(spec, friction: list[float] | None = None):
     return floor
 
 
+def add_sky(spec) -> None:
+    """A pale blue sky for the viewer and the videos (a gradient skybox texture: drawn, never
+    simulated), unless the file has its own."""
+    import mujoco
+
+    if any(texture.type == mujoco.mjtTexture.mjTEXTURE_SKYBOX for texture in spec.textures):
+        return
+    spec.add_texture(name="tsid_sky", type=mujoco.mjtTexture.mjTEXTURE_SKYBOX,
+                     builtin=mujoco.mjtBuiltin.mjBUILTIN_GRADIENT, rgb1=[0.55, 0.72, 0.90],
+                     rgb2=[0.95, 0.97, 1.0], width=64, height=384)
+
+
 def has_floor(spec) -> bool:
     """Whether the world body already holds a plane (a scene file's floor)."""
     import mujoco

@@ -158,6 +158,25 @@ def repair_spec_inertias(spec, underweight: dict) -> list[InertiaRepair]:
     return repairs
 
 
+def add_isotropic_inertias(spec, moments: dict[str, float]) -> None:
+    """Add ``k · 1`` (kg·m²) to the rotational inertia of each body of ``spec`` named in
+    ``moments`` (body name → ``k``), in place: the inertia the loader gave the links the file
+    makes point masses (:mod:`tsid_py.models.point_masses`), so that the simulated robot is
+    the controller's. Isotropic, it is the same in any inertial frame."""
+    for body in spec.bodies[1:]:
+        moment = moments.get(body.name)
+        if moment is None:
+            continue
+        if not body.explicitinertial:
+            raise ValueError(f"body {body.name!r} has no inertial in the simulator's model, but the loader gave its "
+                             "link an inertia: the robot's source does not match its URDF")
+        full = np.asarray(body.fullinertia, dtype=float)
+        if np.isfinite(full[0]):
+            body.fullinertia = full + moment * np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0])
+        else:
+            body.inertia = np.asarray(body.inertia, dtype=float) + moment
+
+
 def repair_inertias(spec, filename: str) -> list[InertiaRepair]:
     """:func:`repair_spec_inertias` on ``spec`` (a model read from ``filename``) with the
     moving bodies MuJoCo would find too light, and one warning listing what changed."""

@@ -16,8 +16,12 @@ inertias are the ones pinocchio read. On top of it:
 * the robot's mimic couplings (:attr:`~tsid_py.Robot.mimic_joints`, none when loaded with
   ``mimic="independent"``) are joint equalities ``q_m = k q_p + b``, written from the loader's
   couplings rather than left to MuJoCo's parser;
+* the rotational inertia the loader gave point-mass links
+  (:attr:`~tsid_py.loaders.source.ModelSource.added_inertias`) added to their bodies, so that
+  the simulated robot is the controller's;
 * inertias MuJoCo refuses replaced by the nearest valid ones (:mod:`tsid_py.sim.inertia`),
-  with a warning that says by how much.
+  with a warning that says by how much;
+* with ``visual=True``, a sky (:func:`~tsid_py.sim.contact.add_sky`).
 
 With ``visual=True`` the URDF's meshes are kept as non-colliding visuals (``package://`` paths
 resolved against the robot's package folders). A visual mesh MuJoCo cannot read (Collada
@@ -34,9 +38,9 @@ import xml.etree.ElementTree as ElementTree
 
 import numpy as np
 
-from .contact import DEFAULT_CONTACT, ContactOptions, add_floor
+from .contact import DEFAULT_CONTACT, ContactOptions, add_floor, add_sky
 from .engine import import_mujoco
-from .inertia import repair_inertias
+from .inertia import add_isotropic_inertias, repair_inertias
 
 #: Thickness of a sole box, m (its bottom face is the sole plane).
 SOLE_THICKNESS = 0.02
@@ -45,21 +49,23 @@ MUJOCO_MESH_FORMATS = (".stl", ".obj", ".msh")
 
 
 def build_model(robot, *, timestep: float = 1e-3, friction: float | None = None, visual: bool = False,
-                contact: ContactOptions | None = None, terrain=None):
+                contact: ContactOptions | None = None, terrain=None, additions=()):
     """An ``mujoco.MjModel`` of ``robot`` standing on a floor (see the module). ``contact``
     (default :data:`~tsid_py.sim.contact.DEFAULT_CONTACT`, with ``friction`` if given) sets the
     contact model; an MJCF robot keeps its file's own unless ``contact`` or ``friction`` is given.
     ``terrain``: a :class:`~tsid_py.control.terrain.Terrain` whose solids are added
-    (:mod:`tsid_py.sim.terrain`)."""
+    (:mod:`tsid_py.sim.terrain`). ``additions``: callables ``add(spec)`` run on the MuJoCo spec
+    before it is compiled (a hanging load, :mod:`tsid_py.sim.loads`; the robot's collision
+    geometry, :mod:`tsid_py.sim.self_collision`)."""
     source = robot.source
     if source is not None and source.kind == "mjcf":
         from .shipped import build_shipped_model
 
         return build_shipped_model(robot, timestep=timestep, visual=visual,
                                    contact=_contact(contact, friction) if contact or friction else None,
-                                   terrain=terrain)
+                                   terrain=terrain, additions=additions)
     return build_urdf_model(robot, timestep=timestep, visual=visual, contact=_contact(contact, friction),
-                            terrain=terrain)
+                            terrain=terrain, additions=additions)
 
 
 def _contact(contact: ContactOptions | None, friction: float | None) -> ContactOptions:
@@ -69,7 +75,7 @@ def _contact(contact: ContactOptions | None, friction: float | None) -> ContactO
     return contact
 
 
-def build_urdf_model(robot, *, timestep: float, visual: bool, contact: ContactOptions, terrain=None):
+def build_urdf_model(robot, *, timestep: float, visual: bool, contact: ContactOptions, terrain=None, additions=()):
     """The MuJoCo model built from ``robot``'s URDF (see the module)."""
     mujoco = import_mujoco()
     spec = mujoco.MjSpec.from_string(prepared_urdf(robot, visual))
@@ -96,12 +102,18 @@ def build_urdf_model(robot, *, timestep: float, visual: bool, contact: ContactOp
     for mesh in spec.meshes:       # nor weigh (inertiafromgeom is off): a flat mesh's volume is no error
         mesh.inertia = mujoco.mjtMeshInertia.mjMESH_INERTIA_SHELL
     add_floor(spec, contact.sliding)
+    if visual:
+        add_sky(spec)
     _add_feet(spec, robot, mujoco, contact)
     if terrain is not None:
         from .terrain import add_terrain
 
         add_terrain(spec, terrain)
+    for add in additions:
+        add(spec)
     filename = robot.source.path if robot.source else robot.name
+    if robot.source is not None:
+        add_isotropic_inertias(spec, dict(robot.source.added_inertias))
     repair_inertias(spec, filename)
     spec.visual.global_.offwidth, spec.visual.global_.offheight = 640, 480
     try:

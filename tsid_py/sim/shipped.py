@@ -24,12 +24,13 @@ import os
 import warnings
 
 from ..loaders.mjcf import mesh_path
-from .contact import ContactOptions, add_floor, has_floor
+from .contact import ContactOptions, add_floor, add_sky, has_floor
 from .engine import import_mujoco
 from .inertia import repair_inertias
 
 
-def build_shipped_model(robot, *, timestep: float, visual: bool, contact: ContactOptions | None, terrain=None):
+def build_shipped_model(robot, *, timestep: float, visual: bool, contact: ContactOptions | None, terrain=None,
+                        additions=()):
     """An ``mujoco.MjModel`` of ``robot``'s MJCF file as shipped (see the module)."""
     mujoco = import_mujoco()
     path = robot.source.path
@@ -48,10 +49,14 @@ def build_shipped_model(robot, *, timestep: float, visual: bool, contact: Contac
         for geom in spec.worldbody.geoms:
             if geom.type == mujoco.mjtGeom.mjGEOM_PLANE:
                 geom.friction = contact.sliding
+    if visual:
+        add_sky(spec)
     if terrain is not None:
         from .terrain import add_terrain
 
         add_terrain(spec, terrain)
+    for add in additions:
+        add(spec)
     repair_inertias(spec, path)
     spec.visual.global_.offwidth, spec.visual.global_.offheight = 640, 480
     try:

@@ -12,6 +12,7 @@ motion. The feet are read through :class:`~tsid_py.sim.feet.Feet`.
 from __future__ import annotations
 
 import math
+import re
 from collections import deque
 
 import numpy as np
@@ -22,6 +23,8 @@ from .actuation import Actuation
 from .contact import ContactOptions
 from .feet import Feet
 from .joint_map import JointMap
+from .loads import LoadSensors, add_loads
+from .self_collision import PairDistances, add_collision_geometry
 from .engine import import_mujoco
 from .model import SOLE_THICKNESS, build_model
 from .plant import DriveModel, PlantModel
@@ -62,11 +65,17 @@ class Simulation:
         drives, torque tracking, link masses and centres, floor friction, delay); its draws
         come from ``seed`` and are kept in :attr:`plant_draws`.
     seed : the seed of the simulation's random draws (the plant's; the sensors take their own).
+    loads : :class:`~tsid_py.sim.loads.HangingLoad` items hung on the robot (bodies of the
+        plant only: the controller's model does not have them); :meth:`load_wrenches` reads
+        what they exert.
+    self_collision : a :class:`~tsid_py.constraints.SelfCollisionAvoidance` (bound to
+        ``robot`` here if it is not yet): its pieces collide in the plant, pair by pair
+        (:mod:`tsid_py.sim.self_collision`), and :attr:`pair_distances` measures them.
     """
 
     def __init__(self, robot, *, timestep: float = 1e-3, friction: float | None = None, visual: bool = False,
                  actuation_delay: float = 0.0, mass_scale: dict | None = None, contact: ContactOptions | None = None,
-                 terrain=None, plant: PlantModel | None = None, seed: int = 0):
+                 terrain=None, plant: PlantModel | None = None, seed: int = 0, loads=(), self_collision=None):
         self.mujoco = import_mujoco()
         self.robot = robot
         self.timestep = positive_scalar(timestep, "timestep")
@@ -77,8 +86,18 @@ class Simulation:
             friction = self.plant.friction
         if friction is not None:
             friction = positive_scalar(friction, "friction")
+        loads = tuple(loads)
+        additions = [lambda spec: add_loads(spec, robot, loads)] if loads else []
+        if self_collision is not None:
+            if getattr(self_collision, "geometry", None) is None:
+                self_collision.bind(robot)
+            additions.append(lambda spec: add_collision_geometry(spec, robot, self_collision.geometry,
+                                                                 self_collision.pairs.pieces, friction or 1.0))
         self.model = build_model(robot, timestep=self.timestep, friction=friction, visual=visual, contact=contact,
-                                 terrain=terrain)
+                                 terrain=terrain, additions=additions)
+        self.loads = LoadSensors(self.model, loads)
+        #: The plant's distances between the self-collision pairs (None without ``self_collision``).
+        self.pair_distances = None if self_collision is None else PairDistances(self.model, self_collision.pairs.names)
         self.terrain = terrain
         self.friction = friction
         for body, factor in (mass_scale or {}).items():
@@ -175,11 +194,22 @@ class Simulation:
         command = ("NaN or infinite entries" if not finite.all() else
                    f"largest entry {np.max(np.abs(tau)):.4g} at actuated index {int(np.argmax(np.abs(tau)))}"
                    if tau.size else "no entries")
+        source = self.robot.source
+        check = (f"; `tsid-py check-robot {source.path}` names the file's problems (links without inertia, "
+                 "invalid inertias, joints that move no mass)" if source is not None else "")
         raise SimulationDiverged(
             f"the MuJoCo simulation of {self.robot.name!r} diverged at t = {self.data.time:.4f} s (non-finite or "
-            f"unbounded {' and '.join(bad)}{': ' + messages[0].strip() if messages else ''}); the last torque "
-            f"command has {command}. Check the commanded "
-            "torques, the model's masses and inertias and the time step; reset() the simulation to go on")
+            f"unbounded {' and '.join(bad)}{': ' + messages[0].strip() if messages else ''}"
+            f"{self._diverging_joint(messages)}); the last torque command has {command}. Check the commanded "
+            f"torques, the model's masses and inertias and the time step{check}; reset() the simulation to go on")
+
+    def _diverging_joint(self, messages: list[str]) -> str:
+        """``", joint 'NAME'"`` for the degree of freedom MuJoCo's warning names ("... at DOF
+        29"), or "" when it names none."""
+        found = re.search(r"DOF (\d+)", messages[0]) if messages else None
+        if found is None or int(found.group(1)) >= self.model.nv:
+            return ""
+        return f", joint {self.model.joint(int(self.model.dof_jntid[int(found.group(1))])).name!r}"
 
     def push(self, force, duration: float, body: str | None = None) -> None:
         """Apply a world-frame force (N) at ``body``'s centre of mass (default: the root body)
@@ -196,6 +226,12 @@ class Simulation:
         self.data.xfrc_applied[body_id, 3:] = 0.0
         self._push_body = body_id
         self._push_until = self.data.time + duration
+
+    def load_wrenches(self) -> dict[str, np.ndarray]:
+        """What each hanging load exerts on the robot, ``[f; m]`` (6,) world-aligned at its
+        frame's origin, by frame name (:mod:`tsid_py.sim.loads`; MuJoCo's sensors at the
+        pivot, as of the last step)."""
+        return self.loads.wrenches(self.data)
 
     # ------------------------------------------------------------------ feet
     def contact_wrenches(self) -> dict[str, np.ndarray]:

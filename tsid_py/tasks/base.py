@@ -239,7 +239,7 @@ class DiagonalTask(Task):
 
 
 class PDTask(Task):
-    """A task asking ``J q̈ + J̇ v = a* = a_ref + Kp e + Kd ė`` on its kept axes.
+    r"""A task asking :math:`J \ddot q + \dot J v = a^* = a_{ref} + K_p e + K_d \dot e` on its kept axes.
 
     ``e = x_ref − x`` is the error and ``ė = v_ref − J v`` its rate (both readable after each
     step as :attr:`error` and :attr:`error_rate`: arrays the next step refreshes in place, so

@@ -10,7 +10,7 @@ from .base import PDTask
 
 
 class CoMTask(PDTask):
-    """``J_com q̈ + J̇_com v = c̈_ref + Kp (c_ref − c) + Kd (ċ_ref − ċ)``, world axes.
+    r""":math:`J_{com} \ddot q + \dot J_{com} v = \ddot c_{ref} + K_p (c_{ref} − c) + K_d (\dot c_{ref} − \dot c)`, world axes.
 
     ``target`` (3,) in m, default: the CoM at the robot's ``q_ref``; ``velocity`` (m/s) and
     ``acceleration`` (m/s²) feed-forward through :meth:`set_target`.

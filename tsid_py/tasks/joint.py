@@ -48,7 +48,7 @@ _direct = direct_calls(joint_targets)
 
 
 class JointTask(PDTask, DiagonalTask):
-    """Drive joint positions toward ``target``: ``q̈_j = q̈_ref + Kp (q_ref − q) + Kd (v_ref − v)``.
+    r"""Drive joint positions toward ``target``: :math:`\ddot q_j = \ddot q_{ref} + K_p (q_{ref} − q) + K_d (v_{ref} − v)`.
 
     ``joints`` names the joints to control (default: every actuated joint with one velocity:
     revolute, prismatic and continuous, :attr:`tsid_py.Robot.scalar_joint_names`). ``target``

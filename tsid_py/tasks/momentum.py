@@ -10,8 +10,9 @@ from .base import Task
 
 
 class MomentumTask(Task):
-    """Ask ``A_g q̈ + Ȧ_g v = ḣ* = ḣ_ref + kp (h_ref − h)`` for the centroidal momentum
-    ``h = A_g v = [p; L]`` (linear, kg·m/s, then angular about the CoM, kg·m²/s).
+    r"""Ask :math:`A_g \ddot q + \dot A_g v = \dot h^* = \dot h_{ref} + k_p (h_{ref} − h)` for the
+    centroidal momentum :math:`h = A_g v = [p; L]` (linear, kg·m/s, then angular about the CoM,
+    kg·m²/s).
 
     Momentum is a velocity-level quantity, so the law is first order: ``kp`` (1/s) is the
     only gain. ``components`` is ``"linear"``, ``"angular"`` (the default: regulate the

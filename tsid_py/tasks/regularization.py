@@ -26,7 +26,7 @@ DEFAULT_REGULARIZATION = {"acceleration": 1e-5, "force": 1e-8, "torque": 1e-7}
 
 
 class AccelerationTask(DiagonalTask):
-    """``q̈ = q̈_ref`` on every degree of freedom (nv rows), rad/s² (m/s² for the base).
+    r""":math:`\ddot q = \ddot q_{ref}` on every degree of freedom (nv rows), rad/s² (m/s² for the base).
 
     As a hard task it prescribes the whole motion (inverse dynamics); as a soft task with a
     small weight and ``q̈_ref = 0`` it is the solver's acceleration regularisation.

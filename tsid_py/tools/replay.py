@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,11 +44,14 @@ class Recording:
         path = os.fspath(path)
         if not os.path.isfile(path):
             raise ValueError(f"recording file {path!r} does not exist")
+        if not zipfile.is_zipfile(path):
+            raise ValueError(f"{path!r} is not a tsid_py recording (not an .npz archive, or one cut short)")
         try:
             with np.load(path, allow_pickle=False) as archive:
                 arrays = {name: archive[name] for name in archive.files}
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"{path!r} is not a tsid_py recording (an .npz archive): {exc}") from None
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+            raise ValueError(f"{path!r} is not a readable tsid_py recording (a corrupt .npz archive: "
+                             f"{type(exc).__name__}: {exc})") from None
         if "header" not in arrays:
             raise ValueError(f"{path!r} is not a tsid_py recording (no header)")
         header = json.loads(arrays.pop("header").tobytes().decode())

@@ -37,7 +37,11 @@ class VelocityCommand:
 
     def __post_init__(self):
         for name in ("forward", "lateral", "yaw_rate"):
-            value = float(getattr(self, name))
+            given = getattr(self, name)
+            try:
+                value = float(given)
+            except (TypeError, ValueError):
+                raise ValueError(f"{name} must be a number, got {given!r}") from None
             if not math.isfinite(value):
                 raise ValueError(f"{name} must be finite, got {value!r}")
             object.__setattr__(self, name, value)

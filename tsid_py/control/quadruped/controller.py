@@ -149,13 +149,13 @@ class QuadrupedController(Pipeline):
         self.gait_stage = GaitStage(self.stance, geometry, self.body, self.command_filter, self.ground,
                                     swing_kp=positive_scalar(swing_kp, "swing_kp"),
                                     swing_weight=positive_scalar(swing_weight, "swing_weight"),
-                                    swing_time=self.swing_time, step_height=self.step_height, dt=solver.dt,
+                                    swing_time=self.swing_time, step_height=self.step_height,
                                     rolling=self.rolling)
         self.gait_stage.set_force_noise(force_noise)
         self.centroidal_stage = CentroidalStage(self.mpc, self.gait_stage, self.body, self.command_filter,
                                                 self.ground, self.com, self.orientation, self.forces)
         self.solve_stage = SolveStage(self.policy if self.policy is not None else solver)
-        super().__init__([self.body_stage, self.gait_stage, self.centroidal_stage, self.solve_stage], solver.dt)
+        super().__init__([self.body_stage, self.gait_stage, self.centroidal_stage, self.solve_stage], solver=solver)
         robot.update(profile.posture, robot.zero_velocity())
         self.command_filter.heading = float(np.arctan2(*robot.frame_rotation(robot.frame_id(geometry.base_frame))[
             [1, 0], 0]))
@@ -179,16 +179,40 @@ class QuadrupedController(Pipeline):
 
     @command.setter
     def command(self, command: VelocityCommand) -> None:
+        self.check_command(command, self.gait_stage.pattern)
+        self.command_filter.target = command
+
+    def check_command(self, command: VelocityCommand, gait: GaitPattern) -> None:
+        """``ValueError`` when ``command`` is not a :class:`~.body.VelocityCommand` or asks a
+        foot on the ground to travel farther under its hip during ``gait``'s stance than the
+        legs reach (:attr:`~.geometry.QuadrupedGeometry.stance_sweep`): a foot at ``r`` from
+        the CoM moves at ``v + ω × r`` relative to the body for ``duty · T_sw / (1 − duty)``
+        s. (Standing, the command slows down to rest: nothing to check.)"""
         if not isinstance(command, VelocityCommand):
             raise ValueError(f"command must be a VelocityCommand, got {type(command).__name__}")
-        self.command_filter.target = command
+        if gait.standing or not command.moving:
+            return
+        stance = gait.duty * gait.period(self.swing_time)
+        sweep = self.geometry.stance_sweep
+        for leg in self.geometry.legs:
+            x, y = leg.neutral[0], gait.width * leg.neutral[1]
+            speed = float(np.hypot(command.forward - command.yaw_rate * y, command.lateral + command.yaw_rate * x))
+            if speed * stance > sweep:
+                raise ValueError(
+                    f"command {command} is out of reach of the legs with the {gait.name} gait: foot {leg.foot!r} "
+                    f"would travel {speed * stance:.3g} m under its hip during a {stance:.3g} s stance, its leg reaches "
+                    f"{sweep:.3g} m (2 √(L² − h²), L = {self.geometry.leg_length:.3g} m, hip height "
+                    f"{self.geometry.hip_height:.3g} m): at most {sweep / stance:.3g} m/s")
 
     def walk(self, forward: float = 0.0, lateral: float = 0.0, yaw_rate: float = 0.0, gait="trot") -> None:
         """Move at ``forward``, ``lateral`` m/s (heading frame) and ``yaw_rate`` rad/s with
         ``gait`` (a :class:`~.gaits.GaitPattern` or one of ``walk``, ``trot``, ``pace``,
-        ``bound``; ``stand`` stops)."""
-        self.command = VelocityCommand(forward, lateral, yaw_rate)
-        self.gait_stage.request(gait_named(gait))
+        ``bound``; ``stand`` stops). ``ValueError`` (nothing changed) for a command out of
+        the legs' reach with that gait (:meth:`check_command`)."""
+        command, pattern = VelocityCommand(forward, lateral, yaw_rate), gait_named(gait)
+        self.check_command(command, pattern)
+        self.command_filter.target = command
+        self.gait_stage.request(pattern)
 
     def stop(self) -> None:
         """Command zero velocity and stand: the gait goes on while the body slows down (the

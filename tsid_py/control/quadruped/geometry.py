@@ -108,6 +108,14 @@ class QuadrupedGeometry:
         stretched = 0.9 * self.leg_length
         return float(min(np.sqrt(max(stretched**2 - self.hip_height**2, 0.0)), 0.5 * self.hip_height))
 
+    @property
+    def stance_sweep(self) -> float:
+        """How far (m) a foot on the ground can travel under its hip during a stance,
+        horizontally: twice what the stretched leg reaches at the hip height,
+        ``2 √(L² − h²)``. A body moving at ``v`` over a stance of ``T`` s asks ``|v| T``: a
+        command beyond this is out of any gait's reach with these legs."""
+        return 2.0 * float(np.sqrt(max(self.leg_length**2 - self.hip_height**2, 0.0)))
+
     @classmethod
     def of(cls, robot, profile: RobotProfile | None = None) -> QuadrupedGeometry:
         """The geometry of ``robot`` at its profile's posture (see the module); ``ValueError``

@@ -34,7 +34,7 @@ friction ``μ`` and the normal-force bounds are rows on single variables:
 
 .. math::
 
-    |f̃_{i,x}|, |f̃_{i,y}| ≤ \frac{μ}{\sqrt 2} f̃_{i,z}, \qquad f_\min ≤ f̃_{i,z} ≤ f_{\max,i}.
+    |f̃_{i,x}|, |f̃_{i,y}| ≤ \frac{μ}{\sqrt 2} f̃_{i,z}, \qquad f_{\min} ≤ f̃_{i,z} ≤ f_{\max,i}.
 
 **Cost.** ``Σ_{a=1}^{N} (x_a − x_a^{ref})ᵀ Q (x_a − x_a^{ref}) + α Σ ‖U‖²``: with
 ``X = F + ΦU`` the QP is ``min ½ Uᵀ H U + hᵀ U`` with ``H = 2 (Φᵀ Q̄ Φ + α I)`` and

@@ -66,7 +66,7 @@ STAND_SPEED = 0.05
 class SwingFootTask(PositionTask):
     """A :class:`~tsid_py.tasks.PositionTask` whose point target is written in place (the
     control loop sets it every step; :class:`~tsid_py.tasks.FrameTask`'s general target path
-    forms and checks a placement each time, ~14 µs)."""
+    forms and checks a placement each time)."""
 
     def apply_target(self, target) -> None:
         point = as_vector(target, "target", 3)
@@ -107,17 +107,16 @@ class GaitStage(Stage):
     body, command, ground : the shared body estimate, command and ground.
     swing_kp, swing_weight : the swing feet's position tasks (1/s², weight).
     swing_time, step_height : s, m (defaults: the geometry's).
-    dt : the control period, s (the command filter advances by it each step).
     rolling : the feet's :class:`~.rolling.RollingFeet`, told the ground's normal where each
         foot stands or will land.
     """
 
     def __init__(self, stance: Stance, geometry: QuadrupedGeometry, body: Body, command: CommandFilter,
                  ground: Ground, *, swing_kp: float, swing_weight: float, swing_time: float, step_height: float,
-                 dt: float, rolling=None):
+                 rolling=None):
         self.stance, self.solver, self.robot = stance, stance.solver, stance.solver.robot
         self.geometry, self.body, self.command, self.ground = geometry, body, command, ground
-        self.swing_time, self.step_height, self.dt = swing_time, step_height, dt
+        self.swing_time, self.step_height = swing_time, step_height
         self.rolling = rolling
         self.feet = [Foot(leg.foot, i, self.robot.frame_id(leg.foot), leg.neutral[:2].copy(),
                           SwingFootTask(leg.foot, kp=swing_kp, weight=swing_weight, name=f"swing({leg.foot})"))
@@ -175,7 +174,7 @@ class GaitStage(Stage):
     def step(self, state: StepState) -> None:
         """The gait's events and the swing feet's targets at ``state.time``."""
         t = state.time
-        self.command.advance(self.dt, self.body.yaw)
+        self.command.advance(self.solver.dt, self.body.yaw)       # the solver's period now
         self._switch(t)
         schedule = self.schedule
         contacts = self.solver.contacts

@@ -1,4 +1,4 @@
-"""Step adjustment during a walk: the landing footstep moved when the capture point runs off
+r"""Step adjustment during a walk: the landing footstep moved when the capture point runs off
 its plan (a push, a slip, a foot that landed elsewhere).
 
 **Prediction.** In single support the capture point obeys ``ξ̇ = ω (ξ − p)``
@@ -6,7 +6,9 @@ its plan (a push, a slip, a foot that landed elsewhere).
 stance foot's planned ZMP ``p_s`` until the swing foot lands at ``T``. From the measured
 ``ξ(t)``, with ``p = p_s`` meanwhile, the capture point at touch-down is
 
-    ξ_T = p_s + (ξ(t) − p_s) e^{ω (T − t)},
+.. math::
+
+    ξ_T = p_s + (ξ(t) − p_s)\, e^{ω (T − t)},
 
 and its error from the plan's ``ξ_ref(T)`` is ``e = ξ_T − ξ_ref(T)``. (The capture-point task
 moves the centre of pressure to fight ``e``, but a sole only offers so much: past it, the

@@ -46,6 +46,7 @@ from ... import tasks
 from ..._validation import positive_scalar
 from ...models.profile import profile_of
 from ...robot import Robot
+from ...settings import Setting
 from ..terrain import Terrain
 from ..balance import BalanceController
 from ..pipeline import Pipeline
@@ -89,12 +90,10 @@ class WalkingController(Pipeline):
         the CoM task's, in its units: a moment error ``δL̇`` (N·m) costs what a CoM
         acceleration error ``δL̇ / (m z)`` does (``m`` the mass, ``z`` the CoM height), so
         the task weighs ``momentum_weight / (m z)²`` on any robot (0: no task). Without it
-        the capture-point task sets the net force but leaves the net moment free: the QP
-        drew the swing leg's reaction from the stance sole — measured on G1, its centre of
-        pressure 5–8 cm ahead of the commanded one and on the inner edge, the ankle pitch
-        at 89–100 % of its torque limit, the torsion on its bound through each swing and
-        the sole twisting 1.5° a step. With it the upper body takes the swing leg's
-        reaction (yaw included): ankle 45 %, twist 0.2° a step.
+        the capture-point task sets the net force but leaves the net moment free, and the
+        QP draws the swing leg's reaction from the stance sole; with it the upper body
+        takes that reaction, yaw included (the measurements: the Controllers page,
+        *Walking*).
     momentum_kp : that task's gain, 1/s.
     touchdown : land on contact when :meth:`step` is given measured wrenches (True: a
         :class:`~.touchdown.Touchdown` with the robot's defaults, or one configured; False:
@@ -141,6 +140,7 @@ class WalkingController(Pipeline):
         #: while a walk is under way).
         self.momentum = None if relative == 0 else tasks.MomentumTask(
             kp=positive_scalar(momentum_kp, "momentum_kp"), weight=relative / scale**2, name="walking momentum")
+        self._derived = {"touchdown": touchdown is True, "adjustment": step_adjustment is True}
         if touchdown is True:
             touchdown = Touchdown.for_robot(robot, self.gait)
         elif touchdown is not False and not isinstance(touchdown, Touchdown):
@@ -148,9 +148,7 @@ class WalkingController(Pipeline):
         #: Touch-down on contact (None: on the clock).
         self.touchdown = touchdown or None
         if step_adjustment is True:
-            left, right = self.feet().values()
-            width = self.gait.step_width or float(np_norm(left.xy - right.xy))
-            step_adjustment = StepAdjustment.for_robot(robot.gravity / self.com.omega**2, width, self._contact_sole())
+            step_adjustment = self._default_adjustment()
         elif step_adjustment is not False and not isinstance(step_adjustment, StepAdjustment):
             raise ValueError(f"step_adjustment must be a bool or a StepAdjustment, got {type(step_adjustment).__name__}")
         #: Step adjustment during walks (None: off).
@@ -171,17 +169,36 @@ class WalkingController(Pipeline):
                                                 self.plan_stage, balance.profile.feet, balance.wrench_regularization)
         stages = [self.recovery_stage, self.plan_stage, balance.contact_stage, balance.support_stage,
                   balance.solve_stage]
-        super().__init__([stage for stage in stages if stage is not None], balance.dt)
+        super().__init__([stage for stage in stages if stage is not None], solver=balance.solver)
 
-    @property
-    def dt(self) -> float:
-        """Control period, s: the balance controller's solver's (see
-        :attr:`BalanceController.dt`)."""
-        return self.balance.dt
+    gait = Setting("_checked_gait", after="_gait_changed")
+    """The :class:`~.footsteps.Gait` of the walks (assigned between walks, not during one):
+    the plan stage's force ramps, and the touch-down and step adjustment derived from it by
+    default, follow it."""
 
-    @dt.setter
-    def dt(self, value) -> None:
-        self.balance.dt = value
+    def _checked_gait(self, value, name: str) -> Gait:
+        if not isinstance(value, Gait):
+            raise ValueError(f"{name} must be a tsid_py.models.gait.Gait, got {type(value).__name__}")
+        if getattr(self, "plan_stage", None) is not None and self.walking:
+            raise ValueError(f"{name} cannot change during a walk (its timing is the plan's): assign it once "
+                             "`walking` is False")
+        return value
+
+    def _gait_changed(self) -> None:
+        stage = getattr(self, "plan_stage", None)
+        if stage is None:                               # during construction
+            return
+        stage.gait = self._gait
+        if self._derived["touchdown"]:
+            self.touchdown = stage.touchdown = Touchdown.for_robot(self.robot, self._gait)
+        if self._derived["adjustment"]:
+            self.adjustment = stage.adjustment = self._default_adjustment()
+
+    def _default_adjustment(self) -> StepAdjustment:
+        """The step adjustment for this robot and gait (:meth:`.adjustment.StepAdjustment.for_robot`)."""
+        left, right = self.feet().values()
+        width = self.gait.step_width or float(np_norm(left.xy - right.xy))
+        return StepAdjustment.for_robot(self.robot.gravity / self.com.omega**2, width, self._contact_sole())
 
     # ------------------------------------------------------------------ plans
     def feet(self) -> dict[str, Footstep]:

@@ -35,6 +35,7 @@ import numpy as np
 from ..._validation import as_vector, positive_scalar
 from .footsteps import MAX_FOOTSTEPS, Footstep, Gait
 from .lipm import DCMTrajectory, ZMPSegment
+from ..capture_point import sole_outline
 from ..terrain import Terrain
 from .angles import mean_yaw, wrap_angle
 from .footholds import clear_swing
@@ -44,16 +45,19 @@ from .swing import SwingTrajectory
 #: Contact events of a plan, in time order: ``(time, kind, foot, step)``.
 UNLOAD, LIFT, LAND = "unload", "lift", "land"
 
-def check_reach(start: dict[str, Footstep], footsteps, gait: Gait) -> None:
+def check_reach(start: dict[str, Footstep], footsteps, gait: Gait, sole_size=None) -> None:
     """``ValueError`` naming the first footstep the legs cannot reach: not finite, farther
     from the stance foot's foothold (horizontally) than twice the gait's largest step —
     ``2 √((step_length + lateral_step)² + (width + lateral_step)²)``, ``width`` the gait's
     step width or the start stance's — or turned more than twice ``max_turn`` from it, or
-    higher or lower than that reach."""
+    higher or lower than that reach; or where the legs would cross: on the other side of the
+    stance foot (in its frame) than the foot stood at the start, or with the soles
+    (``sole_size`` (length, width) m, when given) overlapping."""
     where = dict(start)
     names = list(start)
     width = gait.step_width or float(np.linalg.norm(where[names[0]].xy - where[names[1]].xy))
     reach = 2.0 * float(np.hypot(gait.step_length + gait.lateral_step, width + gait.lateral_step))
+    sides = {name: _side(where[name], where[other]) for name, other in (names, names[::-1])}
     for index, step in enumerate(footsteps):
         values = (step.x, step.y, step.z, step.yaw)
         if not all(np.isfinite(value) for value in values):
@@ -66,7 +70,32 @@ def check_reach(start: dict[str, Footstep], footsteps, gait: Gait) -> None:
             raise ValueError(f"footstep {index} ({step.foot!r}) is out of reach of the stance foot {stance.foot!r}: "
                              f"{distance:.3g} m away (reach {reach:.3g} m), {step.z - stance.z:+.3g} m up, turned "
                              f"{np.degrees(turn):.3g}° (at most {np.degrees(2 * gait.max_turn):.3g}°)")
+        on_it = sole_size is not None and _soles_overlap(step, stance, sole_size)
+        if on_it or sides[step.foot] and _side(step, stance) != sides[step.foot]:
+            raise ValueError(f"footstep {index} ({step.foot!r}) would cross the legs: it lands "
+                             f"{'on' if on_it else 'beyond'} the stance foot {stance.foot!r} (x={stance.x:.3g}, "
+                             f"y={stance.y:.3g} m), got x={step.x:.3g}, y={step.y:.3g} m; it stood to its "
+                             f"{'left' if sides[step.foot] > 0 else 'right'}")
         where[step.foot] = step
+
+
+def _side(step: Footstep, other: Footstep) -> int:
+    """+1 when ``step`` is to the left of ``other`` in ``other``'s frame, −1 to its right, 0
+    on its line (a tandem stance: no side to keep)."""
+    lateral = -np.sin(other.yaw) * (step.x - other.x) + np.cos(other.yaw) * (step.y - other.y)
+    return 0 if abs(lateral) < 1e-6 else int(np.sign(lateral))
+
+
+def _soles_overlap(first: Footstep, second: Footstep, size) -> bool:
+    """Whether two level ``size = (length, width)`` sole rectangles at ``first`` and
+    ``second`` overlap: no axis of either separates their corners (separating axes)."""
+    corners = [sole_outline(step.x, step.y, step.yaw, size) for step in (first, second)]
+    for step in (first, second):
+        for axis in ((np.cos(step.yaw), np.sin(step.yaw)), (-np.sin(step.yaw), np.cos(step.yaw))):
+            one, two = corners[0] @ axis, corners[1] @ axis
+            if one.max() <= two.min() or two.max() <= one.min():
+                return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -123,7 +152,7 @@ class WalkPlan:
                 raise ValueError(f"footsteps must be Footstep values, got {type(step).__name__}")
             if step.foot not in feet:
                 raise KeyError(f"footstep of foot {step.foot!r}: not one of the start feet {list(feet)}")
-        check_reach(feet, self.footsteps, gait)
+        check_reach(feet, self.footsteps, gait, sole_size)
         self.start_feet = dict(feet)
         self.com_start = as_vector(com, "com", 3).copy()
         self.omega = positive_scalar(omega, "omega")
@@ -232,7 +261,7 @@ class WalkPlan:
                 new.foot != old.foot for new, old in zip(footsteps, self.footsteps[index:])):
             raise ValueError(f"footsteps must replace footsteps {index}… foot for foot, got "
                              f"{[step.foot for step in footsteps]}")
-        check_reach(self.start_feet, self.footsteps[:index] + footsteps, self.gait)   # before any change
+        check_reach(self.start_feet, self.footsteps[:index] + footsteps, self.gait, self.sole_size)   # before any change
         self.footsteps[index:] = footsteps
         under_way = self.phase_at(t)
         keep = index + 1 if under_way.kind == "single" and under_way.step == index else index

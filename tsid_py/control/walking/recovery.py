@@ -93,12 +93,9 @@ class StepRecovery:
         while a recovery is under way (None: the controller's own). A fast, wide swing
         throws a yaw reaction on the stance sole (the swing leg's lateral acceleration times
         its offset along the sole); a single sole near its edge on a compliant floor grips
-        little torsion, so the upper body should take that reaction instead. Measured on
-        Talos, 600 N sideways: at the standing weight (1e-3) the QP asked ~30 N·m of the
-        stance sole through the swing and it twisted 30° and slid 5 cm (a fall); at 0.1 it
-        turned at most 17° and slid 2.8 cm, and Talos came to rest.
-        Standing, the higher weight would cost push tolerance (no-step +y survival 460 →
-        360 N), hence only during a recovery.
+        little torsion, so the upper body should take that reaction instead; standing, a
+        higher weight would cost push tolerance, hence only during a recovery (the
+        measurements: the Controllers page, *Step recovery*).
     """
 
     def __init__(self, sole_size, *, transition: float = 0.03, swing_time: float = 0.2, step_height: float = 0.04,

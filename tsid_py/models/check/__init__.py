@@ -29,6 +29,8 @@ What is checked, and where:
   their ranges (and the mirrored joint's range), gravity torques of the standing posture
   against the torque limits, the centre of mass over the support polygon, degrees of freedom
   that move no mass, ambiguous frame names;
+* a biped's walk (:mod:`tsid_py.models.check.walking`): whether its legs reach, within their
+  ranges and with the soles flat, the CoM over each sole and the feet a step apart;
 * the feet (:mod:`tsid_py.models.check.soles`): what they were derived from (collision, visual
   geometry, SRDF), soles tilted at the posture and the levelling the loader applied, the sole
   centre's offset from the foot's joint and from the file's own foot frames, soles wider than
@@ -51,6 +53,7 @@ from .soles import base_findings, collada_findings, feet_findings, read_geometry
 from .srdf import posture_findings, srdf_findings, srdf_for
 from .stance import stance_findings
 from .urdf_text import UrdfFile, file_findings
+from .walking import walking_findings
 
 __all__ = ["SEVERITIES", "CheckReport", "Finding", "check_robot", "report_json"]
 
@@ -98,6 +101,7 @@ def check_robot(path, *, srdf=None, posture: str | None = None, package_dirs=Non
     findings += stance_findings(robot, q_raw, posture_name, source, facts)
     findings += feet_findings(robot, q_raw, posture_name, geometry, facts) + collada_findings(robot, q_raw, geometry)
     findings += base_findings(robot, srdf_path, posture_name, package_dirs)
+    findings += walking_findings(robot, str(path))
     return _report(path, findings, facts)
 
 

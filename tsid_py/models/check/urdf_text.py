@@ -18,7 +18,7 @@ What pinocchio does not say, or hides by accepting it:
   applies the same test (moments and triangle slacks above 10⁻¹² of the largest moment) and
   gives the nearest valid moments, ``min ‖λ − λ⁰‖`` over that set, as the file's fix. A link
   with mass and no rotational inertia (moments ≤ 10⁻¹² kg·m²) is a point mass, not a rigid
-  body;
+  body: the loader gives it the inertia of a body of its size (:mod:`tsid_py.models.point_masses`);
 * **meshes**: a mesh file that cannot be found (``package://`` resolved against the folders
   above the URDF, as the loader does); the header of a Collada file (its declared
   ``<up_axis>`` and ``<unit meter>``, which coal ignores: see
@@ -35,13 +35,11 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
+from ..point_masses import ZERO_MOMENT, link_inertia
 from .report import Finding, finding
 
 #: Joint types with a position, velocity and effort limit in a URDF.
 LIMITED_TYPES = ("revolute", "prismatic")
-#: Inertia moments at or below this are zero (kg·m²): a link with mass and only such moments
-#: is a point mass.
-ZERO_MOMENT = 1e-12
 #: MuJoCo's smallest mass and inertia trace of a moving body (``mjMINVAL``).
 MJ_MINVAL = 1e-15
 #: The six inequalities ``G λ ≥ 0`` of a valid inertia's principal moments.
@@ -189,21 +187,6 @@ def _number(text) -> float:
 
 
 # ------------------------------------------------------------------------------------ inertias
-def link_inertia(link) -> tuple[float, np.ndarray]:
-    """A ``<link>``'s mass (kg) and rotational inertia (3, 3) about its centre of mass, in
-    its ``<inertial>`` frame (kg·m²); 0 and zeros without ``<inertial>``."""
-    inertial = link.find("inertial")
-    if inertial is None:
-        return 0.0, np.zeros((3, 3))
-    mass = inertial.find("mass")
-    inertia = inertial.find("inertia")
-    values = {key: _number(inertia.get(key)) if inertia is not None else 0.0
-              for key in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")}
-    matrix = np.array([[values["ixx"], values["ixy"], values["ixz"]], [values["ixy"], values["iyy"], values["iyz"]],
-                       [values["ixz"], values["iyz"], values["izz"]]])
-    return (_number(mass.get("value")) if mass is not None else 0.0), matrix
-
-
 def inertia_is_valid(moments) -> bool:
     """Whether principal moments (3,) are a rigid body's, as MuJoCo tests them: each moment and
     each triangle slack ``λᵢ + λⱼ − λₖ`` above 10⁻¹² of the largest moment (all zero: a
@@ -261,9 +244,12 @@ def _inertia_findings(urdf: UrdfFile) -> list[Finding]:
             "warning", "point-mass-links", f"links {listed(name for name, _ in points)}",
             f"{len(points)} link(s) have mass ({heavy:.3g} kg, {100 * heavy / max(total, 1e-300):.0f}% of "
             f"{total:.3g} kg) but no rotational inertia (moments <= {ZERO_MOMENT:g} kg·m²): point masses, not rigid "
-            "bodies", "give them their inertia (CAD, or a box of their size: m (b² + c²) / 12 per axis); the harness "
-            "gives a moving body without inertia 1e-10 kg·m² in MuJoCo", None,
-            links={name: mass for name, mass in points}))
+            "bodies; a joint that turns only point masses about an axis through them moves nothing (M singular) "
+            "and the simulation diverges on the first torque error",
+            "the loader gives each the isotropic inertia m (a² + b² + c²) / 18 of a uniform box the size of its "
+            "collision geometry (a sphere of water's density without geometry), in the controller's model and "
+            "the simulator's alike (tsid_py.models.point_masses); in the file, give them their inertia (the CAD's)",
+            "loader", links={name: mass for name, mass in points}))
     found += _moving_massless(urdf)
     return found
 

@@ -1,0 +1,59 @@
+"""The model check of a biped's walk: whether its legs reach the stances its gait asks for.
+
+A robot on two soles walks with the gait of its profile (:mod:`tsid_py.models.gait`, its
+width and length already brought within the legs' reach where some are,
+:mod:`tsid_py.models.reach`). Two stances are tested at the standing posture, soles flat and
+the legs' joints inside their ranges: the CoM over each sole at the walk's step width
+(``walk-out-of-reach``), and the feet one step length apart with the CoM between them
+(``step-out-of-reach``). When a fit cannot reach one, the finding names the joints its best
+fit leaves at the ends of their ranges — the joints whose ranges stop the walk.
+"""
+
+from __future__ import annotations
+
+from ..reach import between_soles, over_each_sole, stance, standing_soles
+from .report import Finding, finding
+from .urdf_text import listed
+
+
+def walking_findings(robot, file: str) -> list[Finding]:
+    """The findings of the module for ``robot`` (none unless it stands on two soles)."""
+    profile = getattr(robot, "profile", None)
+    if profile is None or not robot.floating_base or robot.sole_size is None or len(robot.feet) != 2:
+        return []
+    model, q, feet, gait = robot.model, robot.q_ref, list(robot.feet), profile.gait
+    soles = standing_soles(model, q, feet)
+    found = []
+    sway = over_each_sole(model, q, feet, stance(soles, width=gait.step_width))
+    missed = [(foot, result) for foot, result in zip(feet, sway) if not result.reached]
+    if missed:
+        joints = sorted({name for _, result in missed for name in result.at_limits})
+        found.append(finding(
+            "warning", "walk-out-of-reach", file, f"joints {listed(joints)}" if joints else "the legs",
+            "with the soles flat and the joints inside their ranges, the legs cannot put the centre of mass over "
+            + " or ".join(f"{foot!r} ({_fit(result)})" for foot, result in missed)
+            + " at the walk's width; " + (f"the fit leaves {listed(joints)} at the end of their ranges" if joints
+                                           else "no joint is at a limit: the legs have no motion that takes it there "
+                                                "(legs without a hip roll cannot sway)"),
+            "a walk needs its CoM over each sole in turn: check these joints' ranges in the file (and the "
+            "mirrored leg's); narrower steps (Gait.step_width) ask less of the hips", None,
+            joints=joints, com_error_m=[result.com_error for _, result in missed]))
+    steps = between_soles(model, q, feet, soles, gait.step_length, gait.step_width)
+    if not all(result.reached for result in steps):
+        joints = sorted({name for result in steps if not result.reached for name in result.at_limits})
+        worst = max(steps, key=lambda result: result.feet_error + result.com_error)
+        found.append(finding(
+            "warning", "step-out-of-reach", file, f"joints {listed(joints)}" if joints else "the legs",
+            f"with the soles flat and the joints inside their ranges, the legs cannot hold the feet one step "
+            f"({gait.step_length:.3f} m) apart with the centre of mass between them, nor any shorter step the "
+            f"gait rule tried ({_fit(worst)}); the fit leaves {listed(joints) or 'no joint'} at the end of "
+            "their ranges, and a walk on flat soles falls",
+            "check these joints' ranges in the file against the robot's (and the mirrored leg's): a walk needs "
+            "each ankle and hip to turn both ways from standing", None,
+            joints=joints, step_length_m=gait.step_length))
+    return found
+
+
+def _fit(result) -> str:
+    """The best fit's errors, in words."""
+    return f"best fit, base upright: soles {result.feet_error * 1000:.1f} mm off, CoM {result.com_error * 1000:.1f} mm off"

@@ -1,0 +1,198 @@
+"""What a biped's joint ranges let it reach while it walks: the width and length of its steps.
+
+A walk asks the legs for two stances with both soles flat, inside their joint ranges (MuJoCo
+enforces them, and the controller's joint limits respect them):
+
+* **the CoM over a sole**: in single support the controller brings the CoM toward the stance
+  sole (the linear inverted pendulum's sway: the plan's CoM reaches about 0.8 of the way from
+  the feet's middle to the sole's centre). A robot that stands with its feet wider than its
+  hips swings its pelvis over a foot with its hip roll: iCub's SRDF posture stands its feet
+  3.9 cm outside its hips (hip roll 0.09 rad) and its hip roll stops at 0.30 rad, so its hips
+  reached the stop before its CoM was over a sole, the capture point fell behind the plan and
+  the step adjustment moved its feet by tens of centimetres;
+* **the feet a step apart**: in double support the feet are one step length apart along the
+  walk and the CoM between them.
+
+The rules (each stance tested by :func:`reach`, a bounded least-squares fit of the base and
+the legs' joints: the soles at their places and the CoM's horizontal position at its target,
+the base upright as it stands (its orientation held: the walking controller keeps the torso
+upright; with the base free to turn by a few degrees every robot tried reaches every stance,
+iCub's by rolling its pelvis 6°), the joints moved little, every leg joint within
+:func:`~tsid_py.models.posture.joint_bounds`):
+
+* :func:`walking_width`: the walk's step width is the standing width when the legs can put
+  the CoM over either sole's centre (:data:`SWAY` of the way) at it; else the widest narrower
+  one at which they can (the feet moved symmetrically toward the middle, in steps of
+  :data:`WIDTH_STEP` of the standing width, down to :data:`NARROWEST` sole widths);
+* :func:`step_length`: the gait's step length when the legs can hold the feet that far apart
+  (either foot ahead) with the CoM over their middle; else the longest shorter one (steps of
+  :data:`LENGTH_STEP` of it) at which they can.
+
+When no width or length is reachable the rule keeps the gait's (the robot cannot walk on
+flat soles within its ranges: the model check says which joints stop it).
+
+Units: m, rad.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pinocchio as pin
+
+from .legs import leg_geometry
+from .posture import joint_bounds, moved_configuration
+
+#: The CoM's lateral target, as a fraction of the way from the feet's middle to a sole's
+#: centre (1: over the centre; the plan's sway reaches about 0.8 of it).
+SWAY = 1.0
+#: Narrower widths tried, as fractions of the standing width.
+WIDTH_STEP = 0.05
+#: The narrowest width tried, in sole widths (the soles' inner edges half a sole apart).
+NARROWEST = 1.5
+#: Shorter step lengths tried, as fractions of the gait's.
+LENGTH_STEP = 0.1
+#: Weight of the joints' distance from the standing posture in a fit (per rad, against 1 per
+#: m or rad of the soles' and CoM's errors): small, it only picks one among exact solutions.
+REGULARIZATION = 1e-3
+#: A fit reaches its targets when the soles are within this of theirs (m, rad) and the CoM
+#: within :data:`COM_TOLERANCE` m.
+FOOT_TOLERANCE, COM_TOLERANCE = 1e-3, 2e-3
+
+
+@dataclass(frozen=True)
+class Reach:
+    """The best fit of a stance (see the module), base upright.
+
+    reached : whether the soles and the CoM are at their targets (within the tolerances).
+    feet_error : the soles' largest pose error, m or rad.
+    com_error : the CoM's horizontal distance from its target, m.
+    at_limits : the leg joints the fit leaves at a bound of their ranges (names).
+    """
+
+    reached: bool
+    feet_error: float
+    com_error: float
+    at_limits: tuple[str, ...]
+
+
+def reach(model: pin.Model, q: np.ndarray, feet, placements, com_xy) -> Reach:
+    """The best fit of ``model``'s legs (those ending at the contact frames ``feet``) putting
+    the soles at ``placements`` (``pin.SE3`` each) and the CoM's horizontal position at
+    ``com_xy`` (2,), every leg joint inside :func:`~tsid_py.models.posture.joint_bounds`, from
+    the configuration ``q`` (see the module)."""
+    from scipy.optimize import least_squares
+
+    lower, upper = model.lowerPositionLimit, model.upperPositionLimit
+    joints = sorted({joint for foot in feet for joint in leg_geometry(model, q, foot).joints
+                     if model.joints[joint].nq == 1})
+    joints = [joint for joint in joints                                # a joint with no range is held
+              if upper[model.joints[joint].idx_q] > lower[model.joints[joint].idx_q] + 1e-9]
+    index = np.array([model.joints[joint].idx_q for joint in joints], dtype=int)
+    low, high = joint_bounds(lower[index], upper[index])
+    data = model.createData()
+    frames = [model.getFrameId(foot) for foot in feet]
+    base = pin.XYZQUATToSE3(q[:7])
+    target_com = np.asarray(com_xy, dtype=float)
+
+    def errors(x):
+        trial = moved_configuration(q, base, index, np.r_[x[:3], 0.0, 0.0, 0.0, x[3:]])
+        pin.framesForwardKinematics(model, data, trial)
+        feet_error = np.concatenate([pin.log6(target.actInv(data.oMf[frame])).vector
+                                     for frame, target in zip(frames, placements)])
+        return feet_error, pin.centerOfMass(model, data, trial, False)[:2] - target_com
+
+    def residuals(x):
+        feet_error, com_error = errors(x)
+        return np.concatenate([feet_error, com_error, REGULARIZATION * (x[3:] - q[index])])
+
+    bounds = (np.r_[np.full(3, -np.inf), low], np.r_[np.full(3, np.inf), high])
+    start = np.clip(np.r_[np.zeros(3), q[index]], *bounds)
+    result = least_squares(residuals, start, bounds=bounds, xtol=1e-12, ftol=1e-14)
+    feet_error, com_error = errors(result.x)
+    at_limits = tuple(model.names[joint] for joint, value, a, b in zip(joints, result.x[3:], low, high)
+                      if min(value - a, b - value) < 1e-6)
+    feet_error, com_error = float(np.abs(feet_error).max()), float(np.linalg.norm(com_error))
+    return Reach(feet_error < FOOT_TOLERANCE and com_error < COM_TOLERANCE, feet_error, com_error, at_limits)
+
+
+def standing_soles(model: pin.Model, q: np.ndarray, feet) -> list[pin.SE3]:
+    """The placements of the contact frames ``feet`` at ``q``."""
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, q)
+    return [data.oMf[model.getFrameId(foot)].copy() for foot in feet]
+
+
+def stance(soles, *, width: float | None = None, split: float = 0.0) -> list[pin.SE3]:
+    """Two soles (the standing ``soles``) moved to ``width`` m apart across the walk (None: as
+    they are) and by ``±split / 2`` m along it (the first ahead for a positive ``split``),
+    about their middle; the walk's forward axis is the soles' mean x axis on the ground."""
+    middle = 0.5 * (soles[0].translation + soles[1].translation)
+    forward = soles[0].rotation[:, 0] + soles[1].rotation[:, 0]
+    forward[2] = 0.0
+    forward /= np.linalg.norm(forward)
+    left = np.array([-forward[1], forward[0], 0.0])
+    moved = []
+    for sign, sole in zip((1.0, -1.0), soles):
+        offset = sole.translation - middle
+        across = float(left @ offset)
+        if width is not None:
+            across = float(np.copysign(0.5 * width, across))
+        along = float(forward @ offset) + sign * 0.5 * split
+        placement = sole.copy()
+        placement.translation = middle + left * across + forward * along + np.array([0.0, 0.0, offset[2]])
+        moved.append(placement)
+    return moved
+
+
+def over_each_sole(model: pin.Model, q: np.ndarray, feet, placements) -> list[Reach]:
+    """:func:`reach` of the CoM :data:`SWAY` of the way from the soles' middle to each sole's
+    centre, the soles at ``placements``."""
+    middle = 0.5 * (placements[0].translation[:2] + placements[1].translation[:2])
+    return [reach(model, q, feet, placements, middle + SWAY * (sole.translation[:2] - middle)) for sole in placements]
+
+
+def between_soles(model: pin.Model, q: np.ndarray, feet, soles, split: float,
+                  width: float | None = None) -> list[Reach]:
+    """:func:`reach` of the feet ``split`` m apart along the walk (each ahead in turn; ``width``
+    m apart across it, None: as they stand) with the CoM over their middle."""
+    results = []
+    for sign in (1.0, -1.0):
+        placements = stance(soles, width=width, split=sign * split)
+        middle = 0.5 * (placements[0].translation[:2] + placements[1].translation[:2])
+        results.append(reach(model, q, feet, placements, middle))
+    return results
+
+
+def walking_width(model: pin.Model, q: np.ndarray, feet, sole_width: float | None) -> float | None:
+    """The walk's step width by the module's rule for the biped ``model`` standing at ``q`` on
+    the two contact frames ``feet`` (soles ``sole_width`` m wide, None for point feet): None
+    when the standing width does (the walk keeps it) or none does, else the width (m)."""
+    if len(feet) != 2:
+        return None
+    soles = standing_soles(model, q, feet)
+    width = float(np.linalg.norm((soles[0].translation - soles[1].translation)[:2]))
+    narrowest = NARROWEST * (sole_width or 0.0)
+    fraction = 1.0
+    while fraction > 0.0 and fraction * width >= narrowest:
+        if all(result.reached for result in over_each_sole(model, q, feet, stance(soles, width=fraction * width))):
+            return None if fraction == 1.0 else fraction * width
+        fraction = round(fraction - WIDTH_STEP, 10)
+    return None
+
+
+def step_length(model: pin.Model, q: np.ndarray, feet, length: float, width: float | None = None) -> float | None:
+    """The gait's step length by the module's rule for the biped ``model`` standing at ``q``
+    on the contact frames ``feet``, the size rule's ``length`` m, the feet ``width`` m apart
+    (None: as they stand): None when ``length`` is reachable or no shorter length is, else the
+    length (m)."""
+    if len(feet) != 2:
+        return None
+    soles = standing_soles(model, q, feet)
+    fraction = 1.0
+    while fraction > 1e-9:
+        if all(result.reached for result in between_soles(model, q, feet, soles, fraction * length, width)):
+            return None if fraction == 1.0 else fraction * length
+        fraction = round(fraction - LENGTH_STEP, 10)
+    return None
