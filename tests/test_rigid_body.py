@@ -143,3 +143,24 @@ def test_frames_placed_anew_on_their_bodies():
                                robot.data.oMi[joint].act(pin.SE3(rotation, translation)).translation, atol=1e-15)
     np.testing.assert_allclose(robot.joint_rotation(joint), robot.data.oMi[joint].rotation, atol=1e-15)
     assert robot.placement_at(q, foot).isApprox(robot.frame_placement(foot), 1e-14)
+
+
+@pytest.mark.parametrize("path", [None, JOINTS_URDF])
+def test_placed_data_holds_the_last_updates_joint_placements(path):
+    """``placed_data``: one object, its ``oMi`` pinocchio's forward kinematics at each update
+    (on the compiled pass and on pinocchio's); a copy's is its own."""
+    robot = tp.robots.load("talos") if path is None else tp.Robot.from_urdf(path)
+    rng = np.random.default_rng(5)
+    placed = robot.placed_data
+    expected = robot.model.createData()
+    for _ in range(3):
+        q = pin.randomConfiguration(robot.model, -np.ones(robot.nq), np.ones(robot.nq))
+        robot.update(q, rng.standard_normal(robot.nv))
+        assert robot.placed_data is placed
+        pin.forwardKinematics(robot.model, expected, q)
+        for joint in range(1, robot.model.njoints):
+            assert placed.oMi[joint].isApprox(expected.oMi[joint], 1e-12)
+    twin = pickle.loads(pickle.dumps(robot))
+    twin.update(robot.q_ref, robot.zero_velocity())
+    assert twin.placed_data is not placed
+    assert not twin.placed_data.oMi[robot.model.njoints - 1].isApprox(placed.oMi[robot.model.njoints - 1], 1e-6)

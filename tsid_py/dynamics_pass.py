@@ -19,6 +19,8 @@ any other model); :func:`dynamics_pass` chooses. Each has
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pinocchio as pin
 
@@ -28,6 +30,20 @@ from .rigid_body import (AXIS, BODY_COLUMNS, FREE_FLYER, INERTIA, JOINT_COLUMNS,
                          update_state)
 
 _update = compiled_function(update_state)
+
+
+class FrameSources(NamedTuple):
+    """What the compiled frame kernels (:func:`tsid_py.frames.frame_motion`) form a frame's
+    Jacobian and drift from: views of the pass's world joint Jacobians (pinocchio's ``data.J``) and
+    their time derivatives (``data.dJ``) (6 × nv, refreshed by each update), the frame's supporting
+    columns (the velocity indices of the joints from the root to the frame's joint), and
+    views of the frame's world translation (3,) and rotation (3 × 3)."""
+
+    joint_jacobians: np.ndarray
+    joint_jacobian_rates: np.ndarray
+    columns: np.ndarray
+    translation: np.ndarray
+    rotation: np.ndarray
 
 
 class CompiledPass:

@@ -6,7 +6,6 @@ import dataclasses
 import math
 import os
 from collections.abc import Sequence
-from typing import NamedTuple
 
 import numpy as np
 import pinocchio as pin
@@ -15,26 +14,12 @@ from ._validation import as_vector
 from .loaders.mjcf import load_mjcf
 from .loaders.source import ModelSource
 from .loaders.urdf import load_urdf, srdf_postures
-from .dynamics_pass import dynamics_pass
+from .dynamics_pass import FrameSources, dynamics_pass
 
 #: A quaternion whose norm is this close to 1 is normalised; farther away it is an error.
 QUATERNION_TOLERANCE = 1e-3
 
 _FLOAT64 = np.dtype(np.float64)
-
-
-class FrameSources(NamedTuple):
-    """What the compiled frame kernels (:func:`tsid_py.frames.frame_motion`) form a frame's
-    Jacobian and drift from: views of pinocchio's world joint Jacobians ``data.J`` and their
-    time derivatives ``data.dJ`` (6 × nv, refreshed by each update), the frame's supporting
-    columns (the velocity indices of the joints from the root to the frame's joint), and
-    views of the frame's world translation (3,) and rotation (3 × 3)."""
-
-    joint_jacobians: np.ndarray
-    joint_jacobian_rates: np.ndarray
-    columns: np.ndarray
-    translation: np.ndarray
-    rotation: np.ndarray
 
 
 class Robot:
@@ -73,6 +58,7 @@ class Robot:
         #: compiled, or pinocchio's for joints the compiled one does not know).
         self.dynamics = dynamics_pass(model, self._data)
         self._data_current = False                # whether _data holds the last update's terms
+        self._placed_current = False              # whether _placed holds its joint placements
         self._bind_data_views()
         self.name = name
         if source is None and urdf_path is not None:
@@ -120,13 +106,14 @@ class Robot:
         self._com_jacobian = source.com_jacobian
         self._frame_sources: dict[int, FrameSources] = {}
         self._scratch = self.model.createData()     # for queries at other configurations
+        self._placed = self.model.createData()      # joint placements at the last update
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         for key in ("_mass_matrix", "_bias", "_joint_jacobians", "_joint_jacobian_rates", "_com", "_com_velocity",
-                    "_com_drift", "_com_jacobian", "_frame_sources", "_scratch"):
+                    "_com_drift", "_com_jacobian", "_frame_sources", "_scratch", "_placed"):
             state.pop(key, None)
-        state["_data_current"] = False
+        state["_data_current"] = state["_placed_current"] = False
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -144,6 +131,18 @@ class Robot:
             self.dynamics.complete(self.model, self._data, self.q, self.v)
             self._data_current = True
         return self._data
+
+    @property
+    def placed_data(self) -> pin.Data:
+        """pinocchio data whose joints' world placements ``oMi`` (and nothing else promised) are
+        the last update's; always the same object (views of ``oMi`` stay valid): :attr:`data`
+        on pinocchio's pass, else its own, placed by ``forwardKinematics`` on first access."""
+        if not self.dynamics.checks_inputs:        # pinocchio's pass: data is whole at each update
+            return self._data
+        if not self._placed_current and self.updated:
+            pin.forwardKinematics(self.model, self._placed, self.q)
+            self._placed_current = True
+        return self._placed
 
     # ----------------------------------------------------------------------------- loading
     @classmethod
@@ -375,7 +374,7 @@ class Robot:
         if (dynamics.checks_inputs and type(q) is np.ndarray and type(v) is np.ndarray and q.dtype is _FLOAT64
                 and v.dtype is _FLOAT64 and q.shape == self._q_shape and v.shape == self._v_shape
                 and dynamics.update(q, v, self.q, self.v, QUATERNION_TOLERANCE) == 0):
-            self.updated, self._data_current = True, False
+            self.updated, self._data_current, self._placed_current = True, False, False
             return
         q = self.check_configuration(q, "q")        # the error that names the argument
         v = as_vector(v, "v", self.nv)
@@ -385,10 +384,10 @@ class Robot:
         """``update`` for inputs already validated."""
         self.dynamics.update(q, v, self.q, self.v, QUATERNION_TOLERANCE)
         self.updated, self._data_current = True, not self.dynamics.checks_inputs
+        self._placed_current = False
 
     # ----------------------------------------------------------------------------- dynamics
-    # The arrays below are views of pinocchio's buffers: valid (and changing) after each
-    # update; copy them to keep a value.
+    # Views of the pass's buffers: valid (and changing) after each update; copy to keep.
     @property
     def mass_matrix(self) -> np.ndarray:
         """M(q), (nv, nv), symmetric."""
