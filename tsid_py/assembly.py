@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .constraints.base import AccelerationBounds, Constraint, LinearConstraint
+from .assembly_program import StepProgram
 from .contacts import Contact
 from .external_wrenches import ExternalWrench
 from .levels import RELAXED, LevelBlock, describe as _describe, levelled_blocks, motion_row_count, row_views
@@ -127,6 +128,8 @@ class Layout:
         self._build_inequality_rows()
         self._build_contact_views()
         self._refill = None           # (the last solution returned, what refilling it copies)
+        #: The compiled items' rows in one call (:mod:`tsid_py.assembly_program`), or None.
+        self.program = StepProgram.of(self)
 
     @property
     def labels(self) -> dict[str, list[str]]:
@@ -293,47 +296,16 @@ class Layout:
         ramping contact, a step's override); the others use their own. ``overrides``: the
         step's softened contacts' weights (their names must be this layout's ``softened``),
         torque-limit factor and task weights (:mod:`tsid_py.overrides`)."""
-        robot, context = self.robot, self.context
+        context = self.context
         if overrides is not None:
             context.torque_limit_scale = overrides.torque_limit_scale
         elif context.torque_limit_scale != 1.0:
             context.torque_limit_scale = 1.0
-        # D = [M, −J_1ᵀG_1, …] and the root rows of the equation of motion; the contacts' rows.
-        context.dynamics_written = False
-        if self.external_wrenches:             # h − Σ J_kᵀ w_k
-            np.copyto(self.bias, robot.bias)
-            for wrench in self.external_wrenches:
-                wrench.add_generalized_force(self.bias, -1.0)
-        direct.dynamics_rows(robot.mass_matrix, self.bias, self.D_ddq, self.root_rows, self.root_rhs)
-        for contact, block, root_block, matrix, vector, soft_scale in self.contact_views:
-            contact.write_rows(robot, block, root_block, matrix, vector)
-            if soft_scale is not None:
-                matrix *= soft_scale
-                vector *= soft_scale
-        if overrides is not None and overrides.contacts:
-            self._weigh_soft_contacts(overrides)
-        context.dynamics_written = True         # T and t hold this step's equation of motion
-        for task, matrix, vector in self.hard_task_views:
-            task.write_rows(context, matrix, vector, weighted=False)
-
-        # Soft costs in factored form: rows √W A, √W b; costs on single variables as d, e.
         task_weights = None if overrides is None else overrides.task_weights
-        if task_weights:
-            self._check_task_weights(task_weights)
-            for task, matrix, vector in self.soft_task_views:
-                task.write_cost_rows(context, matrix, vector, task_weights.get(task))
+        if self.program is not None and overrides is None:
+            self._write_program_rows(context)
         else:
-            for task, matrix, vector in self.soft_task_views:
-                task.write_rows(context, matrix, vector, weighted=True)
-        self._fill_diagonal_costs(context, task_weights)
-
-        # Inequalities: friction rows (constant) and linear constraints; box on q̈ and f_z.
-        relaxed = None if overrides is None else overrides.relaxed_constraints
-        for constraint, matrix, lower, upper in self.linear_views:
-            if relaxed and constraint in relaxed:      # relaxed for this step
-                constraint.relax_rows(context, matrix, lower, upper)
-            else:
-                constraint.write_rows(context, matrix, lower, upper)
+            self._write_rows(context, overrides, task_weights)
         lb, ub = self.lb, self.ub
         if self.bounds:
             lb.fill(-np.inf)
@@ -352,6 +324,62 @@ class Layout:
             block.write(context, task_weights)
         self.qp.cost_changed()
         return self.qp
+
+    def _write_rows(self, context: StepContext, overrides: StepOverrides | None, task_weights) -> None:
+        """Each item's rows, one call of its own writer each (the readable order the program
+        follows too): the equation of motion's rows (with the bias ``h − Σ J_kᵀ w_k``) and
+        the contacts' (the map ``τ_a = T x + t`` is then written), the hard tasks, the soft
+        costs (rows ``√W A``, ``√W b``; costs on single variables as ``d``, ``e``) and the
+        linear constraints' rows (the friction rows are constant; a constraint the step's
+        overrides relax writes its relaxed rows)."""
+        robot = self.robot
+        # D = [M, −J_1ᵀG_1, …] and the root rows of the equation of motion; the contacts' rows.
+        context.dynamics_written = False
+        if self.external_wrenches:             # h − Σ J_kᵀ w_k
+            np.copyto(self.bias, robot.bias)
+            for wrench in self.external_wrenches:
+                wrench.add_generalized_force(self.bias, -1.0)
+        direct.dynamics_rows(robot.mass_matrix, self.bias, self.D_ddq, self.root_rows, self.root_rhs)
+        for contact, block, root_block, matrix, vector, soft_scale in self.contact_views:
+            contact.write_rows(robot, block, root_block, matrix, vector)
+            if soft_scale is not None:
+                matrix *= soft_scale
+                vector *= soft_scale
+        if overrides is not None and overrides.contacts:
+            self._weigh_soft_contacts(overrides)
+        context.dynamics_written = True         # T and t hold this step's equation of motion
+        for task, matrix, vector in self.hard_task_views:
+            task.write_rows(context, matrix, vector, weighted=False)
+        if task_weights:
+            self._check_task_weights(task_weights)
+            for task, matrix, vector in self.soft_task_views:
+                task.write_cost_rows(context, matrix, vector, task_weights.get(task))
+        else:
+            for task, matrix, vector in self.soft_task_views:
+                task.write_rows(context, matrix, vector, weighted=True)
+        self._fill_diagonal_costs(context, task_weights)
+        relaxed = None if overrides is None else overrides.relaxed_constraints
+        for constraint, matrix, lower, upper in self.linear_views:
+            if relaxed and constraint in relaxed:      # relaxed for this step
+                constraint.relax_rows(context, matrix, lower, upper)
+            else:
+                constraint.write_rows(context, matrix, lower, upper)
+
+    def _write_program_rows(self, context: StepContext) -> None:
+        """:meth:`_write_rows` for a step without overrides: the program's items in one
+        compiled call, then the others' own writers."""
+        program = self.program
+        context.dynamics_written = True
+        program.run(self.D, self.A, self.b, self.A_soft, self.b_soft, self.cost_diagonal_targets, self.C, self.l,
+                    self.u)
+        rest = program.python
+        for task, matrix, vector in rest.hard:
+            task.write_rows(context, matrix, vector, weighted=False)
+        for task, matrix, vector in rest.soft:
+            task.write_rows(context, matrix, vector, weighted=True)
+        self._fill_diagonal_costs(context, None, program.diagonal)
+        for constraint, matrix, lower, upper in rest.linear:
+            constraint.write_rows(context, matrix, lower, upper)
 
     def _weigh_soft_contacts(self, overrides: StepOverrides) -> None:
         """Scale the soft no-slip rows of the contacts a step's overrides soften by
@@ -377,19 +405,26 @@ class Layout:
                 raise ValueError(f"task {getattr(task, 'name', task)!r} has a weight override but is not a soft "
                                  "task of this solver (nor one at a level 1, 2, …)")
 
-    def _fill_diagonal_costs(self, context: StepContext, task_weights: Mapping | None = None) -> None:
+    def _fill_diagonal_costs(self, context: StepContext, task_weights: Mapping | None = None,
+                             compiled: list | None = None) -> None:
         """``d`` and ``e`` of the cost from the tasks on single variables: each adds ``w ∘ t``
         of its cost ``Σ wᵢ (x_cᵢ − tᵢ)²`` into ``e`` and hands over ``(columns, w)`` (``w``
         from the step's weight override when it has one). ``d`` is rebuilt only when a task
-        hands over other weight arrays (assigning weights makes new ones)."""
+        hands over other weight arrays (assigning weights makes new ones). ``compiled``: per
+        task, the ``(columns, w)`` of a task whose targets the program added into ``e`` (which
+        it zeroed first), or None."""
         e = self.cost_diagonal_targets
-        e.fill(0.0)
+        if compiled is None:
+            e.fill(0.0)
         tasks, entries, previous = self.diagonal_tasks, self._diagonal_entries, self._diagonal_weights
         changed = previous is None
         for index in range(len(tasks)):       # by index into kept lists: no list built a step
             task = tasks[index]
-            entry = entries[index] = (task.diagonal(context, e, task_weights.get(task)) if task_weights
-                                      else task.diagonal(context, e))
+            if compiled is not None and compiled[index] is not None:
+                entry = entries[index] = compiled[index]
+            else:
+                entry = entries[index] = (task.diagonal(context, e, task_weights.get(task)) if task_weights
+                                          else task.diagonal(context, e))
             changed = changed or entry[1] is not previous[index]
         if changed:
             d = self.cost_diagonal
