@@ -10,7 +10,8 @@ push at t = 1 s the balance controller survives standing, measured with
 −x and −y take the +x and +y values) — applied at ``--phases`` instants spread over one step
 period in the middle of the walk (the start of the 5th swing, then every period / phases s):
 single support early and late, double support. Each run is judged by the walk demo's judge
-(fell, distance); reported: falls, the step adjustments made, the distance walked.
+(fell, distance); reported: falls, the step adjustments made (and the swings they brought
+down early), the distance walked.
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ def one_walk(job: tuple) -> dict:
                                  controller_options={"step_adjustment": adjustment})
     return {"robot": robot_name, "direction": direction, "force_N": force, "push_at_s": round(at, 3),
             "phase_in_step": phase, "fell": summary["fell"], "fall_reason": summary.get("fall_reason"),
-            "distance_m": round(summary["distance_m"], 3), "step_adjustments": summary["step_adjustments"]}
+            "distance_m": round(summary["distance_m"], 3), "step_adjustments": summary["step_adjustments"],
+            "early_touch_downs": summary["early_touch_downs"]}
 
 
 def main(argv=None) -> dict:
@@ -75,6 +77,7 @@ def main(argv=None) -> dict:
             rows.append({"robot": robot, "direction": direction, "force_N": mine[0]["force_N"],
                          "survived": f"{sum(not run['fell'] for run in mine)}/{len(mine)}",
                          "adjustments": [run["step_adjustments"] for run in mine],
+                         "early_touch_downs": [run["early_touch_downs"] for run in mine],
                          "falls": [(run["push_at_s"], run["fall_reason"]) for run in mine if run["fell"]]})
     for row in rows:
         print(json.dumps(row))

@@ -9,6 +9,7 @@ import pinocchio as pin
 import pytest
 
 import tsid_py as tp
+from tsid_py.closures import JointCoupling
 from tsid_py.overrides import StepOverrides
 from tsid_py.tasks.base import PDTask
 from tsid_py.rows import PDKinematics
@@ -111,9 +112,9 @@ def test_steps_with_overrides_take_the_writers_and_the_errors_stay_the_tasks_own
 
 
 def test_layouts_the_program_leaves_to_the_writers():
-    """An external wrench changes the bias the rows are written with, and levels have their
-    own blocks: those layouts have no program; without them the program is back, with the
-    same answer as before."""
+    """An external wrench changes the bias the rows are written with; levels, passive joints
+    and closures have rows and columns of their own: those layouts have no program; without
+    them the program is back, with the same answer as before."""
     robot = tp.robots.load("go2")
     solver = tp.DynamicsSolver(robot)
     for foot in robot.feet:
@@ -133,6 +134,15 @@ def test_layouts_the_program_leaves_to_the_writers():
     solver.remove_task(height)
     np.testing.assert_array_equal(solver.solve(q, v).x, plain)
     assert_program_equals_writers(solver)
+    joint = robot.joint_names[-1]
+    solver.passive_joints = (joint,)                         # held at τ = 0: rows of their own
+    assert solver.solve(q, v).tau[robot.joint_v_index(joint)] == pytest.approx(0.0, abs=1e-9)
+    assert solver.last_layout.program is None
+    solver.passive_joints = ()
+    solver.add_closure(JointCoupling({joint: 1.0}, reference=(float(q[robot.joint_q_index(joint)]), 0.0),
+                                     name="held"))
+    solver.solve(q, v)
+    assert solver.last_layout.program is None                # the closure's force column and row
 
 
 def test_solvers_stepped_in_turn_keep_their_packs(monkeypatch):

@@ -349,19 +349,22 @@ def test_an_mjcf_keyframe_outside_a_range_is_an_error(tmp_path):
 
 
 def test_an_mjcf_joint_without_actuator_is_named_passive(tmp_path):
-    """The test biped without its left knee's motor: the loader gives the knee an effort
-    limit of 0, which TorqueLimits reads as unlimited (it keeps no row for it), while MuJoCo
-    applies no torque there: the check names the joint."""
+    """The test biped without its left knee's motor: MuJoCo applies no torque there, the
+    loader names the knee passive and the solver holds its torque at 0; the check says so. The
+    parallel-ankle biped's four connects are closed chains the solver holds."""
     text = (Path(__file__).parent / "data" / "biped.xml").read_text()
     motor = text[text.rindex("<motor", 0, text.index('joint="left_knee"')):]
     path = tmp_path / "biped.xml"
     path.write_text(text.replace(motor[:motor.index("/>") + 2], ""))
     robot = tp.robots.load(path)
-    limits = tp.constraints.TorqueLimits()
-    limits.bind(robot)
-    assert robot.joint_v_index("left_knee") - 6 not in limits.index
+    assert robot.passive_joints == ("left_knee",)
+    assert tp.DynamicsSolver(robot).passive_joints == ("left_knee",)
     assert only(check_robot(path), "passive-joints").values["joints"] == ["left_knee"]
     assert not findings_of(check_robot(Path(__file__).parent / "data" / "biped.xml"), "passive-joints")
+    ankles = check_robot(Path(__file__).parent / "data" / "parallel_ankles.xml")
+    assert only(ankles, "closed-chains").values["closures"] == ["left_ankle_out", "left_ankle_in", "right_ankle_out",
+                                                                 "right_ankle_in"]
+    assert len(only(ankles, "passive-joints").values["joints"]) == 12
 
 
 def test_helpers_mirror_names_and_support_margins():

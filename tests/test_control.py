@@ -196,6 +196,7 @@ def test_failure_policy_walks_down_its_ladder_and_restores_the_solver(talos):
 
     # 3. limits far below: the damping command, from the last torques sent
     solver = _held_still(talos, scale=0.01 * ratio)
+    solver.passive_joints = ["arm_left_1_joint"]                 # no motor: 0 there
     limits = solver.constraints[0]
     policy = FailurePolicy(solver, damping=5.0)
     moving = talos.zero_velocity()
@@ -204,7 +205,9 @@ def test_failure_policy_walks_down_its_ladder_and_restores_the_solver(talos):
     assert solution.relaxed == (SOFTENED, SLACKENED, DAMPING) and not solution.success
     bound = np.full(talos.na, np.inf)
     bound[limits.index] = limits.effort
-    np.testing.assert_allclose(solution.tau_actuated, np.maximum(-0.5, -bound))   # 0 − 5 × 0.1, clipped
+    expected = np.maximum(-0.5, -bound)                          # 0 − 5 × 0.1, clipped
+    expected[talos.joint_v_index("arm_left_1_joint") - 6] = 0.0
+    np.testing.assert_allclose(solution.tau_actuated, expected)
     assert np.all(solution.tau[:6] == 0.0)
     assert policy.counts == {RELAXED: 0, SOFTENED: 0, SLACKENED: 0, DAMPING: 1}
 

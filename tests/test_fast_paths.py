@@ -17,6 +17,7 @@ import pinocchio as pin
 import pytest
 
 import tsid_py as tp
+from tsid_py.closures import Closure, FrameClosure, JointCoupling, PointClosure
 from tsid_py.constraints.base import LinearConstraint
 from tsid_py.contacts import Contact
 from tsid_py.control.capture_point import SupportPolygon, sole_corners
@@ -74,6 +75,17 @@ CASES = {
         (0.5, 0.0)),
     "planar contact": ("talos", lambda r: tp.PlanarContact("left_sole_link", kp=30.0, kd=9.0), (0.5, 0.0)),
     "point contact": ("go2", lambda r: tp.PointContact(r.feet[0], kp=50.0, kd=7.0), (0.5, 0.0)),
+    "point closure": ("talos", lambda r: PointClosure("arm_left_7_link", "arm_right_7_link", (0.01, 0.02, -0.1),
+                                                      (0.0, -0.03, 0.05), kp=30.0), (0.5, 0.0)),
+    "frame closure": ("talos", lambda r: FrameClosure("gripper_left_base_link", "torso_2_link",
+                                                      pin.SE3(pin.rpy.rpyToMatrix(0.2, 0.1, -0.3), np.array([0.1, 0, 0])),
+                                                      kp=20.0, kd=3.0), (0.5, 0.0)),
+    "joint coupling": ("talos", lambda r: JointCoupling({"arm_left_1_joint": 1.0, "arm_left_2_joint": 0.5},
+                                                        {"arm_right_1_joint": 1.0}, (0.1, -0.7), (0.2, 0.3)),
+                       (0.5, 0.0)),
+    "joint coupling, quadratic (through the readable rows)": (
+        "talos", lambda r: JointCoupling({"leg_left_4_joint": 1.0}, {"leg_right_4_joint": 1.0}, (0.0, 1.0, 0.4)),
+        (0.5, 0.0)),
 }
 
 
@@ -86,8 +98,9 @@ def _solver_with(robot, item, rng, velocities):
     for foot in feet:
         contact = (tp.PlanarContact(foot, *robot.sole_size) if robot.sole_size else tp.PointContact(foot))
         solver.add_contact(contact)
-    added = (solver.add_contact(item) if isinstance(item, Contact)
-             else solver.add_constraint(item) if isinstance(item, LinearConstraint) else solver.add_task(item))
+    added = (solver.add_contact(item) if isinstance(item, Contact) else solver.add_closure(item)
+             if isinstance(item, Closure) else solver.add_constraint(item) if isinstance(item, LinearConstraint)
+             else solver.add_task(item))
     spread, base_velocity = velocities
     q = pin.integrate(robot.model, robot.q_ref, rng.normal(0, 0.1 * spread, robot.nv))
     v = rng.normal(0, spread, robot.nv)
@@ -116,8 +129,14 @@ def _dense_cost(matrix, vector, n):
 def fast_and_readable(item, context):
     """The item's rows from its compiled fast path and from its readable definition, in one
     comparable form: a task as its weighted cost ``(H, g)``, a constraint as
-    ``(C, lower, upper)``, a contact as ``(force block, A, b)``."""
+    ``(C, lower, upper)``, a contact or a closure as ``(force block, A, b)``."""
     robot, n = context.robot, context.n
+    if isinstance(item, Closure):
+        block, matrix, vector = (np.full((robot.nv, item.size), np.nan), np.full((item.size, robot.nv), np.nan),
+                                 np.full(item.size, np.nan))
+        item.write_rows(robot, block, matrix, vector)
+        jacobian, drift, error = item.compute(robot)
+        return (block, matrix, vector), (-jacobian.T, jacobian, -drift - item.kd * jacobian @ robot.v - item.kp * error)
     if isinstance(item, Contact):
         rows = item.motion_rows.stop - item.motion_rows.start if item.kinematic else 0
         block, root, matrix, vector = (np.full((robot.nv, item.size), np.nan), np.full((6, item.size), np.nan),
@@ -169,7 +188,7 @@ def _fast_path_classes():
         pending.extend(cls.__subclasses__())
         if not cls.__module__.startswith("tsid_py") or inspect.isabstract(cls) and cls is not PDTask:
             continue
-        if ("write_rows" in vars(cls) and cls not in (Task, LinearConstraint)) or "diagonal" in vars(cls):
+        if ("write_rows" in vars(cls) and cls not in (Task, LinearConstraint, Closure)) or "diagonal" in vars(cls):
             found.add(cls)
     return found
 

@@ -36,27 +36,29 @@ def test_root_free_flyer_is_added_when_the_file_has_none():
 
 
 def test_mimic_joints_follow_their_primary_in_the_solver(rng):
-    """The file's coupling q_finger = −0.5 q_arm + 0.1 is held by the solver's hard coupling
-    row: with the pair off the linkage and a posture target pulling them further apart,
-    q̈_m − k q̈_p = Kp e + Kd ė exactly (e = b − (q_m − k q_p), ė = −(v_m − k v_p))."""
+    """The file's coupling q_finger = −0.5 q_arm + 0.1 is a closure of the solver, the finger
+    passive: with the pair off the linkage and a posture target pulling them further apart,
+    q̈_m − k q̈_p = −Kp c − Kd ċ exactly (c = q_m − k q_p − b, ċ = v_m − k v_p), τ_m = 0."""
     robot = tp.Robot.from_urdf(JOINTS_URDF)
     (coupling,) = robot.mimic_joints
     assert (coupling.joint, coupling.primary, coupling.multiplier, coupling.offset) == ("finger", "arm", -0.5, 0.1)
     solver = tp.DynamicsSolver(robot)
-    assert solver.tasks == [solver.mimic_coupling] and solver.mimic_coupling.priority == "hard"
+    assert list(solver.closures) == ["mimic finger"] and solver.passive_joints == ("finger",) and solver.tasks == []
     target = robot.q_ref.copy()
     arm, finger = robot.joint_q_index("arm"), robot.joint_q_index("finger")
     target[arm], target[finger] = 0.8, 0.9                   # the linkage allows finger = −0.3 for arm = 0.8
     solver.add_task(tp.tasks.JointTask(target, kp=50.0))
     q, v = robot.q_ref.copy(), rng.normal(size=robot.nv)
     q[arm], q[finger] = 0.3, 0.2
-    a = solver.solve(q, v).ddq
+    solution = solver.solve(q, v)
+    a = solution.ddq
     va, vf = robot.joint_v_index("arm"), robot.joint_v_index("finger")
-    error, rate = 0.1 - (0.2 + 0.5 * 0.3), -(v[vf] + 0.5 * v[va])
-    kp = solver.mimic_coupling.kp[0]
-    np.testing.assert_allclose(a[vf] + 0.5 * a[va], kp * error + 2 * np.sqrt(kp) * rate, atol=1e-8)
+    closure, rate = 0.2 + 0.5 * 0.3 - 0.1, v[vf] + 0.5 * v[va]
+    kp = solver.closures["mimic finger"].kp
+    np.testing.assert_allclose(a[vf] + 0.5 * a[va], -kp * closure - 2 * np.sqrt(kp) * rate, atol=1e-8)
+    assert solution.tau[vf] == 0.0
     free = tp.DynamicsSolver(tp.Robot.from_urdf(JOINTS_URDF, mimic="independent"))
-    assert free.robot.mimic_joints == () and free.mimic_coupling is None and free.tasks == []
+    assert free.robot.mimic_joints == () and free.closures == {} and free.passive_joints == () and free.tasks == []
     with pytest.raises(ValueError, match="mimic must be one of"):
         tp.Robot.from_urdf(JOINTS_URDF, mimic="rigid")
 

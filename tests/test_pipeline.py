@@ -142,6 +142,32 @@ def test_overrides_soften_a_contact_for_one_step_and_name_what_is_wrong(talos):
         StepOverrides().soften(talos.feet[0], -1.0)
 
 
+def test_overrides_built_before_a_removal_ramp_ends_do_not_stop_the_step(talos):
+    """A step's overrides are built before its solve, and the solve first retires a contact
+    whose removal ramp has ended (a failure policy's retry does too, within the step): an
+    override that still names it changes nothing — the step is solved as without it, the
+    contact gone — while a contact removed at once, or never added, is still refused."""
+    solver = standing_solver(talos)
+    q, v = talos.q_ref, talos.zero_velocity()
+    left = talos.feet[0]
+    solver.solve(q, v)
+    solver.remove_contact(left, transition=0.003)
+    solver.add_task(tp.tasks.FrameTask(left, kp=300.0, weight=10.0))
+    for _ in range(3):                                   # the ramp's three steps: left still there
+        overrides = StepOverrides()
+        overrides.soften(left, 4.0)
+        overrides.bound_normal_force(left, 0.0, 1.0)
+        solver.solve(q, v, overrides)
+        assert left in solver.contacts
+    retired = solver.solve(q, v, overrides)              # the ramp ended: the solve retires it
+    assert left not in solver.contacts and left not in retired.wrenches
+    np.testing.assert_allclose(retired.ddq, solver.solve(q, v).ddq, atol=1e-12)
+    solver.add_contact(tp.PlanarContact(left, length=0.2, width=0.13))
+    solver.remove_contact(left)                          # at once: the caller knows it is gone
+    with pytest.raises(KeyError, match=left):
+        solver.solve(q, v, overrides)
+
+
 def test_a_task_weight_override_is_the_solve_of_a_task_built_with_it(talos):
     """A step's weight override gives the solution of the same problem whose task was built
     with that weight (row tasks and diagonal tasks alike)."""

@@ -11,6 +11,8 @@ import pytest
 from scipy.optimize import linprog
 
 from tsid_py.control.walking import Footstep, WalkPlan, plan_footsteps
+from tsid_py._geometry import separation
+from tsid_py.control.capture_point import SupportPolygon, rectangle_corners
 from tsid_py.control.walking.adjustment import StepAdjustment
 from tsid_py.control.walking.angles import yaw_of_sole
 from tsid_py.control.walking.footholds import clear_swing, place_footstep, place_footsteps, swing_clearance
@@ -222,6 +224,37 @@ def test_replanning_with_the_plan_s_own_footsteps_and_state_changes_nothing():
     np.testing.assert_allclose(plan.dcm(times), dcm, atol=1e-9)
 
 
+def test_a_touch_down_brought_forward_moves_the_rest_of_the_walk_earlier():
+    """Re-planned to land the swing under way 0.15 s early: every later phase and event comes
+    0.15 s earlier, the next swing is rebuilt on its new times, the retimed swing lands on its
+    footstep then, continuously from where it was; a touch-down outside the swing is refused
+    with the plan unchanged."""
+    plan, _ = _stairs_plan()
+    single = plan.phases[3]
+    t, index, early = single.start + 0.2, single.step, 0.15
+    before_phases, before_events = list(plan.phases), list(plan.events)
+    with pytest.raises(ValueError, match="touch_down"):
+        plan.replan(t, index, plan.footsteps[index:], [0.0, 0.0], [0.0, 0.0], touch_down=single.end + 0.1)
+    assert plan.phases == before_phases and plan.events == before_events
+    swing = plan.swings[index]
+    sample = swing.sample(t)
+    position, velocity, _ = plan.com(t)
+    plan.replan(t, index, plan.footsteps[index:], position[:2], velocity[:2], touch_down=single.end - early)
+    swing.retarget(plan.footsteps[index].placement, t, single.end - early)
+    for old, new in zip(before_phases, plan.phases):
+        assert new.start == pytest.approx(old.start - (early if old.start >= single.end else 0.0))
+        assert new.end == pytest.approx(old.end - (early if old.end >= single.end else 0.0))
+    for old, new in zip(before_events, plan.events):
+        assert new[0] == pytest.approx(old[0] - (early if old[0] >= single.end else 0.0)) and new[1:] == old[1:]
+    assert plan.duration == pytest.approx(before_phases[-1].end - early)
+    assert plan.swings[index + 1].lift_off == pytest.approx(plan.phases[5].start)
+    assert swing.touch_down == pytest.approx(single.end - early)
+    assert swing.sample(swing.touch_down).placement.isApprox(plan.footsteps[index].placement)
+    again = swing.sample(t)
+    assert again.placement.isApprox(sample.placement, 1e-9)
+    np.testing.assert_allclose(again.velocity, sample.velocity, atol=1e-9)
+
+
 def test_replanning_refuses_a_footstep_out_of_reach_and_keeps_the_plan():
     plan, _ = _stairs_plan()
     before = list(plan.footsteps)
@@ -231,27 +264,59 @@ def test_replanning_refuses_a_footstep_out_of_reach_and_keeps_the_plan():
     assert plan.footsteps == before
 
 
-def test_step_adjustment_leaves_to_the_sole_what_it_can_take():
-    """``e`` is the pendulum's closed form; an error the stance sole can absorb by moving the
-    centre of pressure within its share is not adjusted, a larger one is; landings stay
-    within reach and on the swing foot's side."""
-    adjustment = StepAdjustment(forward=0.45, backward=0.3, min_width=0.15, max_width=0.6, sole_size=(0.2, 0.1))
+def test_step_adjustment_moves_the_landing_by_the_least_that_lets_the_sole_catch_the_capture_point():
+    """``ξ_T`` is the pendulum's closed form, the reachable capture points a rectangle ``g``
+    times the sole about it; a support it meets needs no move; otherwise the landing moves by
+    the least translation of the shrunk hull that meets it (checked against a search over
+    directions), within reach and on the swing foot's side."""
+    adjustment = StepAdjustment(forward=0.45, backward=0.3, min_width=0.15, max_width=0.6, sole_size=(0.2, 0.1),
+                                margin=0.02)
     omega, time_left = 3.3, 0.4
-    error = adjustment.error([0.12, -0.05], [0.1, -0.1], [0.2, 0.0], omega, time_left)
-    np.testing.assert_allclose(error, np.array([0.1, -0.1]) + np.array([0.02, 0.05]) * math.exp(omega * time_left)
-                               - [0.2, 0.0], atol=1e-12)
+    predicted = adjustment.predict([0.12, -0.05], [0.1, -0.1], omega, time_left)
+    np.testing.assert_allclose(predicted, np.array([0.1, -0.1]) + np.array([0.02, 0.05]) * math.exp(omega * time_left),
+                               atol=1e-12)
     gain = math.expm1(omega * time_left)
-    assert not adjustment.needed([0.9 * 0.1 * gain, 0.0], 0.0, omega, time_left)       # half the sole's 0.2 m
-    assert adjustment.needed([1.1 * 0.1 * gain, 0.0], 0.0, omega, time_left)
-    assert adjustment.needed([0.0, 1.1 * 0.05 * gain], 0.0, omega, time_left)
-    assert not adjustment.needed([0.005, 0.0], 0.0, omega, 0.0)                          # below the threshold
-    # moved by what the sole leaves at half its size, in the stance sole's axes
-    turned = math.pi / 2
-    np.testing.assert_allclose(adjustment.offset([0.0, 0.3 * gain], turned, omega, time_left),
-                               [0.0, (0.3 - 0.05) * gain], atol=1e-12)
-    stance, lifted = Footstep("r", 0.0, -0.1, 0.0), Footstep("l", -0.2, 0.1, 0.0)
-    x, y = adjustment.landing(Footstep("l", 0.2, 0.1, 0.0), [1.0, -1.0], stance, lifted)
+    corners = np.array(adjustment.reachable([1.0, 2.0], math.pi / 2, omega, time_left))   # turned: length along y
+    np.testing.assert_allclose(np.ptp(corners, axis=0), [0.1 * gain, 0.2 * gain], atol=1e-12)
+    np.testing.assert_allclose(corners.mean(axis=0), [1.0, 2.0], atol=1e-12)
+    stance = rectangle_corners(Footstep("r", 0.0, -0.1, 0.0).placement, 0.2, 0.1)
+    landing = rectangle_corners(Footstep("l", 0.25, 0.1, 0.0).placement, 0.2, 0.1)
+    target = adjustment.target(SupportPolygon(np.vstack([stance, landing])))
+    assert adjustment.shift(adjustment.reachable([0.2, 0.05], 0.0, omega, 0.05), target) is None   # it meets
+    far = np.array(adjustment.reachable([0.9, 0.6], 0.0, omega, 0.05))
+    move = adjustment.shift(far, target)
+
+    def gap(d):                          # distance between the reachable rectangle and the moved hull
+        difference = SupportPolygon((far[:, None, :] - (target + d)[None, :, :]).reshape(-1, 2))
+        return max(difference.outside_xy(0.0, 0.0), 0.0)
+
+    assert gap(move) < 1e-9 and gap(0.98 * move) > 0.0
+    shorter = 0.99 * float(np.linalg.norm(move))
+    for angle in np.linspace(0.0, 2 * math.pi, 720, endpoint=False):             # no shorter move meets it
+        assert gap(shorter * np.array([math.cos(angle), math.sin(angle)])) > 0.0
+    lifted = Footstep("l", -0.2, 0.1, 0.0)
+    x, y = adjustment.landing(Footstep("l", 0.2, 0.1, 0.0), [1.0, -1.0], Footstep("r", 0.0, -0.1, 0.0), lifted)
     assert (x, y) == pytest.approx((0.45, 0.05))                     # forward reach, min width on the left
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_separation_of_two_polygons_is_the_minkowski_difference_s_point_nearest_the_origin(seed):
+    """``separation(a, b)`` is None when the polygons meet and otherwise the point of
+    ``b − a`` (their Minkowski difference, Qhull's hull) nearest the origin."""
+    rng = np.random.default_rng(seed)
+    met = apart = 0
+    for _ in range(60):
+        a = SupportPolygon(rng.normal(0.0, 0.1, (6, 2))).vertices
+        b = SupportPolygon(rng.normal(0.0, 0.1, (5, 2)) + rng.normal(0.0, 0.25, 2)).vertices
+        difference = SupportPolygon((b[:, None, :] - a[None, :, :]).reshape(-1, 2))
+        move = separation(a, b)
+        if difference.outside_xy(0.0, 0.0) <= 0.0:
+            assert move is None
+            met += 1
+        else:
+            np.testing.assert_allclose(move, difference.clamp_xy(0.0, 0.0), atol=1e-12)
+            apart += 1
+    assert met > 5 and apart > 5
 
 
 def test_touchdown_counts_force_along_the_normal_and_lowers_a_late_foot_at_most_its_reach():

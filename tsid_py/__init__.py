@@ -1,6 +1,6 @@
 """tsid_py: QP-based task-space inverse dynamics for legged and fixed-base robots."""
 
-from . import assembly, backends, constraints, robots, rows, tasks
+from . import assembly, backends, closures, constraints, mechanism, robots, rows, tasks
 from .contacts import PlanarContact, PointContact
 from .errors import InfeasibleError, SolverError
 from .external_wrenches import ExternalWrench
@@ -20,7 +20,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Robot", "robots", "DynamicsSolver", "Solution", "PointContact", "PlanarContact", "ExternalWrench",
-    "tasks", "constraints", "backends", "assembly", "rows", "SolverError", "InfeasibleError",
+    "tasks", "constraints", "closures", "mechanism", "backends", "assembly", "rows", "SolverError", "InfeasibleError",
     "inverse_dynamics", "contact_inverse_dynamics", "multiple_contact_inverse_dynamics",
     "multiple_contact_inverse_dynamics_over_time", "gravity_compensation", "inverse_dynamics_over_time_batch",
 ]

@@ -1,11 +1,16 @@
 """The QP of one control step: its layout (sizes, buffers, row labels), assembly and extraction.
 
-Variables ``x = [q̈ (nv); f_1; …; f_k]`` with each contact's variables in its own frame's
-axes. With ``D = [M, −J_1ᵀG_1, …, −J_kᵀG_k]`` (LOCAL contact Jacobians and force
-generators) the equation of motion reads ``D x + h = Sᵀτ``:
+Variables ``x = [q̈ (nv); f_1; …; f_k; λ_1; …; λ_c]`` with each contact's variables in its
+own frame's axes and each closure's forces after them (:mod:`tsid_py.closures`). With
+``D = [M, −J_1ᵀG_1, …, −J_kᵀG_k, −J_c1ᵀ, …]`` (LOCAL contact Jacobians and force generators,
+the closures' Jacobians) the equation of motion reads ``D x + h = Sᵀτ``:
 
 * floating base: ``D[:6] x = −h[:6]`` (equalities), and ``τ_a = D[6:] x + h[6:]``;
-* fixed base: ``τ = D x + h``.
+* fixed base: ``τ = D x + h``;
+* a passive joint ``j`` (no motor): ``D[j] x = −h[j]`` (an equality, ``τ_j = 0``).
+
+A closure's rows ``J_c q̈ = −J̇_c v − Kd J_c v − Kp c`` are equalities. A layout without
+closures and passive joints (the usual problem) has neither and assembles as before.
 
 So τ is linear in x, ``τ_a = T x + t``, and torque tasks and limits are rows in x. Known
 external wrenches (:mod:`tsid_py.external_wrenches`) are data: ``h`` above is then the
@@ -32,6 +37,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from .closures import Closure
 from .constraints.base import AccelerationBounds, Constraint, LinearConstraint
 from .assembly_program import StepProgram
 from .contacts import Contact
@@ -62,6 +68,8 @@ class Layout:
         that soften them pass the weights in their :class:`~tsid_py.overrides.StepOverrides`).
     external_wrenches : known wrenches (:class:`~tsid_py.external_wrenches.ExternalWrench`,
         bound to ``robot``) moved into the bias at each assembly.
+    closures : the mechanism's closures, bound to ``robot`` (their forces are variables).
+    passive : the velocity indices of the joints held at ``τ = 0``.
 
     :meth:`assemble` writes into the same buffers every step, so the returned :class:`QP`
     is valid until the next call.
@@ -70,7 +78,8 @@ class Layout:
     def __init__(self, robot: Robot, dt: float, contacts: Sequence[Contact] = (), tasks: Sequence[Task] = (),
                  constraints: Sequence[Constraint] = (), regularization: Sequence[Task] = (),
                  root_equalities: bool = True, softened: frozenset = frozenset(),
-                 external_wrenches: Sequence[ExternalWrench] = ()):
+                 external_wrenches: Sequence[ExternalWrench] = (), closures: Sequence[Closure] = (),
+                 passive: Sequence[int] = ()):
         self.robot = robot
         self.softened = frozenset(softened)
         nv = robot.nv
@@ -81,6 +90,14 @@ class Layout:
         for contact in self.contacts:
             columns[contact.name] = slice(start, start + contact.size)
             start += contact.size
+        self.closures = list(closures)
+        #: The closures' force columns in x, by closure name (after the contacts').
+        self.closure_columns = {}
+        for closure in self.closures:
+            self.closure_columns[closure.name] = slice(start, start + closure.size)
+            start += closure.size
+        #: The passive joints' velocity indices (their τ is held at 0).
+        self.passive = np.array(sorted(set(int(i) for i in passive)), dtype=np.intp)
         self.n = n = start
         self.nv = nv
         self.columns = columns
@@ -176,12 +193,21 @@ class Layout:
         if self.root_equalities:
             row = 6
             labels += ["equation of motion (floating base)"] * 6
+        passive_rows = slice(row, row + self.passive.size)
+        names = {self.robot.joint_v_index(name): name for name in self.robot.scalar_joint_names}
+        labels += [f"equation of motion (passive joint {names.get(int(i), i)})" for i in self.passive]
+        row += self.passive.size
         for contact in self.kinematic:
             if self._is_hard(contact):
                 size = motion_row_count(contact)
                 slices.append((contact, slice(row, row + size)))
                 labels += [_describe(contact)] * size
                 row += size
+        closure_rows = []
+        for closure in self.closures:
+            closure_rows.append(slice(row, row + closure.size))
+            labels += [f"closure {closure.name}"] * closure.size
+            row += closure.size
         for task in self.hard_tasks:
             slices.append((task, slice(row, row + task.size)))
             labels += [_describe(task)] * task.size
@@ -194,6 +220,13 @@ class Layout:
         root = 6 if self.root_equalities else 0
         self.root_rows, self.root_rhs = self.A[:root, : self.nv], self.b[:root]
         self.root_force_blocks = [self.A[:root, self.columns[contact.name]] for contact in self.contacts]
+        # The closures' columns of D and their rows; their columns of the root rows are copied
+        # from D; the passive joints' rows are D's rows, gathered (A[p] = D[j], b[p] = −h[j]).
+        self.closure_views = [(closure, self.D[:, self.closure_columns[closure.name]], self.A[rows, : self.nv],
+                               self.b[rows]) for closure, rows in zip(self.closures, closure_rows)]
+        forces = slice(self.nv + sum(c.size for c in self.contacts), self.n)
+        self.root_closure_blocks = (self.A[:root, forces], self.D[:root, forces])
+        self.passive_rows, self.passive_rhs = self.A[passive_rows], self.b[passive_rows]
         views = [(owner, *row_views(self.A, self.b, rows, owner, self.nv)) for owner, rows in slices]
         self.hard_contact_views = [view for view in views if isinstance(view[0], Contact)]
         self.hard_task_views = [view for view in views if not isinstance(view[0], Contact)]
@@ -303,7 +336,7 @@ class Layout:
             context.torque_limit_scale = 1.0
         task_weights = None if overrides is None else overrides.task_weights
         if self.program is not None and overrides is None:
-            self._write_program_rows(context)
+            self.program.write(context)
         else:
             self._write_rows(context, overrides, task_weights)
         lb, ub = self.lb, self.ub
@@ -326,12 +359,10 @@ class Layout:
         return self.qp
 
     def _write_rows(self, context: StepContext, overrides: StepOverrides | None, task_weights) -> None:
-        """Each item's rows, one call of its own writer each (the readable order the program
-        follows too): the equation of motion's rows (with the bias ``h − Σ J_kᵀ w_k``) and
-        the contacts' (the map ``τ_a = T x + t`` is then written), the hard tasks, the soft
-        costs (rows ``√W A``, ``√W b``; costs on single variables as ``d``, ``e``) and the
-        linear constraints' rows (the friction rows are constant; a constraint the step's
-        overrides relax writes its relaxed rows)."""
+        """Each item's rows by its own writer (the program's order too): the equation of motion
+        (bias ``h − Σ J_kᵀ w_k``), contacts and closures (then ``τ_a = T x + t`` is written),
+        hard tasks, soft costs (rows ``√W A``, ``√W b``; single variables' as ``d``, ``e``),
+        linear constraints (friction rows constant; relaxed rows for a relaxed constraint)."""
         robot = self.robot
         # D = [M, −J_1ᵀG_1, …] and the root rows of the equation of motion; the contacts' rows.
         context.dynamics_written = False
@@ -347,6 +378,8 @@ class Layout:
                 vector *= soft_scale
         if overrides is not None and overrides.contacts:
             self._weigh_soft_contacts(overrides)
+        if self.closure_views or self.passive.size:
+            self._write_closures()
         context.dynamics_written = True         # T and t hold this step's equation of motion
         for task, matrix, vector in self.hard_task_views:
             task.write_rows(context, matrix, vector, weighted=False)
@@ -357,7 +390,7 @@ class Layout:
         else:
             for task, matrix, vector in self.soft_task_views:
                 task.write_rows(context, matrix, vector, weighted=True)
-        self._fill_diagonal_costs(context, task_weights)
+        self.fill_diagonal_costs(context, task_weights)
         relaxed = None if overrides is None else overrides.relaxed_constraints
         for constraint, matrix, lower, upper in self.linear_views:
             if relaxed and constraint in relaxed:      # relaxed for this step
@@ -365,21 +398,17 @@ class Layout:
             else:
                 constraint.write_rows(context, matrix, lower, upper)
 
-    def _write_program_rows(self, context: StepContext) -> None:
-        """:meth:`_write_rows` for a step without overrides: the program's items in one
-        compiled call, then the others' own writers."""
-        program = self.program
-        context.dynamics_written = True
-        program.run(self.D, self.A, self.b, self.A_soft, self.b_soft, self.cost_diagonal_targets, self.C, self.l,
-                    self.u)
-        rest = program.python
-        for task, matrix, vector in rest.hard:
-            task.write_rows(context, matrix, vector, weighted=False)
-        for task, matrix, vector in rest.soft:
-            task.write_rows(context, matrix, vector, weighted=True)
-        self._fill_diagonal_costs(context, None, program.diagonal)
-        for constraint, matrix, lower, upper in rest.linear:
-            constraint.write_rows(context, matrix, lower, upper)
+    def _write_closures(self) -> None:
+        """The closures' columns of ``D`` and their rows, their columns of the root rows, and
+        the passive joints' rows ``D[j] x = −h[j]`` (after every column of ``D`` is written)."""
+        robot = self.robot
+        for closure, block, matrix, vector in self.closure_views:
+            closure.write_rows(robot, block, matrix, vector)
+        np.copyto(*self.root_closure_blocks)
+        if self.passive.size:
+            np.take(self.D, self.passive, axis=0, out=self.passive_rows)
+            np.take(self.bias, self.passive, out=self.passive_rhs)
+            np.negative(self.passive_rhs, out=self.passive_rhs)
 
     def _weigh_soft_contacts(self, overrides: StepOverrides) -> None:
         """Scale the soft no-slip rows of the contacts a step's overrides soften by
@@ -405,7 +434,7 @@ class Layout:
                 raise ValueError(f"task {getattr(task, 'name', task)!r} has a weight override but is not a soft "
                                  "task of this solver (nor one at a level 1, 2, …)")
 
-    def _fill_diagonal_costs(self, context: StepContext, task_weights: Mapping | None = None,
+    def fill_diagonal_costs(self, context: StepContext, task_weights: Mapping | None = None,
                              compiled: list | None = None) -> None:
         """``d`` and ``e`` of the cost from the tasks on single variables: each adds ``w ∘ t``
         of its cost ``Σ wᵢ (x_cᵢ − tᵢ)²`` into ``e`` and hands over ``(columns, w)`` (``w``
@@ -420,11 +449,9 @@ class Layout:
         changed = previous is None
         for index in range(len(tasks)):       # by index into kept lists: no list built a step
             task = tasks[index]
-            if compiled is not None and compiled[index] is not None:
-                entry = entries[index] = compiled[index]
-            else:
-                entry = entries[index] = (task.diagonal(context, e, task_weights.get(task)) if task_weights
-                                          else task.diagonal(context, e))
+            entry = entries[index] = (compiled[index] if compiled is not None and compiled[index] is not None
+                                      else task.diagonal(context, e, task_weights.get(task)) if task_weights
+                                      else task.diagonal(context, e))
             changed = changed or entry[1] is not previous[index]
         if changed:
             d = self.cost_diagonal
@@ -444,6 +471,8 @@ class Layout:
             _, copies = self._refill
             np.copyto(out.x, result.x)
             direct.affine_map(self.D, out.x, self.bias, 6 if self.root_equalities else 0, out.tau)
+            if self.passive.size:
+                out.tau[self.passive] = 0.0
             for target, source in copies:
                 np.copyto(target, source)
             out.refilled(result.status, result.iterations)
@@ -453,11 +482,14 @@ class Layout:
             x = x.copy()
         tau = np.empty(self.nv)
         direct.affine_map(self.D, x, self.bias, 6 if self.root_equalities else 0, tau)
+        if self.passive.size:
+            tau[self.passive] = 0.0           # held by equalities: exactly 0, as the root's
         local, rotations = {}, {}
         for name, columns, wrench, rotation in self.wrench_sources:
             local[name], rotations[name] = wrench(x[columns]), rotation.copy()
         solution = Solution(x[: self.nv], tau, tau[6:] if self.floating else tau, local, rotations, True,
-                            result.status, x, result.iterations)
+                            result.status, x, result.iterations,
+                            closure_forces={name: x[columns] for name, columns in self.closure_columns.items()})
         # What a refill copies: the point contacts' variables (a planar contact's wrench is a
         # view of x) and the frames' rotations.
         copies = [(local[name][:columns.stop - columns.start], x[columns]) for name, columns, _, _ in self.wrench_sources

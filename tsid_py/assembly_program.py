@@ -17,8 +17,8 @@ The kinds: the equation of motion's rows, point and planar contacts (hard or sof
 task and the frame, position and orientation tasks (hard or soft), the posture task (soft:
 the targets of its diagonal cost), the torque task (soft) and torque limits (hard). The
 layout writes every other item in Python after the program ran; a step with overrides, a
-robot on pinocchio's pass and a layout with levels or external wrenches go the layout's general
-way.
+robot on pinocchio's pass and a layout with levels, external wrenches, closures or passive
+joints go the layout's general way.
 """
 
 from __future__ import annotations
@@ -232,11 +232,13 @@ class StepProgram:
     @classmethod
     def of(cls, layout) -> "StepProgram | None":
         """The program of ``layout``'s compiled items (with the equation of motion's rows first),
-        or None for a robot on pinocchio's pass, a layout with levels or external wrenches."""
+        or None for a robot on pinocchio's pass, a layout with levels, external wrenches,
+        closures or passive joints."""
         from .dynamics_pass import CompiledPass
 
-        if not isinstance(layout.robot.dynamics, CompiledPass) or layout.levels or layout.external_wrenches:
-            return None                        # (the program's bias is the pass's h)
+        if (not isinstance(layout.robot.dynamics, CompiledPass) or layout.levels or layout.external_wrenches
+                or layout.closures or layout.passive.size):
+            return None                        # (the program's bias is the pass's h; no closure rows)
         items = [_Item(None, DYNAMICS, None)]
         items[0].record[EXTRA] = layout.root_rows.shape[0]
         items[0].record[EXTRA2] = 6 if layout.floating else 0
@@ -382,6 +384,22 @@ class StepProgram:
         return any(settings_assigned(entry.item) != entry.changes for entry in self.items if entry.item is not None)
 
     # ------------------------------------------------------------------ the step
+    def write(self, context) -> None:
+        """The layout's rows for a step without overrides: the compiled items in one call
+        (:meth:`run`), then the other items' own writers and the diagonal costs."""
+        layout = self.layout
+        context.dynamics_written = True
+        self.run(layout.D, layout.A, layout.b, layout.A_soft, layout.b_soft, layout.cost_diagonal_targets, layout.C,
+                 layout.l, layout.u)
+        rest = self.python
+        for task, matrix, vector in rest.hard:
+            task.write_rows(context, matrix, vector, weighted=False)
+        for task, matrix, vector in rest.soft:
+            task.write_rows(context, matrix, vector, weighted=True)
+        layout.fill_diagonal_costs(context, None, self.diagonal)
+        for constraint, matrix, lower, upper in rest.linear:
+            constraint.write_rows(context, matrix, lower, upper)
+
     def run(self, D, A, b, A_soft, b_soft, e, C, l, u) -> None:
         """The compiled items' rows at the robot's last update (see the module)."""
         if CHANGES[0] != self.changes and self._settings_changed():

@@ -26,6 +26,7 @@ from ._validation import positive_scalar, priority as check_priority
 from .frames import FRAME_SOURCES, frame_motion, placement_error
 from .items import SolverItem
 from .settings import Setting, flag, non_negative, positive
+from .wrench_cone import convex_polygon, wrench_cone_rows
 
 #: The inscribed pyramid keeps |f_x| ≤ μ/√2 f_z and |f_y| ≤ μ/√2 f_z, so that
 #: √(f_x² + f_y²) ≤ μ f_z: no force outside the true Coulomb cone.
@@ -330,6 +331,15 @@ class PointContact(Contact):
     motion_rows = slice(0, 3)
 
 
+def _bearing_polygon(value, name: str):
+    """None, or the counter-clockwise convex polygon (k ≥ 3, 2) of ``value`` (read-only)."""
+    if value is None:
+        return None
+    polygon = convex_polygon(value, name)
+    polygon.flags.writeable = False
+    return polygon
+
+
 class PlanarContact(Contact):
     """A 6-D wrench on a rectangular sole centred at the frame origin.
 
@@ -338,6 +348,12 @@ class PlanarContact(Contact):
     ``|m_y| ≤ (length/2) f_z`` and ``|m_x| ≤ (width/2) f_z``, and bounds the torsional moment
     ``|m_z| ≤ μ (min(length, width)/2) f_z`` — a conservative bound that ignores the
     coupling with the tangential force. The whole frame motion is constrained (6 rows).
+
+    A sole that bears on part of itself only (on bumps: :meth:`tsid_py.control.terrain.Terrain.rest`)
+    is given that part as ``bearing``, a convex polygon (k ≥ 3, 2) of the frame's x–y plane
+    (m): the wrench is then kept in the exact contact wrench cone of forces at its vertices
+    (:mod:`tsid_py.wrench_cone`): the centre of pressure in the polygon, the torsion coupled
+    with the tangential force. ``region`` is the centre of pressure's polygon either way.
 
     Parameters
     ----------
@@ -348,6 +364,7 @@ class PlanarContact(Contact):
         :class:`Contact` (the same defaults: ``mu = 0.7``, ``f_min = 0`` N, ``f_max`` 20 × the
         robot's weight,
         ``kp = 0`` 1/s², ``kd = 2√kp`` 1/s, hard, ``weight = 1e3``, unilateral, kinematic).
+    bearing : None (the rectangle bears) or the polygon the sole bears on (see above).
     """
 
     size = 6
@@ -356,9 +373,10 @@ class PlanarContact(Contact):
     def __init__(self, frame: str, length: float = 0.2, width: float = 0.13, *, mu: float = 0.7, f_min: float = 0.0,
                  f_max: float | None = None, kp: float = DEFAULT_KP, kd: float | None = None,
                  priority: str | int = "hard",
-                 weight: float = 1e3, unilateral: bool = True, kinematic: bool = True):
+                 weight: float = 1e3, unilateral: bool = True, kinematic: bool = True, bearing=None):
         self._length = positive_scalar(length, "length")
         self._width = positive_scalar(width, "width")
+        self._bearing = _bearing_polygon(bearing, "bearing")
         super().__init__(frame, mu=mu, f_min=f_min, f_max=f_max, kp=kp, kd=kd, priority=priority, weight=weight,
                          unilateral=unilateral, kinematic=kinematic)
 
@@ -368,15 +386,32 @@ class PlanarContact(Contact):
     width = Setting(positive, after="_footprint_changed")
     """Sole width along the frame's y axis, m (> 0)."""
 
+    bearing = Setting(_bearing_polygon, after="_footprint_changed")
+    """The polygon the sole bears on ((k, 2) m, counter-clockwise, the frame's x–y), or None:
+    the rectangle (see the class)."""
+
+    @property
+    def region(self) -> np.ndarray:
+        """The centre of pressure's polygon (k, 2), counter-clockwise, m in the frame's x–y:
+        the bearing polygon, or the rectangle's corners."""
+        if self._bearing is not None:
+            return self._bearing.copy()
+        half_length, half_width = self._length / 2, self._width / 2
+        return np.array([[half_length, half_width], [-half_length, half_width], [-half_length, -half_width],
+                         [half_length, -half_width]])
+
     def _footprint_changed(self) -> None:
-        """The rectangle changed: its friction and centre-of-pressure rows, and what the owner
+        """The rectangle or the bearing polygon changed: its friction and centre-of-pressure rows, and what the owner
         derives from the footprint (a controller's support polygon)."""
         self._rebuild_friction()
         if self._owner is not None:
             self._owner.footprint_changed()
 
     def friction_rows(self) -> np.ndarray:
-        """The pyramid, then the centre of pressure in the sole and the torsion bound."""
+        """The pyramid, then the centre of pressure in the sole and the torsion bound; or,
+        with a bearing polygon, the faces of its contact wrench cone."""
+        if self._bearing is not None:
+            return wrench_cone_rows(self._bearing, self._mu)
         pyramid = super().friction_rows()
         half_length, half_width = self._length / 2, self._width / 2
         torsion = self._mu * min(half_length, half_width)
@@ -391,8 +426,20 @@ class PlanarContact(Contact):
 
     def describe_rows(self) -> list[str]:
         """A label for each row of :meth:`friction_rows`, for infeasibility reports: four
-        ``"friction cone"``, four ``"centre of pressure"`` and two ``"torsion"``."""
+        ``"friction cone"``, four ``"centre of pressure"`` and two ``"torsion"``; with a
+        bearing polygon, each face by the components it bounds (forces only: ``"friction
+        cone"``; the normal force and the tilting moments: ``"centre of pressure"``; else
+        ``"wrench cone"``)."""
+        if self._bearing is not None:
+            labels = []
+            for row in self.friction_rows():
+                used = np.abs(row) > 1e-12
+                labels.append("friction cone" if not used[3:].any() else
+                              "centre of pressure" if not (used[[0, 1, 5]]).any() else "wrench cone")
+            return labels
         return super().describe_rows() + ["centre of pressure"] * 4 + ["torsion"] * 2
 
     def __repr__(self) -> str:
-        return f"PlanarContact({self.frame!r}, length={self.length}, width={self.width}, mu={self.mu})"
+        bearing = "" if self._bearing is None else f", bearing={len(self._bearing)} vertices"
+        return f"PlanarContact({self.frame!r}, length={self.length}, width={self.width}, mu={self.mu}{bearing})"
+

@@ -25,6 +25,7 @@ import numpy as np
 import pinocchio as pin
 
 from ._numba import compiled_function
+from .frames import direct as _frames
 from .rigid_body import (AXIS, BODY_COLUMNS, FREE_FLYER, INERTIA, JOINT_COLUMNS, KINDS, LEVER, MASS, ORIGIN,
                          PLACEMENT_P, PLACEMENT_R, PRISMATIC, ROTATION, buffer_size, output_sizes, outputs,
                          update_state)
@@ -164,12 +165,17 @@ class CompiledPass:
 
 class PinocchioPass:
     """pinocchio's pass on the robot's ``data`` (any joint pinocchio knows): the named views
-    are ``data``'s own buffers."""
+    are ``data``'s own buffers. The rates ``J̇`` of a composite joint's columns are corrected
+    after each pass (:func:`tsid_py.frames.correct_composite_rates`)."""
 
     checks_inputs = False
 
     def __init__(self, model: pin.Model, data: pin.Data):
         self.model, self.data = model, data
+        composites = [joint for joint in model.joints if joint.shortname() == "JointModelComposite"]
+        #: The composite joints' first columns and sizes, or None without composite joints.
+        self.composites = (np.array([joint.idx_v for joint in composites], dtype=np.intp),
+                           np.array([joint.nv for joint in composites], dtype=np.intp)) if composites else None
         self.mass_matrix, self.bias, self.joint_jacobians, self.joint_jacobian_rates = data.M, data.nle, data.J, data.dJ
         self.com, self.com_velocity, self.com_drift = data.com[0], data.vcom[0], data.acom[0]
         self.com_jacobian = data.Jcom
@@ -190,6 +196,9 @@ class PinocchioPass:
     def update(self, q_in: np.ndarray, v_in: np.ndarray, q: np.ndarray, v: np.ndarray, tolerance: float) -> int:
         """The pass at ``(q_in, v_in)`` (validated by the caller), copied into ``q`` and ``v``."""
         self.run(self.model, self.data, q_in, v_in)
+        if self.composites is not None:
+            _frames.correct_composite_rates(self.data.J, self.data.dJ, np.asarray(v_in, dtype=float),
+                                            *self.composites)
         np.copyto(q, q_in)
         np.copyto(v, v_in)
         return 0

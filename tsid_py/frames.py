@@ -158,6 +158,38 @@ def frame_pd_rows(joint_jacobians, joint_jacobian_rates, columns, translation, r
             error_rate)
 
 
+@njit(void(MATRIX, MATRIX, VECTOR, intp[:], intp[:]), cache=True, fastmath=FASTMATH)
+def correct_composite_rates(joint_jacobians, joint_jacobian_rates, v, starts, sizes):
+    """Make pinocchio's ``J̇`` the time derivative of ``J`` on composite joints (an MJCF body
+    with several joints), in place.
+
+    A joint's world Jacobian column ``J_k`` is its axis carried by the body the joint moves, so
+    ``J̇_k = v_k ×ₘ J_k`` with ``v_k`` that body's spatial velocity (``×ₘ`` the motion cross
+    product, ``(v, ω) ×ₘ (u, μ) = (ω × u + v × μ, ω × μ)``). pinocchio 4.1 forms every column
+    of a composite joint with the velocity of its *last* body, which adds the motion of the
+    composite's later axes: the column ``k`` is corrected by
+    ``− (Σ_{l > k} J_l q̇_l) ×ₘ J_k``. Without it a frame's drift ``J̇ v`` beyond such a joint
+    is wrong (by 0.4 m/s² at 1 rad/s). ``starts`` and ``sizes``: each composite joint's first
+    column and number of columns."""
+    for joint in range(starts.size):
+        first, count = starts[joint], sizes[joint]
+        lx = ly = lz = ax = ay = az = 0.0       # Σ_{l > k} J_l q̇_l, from the last column back
+        for k in range(first + count - 1, first - 1, -1):
+            ux, uy, uz = joint_jacobians[0, k], joint_jacobians[1, k], joint_jacobians[2, k]
+            mx, my, mz = joint_jacobians[3, k], joint_jacobians[4, k], joint_jacobians[5, k]
+            joint_jacobian_rates[0, k] -= ay * uz - az * uy + ly * mz - lz * my
+            joint_jacobian_rates[1, k] -= az * ux - ax * uz + lz * mx - lx * mz
+            joint_jacobian_rates[2, k] -= ax * uy - ay * ux + lx * my - ly * mx
+            joint_jacobian_rates[3, k] -= ay * mz - az * my
+            joint_jacobian_rates[4, k] -= az * mx - ax * mz
+            joint_jacobian_rates[5, k] -= ax * my - ay * mx
+            lx += ux * v[k]
+            ly += uy * v[k]
+            lz += uz * v[k]
+            ax += mx * v[k]
+            ay += my * v[k]
+            az += mz * v[k]
+
 
 @njit(void(MATRIX, intp[:], float64, float64, float64, float64, float64, float64, VECTOR), cache=True,
       fastmath=FASTMATH)
@@ -179,4 +211,4 @@ def add_generalized_force(joint_jacobians, columns, fx, fy, fz, mx, my, mz, out)
 
 
 #: The frame kernels' compiled functions, for arrays the library builds.
-direct = direct_calls(frame_motion, frame_pd_rows, add_generalized_force)
+direct = direct_calls(frame_motion, frame_pd_rows, add_generalized_force, correct_composite_rates)

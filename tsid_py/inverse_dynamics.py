@@ -73,7 +73,7 @@ def inverse_dynamics(robot: Robot, q, v, a) -> np.ndarray:
     """
     q, v, a = _state(robot, q, v, a)
     solver = DynamicsSolver(robot, regularization={"acceleration": 0.0, "force": 0.0, "torque": 0.0},
-                            actuated_root=True, mimic_couplings=False)
+                            actuated_root=True, closures=False)
     return _solve_configured(solver, q, v, a).tau
 
 
@@ -86,7 +86,7 @@ def contact_inverse_dynamics(robot: Robot, q, v, a, contact: str) -> ContactInve
     (contact,) = check_contacts(robot, [contact])
     q, v, a = _state(robot, q, v, a)
     solver = DynamicsSolver(robot, regularization={"acceleration": 0.0, "force": 0.0, "torque": 0.0},
-                            mimic_couplings=False)
+                            closures=False)
     _wrench_contacts(solver, [contact])
     solution = _solve_configured(solver, q, v, a)
     return ContactInverseDynamicsResult(solution.tau, solution.wrenches[contact])
@@ -106,7 +106,7 @@ def multiple_contact_inverse_dynamics(robot: Robot, q, v, a, contacts: Sequence[
     contacts = check_contacts(robot, contacts)
     q, v, a = _state(robot, q, v, a)
     solver = DynamicsSolver(robot, regularization={"acceleration": 0.0, "force": 0.0, "torque": 0.0},
-                            mimic_couplings=False)
+                            closures=False)
     _wrench_contacts(solver, contacts)
     if wrench_guesses is not None:
         guesses = as_matrix(wrench_guesses, "wrench_guesses", (len(contacts), 6))
@@ -135,7 +135,7 @@ def gravity_compensation(robot: Robot, q, contacts: Sequence[str], minimize: str
     q = robot.check_configuration(q, "q")
     weights = {"acceleration": 0.0, "force": 1.0, "torque": 0.0} if minimize == "force" else \
         {"acceleration": 0.0, "force": 0.0, "torque": 1.0}
-    solver = DynamicsSolver(robot, regularization=weights, mimic_couplings=False)
+    solver = DynamicsSolver(robot, regularization=weights, closures=False)
     _wrench_contacts(solver, contacts)
     zero = np.zeros(robot.nv)
     solution = _solve_configured(solver, q, zero, zero)

@@ -25,7 +25,9 @@ settings, and the assembly applies the overrides to that step's QP only:
 
 An override object is reused from step to step by a control loop (:meth:`clear` empties it);
 it is validated where it is built (weights, bounds) and where it is applied (the names must
-be the solver's active contacts, the tasks its soft tasks).
+be the solver's active contacts, the tasks its soft tasks). A contact whose removal ramp
+ended is taken out by the solve that follows: the controller built that step's overrides
+before, so an override naming it is dropped rather than refused.
 """
 
 from __future__ import annotations
@@ -89,6 +91,15 @@ class StepOverrides:
         other.torque_limit_scale = self.torque_limit_scale
         other.levels_from = self.levels_from
         other.active = self.active
+        return other
+
+    def without_contacts(self, names) -> StepOverrides:
+        """A copy whose contact overrides leave out the contacts ``names`` (self if none is named)."""
+        if self.contacts.keys().isdisjoint(names):
+            return self
+        other = self.copy()
+        for name in names:
+            other.contacts.pop(name, None)
         return other
 
     # ------------------------------------------------------------------ contacts

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._geometry import polygon_edges
 from .constraints import AccelerationBounds, TorqueLimits
 from .tasks import PDTask
 
@@ -128,11 +129,14 @@ def _contact_entry(solver, contact, solution) -> dict:
              "cone_usage": float(np.hypot(fx, fy) / (contact.mu * fz)) if loaded else float(np.hypot(fx, fy) > 0),
              "pyramid_usage": (float(max(abs(fx), abs(fy)) / (contact.mu / np.sqrt(2.0) * fz)) if loaded
                                else float(max(abs(fx), abs(fy)) > 0))}
-    if hasattr(contact, "length"):              # a planar contact: centre of pressure and torsion
+    if hasattr(contact, "region"):              # a planar contact: centre of pressure and torsion
         cop = np.array([-my, mx]) / fz if loaded else np.zeros(2)
-        half = np.array([contact.length, contact.width]) / 2
-        entry.update(cop=cop.tolist(), edge_margin=float(np.min(half - np.abs(cop))) if loaded else 0.0,
-                     torsion_usage=float(abs(mz) / (contact.mu * half.min() * fz)) if loaded else 0.0)
+        normals, offsets = polygon_edges(contact.region)
+        margin = float(np.min(offsets - normals @ cop))
+        entry.update(cop=cop.tolist(), edge_margin=margin if loaded else 0.0)
+        if contact.bearing is None:
+            half = min(contact.length, contact.width) / 2
+            entry.update(torsion_usage=float(abs(mz) / (contact.mu * half * fz)) if loaded else 0.0)
     return entry
 
 

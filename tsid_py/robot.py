@@ -12,7 +12,7 @@ import pinocchio as pin
 
 from ._validation import as_vector
 from .loaders.mjcf import load_mjcf
-from .loaders.source import ModelSource
+from .loaders.source import CoordinateCoupling, ModelSource, joint_maps
 from .loaders.urdf import load_urdf, srdf_postures
 from .dynamics_pass import FrameSources, dynamics_pass
 
@@ -161,6 +161,7 @@ class Robot:
         mimic: str = "coupled",
         srdf: str | os.PathLike | None = None,
         posture: str | None = None,
+        passive: Sequence[str] = (),
     ) -> "Robot":
         """Load a URDF (:func:`tsid_py.loaders.urdf.load_urdf`: continuous, floating, planar
         and mimic joints); ``floating_base`` adds a free-flyer root joint (7 q, 6 v).
@@ -183,8 +184,9 @@ class Robot:
         srdf : an SRDF whose group states become :attr:`postures`; ``q_ref`` (when not
             given) is ``posture``'s, by default the first's.
         posture : the SRDF group state ``q_ref`` starts from.
+        passive : joints without a motor (:attr:`passive_joints`, with the mimic joints).
         """
-        loaded = load_urdf(path, floating_base, package_dirs, mimic=mimic)
+        loaded = load_urdf(path, floating_base, package_dirs, mimic=mimic, passive=passive)
         postures = srdf_postures(loaded.model, srdf) if srdf is not None else {}
         if posture is not None and posture not in postures:
             raise KeyError(f"posture {posture!r} is not a group state of {srdf}; group states: {list(postures)}")
@@ -255,41 +257,15 @@ class Robot:
         return robot
 
     def _build_joint_maps(self) -> None:
-        """Name → (q index, v index) for the 1-dof actuated joints, and their limits. The 1-dof
-        joints inside a composite joint (an MJCF body with several joints) are listed by the
-        file's names (:attr:`ModelSource.components`) in place of the composite's."""
-        model = self.model
-        first = 2 if self.floating_base else 1
-        components: dict[int, list[tuple[str, int]]] = {}
-        for name, joint_id, position in (self.source.components if self.source is not None else ()):
-            components.setdefault(joint_id, []).append((name, position))
-        self.joint_names: list[str] = []
-        self._joint_q_index: dict[str, int] = {}
-        self._joint_v_index: dict[str, int] = {}
+        """Name → (q index, v index) for the 1-dof actuated joints, and their limits
+        (:func:`~tsid_py.loaders.source.joint_maps`)."""
+        maps = joint_maps(self.model, self.floating_base, self.source)
+        self.joint_names, self._joint_q_index, self._joint_v_index = maps.names, maps.q_index, maps.v_index
         #: The continuous (unbounded revolute) joints: one velocity, two positions
         #: ``(cos θ, sin θ)`` from :meth:`joint_q_index` on.
-        self.continuous_joints: set[str] = set()
-        for joint_id in range(first, model.njoints):
-            joint = model.joints[joint_id]
-            name = model.names[joint_id]
-            if joint_id in components:
-                for part, position in components[joint_id]:
-                    self.joint_names.append(part)
-                    self._joint_q_index[part] = joint.idx_q + position
-                    self._joint_v_index[part] = joint.idx_v + position
-                continue
-            self.joint_names.append(name)
-            if joint.nv == 1 and joint.nq in (1, 2):
-                self._joint_q_index[name] = joint.idx_q
-                self._joint_v_index[name] = joint.idx_v
-                if joint.nq == 2:
-                    self.continuous_joints.add(name)
-        offset = 6 if self.floating_base else 0
-        q_offset = 7 if self.floating_base else 0
-        self.effort_limits = np.array(model.effortLimit[offset:], dtype=float)
-        self.velocity_limits = np.array(model.velocityLimit[offset:], dtype=float)
-        self.position_lower = np.array(model.lowerPositionLimit[q_offset:], dtype=float)
-        self.position_upper = np.array(model.upperPositionLimit[q_offset:], dtype=float)
+        self.continuous_joints: set[str] = maps.continuous
+        self.effort_limits, self.velocity_limits = maps.effort_limits, maps.velocity_limits
+        self.position_lower, self.position_upper = maps.position_lower, maps.position_upper
 
     # ----------------------------------------------------------------------------- names
     def frame_id(self, name: str) -> int:
@@ -337,8 +313,28 @@ class Robot:
     def mimic_joints(self) -> tuple:
         """The URDF's mimic couplings the robot keeps (:class:`tsid_py.loaders.source.MimicJoint`:
         ``q[joint] = multiplier q[primary] + offset``); empty for a model without them, or
-        loaded with ``mimic="independent"``. A solver holds them with a hard task."""
+        loaded with ``mimic="independent"``. A solver holds them as closures (:attr:`closures`)."""
         return self.source.mimic if self.source is not None else ()
+
+    @property
+    def closures(self) -> tuple:
+        """The model file's closed chains and couplings, as the loader read them: the mimic
+        couplings (each a :class:`~tsid_py.loaders.source.CoordinateCoupling` named
+        ``"mimic <joint>"``, ``q_m − 0 = b + k (q_p − 0)``) and an MJCF file's equalities
+        (:mod:`tsid_py.loaders.mjcf_closures`). A :class:`~tsid_py.DynamicsSolver` holds each as
+        a constraint of the equation of motion (:mod:`tsid_py.closures`)."""
+        if self.source is None:
+            return ()
+        mimic = tuple(CoordinateCoupling(f"mimic {c.joint}", ((c.joint, 1.0),), ((c.primary, 1.0),),
+                                         (c.offset, c.multiplier)) for c in self.source.mimic)
+        return mimic + self.source.closures
+
+    @property
+    def passive_joints(self) -> tuple[str, ...]:
+        """The joints without a motor, by name: an MJCF file's joints no actuator drives, a
+        URDF's mimic joints and those named ``passive`` when loading. A solver holds their
+        torque at 0 (:attr:`tsid_py.DynamicsSolver.passive_joints`)."""
+        return self.source.passive if self.source is not None else ()
 
     def joint_q_index(self, name: str) -> int:
         """Index in q of a joint with one velocity (a continuous joint's ``cos θ``, followed

@@ -17,13 +17,17 @@ class Solution:
     (6,) ``[f; m]`` exerted by the environment on the robot at the contact frame origin in
     the contact frame's axes, and :attr:`wrenches` the same in world-aligned axes (formed
     on first access from ``frame_rotations``, the contact frames' rotations at this step);
-    ``x`` the raw QP variables ``[q̈; f_1; …]``. ``ddq`` is a view of ``x``, ``tau_actuated``
+    ``x`` the raw QP variables ``[q̈; f_1; …; λ_1; …]``. ``ddq`` is a view of ``x``, ``tau_actuated``
     of ``tau``, and a planar contact's local wrench of its variables in ``x``: copy one to
     change it on its own.
 
     ``relaxed`` names what a control loop's failure policy gave up to produce this step
     (:class:`tsid_py.control.FailurePolicy`; then ``success`` is False); empty for a solve of
     the problem as posed.
+
+    ``closure_forces[name]``: each closure's force ``λ`` (:mod:`tsid_py.closures`: N in world
+    axes for a point closure, a wrench for a frame closure, a generalised force for a joint
+    coupling), a view of ``x``.
 
     ``levels``: with priority levels (:mod:`tsid_py.hierarchy`), each level's
     :class:`~tsid_py.hierarchy.LevelOutcome` (residual, violation, whether it was met), in the
@@ -42,6 +46,7 @@ class Solution:
     iterations: int = 0
     relaxed: tuple[str, ...] = ()
     levels: tuple = ()
+    closure_forces: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     @property
     def gave_way(self) -> tuple:

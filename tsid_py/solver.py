@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
 from time import perf_counter
 
 import numpy as np
@@ -23,40 +22,22 @@ from ._validation import finite_vector, positive_scalar
 from .assembly import Layout
 from .backends import Backend, make_backend
 from .backends.base import FEASIBILITY_TOLERANCE, constraint_violation
+from .closures import Closure, closure_of, joint_names
 from .constraints.base import Constraint
 from .contacts import Contact
 from .external_wrenches import ExternalWrench
 from .hierarchy import Hierarchy
 from .overrides import StepOverrides
 from .qp import QP
+from .ramps import ForceRamp, normal_force_limits
 from .robot import Robot
 from .settings import Setting, positive
 from .solution import Solution
 from .tasks.base import Task
-from .tasks.coupling import JointCouplingTask
 from .tasks.regularization import (DEFAULT_REGULARIZATION, regularization_tasks,  # noqa: F401 (re-exported)
                                   regularization_weights)
 
 _NOTHING_SOFTENED: frozenset = frozenset()
-
-
-@dataclass
-class _Transition:
-    """A linear ramp of a contact's largest normal force."""
-
-    start: float
-    end: float
-    duration: float
-    elapsed: float = 0.0
-    removing: bool = False
-
-    def bound(self) -> float:
-        ratio = min(self.elapsed / self.duration, 1.0) if self.duration > 0 else 1.0
-        return self.start + (self.end - self.start) * ratio
-
-    @property
-    def done(self) -> bool:
-        return self.elapsed >= self.duration - 1e-12
 
 
 class DynamicsSolver:
@@ -75,16 +56,15 @@ class DynamicsSolver:
     actuated_root : on a floating base, leave the 6 root rows of the equation of motion free
         and report the wrench an imaginary "crane" would apply in ``tau[:6]`` (plain inverse
         dynamics); by default those rows are equalities and ``tau[:6] == 0``.
-    diagnose : when a solve fails, check at once whether the hard constraints are feasible
-        and raise :class:`~tsid_py.InfeasibleError` (whose conflicts are searched when first
-        read) or :class:`~tsid_py.SolverError` (its cost: the Troubleshooting page); ``False`` raises a plain
-        :class:`~tsid_py.SolverError` without the check (a control loop's choice, see
-        :class:`tsid_py.control.FailurePolicy`).
-    mimic_couplings : hold the robot's mimic joints on their primary joints
-        (:attr:`~tsid_py.Robot.mimic_joints`) with a hard
-        :class:`~tsid_py.tasks.coupling.JointCouplingTask`, :attr:`mimic_coupling`; ``False``
-        where the motion is given (offline inverse dynamics: the measured accelerations are
-        prescribed, and the mimic joints' torques are the linkage's forces).
+    diagnose : when a solve fails, check at once whether the hard constraints are feasible and
+        raise :class:`~tsid_py.InfeasibleError` (whose conflicts are searched when first read) or
+        :class:`~tsid_py.SolverError` (its cost: the Troubleshooting page); ``False`` raises a
+        plain :class:`~tsid_py.SolverError` without the check (:class:`tsid_py.control.FailurePolicy`).
+    closures : hold the model file's closed chains and couplings (:attr:`~tsid_py.Robot.closures`:
+        mimic joints, MJCF equalities) as constraints of the equation of motion, their forces as
+        variables (:mod:`tsid_py.closures`), and its passive joints at ``τ = 0``
+        (:attr:`passive_joints`); ``False`` treats the model as the tree of the file's joints,
+        every joint actuated (offline inverse dynamics: what each joint would need).
 
     A solver is used by one thread at a time (concurrent calls raise ``RuntimeError``); it
     pickles and deep-copies, with its robot and items, into an independent solver.
@@ -92,7 +72,7 @@ class DynamicsSolver:
 
     def __init__(self, robot: Robot, dt: float = 1e-3, qp_solver: str | Backend = "reduced",
                  regularization: dict | None = None, actuated_root: bool = False, diagnose: bool = True,
-                 mimic_couplings: bool = True):
+                 closures: bool = True):
         if not isinstance(robot, Robot):
             raise ValueError(f"robot must be a tsid_py.Robot, got {type(robot).__name__}")
         self.robot = robot
@@ -101,11 +81,14 @@ class DynamicsSolver:
         self.diagnose = bool(diagnose)
         self.backend = make_backend(qp_solver)
         self.contacts: dict[str, Contact] = {}
+        #: The mechanism's closures by name (:meth:`add_closure`), held as equalities.
+        self.closures: dict[str, Closure] = {}
         self.tasks: list[Task] = []
         self.constraints: list[Constraint] = []
         #: Known wrenches in the equation of motion (:meth:`add_external_wrench`).
         self.external_wrenches: list[ExternalWrench] = []
-        self._transitions: dict[str, _Transition] = {}
+        self._transitions: dict[str, ForceRamp] = {}
+        self._retired: set[str] = set()    # removed by their ramp; a step's overrides may name them
         self._unanchored: list[Contact] = []           # contacts added since the last solve
         self._last_solution: Solution | None = None
         self._layouts: dict[frozenset, Layout] = {}    # by the hard contacts a step softens
@@ -132,11 +115,10 @@ class DynamicsSolver:
         #: Solves the steps whose QP has priority levels (:mod:`tsid_py.hierarchy`).
         self.hierarchy = Hierarchy()
         self.regularization = regularization or {}
-        #: The hard task holding the robot's mimic joints on their primary joints (None when
-        #: it has none, or with ``mimic_couplings=False``); remove it to let them move freely.
-        self.mimic_coupling: JointCouplingTask | None = None
-        if mimic_couplings and robot.mimic_joints:
-            self.mimic_coupling = self.add_task(JointCouplingTask(robot.mimic_joints, name="mimic couplings"))
+        self.passive_joints = robot.passive_joints if closures else ()
+        if closures:
+            for description in robot.closures:
+                self.add_closure(closure_of(description))
         for hook in DynamicsSolver.creation_hooks:
             hook(self)
 
@@ -155,6 +137,13 @@ class DynamicsSolver:
 
     regularization = Setting(regularization_weights, after="_regularization_changed")
     """The regularisation weights in force (assign a dict overriding some of them)."""
+
+    def _check_passive(self, value, name: str) -> tuple[str, ...]:
+        return joint_names(self.robot, value, name)
+
+    passive_joints = Setting("_check_passive", after="invalidate")
+    """The joints without a motor, by name: their rows of the equation of motion are
+    equalities, ``τ_j = 0`` (default: the robot's :attr:`~tsid_py.Robot.passive_joints`)."""
 
     def _regularization_changed(self) -> None:
         """The regularisation tasks of the weights in force (one per non-zero weight)."""
@@ -194,9 +183,10 @@ class DynamicsSolver:
         contact.anchor_at(self.robot.placement_at(self.robot.q, contact.frame_id))
         self._unanchored.append(contact)
         self.contacts[contact.name] = contact
+        self._retired.discard(contact.name)
         self._transitions.pop(contact.name, None)
         if transition > 0:
-            self._transitions[contact.name] = _Transition(0.0, min(self.robot.weight, contact.f_max), transition)
+            self._transitions[contact.name] = ForceRamp(0.0, min(self.robot.weight, contact.f_max), transition)
             self.configuration_epoch += 1
         self.invalidate()
         self._contacts_moved()
@@ -236,7 +226,7 @@ class DynamicsSolver:
         last = self._last_solution
         carried = last is not None and name in last.local_wrenches
         start = float(last.local_wrenches[name][contact.normal_index]) if carried else contact.f_max
-        self._transitions[name] = _Transition(max(start, contact.f_min), 0.0, transition, removing=True)
+        self._transitions[name] = ForceRamp(max(start, contact.f_min), 0.0, transition, removing=True)
         self.configuration_epoch += 1
 
     def add_task(self, task: Task) -> Task:
@@ -266,6 +256,27 @@ class DynamicsSolver:
         self.constraints.append(constraint)
         self.invalidate()
         return constraint
+
+    def add_closure(self, closure: Closure) -> Closure:
+        """Add a closure of the mechanism (:mod:`tsid_py.closures`; bound to this solver's
+        robot): its force becomes a variable and its rows equalities. The model file's are
+        added by the constructor."""
+        if not isinstance(closure, Closure):
+            raise ValueError(f"closure must be a tsid_py.closures.Closure, got {type(closure).__name__}")
+        if closure.name in self.closures:
+            raise ValueError(f"a closure named {closure.name!r} is already in the solver; "
+                             f"closures: {list(self.closures)}")
+        closure.join(self, self.robot)
+        self.closures[closure.name] = closure
+        self.invalidate()
+        return closure
+
+    def remove_closure(self, name: str) -> None:
+        """Remove a closure by name (``KeyError`` if it is not here)."""
+        if name not in self.closures:
+            raise KeyError(f"closure {name!r} is not in the solver; closures: {list(self.closures)}")
+        self.closures.pop(name).detach()
+        self.invalidate()
 
     def remove_constraint(self, constraint: Constraint | str) -> None:
         """Remove a constraint, given itself or its name (``KeyError`` if it is not here)."""
@@ -313,25 +324,15 @@ class DynamicsSolver:
             layout = self._layouts[softened] = Layout(
                 self.robot, self._dt, list(self.contacts.values()), self.tasks, self.constraints,
                 self.regularization_tasks, root_equalities=not self.actuated_root, softened=softened,
-                external_wrenches=self.external_wrenches)
+                external_wrenches=self.external_wrenches, closures=list(self.closures.values()),
+                passive=[self.robot.joint_v_index(joint) for joint in self._passive_joints])
             self.layouts_built += 1
         return layout
 
     def normal_force_limits(self, overrides: StepOverrides | None = None) -> dict[str, tuple[float, float]]:
         """``(f_min, f_max)`` of the contacts whose normal force is ramping now, or whose
         bounds ``overrides`` change this step (within the ramp: its bound caps ``f_max``)."""
-        limits = {}
-        for name, transition in self._transitions.items():
-            upper = transition.bound()
-            limits[name] = (min(self.contacts[name].f_min, upper), upper)
-        if overrides is not None:
-            for name, entry in overrides.contacts.items():
-                if entry.normal_force is not None:
-                    lower, upper = entry.normal_force
-                    if name in limits:
-                        upper = min(upper, limits[name][1])
-                    limits[name] = (min(lower, upper), upper)
-        return limits
+        return normal_force_limits(self._transitions, self.contacts, overrides)
 
     def _softened(self, overrides: StepOverrides) -> frozenset:
         """The hard contacts ``overrides`` soften (names), checking that every contact it
@@ -392,6 +393,7 @@ class DynamicsSolver:
             if not isinstance(overrides, StepOverrides):
                 raise ValueError(f"overrides must be a tsid_py.overrides.StepOverrides, "
                                  f"got {type(overrides).__name__}")
+            overrides = overrides.without_contacts(self._retired)
             layout = self.layout_for(self._softened(overrides))
             limits = self.normal_force_limits(overrides)
         else:
@@ -470,6 +472,7 @@ class DynamicsSolver:
                 self.configuration_epoch += 1
                 if transition.removing:
                     self.contacts.pop(name).detach()
+                    self._retired.add(name)
                     self.invalidate()
                     self._contacts_moved()
 
@@ -489,5 +492,5 @@ class DynamicsSolver:
         self.__dict__.update(state)
         self._busy = threading.Lock()
         for item in [*self.contacts.values(), *self.tasks, *self.regularization_tasks, *self.constraints,
-                     *self.external_wrenches]:
+                     *self.external_wrenches, *self.closures.values()]:
             item.bind(self.robot)

@@ -22,8 +22,8 @@ if the one before failed too:
 3. **torque limits slackened**: as 2, with every :class:`~tsid_py.constraints.TorqueLimits`
    scaled by ``torque_slack``; the torques sent are then clipped to the true limits;
 4. **damping command**: no QP; the last torques that were sent, minus joint damping
-   ``−damping · v`` (N·m·s/rad), clipped to the limits: a command that holds the posture's
-   effort and removes energy.
+   ``−damping · v`` (N·m·s/rad), clipped to the limits (0 on passive joints): a command that
+   holds the posture's effort and removes energy.
 
 Each rung is a per-step override (:class:`~tsid_py.overrides.StepOverrides`, on top of the
 step's own): the solver's contacts and constraints keep their settings, and the softened
@@ -174,6 +174,7 @@ class FailurePolicy:
         tau_actuated = self._clip(self.last_tau_actuated - self.damping * np.asarray(v, dtype=float)[offset:])
         tau = np.zeros(robot.nv)
         tau[offset:] = tau_actuated
+        tau[[robot.joint_v_index(joint) for joint in self.solver.passive_joints]] = 0.0     # no motor there
         self.counts[DAMPING] += 1
         relaxed = done + (SLACKENED, DAMPING)
         return Solution(np.zeros(robot.nv), tau, tau[offset:], {}, {}, False,

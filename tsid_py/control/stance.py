@@ -10,8 +10,9 @@ recomputed whenever a contact was added, removed or re-anchored (the solver's
 ``contact_epoch``), by this stance or by anyone else.
 
 A **footprint** is a contact's region in the world at its anchor (where the contact was
-made): a planar contact's rectangle ``length × width`` centred at the frame origin, a point
-contact's point. The **support polygon** is the convex hull of the footprints of the
+made): a planar contact's rectangle ``length × width`` centred at the frame origin (or the
+polygon its sole bears on, :attr:`~tsid_py.PlanarContact.bearing`), a point contact's
+point. The **support polygon** is the convex hull of the footprints of the
 contacts in :attr:`supporting`: every active contact, except one being released (its force
 ramping to zero), which stops counting at once — or, for a walk that plans its unloading,
 when it lifts (``release(..., counted_until_lift=True)``).
@@ -52,12 +53,21 @@ class Stance:
         self._support: SupportPolygon | None = None
 
     # ------------------------------------------------------------------ changes
-    def make(self, foot: str, transition: float = 0.0) -> Contact:
+    def make(self, foot: str, transition: float = 0.0, bearing=None, anchor=None) -> Contact:
         """Put ``foot`` down where it is now (its normal force ramps up over ``transition`` s);
-        returns its new contact."""
+        returns its new contact. ``bearing``: the polygon of its sole it bears on (a
+        :class:`~tsid_py.PlanarContact`'s ``bearing``; None: all of it). ``anchor``
+        (pin.SE3, world): where the contact holds the foot (None: where it is at the next
+        solve)."""
+        contact = self.make_contact(foot)
+        if bearing is not None:
+            contact.bearing = bearing
         self._released.pop(foot, None)
         self._version += 1
-        return self.solver.add_contact(self.make_contact(foot), transition=transition)
+        self.solver.add_contact(contact, transition=transition)
+        if anchor is not None:
+            self.solver.reanchor_contact(foot, anchor)
+        return contact
 
     def release(self, foot: str, transition: float = 0.0, *, counted_until_lift: bool = False) -> None:
         """Start unloading ``foot``: its normal force ramps to 0 over ``transition`` s (at once
@@ -111,11 +121,16 @@ class Stance:
         return [foot for foot in contacts if released.get(foot, True)]
 
     def footprint(self, foot: str) -> np.ndarray:
-        """World (x, y) of ``foot``'s footprint at its anchor: the four corners of a planar
-        contact's rectangle, or a point contact's point, (k, 2), m."""
+        """World (x, y) of ``foot``'s footprint at its anchor: the corners of a planar
+        contact's centre-of-pressure region (its rectangle, or the polygon it bears on), or a
+        point contact's point, (k, 2), m."""
         contact = self.solver.contacts[foot]
         if isinstance(contact, PlanarContact):
-            return rectangle_corners(contact.anchor, contact.length, contact.width)
+            anchor = contact.anchor
+            if contact.bearing is None:
+                return rectangle_corners(anchor, contact.length, contact.width)
+            region = contact.region
+            return (region @ anchor.rotation[:, :2].T + anchor.translation)[:, :2]
         return contact.anchor.translation[None, :2].copy()
 
     def support(self) -> SupportPolygon:

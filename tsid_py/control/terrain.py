@@ -35,10 +35,12 @@ the samples above the centre (the sole rests on the points that span it). The so
 tilts the vertical onto ``n`` by the smallest rotation (:func:`surface_placement`: the sole's
 x axis keeps the heading seen from above). The **gap** is the largest height of the sole above
 the ground under it, ``max_i (plane_i − h_i)``: zero on a plane, the riser's height for a sole
-half over a step's edge. The **support** is the share of the footprint's area inside the
-convex hull of the samples within :data:`CONTACT_TOLERANCE` of the resting plane: 1 on a
-plane, less on bumps. A footstep planner looks for footholds of a small gap and a large
-support (:mod:`tsid_py.control.walking.footholds`).
+half over a step's edge. The sole **bears** on the samples within :data:`CONTACT_TOLERANCE`
+of the resting plane: the **bearing** polygon is their convex hull, in the sole's own frame
+(x along the heading, y across, in the resting plane; None when the sole lies flat on the
+ground, bearing everywhere), the region its centre of pressure can be in; the **support** is
+its share of the footprint's area: 1 on a plane, less on bumps. A footstep planner looks for
+footholds of a small gap and a large support (:mod:`tsid_py.control.walking.footholds`).
 
 Controllers read :meth:`Terrain.height`, :meth:`Terrain.normal` and :meth:`Terrain.rest`
 (footholds, the body's height and pitch); the MuJoCo harness builds the same solids
@@ -58,6 +60,7 @@ import numpy as np
 
 import pinocchio as pin
 
+from .._geometry import convex_hull_2d, polygon_area
 from .._validation import as_rotation, as_vector, positive_scalar
 
 #: Half the lateral extent (m) of the walking terrains' blocks (y in ±).
@@ -230,12 +233,14 @@ class Block:
 class Resting:
     """Where a sole comes to rest (:meth:`Terrain.rest`): its ``placement`` (pin.SE3: centre
     on the resting plane, z along its normal), the ``gap`` (m), the ``tilt`` (rad) of the
-    normal from the vertical and the ``support`` (0 … 1) (see the module)."""
+    normal from the vertical, the ``support`` (0 … 1) and the ``bearing`` polygon ((k, 2) m,
+    counter-clockwise in the sole's frame, or None: the whole footprint) (see the module)."""
 
     placement: pin.SE3
     gap: float
     tilt: float
     support: float = 1.0
+    bearing: np.ndarray | None = None
 
     @property
     def normal(self) -> np.ndarray:
@@ -347,6 +352,13 @@ class Terrain:
         """Whether the terrain is the floor alone."""
         return not self.features
 
+    @property
+    def cell(self) -> float | None:
+        """The length (m) over which the ground's shape repeats in kind: the smallest rough
+        ground's cell (its bumps), None when every feature is planar (ramps, steps, blocks)."""
+        cells = [feature.cell for feature in self.features if isinstance(feature, Rough)]
+        return min(cells) if cells else None
+
     def _top(self, x: float, y: float):
         best, feature = self.floor, None
         for candidate in self.features:
@@ -399,19 +411,32 @@ class Terrain:
         gap = float(np.max(above))
         normal = np.array([-gx, -gy, 1.0]) / math.sqrt(1.0 + gx * gx + gy * gy)
         placement = surface_placement([x, y, h0], yaw, normal)
-        support = 1.0
+        support, bearing = 1.0, None
         if gap > CONTACT_TOLERANCE:
-            bearing = above <= CONTACT_TOLERANCE
-            support = min(1.0, _hull_area(dx[bearing], dy[bearing]) / (length + 2 * margin) / (width + 2 * margin))
-        return Resting(placement, gap, math.acos(min(1.0, float(normal[2]))), support)
+            on = above <= CONTACT_TOLERANCE
+            points = np.column_stack([dx[on], dy[on], gx * dx[on] + gy * dy[on]]) @ placement.rotation
+            bearing = convex_hull_2d(points[:, :2])
+            support = min(1.0, polygon_area(bearing) / (length + 2 * margin) / (width + 2 * margin))
+        return Resting(placement, gap, math.acos(min(1.0, float(normal[2]))), support, bearing)
+
+    def resting_normals(self, x: float, y: float, yaw: float, size) -> np.ndarray:
+        """The unit normals (k, 3) of every plane a ``size = (length, width)`` m sole put down
+        at ``(x, y)`` heading ``yaw`` can lie on: on or above the ground under its footprint
+        and touching it at three points (the upper facets of the samples' hull; one on a
+        plane). :meth:`rest` is the one lowest at the centre; a sole held by a leg rests on
+        any of them, so a sole is tipped only when its normal is far from all."""
+        length, width = (positive_scalar(value, "size") for value in size)
+        dx, dy = self.footprint_offsets(yaw, length / 2, width / 2)
+        planes = _upper_planes(dx, dy, self.height(x + dx, y + dy))
+        normals = np.column_stack([-planes[:, 1], -planes[:, 2], np.ones(len(planes))])
+        return normals / np.linalg.norm(normals, axis=1)[:, None]
 
     def footprint_offsets(self, yaw: float, half_length: float, half_width: float) -> tuple[np.ndarray, np.ndarray]:
         """World offsets (dx, dy) from a footprint's centre of sample points over it: a
         rectangle of half sizes ``half_length`` along the heading ``yaw`` and ``half_width``
         across, sampled on a grid of at most 2 cm (and half a rough ground's cell), at
         least 5 × 3 points, corners included."""
-        cells = [feature.cell for feature in self.features if isinstance(feature, Rough)]
-        step = min([0.02] + [cell / 2 for cell in cells])
+        step = 0.02 if self.cell is None else min(0.02, self.cell / 2)
         along = np.linspace(-half_length, half_length, max(5, int(math.ceil(2 * half_length / step)) + 1))
         across = np.linspace(-half_width, half_width, max(3, int(math.ceil(2 * half_width / step)) + 1))
         u, v = (grid.ravel() for grid in np.meshgrid(along, across))
@@ -429,29 +454,22 @@ def _resting_plane(dx: np.ndarray, dy: np.ndarray, heights: np.ndarray) -> tuple
     programme's optimum is a facet of the samples' convex hull: of the upper facets' planes
     (each on or above every sample), the one lowest at the centre — read off Qhull's hull
     (scipy.spatial.ConvexHull) rather than solved for."""
-    from scipy.spatial import ConvexHull
+    planes = _upper_planes(dx, dy, heights)
+    h0, gx, gy = planes[int(np.argmin(planes[:, 0]))]
+    return float(h0), float(gx), float(gy)
 
+
+def _upper_planes(dx: np.ndarray, dy: np.ndarray, heights: np.ndarray) -> np.ndarray:
+    """``(h0, g_x, g_y)`` (k, 3) of each plane ``z = h0 + g_x dx + g_y dy`` on or above every
+    sample that touches three of them: the upper facets of the samples' convex hull (tilted
+    less than 60°: the vertical sides of a footprint's hull are none), or the samples' own
+    plane."""
     points = np.column_stack([np.ones_like(dx), dx, dy])
     fit = np.linalg.lstsq(points, heights, rcond=None)[0]
     if np.max(np.abs(points @ fit - heights)) < 1e-9:
-        return float(fit[0]), float(fit[1]), float(fit[2])
-    hull = ConvexHull(np.column_stack([dx, dy, heights]))
-    a, b, c, d = hull.equations.T                       # a x + b y + c z + d = 0, outward (a, b, c)
-    upper = c > 1e-9
-    best = int(np.argmin(-d[upper] / c[upper]))
-    a, b, c, d = a[upper][best], b[upper][best], c[upper][best], d[upper][best]
-    return float(-d / c), float(-a / c), float(-b / c)
+        return fit[None, :]
+    from scipy.spatial import ConvexHull
 
-
-
-def _hull_area(x: np.ndarray, y: np.ndarray) -> float:
-    """Area (m²) of the convex hull of the points ``(x, y)``: 0 for fewer than three or
-    collinear ones."""
-    if x.size < 3:
-        return 0.0
-    from scipy.spatial import ConvexHull, QhullError
-
-    try:
-        return float(ConvexHull(np.column_stack([x, y])).volume)
-    except QhullError:
-        return 0.0
+    a, b, c, d = ConvexHull(np.column_stack([dx, dy, heights])).equations.T    # a x + b y + c z + d = 0
+    upper = c > 0.5                                     # unit outward normals within 60° of up
+    return np.column_stack([-d[upper] / c[upper], -a[upper] / c[upper], -b[upper] / c[upper]])

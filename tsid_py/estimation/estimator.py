@@ -290,7 +290,8 @@ class StateEstimator:
                        if joint > 1})
         locked = [joint for joint in range(2, model.njoints) if joint not in legs]
         reduced = pin.buildReducedModel(model, locked, robot.q_ref) if locked else model
-        encoders = np.array([model.idx_qs[joint] - 7 for joint in legs], dtype=np.intp)
+        encoders = np.array([model.idx_qs[joint] + k - 7 for joint in legs for k in range(model.nqs[joint])],
+                            dtype=np.intp)             # every position of a joint (a composite's several)
         frames = [reduced.getFrameId(model.frames[frame].name) for frame in self._frames]
         return encoders, reduced, frames
 

@@ -16,6 +16,9 @@ not read:
   actuator's ``forcerange`` and the joint's ``actuatorfrcrange`` when those are limited. When
   the file has actuators, a joint none of them drives gets 0 (it is passive); without any
   actuator, the limits stay unbounded.
+* **closed chains and passive joints**: the file's ``<equality>`` constraints and the joints no
+  actuator drives (:mod:`tsid_py.loaders.mjcf_closures`), which the solver holds as closures
+  and ``τ = 0`` rows of the equation of motion.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import warnings
 import numpy as np
 import pinocchio as pin
 
+from .mjcf_closures import closures, passive_joints, within_the_model
 from .source import LoadedModel, ModelSource, existing_file
 
 
@@ -45,8 +49,10 @@ def load_mjcf(path) -> LoadedModel:
     _set_effort_limits(model, mj, path)
     postures = _postures(model, mj)
     floating = model.njoints > 1 and model.joints[1].shortname() == "JointModelFreeFlyer"
+    components = _composite_components(model, mj)
+    held, passive = within_the_model(model, components, closures(mj, path), passive_joints(mj), path)
     source = ModelSource(path=path, kind="mjcf", root_joint=model.names[1] if floating else None,
-                         components=_composite_components(model, mj))
+                         components=components, closures=held, passive=passive)
     return LoadedModel(model, source, postures, next(iter(postures)) if postures else None)
 
 

@@ -11,10 +11,16 @@ Joint kinds and what they become (pinocchio, and MuJoCo in the harness):
   pinocchio always takes the plane normal to be z, so a planar joint whose ``<axis>`` is
   another direction is refused (MuJoCo would read the axis; the two models would disagree).
 * ``mimic``: a joint of its own in pinocchio's model (one q, one v), kept on its primary
-  joint by the linkage ``q_m = k q_p + b``: the couplings are :attr:`ModelSource.mimic`, the
-  solver holds them with a hard :class:`~tsid_py.tasks.coupling.JointCouplingTask` and the
-  simulator with MuJoCo joint equalities. ``mimic="independent"`` drops them (the joints move
-  freely, each actuated).
+  joint by the linkage ``q_m = k q_p + b`` and driven through it: the couplings are
+  :attr:`ModelSource.mimic` and the mimic joints are passive (no motor of their own). The
+  solver holds each coupling as a closure whose force is a variable of the QP
+  (:class:`~tsid_py.closures.JointCoupling`), so that the primary joint's motor carries the
+  pair's torque, and the simulator with MuJoCo joint equalities. ``mimic="independent"`` drops
+  them (the joints move freely, each actuated).
+
+A URDF does not say which joints have no motor; ``passive`` names them (their torque is held
+at 0: :attr:`ModelSource.passive`). An ``effort="0"`` is not read as passive: files write it
+for "not given" (the library's limits read it as unlimited).
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ MIMIC_CHOICES = ("coupled", "independent")
 
 
 def load_urdf(path, floating_base: bool = True, package_dirs: Sequence[str] | None = None,
-              mimic: str = "coupled") -> LoadedModel:
+              mimic: str = "coupled", passive: Sequence[str] = ()) -> LoadedModel:
     """A pinocchio model of the URDF at ``path`` (see the module for the joint kinds).
 
     Parameters
@@ -43,6 +49,8 @@ def load_urdf(path, floating_base: bool = True, package_dirs: Sequence[str] | No
     package_dirs : folders that replace ``package://`` in mesh paths (the simulator's visuals).
     mimic : ``"coupled"`` (mimic joints follow their primary joints, see the module) or
         ``"independent"`` (their couplings are dropped).
+    passive : names of revolute or prismatic joints without a motor (``ValueError`` naming
+        the file for one it does not have); the coupled mimic joints are passive too.
     """
     path = existing_file(path, "URDF")
     if mimic not in MIMIC_CHOICES:
@@ -61,6 +69,7 @@ def load_urdf(path, floating_base: bool = True, package_dirs: Sequence[str] | No
                              "another one")
     if mimic == "independent":
         couplings = ()
+    passive = _passive_joints(path, joints, passive, couplings)
     add_root = floating_base and root_joint is None
     try:
         model = (pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()) if add_root
@@ -70,8 +79,21 @@ def load_urdf(path, floating_base: bool = True, package_dirs: Sequence[str] | No
     if add_root:
         root_joint = model.names[1]
     source = ModelSource(path=path, kind="urdf", package_dirs=tuple(package_dirs or ()), root_joint=root_joint,
-                         root_added=add_root, mimic=couplings)
+                         root_added=add_root, mimic=couplings, passive=passive)
     return LoadedModel(model, source)
+
+
+def _passive_joints(path: str, joints: dict, passive, couplings) -> tuple[str, ...]:
+    """The joints named ``passive`` (checked to be the file's revolute or prismatic joints)
+    followed by the coupled mimic joints, each once."""
+    if isinstance(passive, str) or not all(isinstance(name, str) for name in passive):
+        raise ValueError(f"passive must be a list of joint names, got {passive!r}")
+    for name in passive:
+        if joints.get(name, {}).get("type") not in ("revolute", "prismatic", "continuous"):
+            movable = [joint for joint, spec in joints.items() if spec["type"] in ("revolute", "prismatic", "continuous")]
+            raise ValueError(f"{path}: passive joint {name!r} is not a revolute, prismatic or continuous joint of the "
+                             f"file; such joints: {movable}")
+    return tuple(dict.fromkeys([*passive, *(coupling.joint for coupling in couplings)]))
 
 
 def _read_joints(path: str) -> tuple[dict[str, dict], str]:

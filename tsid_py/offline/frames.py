@@ -192,7 +192,7 @@ def _rows_from_the_layout(robot: Robot, contacts: Sequence[str], frames, velocit
     (``A[:6] x = b[:6]``) and the torque map (``τ_a = T x + t``) are read in the wrench
     columns with ``q̈`` fixed to the measured acceleration."""
     solver = DynamicsSolver(robot, regularization={"acceleration": 0.0, "force": 0.0, "torque": 0.0},
-                            mimic_couplings=False)
+                            closures=False)
     for name in contacts:
         solver.add_contact(PlanarContact(name, unilateral=False, kinematic=False))
     applied = [solver.add_external_wrench(ExternalWrench(item.frame)) for item in known]

@@ -9,9 +9,12 @@ judged by their contact points' slip (:meth:`~tsid_py.sim.Simulation.foot_pose`)
 tilt.
 
 On a :class:`~tsid_py.control.terrain.Terrain` (the simulation's ``terrain``) heights are measured
-above the ground under the base, and a sole's tilt from the normal of the surface it was put
-down on (:meth:`~tsid_py.control.terrain.Terrain.rest` where its contact was made), not from the
-vertical: walking up a 10° slope tips no sole.
+above the ground under the base, and a sole's tilt from the nearest plane it can lie on where
+its contact was made (:meth:`~tsid_py.control.terrain.Terrain.resting_normals`: on a ramp its
+surface, on bumps any plane on three of their highest points), not from the vertical: walking
+up a 10° slope tips no sole, nor does a sole held on three bumps rather than the three that
+would let it sit lowest (measured: G1 put down 7 mm short of its foothold, level as planned,
+was judged 16° off the lowest plane there at touch-down).
 """
 
 from __future__ import annotations
@@ -83,12 +86,15 @@ class StanceJudge:
         return float(q[2] - (0.0 if self.terrain is None else self.terrain.height(q[0], q[1])))
 
     def _surface_tilt(self, foot: str) -> float:
-        """Angle (rad) between ``foot``'s sole normal and the normal of the ground where its
-        contact was made (the resting pose of a sole there, found once)."""
+        """Angle (rad) between ``foot``'s sole normal and the nearest normal of the planes a
+        sole where its contact was made can lie on (found once,
+        :meth:`~tsid_py.control.terrain.Terrain.resting_normals`: on a plane, its normal; on
+        bumps, every plane on the ground's highest points — a sole held on three of them is
+        not tipped because another three would let it sit lower)."""
         rotation, position = self.sim.feet.pose(self.sim.data, foot)
-        normal = self._normals.get(foot)
-        if normal is None:
+        normals = self._normals.get(foot)
+        if normals is None:
             size = self.sim.robot.sole_size or (0.01, 0.01)
             yaw = float(np.arctan2(rotation[1, 0], rotation[0, 0]))
-            normal = self._normals[foot] = self.terrain.rest(position[0], position[1], yaw, size).normal
-        return float(np.arccos(np.clip(rotation[:, 2] @ normal, -1.0, 1.0)))
+            normals = self._normals[foot] = self.terrain.resting_normals(position[0], position[1], yaw, size)
+        return float(np.arccos(np.clip(np.max(normals @ rotation[:, 2]), -1.0, 1.0)))

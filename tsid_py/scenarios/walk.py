@@ -153,6 +153,7 @@ def _summary(judge, controller, plan, sim, start_feet, start_yaw, footholds, ste
         "yaw_change_deg": float(np.degrees(wrap_angle(_base_yaw(sim) - start_yaw))),
         "recovery_steps": controller.recovery_steps,
         "step_adjustments": controller.plan_stage.adjustments,
+        "early_touch_downs": controller.plan_stage.early_touch_downs,
         "early_landings": controller.plan_stage.early_landings,
         "late_landings": controller.plan_stage.late_landings,
         "max_foothold_error_m": max(errors, default=0.0),

@@ -1,12 +1,13 @@
-"""Joint couplings: a URDF ``<mimic>`` joint follows its primary joint.
+"""Joint couplings as a task: mimic-style relations ``q_m = k q_p + b`` you ask for.
 
-A mimic joint is driven through a linkage: ``q_m = k q_p + b`` (``k`` the multiplier, ``b``
-the offset). The solver keeps the linkage as a task on its second derivative,
-``q̈_m − k q̈_p = Kp e + Kd ė`` with ``e = b − (q_m − k q_p)`` (zero on the real robot; the PD
-only corrects a drift), hard by default. The torques the solution gives the two joints are
-then a motor torque and a linkage force: every pair ``(τ_p, τ_m)`` of the same motion is one
-of these, since ``e_p`` and the linkage's direction ``e_m − k e_p`` span both joints' forces.
-The motor on the primary joint delivers ``τ_p + k τ_m`` (the virtual work of the pair).
+The task asks for the relation's second derivative, ``q̈_m − k q̈_p = Kp e + Kd ė`` with
+``e = b − (q_m − k q_p)``, hard by default (or soft, or at a level: a coupling that is a
+preference, not a mechanism). Both joints keep their own torques. A model file's mimic joints
+are not held this way: the solver holds them as closures of the mechanism whose force is a
+variable, the mimic joint passive, so that the primary joint's motor carries the pair
+(:class:`tsid_py.closures.JointCoupling`, :doc:`closures`). Given a motion, the motor on the
+primary joint of a pair held by this task would deliver ``τ_p + k τ_m`` (the pair's virtual
+work).
 """
 
 from __future__ import annotations

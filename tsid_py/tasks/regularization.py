@@ -94,8 +94,8 @@ class AccelerationTask(DiagonalTask):
 
 
 class ForceRegularization(DiagonalTask):
-    """``weight Σ_i ||f_i||²`` over every active contact's variables (N², local axes; the
-    norm does not depend on the axes).
+    """``weight Σ_i ||f_i||²`` over every active contact's variables and every closure's
+    force (N², local axes; the norm does not depend on the axes).
 
     Parameters
     ----------
@@ -123,8 +123,8 @@ class ForceRegularization(DiagonalTask):
         return float(self._weight[0])
 
     def compute(self, context) -> Rows:
-        """``A = [0 I]`` (n columns: identity on the contact variables, zero on q̈) and ``b = 0``,
-        one row per contact variable."""
+        """``A = [0 I]`` (n columns: identity on the contact and closure forces, zero on q̈) and
+        ``b = 0``, one row per force variable."""
         count = context.n - context.nv
         matrix = np.zeros((count, context.n))
         matrix[:, context.nv:] = np.eye(count)

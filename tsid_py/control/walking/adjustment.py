@@ -8,31 +8,48 @@ stance foot's planned ZMP ``p_s`` until the swing foot lands at ``T``. From the 
 
 .. math::
 
-    ξ_T = p_s + (ξ(t) − p_s)\, e^{ω (T − t)},
+    ξ_T = p_s + (ξ(t) − p_s)\, e^{ω (T − t)};
 
-and its error from the plan's ``ξ_ref(T)`` is ``e = ξ_T − ξ_ref(T)``. (The capture-point task
-moves the centre of pressure to fight ``e``, but a sole only offers so much: past it, the
-error at touch-down grows by ``e^{ω (T − t)}``.)
+a centre of pressure held at ``p_s + δ`` instead lands it at ``ξ_T − g δ``,
+``g = e^{ω (T − t)} − 1``: with ``δ`` anywhere in the stance sole's contact rectangle (about
+``p_s``, in its axes) the capture points the stance sole can reach at touch-down are a
+rectangle ``g`` times the sole's about ``ξ_T``.
 
-**The capture point leaving its support.** The plan puts ``ξ_ref(T)`` where the landing
-footstep and the stance foot can catch it; ``ξ_T`` is off by ``e``. The stance sole can take
-some of it: a centre of pressure held at ``p_s + δ`` instead lands the capture point
-``g δ`` closer, ``g = e^{ω (T − t)} − 1``, so an error with ``δ = e / g`` inside the stance
-sole (its contact rectangle about ``p_s``, in its axes) is the capture-point task's to fix.
-Past it — the capture point, seen from touch-down, has left the support the stance sole
-gives — and past ``threshold`` (the smallest move worth making), the landing footstep —
-and every later one, so the walk goes on parallel to its plan — moves by the part of ``e``
-the sole would not take at ``keep`` of its size: ``e − g clamp(e / g)``, the clamp to the
-rectangle scaled by ``keep`` (the sole keeps a share of the correction, and the next check
-does not move the foot back and forth on measurement noise). A plan translated by ``e`` from
-touch-down on would be the plan of a capture point at ``ξ_T``; the moved landing stays
-within the legs' reach measured in the stance sole's frame: along it in ``[−backward,
-forward]``, across it, on the swing foot's side, in ``[min_width, max_width]`` (the feet never
-cross). The footsteps are put back on the terrain (:func:`~.footholds.place_footstep`), the
-swing re-aimed (:meth:`~.swing.SwingTrajectory.retarget`) and the CoM re-planned from the
-measured state (:meth:`~.plan.WalkPlan.replan`). It is checked every ``period`` s until
-``until`` of the swing has passed (later the foot cannot get there smoothly), and only in
-single support: the capture point of a double support is caught at the next swing's start.
+**The capture point leaving the support.** At touch-down the robot stands on the stance sole
+and the landed one: while a capture point the stance sole can reach lies in their convex
+hull — ``margin`` inside it — the double support can still bring it back (the capture-point
+task moves the centre of pressure anywhere in the hull, and the next steps' adjustments take
+the rest). When none does, the landing footstep — and every later one, so that the walk goes
+on parallel to its plan — moves by the least ``d`` that makes the hull (shrunk by
+``margin``) meet the reachable rectangle (from the hull's nearest point to the rectangle's),
+once that is past ``threshold`` (the smallest move worth making). The
+prediction does not depend on the plan's own capture point, so a re-planned walk does not
+move the target it is checked against. A capture point leaving the hull on the stance foot's
+side cannot be caught by the swing foot (it would cross): the landing stays within the legs'
+reach measured in the stance sole's frame — along it in ``[−backward, forward]``, across it,
+on the swing foot's side, in ``[min_width, max_width]`` (the feet never cross) — and the next
+swing, of the other foot, catches it. The least move, rather than the whole predicted error,
+keeps the walk near its plan: the model leaves out what the upper body lends (the hip
+strategy's angular momentum moves the centroidal pivot past the sole), so it over-predicts —
+measured on Talos after a 230 N lateral push, a 7.6 cm error at lift-off extrapolated to a
+38 cm wider step (moving the landing by the whole error), and the error was gone by
+touch-down.
+
+**Landing earlier.** The capture point diverges for as long as the swing lasts: a landing
+brought forward needs less of a move (on Talos after a 230 N lateral push, 33 cm instead of
+1.1 m at lift-off). The touch-downs weighed are the planned one and earlier ones down to
+``earliest`` of the swing as planned (and ``min_time`` s from now); each is scored by what its landing
+misses (the part of the least move its reach clamps off, first) and then by the move's
+length plus ``speed`` times how early it lands (landing ``dt`` early costs as much as moving
+the landing by ``speed dt``; the gait's pace by default). The best one moves the landing and
+brings the touch-down forward — the rest of the walk comes that much earlier
+(:meth:`~.plan.WalkPlan.replan` with ``touch_down``, :meth:`~.swing.SwingTrajectory.retarget`).
+
+The footsteps are put back on the terrain (:func:`~.footholds.place_footstep`), the swing
+re-aimed (:meth:`~.swing.SwingTrajectory.retarget`) and the CoM re-planned from the measured
+state (:meth:`~.plan.WalkPlan.replan`). It is checked every ``period`` s until ``until`` of
+the swing has passed (later the foot cannot get there smoothly), and only in single support:
+the capture point of a double support is caught at the next swing's start.
 
 Units: m, s.
 """
@@ -44,83 +61,118 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._geometry import separation
 from ..._validation import positive_scalar
+from ..capture_point import SupportPolygon
 from .footsteps import Footstep
 
 
 @dataclass
 class StepAdjustment:
     """Capture-point step adjustment during a walk (see the module); lengths in m, times in
-    s, ``until`` a fraction of the swing."""
+    s, ``until`` and ``earliest`` fractions of the swing; ``sole_size`` the stance sole's
+    contact rectangle ``(length, width)``, ``margin`` how far inside the support at touch-down
+    the capture point is to be, ``speed`` (m/s)
+    what landing early costs (a landing ``dt`` s early costs as much as one moved by
+    ``speed dt``), ``min_time`` the least time left to a touch-down brought forward."""
 
     forward: float
     backward: float
     min_width: float
     max_width: float
     sole_size: tuple[float, float] = (0.2, 0.1)
-    keep: float = 0.5
+    margin: float = 0.02
     threshold: float = 0.01
     until: float = 0.6
     period: float = 0.005
+    speed: float = 0.4
+    earliest: float = 0.6
+    min_time: float = 0.1
 
     def __post_init__(self):
         self.sole_size = tuple(positive_scalar(value, "sole_size") for value in self.sole_size)
         if len(self.sole_size) != 2:
             raise ValueError(f"sole_size must be (length, width), got {self.sole_size!r}")
-        if not 0.0 <= positive_scalar(self.keep, "keep", allow_zero=True) <= 1.0:
-            raise ValueError(f"keep must be in [0, 1], got {self.keep!r}")
+        self.margin = positive_scalar(self.margin, "margin", allow_zero=True)
         for name in ("forward", "backward", "min_width", "max_width", "threshold", "period"):
             setattr(self, name, positive_scalar(getattr(self, name), name))
+        self.speed = positive_scalar(self.speed, "speed")
+        self.min_time = positive_scalar(self.min_time, "min_time")
+        if not 0.0 <= positive_scalar(self.earliest, "earliest", allow_zero=True) <= 1.0:
+            raise ValueError(f"earliest must be in [0, 1], got {self.earliest!r}")
         if self.max_width <= self.min_width:
             raise ValueError(f"max_width must exceed min_width, got {self.max_width!r} ≤ {self.min_width!r}")
         if not 0.0 <= positive_scalar(self.until, "until", allow_zero=True) <= 1.0:
             raise ValueError(f"until must be in [0, 1], got {self.until!r}")
 
     @classmethod
-    def for_robot(cls, com_height: float, step_width: float, sole_size, **options) -> StepAdjustment:
+    def for_robot(cls, com_height: float, step_width: float, sole_size, gait=None, **options) -> StepAdjustment:
         """Reach scaled to a humanoid of CoM height ``z`` (as
         :meth:`~.recovery.StepRecovery.for_robot`: forward 0.5 z, backward 0.35 z, feet at
         most 0.7 z apart), the narrowest stance three quarters of the walk's ``step_width``,
-        ``sole_size`` the stance sole's contact rectangle."""
+        ``sole_size`` the stance sole's contact rectangle, the margin a quarter of its
+        width; with the walk's ``gait`` (:class:`~.footsteps.Gait`), landing early costing
+        the gait's pace (step length over single support)."""
         defaults = {"forward": 0.5 * com_height, "backward": 0.35 * com_height, "min_width": 0.75 * step_width,
-                    "max_width": max(0.7 * com_height, 1.5 * step_width), "sole_size": tuple(sole_size)}
+                    "max_width": max(0.7 * com_height, 1.5 * step_width), "sole_size": tuple(sole_size),
+                    "margin": 0.25 * float(sole_size[1])}
+        if gait is not None:                              # landing early costs the gait's pace
+            defaults.update(speed=gait.step_length / gait.single_support)
         return cls(**{**defaults, **options})
 
-    def needed(self, error, stance_yaw: float, omega: float, time_left: float) -> bool:
-        """Whether the error ``e`` (2,) m at touch-down, ``time_left`` s ahead, is past the
-        threshold and past what the stance sole (heading ``stance_yaw``) can take (see the
-        module)."""
-        if math.hypot(float(error[0]), float(error[1])) <= self.threshold:
-            return False
-        along, across = self._in_sole(error, stance_yaw, omega, time_left)
-        return abs(along) > 0.5 * self.sole_size[0] or abs(across) > 0.5 * self.sole_size[1]
+    def predict(self, dcm, stance_zmp, omega: float, time_left: float) -> tuple[float, float]:
+        """``ξ_T = p_s + (ξ − p_s) e^{ω (T − t)}`` (x, y) m: the capture point at touch-down,
+        ``time_left`` s ahead, from the measured one ``dcm`` with the centre of pressure held at
+        the stance's planned ZMP ``stance_zmp`` (see the module). Plain floats (the loop's
+        path)."""
+        growth = math.exp(omega * max(time_left, 0.0))
+        px, py = float(stance_zmp[0]), float(stance_zmp[1])
+        return px + (float(dcm[0]) - px) * growth, py + (float(dcm[1]) - py) * growth
 
-    def offset(self, error, stance_yaw: float, omega: float, time_left: float) -> np.ndarray:
-        """How far (2,) m to move the landing: the part of ``e`` the sole does not take at
-        ``keep`` of its size, ``e − g clamp(e / g)`` (see the module)."""
-        along, across = self._in_sole(error, stance_yaw, omega, time_left)
-        half_length, half_width = 0.5 * self.keep * self.sole_size[0], 0.5 * self.keep * self.sole_size[1]
+    def reachable(self, predicted, stance_yaw: float, omega: float, time_left: float) -> list[tuple[float, float]]:
+        """The corners (counter-clockwise) of the capture points at touch-down the stance sole
+        (heading ``stance_yaw``) can reach: ``ξ_T − g δ`` for ``δ`` in its contact rectangle."""
         gain = math.expm1(omega * max(time_left, 0.0))
-        along = gain * (along - min(max(along, -half_length), half_length))
-        across = gain * (across - min(max(across, -half_width), half_width))
         c, s = math.cos(stance_yaw), math.sin(stance_yaw)
-        return np.array([c * along - s * across, s * along + c * across])
+        half_length, half_width = 0.5 * gain * self.sole_size[0], 0.5 * gain * self.sole_size[1]
+        x, y = float(predicted[0]), float(predicted[1])
+        return [(x - c * a * half_length + s * b * half_width, y - s * a * half_length - c * b * half_width)
+                for a, b in ((1, 1), (-1, 1), (-1, -1), (1, -1))]
 
-    @staticmethod
-    def _in_sole(error, stance_yaw: float, omega: float, time_left: float) -> tuple[float, float]:
-        """``δ = e / g`` in the stance sole's axes (along, across), m."""
-        gain = max(math.expm1(omega * max(time_left, 0.0)), 1e-9)
-        c, s = math.cos(stance_yaw), math.sin(stance_yaw)
-        ex, ey = float(error[0]) / gain, float(error[1]) / gain
-        return c * ex + s * ey, -s * ex + c * ey
+    def target(self, support: SupportPolygon) -> np.ndarray:
+        """Where the capture point is to be at touch-down: the vertices (k, 2) of ``support``
+        (the hull of the stance and landing soles) shrunk by ``margin``."""
+        return support.shrunk(self.margin).vertices
 
-    def error(self, dcm, stance_zmp, planned_dcm, omega: float, time_left: float) -> np.ndarray:
-        """``e = ξ_T − ξ_ref(T)`` (2,) m of the module, from the measured capture point
-        ``dcm``, the stance's planned ZMP and the plan's capture point at touch-down, ``time_left``
-        s before it."""
-        pivot = np.asarray(stance_zmp, dtype=float)
-        predicted = pivot + (np.asarray(dcm, dtype=float) - pivot) * math.exp(omega * max(time_left, 0.0))
-        return predicted - np.asarray(planned_dcm, dtype=float)
+    def shift(self, reachable, target) -> np.ndarray | None:
+        """How far (2,) m to move the landing so that a capture point the stance sole can
+        reach (the polygon ``reachable``) lies in ``target`` (:meth:`target`): the least
+        ``d`` with ``target + d`` meeting ``reachable`` (their nearest points,
+        :func:`tsid_py._geometry.separation`); None when they meet already or the move is
+        below ``threshold``."""
+        move = separation(target, reachable)
+        if move is None or math.hypot(move[0], move[1]) <= self.threshold:
+            return None
+        return np.array(move)
+
+    def touch_downs(self, t: float, lift_off: float, touch_down: float, duration: float,
+                    count: int = 5) -> list[float]:
+        """The touch-down times (s) to weigh at ``t`` for a swing of ``duration`` s (as
+        planned: a landing already brought forward does not lower the bound) from
+        ``lift_off``, due at ``touch_down``: that one first, then ``count − 1`` earlier ones
+        down to the earliest, ``earliest`` of the swing and ``min_time`` s from now."""
+        first = max(t + self.min_time, lift_off + self.earliest * duration)
+        if first >= touch_down:
+            return [touch_down]
+        return [touch_down, *np.linspace(touch_down, first, count)[1:].tolist()]
+
+    def cost(self, move, planned: float, touch_down: float, missed=None) -> tuple[float, float]:
+        """What a landing moved by ``move`` (2,) m at ``touch_down`` instead of ``planned`` (s)
+        costs, compared in order: the part ``missed`` (2,) m of the move its reach clamped off
+        (in cm: a landing that catches the capture point first), then the move's length plus
+        ``speed`` times the time it lands early, m."""
+        short = 0.0 if missed is None else round(100.0 * float(np.hypot(missed[0], missed[1])))
+        return short, float(np.hypot(move[0], move[1])) + self.speed * (planned - touch_down)
 
     def landing(self, planned: Footstep, offset, stance: Footstep, lifted: Footstep) -> tuple[float, float]:
         """Where ``planned`` lands once moved by ``offset`` (2,) m, clamped to the reach from

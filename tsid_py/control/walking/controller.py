@@ -52,7 +52,7 @@ from ..balance import BalanceController
 from ..pipeline import Pipeline
 from ..support import WALKING
 from .adjustment import StepAdjustment
-from .footholds import place_footstep, place_footsteps
+from .footholds import contact_region, place_footstep, place_footsteps
 from .footsteps import Footstep, Gait, footsteps_from_velocity, plan_footsteps
 from .plan import WalkPlan
 from .recovery import RecoveryStep, StepRecovery
@@ -98,10 +98,11 @@ class WalkingController(Pipeline):
     touchdown : land on contact when :meth:`step` is given measured wrenches (True: a
         :class:`~.touchdown.Touchdown` with the robot's defaults, or one configured; False:
         on the clock always).
-    step_adjustment : move the landing footstep (and the rest of the walk) when the capture
-        point's predicted error at touch-down leaves its threshold (True: a
-        :class:`~.adjustment.StepAdjustment` with the robot's defaults, or one configured;
-        False: off).
+    step_adjustment : move the landing footstep (and the rest of the walk), and bring the
+        touch-down forward, when no capture point the stance sole can reach at touch-down is
+        in the support of the stance and landing soles (True: a
+        :class:`~.adjustment.StepAdjustment` with the robot's defaults and the gait's pace,
+        or one configured; False: off).
     balance_options : keyword arguments of the :class:`~tsid_py.control.BalanceController`
         inside (``dcm_gain``, ``torso_weight``, ``qp_solver``, ...), over the profile's
         walking defaults (:class:`~tsid_py.models.profile.WalkDefaults`).
@@ -154,7 +155,7 @@ class WalkingController(Pipeline):
         #: Step adjustment during walks (None: off).
         self.adjustment = step_adjustment or None
         self.plan_stage = PlanStage(balance.stance, balance.com, balance.torso, self.swing_tasks, self.gait,
-                                    self.momentum, self.touchdown, self.adjustment, self._place)
+                                    self.momentum, self.touchdown, self.adjustment, self._place, self._region)
         self.recovery: StepRecovery | None = None
         if step_recovery is True:
             height = robot.gravity / self.com.omega**2
@@ -198,7 +199,7 @@ class WalkingController(Pipeline):
         """The step adjustment for this robot and gait (:meth:`.adjustment.StepAdjustment.for_robot`)."""
         left, right = self.feet().values()
         width = self.gait.step_width or float(np_norm(left.xy - right.xy))
-        return StepAdjustment.for_robot(self.robot.gravity / self.com.omega**2, width, self._contact_sole())
+        return StepAdjustment.for_robot(self.robot.gravity / self.com.omega**2, width, self._contact_sole(), self.gait)
 
     # ------------------------------------------------------------------ plans
     def feet(self) -> dict[str, Footstep]:
@@ -249,11 +250,22 @@ class WalkingController(Pipeline):
         left, right = self.feet().values()
         return self.walk(self._placed(footsteps_from_velocity(left, right, velocity, steps, self.gait)))
 
-    def _place(self, footstep: Footstep) -> Footstep:
-        """One footstep moved during a walk, put on the terrain (as it is without one)."""
+    def _place(self, footstep: Footstep, under_way: bool = False) -> Footstep:
+        """One footstep moved during a walk, put on the terrain (as it is without one); the
+        landing of the swing ``under_way`` is looked for within a quarter of the sole's
+        length of where it was moved (step adjustment put it there to catch the capture
+        point)."""
         if self.terrain is None:
             return footstep
-        return place_footstep(footstep, self.terrain, self.balance.profile.sole_size)
+        sole = self.balance.profile.sole_size
+        return place_footstep(footstep, self.terrain, sole, search=0.25 * sole[0] if under_way else None)
+
+    def _region(self, footstep: Footstep):
+        """The polygon a sole landing on ``footstep`` bears on, as its contact's bearing
+        (:func:`~.footholds.contact_region`; None: all of it)."""
+        if footstep.bearing is None:
+            return None
+        return contact_region(footstep.bearing, self._contact_sole(), self.balance.profile.sole_size)
 
     def _placed(self, footsteps: list[Footstep]) -> list[Footstep]:
         """``footsteps`` placed on the terrain (:func:`~.footholds.place_footsteps`), or as

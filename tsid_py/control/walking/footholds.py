@@ -6,18 +6,32 @@ two footholds.
 (:mod:`.footsteps`) gives a foot, a point ``(x, y)`` and a heading. On a
 :class:`~tsid_py.control.terrain.Terrain` the sole put down there rests on the highest points under
 it (:meth:`~tsid_py.control.terrain.Terrain.rest`); its footprint is sampled ``margin`` m larger
-than the sole, so that a sole found resting flat keeps that distance from an edge. The
-footstep is good when the sole lies flat on the ground: its **gap** (its largest height above
-the ground under it) at most ``max_gap``, its **support** (the share of the footprint the
-points it bears on span) at least ``min_support``, its tilt at most ``max_tilt``. A sole
-across a step's edge (gap: the riser) is not, nor one across the crease at the foot of a ramp
-(it would rest on heel and toe, tilted half the ramp's angle: on 10°, a 1 cm gap under the
-crease), nor one on the top of a bump (it rocks on a few points). Otherwise candidates are tried on a grid around the planned point — along the
-heading first, by increasing distance, up to ``search`` m every ``resolution``, then across
-it up to ``search / 2`` (on a grid twice as coarse) — and the first good one taken; when none
-is (rough ground), the candidate of the largest support, then the smallest gap (ties: the
-nearest). The footstep gets the height and normal of the sole's own resting pose (its
-footprint without the margin) (:class:`~.footsteps.Footstep`).
+than the sole, so that a sole found resting flat keeps that distance from an edge. A sole on
+bumps bears on a polygon of itself only (:attr:`~tsid_py.control.terrain.Resting.bearing`), and
+its centre of pressure has the **room** that polygon leaves around its centroid
+(:func:`cop_room`: the largest scale of the sole's rectangle, centred there, inside it; 1 when
+the whole sole bears). The footstep is good when the sole lies flat on the ground: its
+**gap** (its largest height above the ground under the enlarged footprint) at most
+``max_gap``, its room at least ``min_room``, its tilt at most ``max_tilt``. A sole across a
+step's edge (gap: the riser) is not, nor one across the crease at the foot of a ramp (it
+would rest on heel and toe, tilted half the ramp's angle: on 10°, a 1 cm gap under the
+crease), nor one on the top of a bump (it rocks on a few points). Candidates are tried on a
+grid around the planned point — along the heading first, by increasing distance, up to
+``search`` m every ``resolution``, then across it up to ``search / 2`` (on a grid twice as
+coarse) — and the first good one taken. When none is (rough ground: ±2 cm bumps on a 10 cm
+grid leave a sole's centre a third of its room on average), the candidate of the largest
+room less ``shift_cost`` per metre it moves (one over the sole's length: moving by a sole's
+length costs all its room) is taken: a footstep moves only for a better bearing, and not far.
+On rough ground the search reaches half a cell of the bumps' grid
+(:attr:`~tsid_py.control.terrain.Terrain.cell`): the ground's shape repeats in kind at the
+cell, and a footstep moved farther lengthens a stride for nothing new (a walk whose
+footholds were each taken for their support alone, up to 14 cm from the plan, had strides
+50 % longer than the gait's and swings three times as fast; one good foothold 14 cm back
+made a 0.65 m stride whose swing caught the stance leg). The footstep gets
+the height, normal and bearing polygon of the sole's own resting pose (its footprint without
+the margin) (:class:`~.footsteps.Footstep`); the walk plans its centre of pressure at the
+polygon's centroid (:attr:`~.footsteps.Footstep.support_point`) and its contact bears on the
+polygon (:func:`contact_region`, :attr:`tsid_py.PlanarContact.bearing`).
 
 **Clearing the ground** (:func:`swing_apex`). A swing goes up from its start foothold to an
 apex, then down to its landing (:class:`~.swing.SwingTrajectory`). The apex is ``clearance``
@@ -49,6 +63,7 @@ import math
 
 import numpy as np
 
+from ..._geometry import clip_polygon, polygon_area, polygon_centroid, polygon_edges
 from ..._validation import positive_scalar
 from ..terrain import Terrain
 from .angles import wrap_angle
@@ -65,41 +80,88 @@ SETTLE = 0.2
 
 
 def place_footstep(step: Footstep, terrain: Terrain, sole_size, *, margin: float = 0.02, search: float | None = None,
-                   resolution: float = 0.01, max_gap: float = 0.01, min_support: float = 0.8,
-                   max_tilt: float = math.radians(20.0)) -> Footstep:
-    """``step`` moved to a good foothold of ``terrain`` and given its height and normal (see
-    the module); ``sole_size``: ``(length, width)`` m of the sole. ``search`` (m) defaults to
-    half the sole's length plus the margin and two ``resolution``: an edge under the planned
-    point blocks a band the sole's length plus two margins wide, and one of its sides is
-    then within reach."""
+                   resolution: float = 0.01, max_gap: float = 0.01, min_room: float = 0.8,
+                   max_tilt: float = math.radians(20.0), shift_cost: float | None = None) -> Footstep:
+    """``step`` moved to a good foothold of ``terrain`` and given its height, normal and
+    bearing polygon (see the module); ``sole_size``: ``(length, width)`` m of the sole.
+    ``search`` (m) defaults to half the sole's length plus the margin and two ``resolution``:
+    an edge under the planned point blocks a band the sole's length plus two margins wide,
+    and one of its sides is then within reach; on rough ground, at most half its cell
+    (:attr:`~tsid_py.control.terrain.Terrain.cell`). When no candidate is good, the one of the
+    best :func:`cop_room` less ``shift_cost`` per metre moved (default: one over the sole's
+    length) is taken."""
     if terrain.is_flat:
         return Footstep(step.foot, step.x, step.y, step.yaw, terrain.floor)
     resolution = positive_scalar(resolution, "resolution")
+    length = positive_scalar(sole_size[0], "sole_size")
     if search is None:
-        search = 0.5 * positive_scalar(sole_size[0], "sole_size") + margin + 2 * resolution
+        search = 0.5 * length + margin + 2 * resolution
+        if terrain.cell is not None:                 # bumps: a cell farther finds none of a new kind
+            search = min(search, 0.5 * terrain.cell)
     search = positive_scalar(search, "search", allow_zero=True)
+    shift_cost = 1.0 / length if shift_cost is None else positive_scalar(shift_cost, "shift_cost", allow_zero=True)
     c, s = math.cos(step.yaw), math.sin(step.yaw)
-    offsets = _offsets(search, resolution)
-    best = None
-    for along, across in offsets:
+    best, best_score = None, -math.inf
+    for along, across in _offsets(search, resolution):
         x, y = step.x + c * along - s * across, step.y + s * along + c * across
         rest = terrain.rest(x, y, step.yaw, sole_size, margin)
         flat = rest.tilt <= max_tilt
-        if rest.gap <= max_gap and rest.support >= min_support and flat:
-            best = (rest, x, y)
+        own = terrain.rest(x, y, step.yaw, sole_size) if margin else rest
+        room = cop_room(own.bearing, sole_size)
+        if rest.gap <= max_gap and room >= min_room and flat:
+            best = (x, y)
             break
-        key = (-round(min(rest.support, min_support), 2) + (0.0 if flat else 1.0), round(rest.gap, 3),
-               math.hypot(along, across))
-        if best is None or key < best[0]:
-            best = (key, rest, x, y)
-    if len(best) == 4:
-        best = best[1:]
-    _, x, y = best
+        score = room - shift_cost * math.hypot(along, across) - (0.0 if flat else 2.0)
+        if score > best_score:
+            best, best_score = (x, y), score
+    x, y = best
     rest = terrain.rest(x, y, step.yaw, sole_size)          # the pose: the sole's own footprint
     z = float(rest.placement.translation[2])
     normal = rest.normal
     level = abs(normal[2] - 1.0) < 1e-12
-    return Footstep(step.foot, float(x), float(y), step.yaw, z, (0.0, 0.0, 1.0) if level else tuple(normal.tolist()))
+    bearing = None if rest.bearing is None or polygon_area(rest.bearing) < 1e-12 else rest.bearing
+    return Footstep(step.foot, float(x), float(y), step.yaw, z, (0.0, 0.0, 1.0) if level else tuple(normal.tolist()),
+                    None if bearing is None else tuple(map(tuple, bearing)))
+
+
+def cop_room(bearing, sole_size) -> float:
+    """How much room (0 … 1) a sole bearing on the polygon ``bearing`` ((k, 2) m in its frame,
+    or None: all of it) leaves its centre of pressure around the polygon's centroid: the
+    largest scale of the sole's ``(length, width)`` rectangle, centred there, that fits in
+    the polygon, ``min_i (o_i − n_i · c) / (|n_ix| l/2 + |n_iy| w/2)`` over its edges
+    ``n_i · p ≤ o_i``. 1 when the whole sole bears, 0 when it rests on a line or a point."""
+    if bearing is None:
+        return 1.0
+    polygon = np.asarray(bearing, dtype=float).reshape(-1, 2)
+    if polygon_area(polygon) < 1e-12:
+        return 0.0
+    half = 0.5 * np.asarray(sole_size, dtype=float)
+    normals, offsets = polygon_edges(polygon)
+    centre = polygon_centroid(polygon)
+    room = (offsets - normals @ centre) / (np.abs(normals) @ half)
+    return float(min(max(np.min(room), 0.0), 1.0))
+
+
+def contact_region(bearing, contact_size, sole_size) -> np.ndarray | None:
+    """The centre-of-pressure polygon ((k, 2) m, the sole's frame) of a sole of
+    ``sole_size`` bearing on ``bearing`` (None: all of it) under a controller whose contact
+    rectangle is ``contact_size`` (the sole less its margins ``m = (sole − contact) / 2``):
+    each edge of the bearing polygon moved in by the margin along it
+    (``|n_x| m_x + |n_y| m_y``), clipped to the contact rectangle. None when the whole sole
+    bears, or when nothing with an area is left (the contact rectangle then)."""
+    if bearing is None:
+        return None
+    polygon = np.asarray(bearing, dtype=float).reshape(-1, 2)
+    if polygon_area(polygon) < 1e-12:
+        return None
+    half_contact = 0.5 * np.asarray(contact_size, dtype=float)
+    margins = 0.5 * (np.asarray(sole_size, dtype=float) - 2.0 * half_contact)
+    region = np.array([[half_contact[0], half_contact[1]], [-half_contact[0], half_contact[1]],
+                       [-half_contact[0], -half_contact[1]], [half_contact[0], -half_contact[1]]])
+    normals, offsets = polygon_edges(polygon)
+    for normal, offset in zip(normals, offsets - np.abs(normals) @ margins):
+        region = clip_polygon(region, normal, offset)
+    return region if polygon_area(region) > 1e-6 else None
 
 
 def _offsets(search: float, resolution: float) -> list[tuple[float, float]]:
@@ -139,16 +201,20 @@ def swing_apex(terrain: Terrain, start: Footstep, end: Footstep, sole_size, clea
 def swing_clearance(terrain: Terrain, swing: SwingTrajectory, sole_size, obstacle: float = 0.0,
                     margin: float = 0.01) -> float:
     """The least margin (m) of the swing's footprint over the ground (see the module): over
-    :data:`CLEARANCE_SAMPLES` instants of the swing (its ends left out), the footprint's points
-    (``margin`` m larger than the sole, in the sole's plane) minus the ground's height under
-    each, less ``obstacle`` where the ground is an obstacle; negative when the reference goes
-    below the ground or too near an obstacle."""
+    :data:`CLEARANCE_SAMPLES` instants of the swing (its ends left out) while it moves
+    horizontally (before and after, the sole rises from or comes down onto the ground it
+    rests on), the footprint's points (``margin`` m larger than the sole, in the sole's plane)
+    minus the ground's height under each, less ``obstacle`` where the ground is an obstacle;
+    negative when the reference goes below the ground or too near an obstacle."""
     length, width = (positive_scalar(value, "sole_size") for value in sole_size)
     hx, hy = length / 2 + margin, width / 2 + margin
     local = np.array([[sx * hx, sy * hy, 0.0] for sx in (-1.0, 0.0, 1.0) for sy in (-1.0, 0.0, 1.0)])
     lowest = np.inf
     for r in np.linspace(0.0, 1.0, CLEARANCE_SAMPLES + 2)[1:-1]:
-        placement = swing.sample(swing.lift_off + r * swing.duration).placement
+        t = swing.lift_off + r * swing.duration
+        if t <= swing.move_start or t >= swing.move_end:
+            continue                 # straight above a foothold, over the ground it rests on
+        placement = swing.sample(t).placement
         points = local @ placement.rotation.T + placement.translation
         ground = terrain.height(points[:, 0], points[:, 1])
         foothold = swing.start if r < 0.5 else swing.end

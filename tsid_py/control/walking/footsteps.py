@@ -22,7 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
+from ..._geometry import polygon_centroid
 from ..._validation import as_vector
+from ...wrench_cone import convex_polygon
 from ...models.gait import Gait
 from ..terrain import surface_placement
 from .angles import mean_yaw, wrap_angle
@@ -37,7 +39,9 @@ class Footstep:
     """Foot ``foot`` (a contact frame name) placed at ``(x, y, z)`` m, heading ``yaw`` rad,
     on a surface of unit ``normal`` (default level): its full pose is :attr:`placement`.
     A normal that is not a unit vector is normalised; one tilted 60° or more from the
-    vertical is refused (``ValueError``)."""
+    vertical is refused (``ValueError``). ``bearing``: the convex polygon of the sole that
+    bears on the ground there (vertices ``(x, y)`` m in the sole's frame, counter-clockwise:
+    :attr:`tsid_py.control.terrain.Resting.bearing`), or None: the whole sole."""
 
     foot: str
     x: float
@@ -45,6 +49,7 @@ class Footstep:
     yaw: float
     z: float = 0.0
     normal: tuple[float, float, float] = (0.0, 0.0, 1.0)
+    bearing: tuple[tuple[float, float], ...] | None = None
 
     def __post_init__(self):
         normal = self.normal
@@ -54,6 +59,18 @@ class Footstep:
             if not length > 0 or n[2] < 0.5 * length:
                 raise ValueError(f"normal must point up, within 60° of the vertical, got {tuple(normal)}")
             object.__setattr__(self, "normal", tuple(float(value) for value in n / length))
+        if self.bearing is not None:
+            polygon = convex_polygon(self.bearing, "bearing")
+            object.__setattr__(self, "bearing", tuple((float(x), float(y)) for x, y in polygon))
+
+    @property
+    def support_point(self) -> np.ndarray:
+        """Where (x, y) m in the world a walk plans this foot's centre of pressure: the
+        centroid of its bearing polygon, or the sole's centre when the whole sole bears."""
+        if self.bearing is None:
+            return self.xy
+        centre = polygon_centroid(self.bearing)
+        return (self.placement.act(np.array([centre[0], centre[1], 0.0])))[:2]
 
     @property
     def position(self) -> np.ndarray:

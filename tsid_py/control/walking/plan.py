@@ -6,7 +6,7 @@ The timeline of a walk of ``n`` footsteps with the :class:`~.footsteps.Gait`'s d
 phase                  duration            ZMP (the LIPM plan, :mod:`.lipm`)
 ====================  ==================  ==============================================
 start (both feet)      ``start_time``      from near the CoM to the first stance foot
-step i: single         ``single_support``  fixed at the stance foot's centre
+step i: single         ``single_support``  fixed at the stance foot's support point
 step i: double         ``double_support``  linearly to the foot that just landed
 (last step: double)    ``end_time``        linearly to the middle of the two feet
 rest                   (open-ended)        stays there; the CoM converges to it
@@ -215,20 +215,20 @@ class WalkPlan:
         """The ZMP plan of the phases (:mod:`.lipm`): to the first stance foot, then fixed on
         each stance foot in single support, to the landed foot in double support, to the
         middle of the feet at the end."""
-        names, where = list(self.start_feet), dict(self.start_feet)
+        names = list(self.start_feet)
+        where = {name: step.support_point for name, step in self.start_feet.items()}
         first = self.footsteps[0].foot
         stance = next(name for name in names if name != first)
-        segments = [ZMPSegment(self.gait.start_time, 0.5 * (where[names[0]].xy + where[names[1]].xy),
-                               where[stance].xy)]
+        segments = [ZMPSegment(self.gait.start_time, 0.5 * (where[names[0]] + where[names[1]]), where[stance])]
         for phase in self.phases[1:]:
             step = self.footsteps[phase.step]
             stance = next(name for name in names if name != step.foot)
             if phase.kind == "single":
-                segments.append(ZMPSegment(phase.end - phase.start, where[stance].xy, where[stance].xy))
+                segments.append(ZMPSegment(phase.end - phase.start, where[stance], where[stance]))
                 continue
-            where[step.foot] = step
-            target = 0.5 * (where[names[0]].xy + where[names[1]].xy) if phase.kind == "end" else step.xy
-            segments.append(ZMPSegment(phase.end - phase.start, where[stance].xy, target))
+            where[step.foot] = step.support_point
+            target = 0.5 * (where[names[0]] + where[names[1]]) if phase.kind == "end" else where[step.foot]
+            segments.append(ZMPSegment(phase.end - phase.start, where[stance], target))
         return segments
 
     def _ground_knots(self) -> tuple[list[float], list[float]]:
@@ -245,25 +245,33 @@ class WalkPlan:
             times.append(0.5 * (phase.start + phase.end) if phase.kind != "end" else phase.end)
         return times, heights
 
-    def replan(self, t: float, index: int, footsteps, com, com_velocity) -> None:
+    def replan(self, t: float, index: int, footsteps, com, com_velocity, touch_down: float | None = None) -> None:
         """From time ``t`` s of the plan on, land footsteps ``index``, ``index + 1``, … at
-        ``footsteps`` instead (same feet, same timing; ``index`` is the swing under way or a
-        later one, whose swings are rebuilt — the one under way is for its follower to
-        re-aim, :meth:`~.swing.SwingTrajectory.retarget`), and plan the CoM anew from the
+        ``footsteps`` instead (same feet; ``index`` is the swing under way or a later one,
+        whose swings are rebuilt — the one under way is for its follower to re-aim,
+        :meth:`~.swing.SwingTrajectory.retarget`), and plan the CoM anew from the
         horizontal CoM position ``com`` (2,) m and velocity ``com_velocity`` (2,) m/s at
         ``t``: the ZMP plan of the rest of the walk over the new footholds, its DCM by the
         backward recursion, the CoM continuous from ``com`` (:class:`~.lipm.DCMTrajectory`
-        without a solved start). The ground-height profile is rebuilt over all footholds.
-        ``ValueError`` (the plan unchanged) when a footstep is out of reach
-        (:func:`check_reach`)."""
+        without a solved start). ``touch_down`` (s; None: as planned): the swing under way
+        lands then instead, in ``(t, its planned touch-down]``, and every later phase and
+        contact event comes that much earlier. The ground-height profile is rebuilt over all
+        footholds. ``ValueError`` (the plan unchanged) when a footstep is out of reach
+        (:func:`check_reach`) or the touch-down is not one the swing under way can take."""
         footsteps = list(footsteps)
         if len(footsteps) != len(self.footsteps) - index or any(
                 new.foot != old.foot for new, old in zip(footsteps, self.footsteps[index:])):
             raise ValueError(f"footsteps must replace footsteps {index}… foot for foot, got "
                              f"{[step.foot for step in footsteps]}")
         check_reach(self.start_feet, self.footsteps[:index] + footsteps, self.gait, self.sole_size)   # before any change
-        self.footsteps[index:] = footsteps
         under_way = self.phase_at(t)
+        if touch_down is not None:
+            if not (under_way.kind == "single" and under_way.step == index and t < touch_down <= under_way.end):
+                raise ValueError(f"touch_down must be within the swing of footstep {index} under way at {t:.3f} s, "
+                                 f"after it and by {under_way.end:.3f} s, got {touch_down!r}")
+            self._bring_forward(under_way.end, touch_down - under_way.end)
+            under_way = self.phase_at(t)
+        self.footsteps[index:] = footsteps
         keep = index + 1 if under_way.kind == "single" and under_way.step == index else index
         self.swings[keep:] = self._swings(keep)
         segments, start = self._segments(), 0.0
@@ -282,6 +290,17 @@ class WalkPlan:
                                             as_vector(com_velocity, "com_velocity", 2), solve_start=False)
         self.com_origin = float(t)
         self.ground = HeightProfile(*self._ground_knots())
+
+    def _bring_forward(self, landing: float, shift: float) -> None:
+        """Move the touch-down at ``landing`` s and every phase and event after it by
+        ``shift`` s (negative: earlier)."""
+        self.phases = [Phase(phase.kind, phase.start + (shift if phase.start >= landing - 1e-12 else 0.0),
+                             phase.end + (shift if phase.end >= landing - 1e-12 else 0.0), phase.stance, phase.swing,
+                             phase.step) for phase in self.phases]
+        self.events = [(time + (shift if time >= landing - 1e-12 else 0.0), kind, foot, step)
+                       for time, kind, foot, step in self.events]
+        self.duration = self.phases[-1].end
+        self._phase_starts = [phase.start for phase in self.phases]
 
     # ------------------------------------------------------------------ queries
     def phase_at(self, t: float) -> Phase:

@@ -16,10 +16,12 @@ import numpy as np
 
 from ...contacts import PlanarContact
 from ...solver import DynamicsSolver
+from ..capture_point import SupportPolygon, rectangle_corners
 from ..dcm import CapturePointTask
 from ..pipeline import Stage, StepState
 from ..stance import Stance
 from ..support import WALKING, BalanceMode
+from ..terrain import surface_placement
 from .adjustment import StepAdjustment
 from .angles import mean_yaw, yaw_of_sole, yaw_rotation
 from .footsteps import Footstep, Gait
@@ -41,22 +43,24 @@ RETARGET_PERIOD, RETARGET_DISTANCE = 0.005, 0.005
 SETTLE_TIME_CONSTANTS = 4.0
 
 
-def footstep_of(foot: str, placement) -> Footstep:
+def footstep_of(foot: str, placement, bearing=None) -> Footstep:
     """The :class:`~.footsteps.Footstep` of a sole at ``placement`` (its position, yaw and
-    normal)."""
+    normal) bearing on ``bearing`` (None: all of it)."""
     position, rotation = placement.translation, placement.rotation
     normal = (0.0, 0.0, 1.0) if rotation[2, 2] > 1.0 - 1e-9 else tuple(rotation[:, 2].tolist())
-    return Footstep(foot, float(position[0]), float(position[1]), yaw_of_sole(rotation), float(position[2]), normal)
+    return Footstep(foot, float(position[0]), float(position[1]), yaw_of_sole(rotation), float(position[2]), normal,
+                    None if bearing is None else tuple(map(tuple, bearing)))
 
 
 def standing_feet(solver: DynamicsSolver, feet) -> dict[str, Footstep]:
-    """Where ``feet`` stand now: each contact's anchor (the pose where it was made)."""
+    """Where ``feet`` stand now: each contact's anchor (the pose where it was made), and the
+    polygon its sole bears on."""
     standing = {}
     for name in feet:
         contact = solver.contacts.get(name)
         if contact is None:
             raise ValueError(f"foot {name!r} is not on the ground: a walk starts on both feet")
-        standing[name] = footstep_of(name, contact.anchor)
+        standing[name] = footstep_of(name, contact.anchor, getattr(contact, "bearing", None))
     return standing
 
 
@@ -69,23 +73,27 @@ class PlanStage(Stage):
     :class:`~tsid_py.tasks.MomentumTask`, optional) is in the solver while a plan is under
     way. With ``touchdown`` (:class:`~.touchdown.Touchdown`) and measured wrenches, a swing
     lands on contact: early from its apex on, or late with the plan's clock waiting (see
-    :mod:`.touchdown`)."""
+    :mod:`.touchdown`). ``region(footstep)`` (optional) gives the polygon a landing sole bears
+    on, its contact's :attr:`~tsid_py.PlanarContact.bearing` (None: all of it)."""
 
     def __init__(self, stance: Stance, com: CapturePointTask, torso, swing_tasks: dict, gait: Gait,
                  momentum=None, touchdown: Touchdown | None = None, adjustment: StepAdjustment | None = None,
-                 place=None):
+                 place=None, region=None):
         self.stance, self.solver, self.com, self.torso = stance, stance.solver, com, torso
         self.swing_tasks, self.gait, self.momentum, self.touchdown = swing_tasks, gait, momentum, touchdown
-        #: Step adjustment (:mod:`.adjustment`; None: off) and ``place(footstep) -> footstep``,
-        #: which puts a moved footstep on the ground (None: as moved).
-        self.adjustment, self.place = adjustment, place
-        #: Footsteps moved by step adjustment so far (each re-plan counts).
-        self.adjustments = 0
-        self._next_check, self._target_dcm = 0.0, None
+        #: Step adjustment (:mod:`.adjustment`; None: off) and ``place(footstep, under_way) ->
+        #: footstep``, which puts a moved footstep on the ground (None: as moved; ``under_way``:
+        #: the landing of the swing under way, which is to stay near where it was moved).
+        self.adjustment, self.place, self.region = adjustment, place, region
+        #: Footsteps moved by step adjustment so far (each re-plan counts), and the swings it
+        #: brought down early.
+        self.adjustments = self.early_touch_downs = 0
+        self._next_check, self._target = 0.0, None
         #: Touch-downs so far that came early, and late (the plan's clock waited), by contact.
         self.early_landings = self.late_landings = 0
         self._waiting_since: float | None = None         # the controller's time a late foot started waiting
         self._land_time = 0.0
+
         self.torso_rest = torso.target.rotation.copy()
         self.plan: WalkPlan | None = None
         self.plan_start = 0.0
@@ -175,44 +183,76 @@ class PlanStage(Stage):
         if self._event == len(events) and t >= plan.duration + SETTLE_TIME_CONSTANTS / plan.omega:
             self._finish()                            # standing again; the CoM target stays
 
+    def _capture_move(self, index: int, t: float, touch_down: float | None = None):
+        """The least move of footstep ``index``'s landing that lets the stance sole bring
+        the capture point into the support at its touch-down (:meth:`~.adjustment.StepAdjustment.shift`),
+        predicted at plan time ``t`` from the measured capture point, or None; at
+        ``touch_down`` (s) instead of the planned one when given."""
+        adjustment, plan = self.adjustment, self.plan
+        swing, planned = plan.swings[index], plan.footsteps[index]
+        stance_foot = next(name for name in self._footholds if name != planned.foot)
+        time_left = (swing.touch_down if touch_down is None else touch_down) - t
+        cx, cy, _, _, _, _, ax, ay, _ = plan.com_state(max(t, swing.lift_off))
+        square = plan.omega * plan.omega                           # the plan's ZMP: c − c̈ / ω²
+        predicted = adjustment.predict(self.com.dcm_xy, (cx - ax / square, cy - ay / square), plan.omega, time_left)
+        reachable = adjustment.reachable(predicted, self._footholds[stance_foot].yaw, plan.omega, time_left)
+        key = (self.solver.contact_epoch, stance_foot, planned)
+        if self._target is None or self._target[0] != key:          # the soles' hull, while they stay
+            length, width = adjustment.sole_size
+            support = SupportPolygon(np.vstack([self.stance.footprint(stance_foot),
+                                                rectangle_corners(planned.placement, length, width)]))
+            self._target = (key, adjustment.target(support))
+        return adjustment.shift(reachable, self._target[1])
+
     def _check_adjustment(self, t: float) -> None:
-        """Step adjustment (:mod:`.adjustment`): the capture point's error at touch-down;
-        past the threshold, the footsteps from the swing under way on moved by it (when that
-        moves the landing by more than :data:`RETARGET_DISTANCE`) and the walk re-planned."""
+        """Step adjustment (:mod:`.adjustment`): the capture point at touch-down at best;
+        outside the support of the stance and landing soles, the footsteps from the swing
+        under way on moved by the least that brings it back (when that moves the landing by
+        more than :data:`RETARGET_DISTANCE`) and the walk re-planned."""
         adjustment, plan, index = self.adjustment, self.plan, self._swing_index
         swing = plan.swings[index]
         self._next_check = t + adjustment.period
         if t > swing.lift_off + adjustment.until * swing.duration:
             self._next_check = swing.touch_down         # until this swing lands
             return
-        if self._target_dcm is None or self._target_dcm[0] != index:
-            self._target_dcm = (index, plan.dcm(swing.touch_down))
-        time_left = swing.touch_down - t
-        error = adjustment.error(self.com.dcm_xy, plan.zmp(t), self._target_dcm[1], plan.omega, time_left)
-        stance_foot = next(name for name in self._footholds if name != self.swinging)
-        stance_yaw = self._footholds[stance_foot].yaw
-        if not adjustment.needed(error, stance_yaw, plan.omega, time_left):
+        if self._capture_move(index, t) is None:
             return
-        error = adjustment.offset(error, stance_yaw, plan.omega, time_left)
+        planned = plan.footsteps[index]
+        stance_foot = next(name for name in self._footholds if name != self.swinging)
         contact = self.solver.contacts.get(stance_foot)
         stance = footstep_of(stance_foot, contact.anchor) if contact is not None else self._footholds[stance_foot]
-        planned = plan.footsteps[index]
-        x, y = adjustment.landing(planned, error, stance, self._footholds[self.swinging])
-        shift = np.array([x - planned.x, y - planned.y])
-        if math.hypot(shift[0], shift[1]) <= RETARGET_DISTANCE:
-            return
-        moved = [Footstep(step.foot, step.x + shift[0], step.y + shift[1], step.yaw, step.z, step.normal)
-                 for step in plan.footsteps[index:]]
+        best = None
+        for touch_down in adjustment.touch_downs(t, swing.lift_off, swing.touch_down, self.gait.single_support):
+            move = self._capture_move(index, t, touch_down)
+            shift = np.zeros(2)
+            if move is not None:
+                x, y = adjustment.landing(planned, move, stance, self._footholds[self.swinging])
+                shift = np.array([x - planned.x, y - planned.y])
+            key = adjustment.cost(shift, swing.touch_down, touch_down, missed=None if move is None else move - shift)
+            if best is None or key < best[0]:
+                best = (key, shift, touch_down)
+        _, shift, touch_down = best
+        early = touch_down < swing.touch_down - 1e-9
+        landing = Footstep(planned.foot, planned.x + shift[0], planned.y + shift[1], planned.yaw, planned.z,
+                           planned.normal)
         if self.place is not None:
-            moved = [self.place(step) for step in moved]
+            landing = self.place(landing, True)
+        shift = landing.xy - planned.xy                  # as placed: the rest of the walk follows it
+        if math.hypot(shift[0], shift[1]) <= RETARGET_DISTANCE and not early:
+            return
+        later = [Footstep(step.foot, step.x + shift[0], step.y + shift[1], step.yaw, step.z, step.normal)
+                 for step in plan.footsteps[index + 1:]]
+        if self.place is not None:
+            later = [self.place(step, False) for step in later]
+        moved = [landing, *later]
         robot = self.solver.robot
         try:
-            plan.replan(t, index, moved, robot.com[:2], robot.com_velocity[:2])
+            plan.replan(t, index, moved, robot.com[:2], robot.com_velocity[:2], touch_down if early else None)
         except ValueError:                               # a moved footstep out of reach: keep the plan
             return
-        swing.retarget(moved[0].placement, t)
-        self._target_dcm = None
+        swing.retarget(moved[0].placement, t, touch_down if early else None)
         self.adjustments += 1
+        self.early_touch_downs += early
 
     def _landing(self, t: float, now: float, wrench, time: float, foot: str, index: int):
         """The LAND event of a swing with measured wrenches (:mod:`.touchdown`): land now on
@@ -255,8 +295,14 @@ class PlanStage(Stage):
         elif kind == LAND:
             self.solver.remove_task(self.swing_tasks[foot])
             self.swinging = None
-            self._footholds[foot] = self.plan.footsteps[index]
-            self.landed.append((self.stance.make(foot, ramp), index))
+            footstep = self._footholds[foot] = self.plan.footsteps[index]
+            bearing = None if self.region is None else self.region(footstep)
+            anchor = None
+            if not footstep.level or footstep.bearing is not None:      # on the ground's plane there
+                frame = self.solver.robot.frame_id(foot)
+                placement = self.solver.robot.frame_placement(frame)
+                anchor = surface_placement(placement.translation, yaw_of_sole(placement.rotation), footstep.normal)
+            self.landed.append((self.stance.make(foot, ramp, bearing, anchor), index))
             self.steps_taken += 1
 
 

@@ -25,10 +25,10 @@ both ends, clearing the ground in between and landing aligned with the surface.
   and slow turns, are left out). Level footholds take ``R = R_z(ψ)`` exactly.
 
 A landing point can be changed mid-swing (:meth:`SwingTrajectory.retarget`, for step
-recovery and step adjustment): the horizontal motion, yaw and tilt are re-planned from the
-current reference state (position, velocity, acceleration) to the new pose, and the descent to
-its height (re-planned from the current vertical state once past the apex), so the reference
-stays twice differentiable.
+recovery and step adjustment), and its touch-down brought forward: the horizontal motion, yaw
+and tilt are re-planned from the current reference state (position, velocity, acceleration)
+to the new pose, and the descent to its height (re-planned from the current vertical state
+once past the apex), so the reference stays twice differentiable.
 
 Units: m, rad, s.
 """
@@ -149,24 +149,33 @@ class SwingTrajectory:
         self._descent = (z0, v0, 0.5 * a0, *quintic_coefficients(z0, v0, a0, float(self.end.translation[2]),
                                                                    self.touch_down - t0))
 
-    def retarget(self, end: pin.SE3, t: float) -> None:
-        """Land at ``end`` instead: from time ``t`` on, quintics from the current reference
-        state (continuous position, velocity and acceleration) to ``end``."""
+    def retarget(self, end: pin.SE3, t: float, touch_down: float | None = None) -> None:
+        """Land at ``end`` instead, and at ``touch_down`` (s; None: as planned; an earlier
+        one shortens what is left of the swing — its delays and the time to its apex — in
+        proportion): from time ``t`` on, quintics from the current reference state
+        (continuous position, velocity and acceleration) to ``end``."""
         if t >= self.touch_down:
             return
         t = max(t, self.lift_off)
         position, velocity, acceleration = self._state(t)
+        vertical = self._vertical(t)
+        if touch_down is not None and t < touch_down < self.touch_down:
+            ratio = (touch_down - t) / (self.touch_down - t)
+            self.move_start, self.move_end, self.apex_time = (
+                moment if moment <= t else t + (moment - t) * ratio
+                for moment in (self.move_start, self.move_end, self.apex_time))
+            self.touch_down = float(touch_down)
         if t >= self.move_end - 0.1 * self.duration:   # past its delay's start: move until touch-down
             self.move_end = self.touch_down
         self._plan(max(t, self.move_start), position, velocity, acceleration, end)
         if t < self.apex_time:
             self.apex = max(self.apex, float(end.translation[2]) + self.height)
-            z, vz, az = self._vertical(t)
+            z, vz, az = vertical
             self._rise = (z, vz, 0.5 * az, *quintic_coefficients(z, vz, az, self.apex, self.apex_time - t))
             self._rise_start = t
             self._descend(self.apex_time, self.apex, 0.0, 0.0)
         else:
-            self._descend(t, *self._vertical(t))
+            self._descend(t, *vertical)
 
     def _vertical(self, t: float) -> tuple[float, float, float]:
         """Height, vertical velocity and acceleration at ``t``."""

@@ -143,20 +143,24 @@ def torque_findings(robot, facts: dict, file: str) -> list[Finding]:
 
 
 def passive_findings(robot, file: str) -> list[Finding]:
-    """An MJCF file's joints that no actuator drives (the loader gives them an effort limit of
-    0, :mod:`tsid_py.loaders.mjcf`): the library's ``TorqueLimits`` read 0 as *unlimited*,
-    while MuJoCo applies no torque there."""
+    """An MJCF file's joints that no actuator drives (the loader names them passive,
+    :mod:`tsid_py.loaders.mjcf_closures`), and its closed chains: what the solver holds."""
     if robot.source is None or robot.source.kind != "mjcf":
         return []
-    limits = np.asarray(robot.effort_limits, dtype=float)
-    if not np.any(np.isfinite(limits) & (limits > 0)):
-        return []                                          # no actuator at all: every limit unbounded
-    passive = [name for name, limit in zip(dof_names(robot), limits) if limit == 0]
-    if not passive:
-        return []
-    return [finding(
-        "warning", "passive-joints", file, f"joints {listed(passive)}",
-        f"{len(passive)} joint(s) have no actuator in the file (effort limit 0): MuJoCo applies no torque to them, "
-        "but the controller's TorqueLimits read a limit of 0 as unlimited and may command torque there",
-        "hold them with TorqueLimits(limits={joint: 1e-6}) (or a JointTask), or give them an actuator", None,
-        joints=passive)]
+    found = []
+    passive = list(robot.passive_joints)
+    if passive:
+        found.append(finding(
+            "note", "passive-joints", file, f"joints {listed(passive)}",
+            f"{len(passive)} joint(s) have no actuator in the file: MuJoCo applies no torque to them",
+            "the solver holds their torque at 0 (rows of the equation of motion, DynamicsSolver.passive_joints); "
+            "give them an actuator if the real joints have one", "library", joints=passive))
+    closures = [closure.name for closure in robot.closures]
+    if closures:
+        found.append(finding(
+            "note", "closed-chains", file, f"equalities {listed(closures)}",
+            f"{len(closures)} equality constraint(s) close chains or couple joints (MuJoCo simulates them as the "
+            "file says)", "the solver holds each as a constraint of the equation of motion, its force a variable "
+            "(tsid_py.closures); stiff equalities (solref near two time steps, solimp near 1) keep MuJoCo's loops "
+            "as closed as the controller assumes", "library", closures=closures))
+    return found

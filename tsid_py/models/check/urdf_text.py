@@ -5,7 +5,7 @@ What pinocchio does not say, or hides by accepting it:
 * **names**: two links or two joints of one name (urdfdom refuses the file), names that
   differ only by case (a joint and a link of one name are two frames of one name in
   pinocchio's model: :func:`tsid_py.models.check.stance.frame_findings`);
-* **joints**: ``<mimic>`` couplings (joints of their own, held on their primary joints by the
+* **joints**: ``<mimic>`` couplings (passive joints of their own, held on their primary joints by the
   solver and the harness), ``continuous`` joints (``q = (cos θ, sin θ)``, no position
   limit), ``<limit>`` with ``lower > upper`` or ``lower = upper``, an ``effort`` or
   ``velocity`` of 0 (the library's limits then treat the joint as unlimited);
@@ -127,10 +127,11 @@ def _joint_findings(urdf: UrdfFile) -> list[Finding]:
                            for primary, group in list(mimics.items())[:4])
         found.append(urdf.finding(
             "note", "mimic-joints", f"joints {listed(joints)}",
-            f"{len(joints)} mimic joint(s) ({detail}): each a joint of its own in the model (one q, one v, actuated), "
-            "kept on its primary joint by the linkage q_m = k q_p + b",
-            "the solver holds the couplings with a hard JointCouplingTask and the harness with MuJoCo joint "
-            "equalities (Robot.mimic_joints); a robot loaded with mimic='independent' drops them", "loader",
+            f"{len(joints)} mimic joint(s) ({detail}): each a joint of its own in the model (one q, one v), "
+            "passive, kept on its primary joint by the linkage q_m = k q_p + b",
+            "the solver holds each coupling as a closure whose force is a variable (the primary joint's motor "
+            "carries the pair's torque, the mimic joint's is 0) and the harness with MuJoCo joint equalities "
+            "(Robot.closures); a robot loaded with mimic='independent' drops them", "loader",
             joints=joints, couplings={name: {"primary": primary, "multiplier": k, "offset": c}
                                       for primary, group in mimics.items() for name, k, c in group}))
     continuous = [joint.get("name") for joint in urdf.joints if joint.get("type") == "continuous"]
