@@ -50,7 +50,7 @@ def test_frame_drift_beyond_composite_joints_is_the_derivative_of_its_velocity(r
     from tsid_py.frames import frame_motion
 
     robot = tp.Robot.from_mjcf(Path(__file__).parent / "data" / "biped.xml")
-    assert robot._composites is not None and len(robot._composites[0]) == 4
+    assert robot.dynamics.composites is not None and len(robot.dynamics.composites[0]) == 4
     q = robot.q_ref.copy()
     q[7:] += rng.uniform(-0.3, 0.3, robot.nq - 7)
     v = rng.normal(size=robot.nv)

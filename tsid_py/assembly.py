@@ -39,6 +39,7 @@ import numpy as np
 
 from .closures import Closure
 from .constraints.base import AccelerationBounds, Constraint, LinearConstraint
+from .assembly_program import StepProgram
 from .contacts import Contact
 from .external_wrenches import ExternalWrench
 from .levels import RELAXED, LevelBlock, describe as _describe, levelled_blocks, motion_row_count, row_views
@@ -144,6 +145,8 @@ class Layout:
         self._build_inequality_rows()
         self._build_contact_views()
         self._refill = None           # (the last solution returned, what refilling it copies)
+        #: The compiled items' rows in one call (:mod:`tsid_py.assembly_program`), or None.
+        self.program = StepProgram.of(self)
 
     @property
     def labels(self) -> dict[str, list[str]]:
@@ -326,11 +329,41 @@ class Layout:
         ramping contact, a step's override); the others use their own. ``overrides``: the
         step's softened contacts' weights (their names must be this layout's ``softened``),
         torque-limit factor and task weights (:mod:`tsid_py.overrides`)."""
-        robot, context = self.robot, self.context
+        context = self.context
         if overrides is not None:
             context.torque_limit_scale = overrides.torque_limit_scale
         elif context.torque_limit_scale != 1.0:
             context.torque_limit_scale = 1.0
+        task_weights = None if overrides is None else overrides.task_weights
+        if self.program is not None and overrides is None:
+            self.program.write(context)
+        else:
+            self._write_rows(context, overrides, task_weights)
+        lb, ub = self.lb, self.ub
+        if self.bounds:
+            lb.fill(-np.inf)
+            ub.fill(np.inf)
+            for constraint in self.bounds:
+                index, lo, hi = constraint.acceleration_bounds(context)
+                lb[index] = np.maximum(lb[index], lo)
+                ub[index] = np.minimum(ub[index], hi)
+        if normal_force_limits:
+            for contact, column in self.unilateral_columns:
+                lb[column], ub[column] = normal_force_limits.get(contact.name, contact.normal_force_bounds)
+        else:
+            for contact, column in self.unilateral_columns:
+                lb[column], ub[column] = contact.normal_force_bounds
+        for block in self.levels:
+            block.write(context, task_weights)
+        self.qp.cost_changed()
+        return self.qp
+
+    def _write_rows(self, context: StepContext, overrides: StepOverrides | None, task_weights) -> None:
+        """Each item's rows by its own writer (the program's order too): the equation of motion
+        (bias ``h − Σ J_kᵀ w_k``), contacts and closures (then ``τ_a = T x + t`` is written),
+        hard tasks, soft costs (rows ``√W A``, ``√W b``; single variables' as ``d``, ``e``),
+        linear constraints (friction rows constant; relaxed rows for a relaxed constraint)."""
+        robot = self.robot
         # D = [M, −J_1ᵀG_1, …] and the root rows of the equation of motion; the contacts' rows.
         context.dynamics_written = False
         if self.external_wrenches:             # h − Σ J_kᵀ w_k
@@ -350,9 +383,6 @@ class Layout:
         context.dynamics_written = True         # T and t hold this step's equation of motion
         for task, matrix, vector in self.hard_task_views:
             task.write_rows(context, matrix, vector, weighted=False)
-
-        # Soft costs in factored form: rows √W A, √W b; costs on single variables as d, e.
-        task_weights = None if overrides is None else overrides.task_weights
         if task_weights:
             self._check_task_weights(task_weights)
             for task, matrix, vector in self.soft_task_views:
@@ -360,33 +390,13 @@ class Layout:
         else:
             for task, matrix, vector in self.soft_task_views:
                 task.write_rows(context, matrix, vector, weighted=True)
-        self._fill_diagonal_costs(context, task_weights)
-
-        # Inequalities: friction rows (constant) and linear constraints; box on q̈ and f_z.
+        self.fill_diagonal_costs(context, task_weights)
         relaxed = None if overrides is None else overrides.relaxed_constraints
         for constraint, matrix, lower, upper in self.linear_views:
             if relaxed and constraint in relaxed:      # relaxed for this step
                 constraint.relax_rows(context, matrix, lower, upper)
             else:
                 constraint.write_rows(context, matrix, lower, upper)
-        lb, ub = self.lb, self.ub
-        if self.bounds:
-            lb.fill(-np.inf)
-            ub.fill(np.inf)
-            for constraint in self.bounds:
-                index, lo, hi = constraint.acceleration_bounds(context)
-                lb[index] = np.maximum(lb[index], lo)
-                ub[index] = np.minimum(ub[index], hi)
-        if normal_force_limits:
-            for contact, column in self.unilateral_columns:
-                lb[column], ub[column] = normal_force_limits.get(contact.name, contact.normal_force_bounds)
-        else:
-            for contact, column in self.unilateral_columns:
-                lb[column], ub[column] = contact.normal_force_bounds
-        for block in self.levels:
-            block.write(context, task_weights)
-        self.qp.cost_changed()
-        return self.qp
 
     def _write_closures(self) -> None:
         """The closures' columns of ``D`` and their rows, their columns of the root rows, and
@@ -424,18 +434,23 @@ class Layout:
                 raise ValueError(f"task {getattr(task, 'name', task)!r} has a weight override but is not a soft "
                                  "task of this solver (nor one at a level 1, 2, …)")
 
-    def _fill_diagonal_costs(self, context: StepContext, task_weights: Mapping | None = None) -> None:
+    def fill_diagonal_costs(self, context: StepContext, task_weights: Mapping | None = None,
+                             compiled: list | None = None) -> None:
         """``d`` and ``e`` of the cost from the tasks on single variables: each adds ``w ∘ t``
         of its cost ``Σ wᵢ (x_cᵢ − tᵢ)²`` into ``e`` and hands over ``(columns, w)`` (``w``
         from the step's weight override when it has one). ``d`` is rebuilt only when a task
-        hands over other weight arrays (assigning weights makes new ones)."""
+        hands over other weight arrays (assigning weights makes new ones). ``compiled``: per
+        task, the ``(columns, w)`` of a task whose targets the program added into ``e`` (which
+        it zeroed first), or None."""
         e = self.cost_diagonal_targets
-        e.fill(0.0)
+        if compiled is None:
+            e.fill(0.0)
         tasks, entries, previous = self.diagonal_tasks, self._diagonal_entries, self._diagonal_weights
         changed = previous is None
         for index in range(len(tasks)):       # by index into kept lists: no list built a step
             task = tasks[index]
-            entry = entries[index] = (task.diagonal(context, e, task_weights.get(task)) if task_weights
+            entry = entries[index] = (compiled[index] if compiled is not None and compiled[index] is not None
+                                      else task.diagonal(context, e, task_weights.get(task)) if task_weights
                                       else task.diagonal(context, e))
             changed = changed or entry[1] is not previous[index]
         if changed:

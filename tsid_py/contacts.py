@@ -266,6 +266,18 @@ class Contact(SolverItem):
         self._anchor_translation = np.array(placement.translation, dtype=float)
         self._anchor_rotation = np.array(placement.rotation, dtype=float)
 
+    def packed_parameters(self, soft_scale: float, nv: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """:meth:`write_rows`'s parameters as :mod:`tsid_py.assembly_program` packs them:
+        floats ``kp`` (0 before the contact is anchored), ``kd``, the rows' scale
+        ``soft_scale``, the anchor's translation and rotation, the generator ``G`` and room for
+        the frame's Jacobian and drift (6 nv + 6); ints the frame, the first no-slip row,
+        whether ``G`` selects, and the frame's supporting columns (their count first)."""
+        columns = self._sources.columns
+        kp = self._kp if self.anchor is not None else 0.0
+        return ([np.array([kp, self._kd, soft_scale]), self._anchor_translation, self._anchor_rotation.ravel(),
+                 self.generator.ravel(), np.zeros(6 * nv + 6)],
+                [np.array([self.frame_id, self.motion_rows.start, self.generator_selects, columns.size]), columns])
+
     def compute(self, robot) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The readable definition of the contact's part of the QP at the robot's current
         state (:meth:`write_rows` forms the same in compiled code): with ``J`` and ``J̇v`` the

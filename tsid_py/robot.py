@@ -6,49 +6,34 @@ import dataclasses
 import math
 import os
 from collections.abc import Sequence
-from typing import NamedTuple
 
 import numpy as np
 import pinocchio as pin
 
 from ._validation import as_vector
-from .frames import direct as _frames
 from .loaders.mjcf import load_mjcf
-from .loaders.source import CoordinateCoupling, ModelSource
+from .loaders.source import CoordinateCoupling, ModelSource, joint_maps
 from .loaders.urdf import load_urdf, srdf_postures
+from .dynamics_pass import FrameSources, dynamics_pass
 
 #: A quaternion whose norm is this close to 1 is normalised; farther away it is an error.
 QUATERNION_TOLERANCE = 1e-3
 
-
-def _copied(source: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """``target`` holding a copy of ``source``."""
-    np.copyto(target, source)
-    return target
-
-
-class FrameSources(NamedTuple):
-    """What the compiled frame kernels (:func:`tsid_py.frames.frame_motion`) form a frame's
-    Jacobian and drift from: views of pinocchio's world joint Jacobians ``data.J`` and their
-    time derivatives ``data.dJ`` (6 × nv, refreshed by each update), the frame's supporting
-    columns (the velocity indices of the joints from the root to the frame's joint), and
-    views of the frame's world translation (3,) and rotation (3 × 3)."""
-
-    joint_jacobians: np.ndarray
-    joint_jacobian_rates: np.ndarray
-    columns: np.ndarray
-    translation: np.ndarray
-    rotation: np.ndarray
+_FLOAT64 = np.dtype(np.float64)
 
 
 class Robot:
     """A rigid multibody robot and its state-dependent quantities.
 
-    ``update(q, v)`` runs ``pinocchio.computeAllTerms`` once, which fills the mass matrix
+    ``update(q, v)`` runs one kinematics and dynamics pass, which fills the mass matrix
     ``M(q)``, the bias forces ``h(q, v) = C(q, v) v + g(q)``, the joint Jacobians and their
-    time derivatives, the centre of mass and its Jacobian, and the joint spatial
-    accelerations at ``q̈ = 0``; every later query (frame Jacobians, the drift ``J̇ v``, the
-    CoM drift) reads from that pass. Units are SI: m, rad, kg, N, N·m.
+    time derivatives, the centre of mass, its Jacobian and its drift, the centroidal momentum
+    terms and the placements of the frames the robot's tasks and contacts read; every later
+    query (frame Jacobians, the drift ``J̇ v``, the CoM drift) reads from that pass. For the
+    joints of :mod:`tsid_py.rigid_body` (free flyer, revolute, prismatic, continuous) it is
+    that module's compiled pass; for others, ``pinocchio.computeAllTerms``. Either way
+    :attr:`data` is pinocchio's data at the last update, complete (computed on first access
+    after an update by the compiled pass). Units are SI: m, rad, kg, N, N·m.
     """
 
     def __init__(
@@ -68,7 +53,12 @@ class Robot:
         profile=None,
     ):
         self.model = model
-        self.data = model.createData()
+        self._data = model.createData()
+        #: The kinematics and dynamics pass each update runs (:mod:`tsid_py.dynamics_pass`:
+        #: compiled, or pinocchio's for joints the compiled one does not know).
+        self.dynamics = dynamics_pass(model, self._data)
+        self._data_current = False                # whether _data holds the last update's terms
+        self._placed_current = False              # whether _placed holds its joint placements
         self._bind_data_views()
         self.name = name
         if source is None and urdf_path is not None:
@@ -98,6 +88,7 @@ class Robot:
         #: The state of the last update: the robot's own arrays (an update copies into them).
         self.q = self.q_ref.copy()
         self.v = np.zeros(self.nv)
+        self._q_shape, self._v_shape = self.q.shape, self.v.shape
         self.updated = False
         #: The robot's :class:`~tsid_py.models.profile.RobotProfile` (feet, torso, posture,
         #: controller defaults), or None: controllers then derive one from the model
@@ -105,33 +96,53 @@ class Robot:
         self.profile = profile
 
     def _bind_data_views(self) -> None:
-        """Numpy views of the data that :meth:`update` refreshes (pinocchio returns views of
-        its own buffers, which are allocated once), so that reading them costs no call."""
-        data = self.data
-        self._mass_matrix, self._bias = data.M, data.nle
-        self._com, self._com_velocity, self._com_drift = data.com[0], data.vcom[0], data.acom[0]
-        self._com_jacobian = data.Jcom
-        self._frame_rotations: dict[int, np.ndarray] = {}
-        self._frame_translations: dict[int, np.ndarray] = {}
+        """Numpy views of the quantities that :meth:`update` refreshes (the compiled pass's
+        outputs, or pinocchio's buffers, which are allocated once), so that reading them
+        costs no call."""
+        source = self.dynamics
+        self._mass_matrix, self._bias = source.mass_matrix, source.bias
+        self._joint_jacobians, self._joint_jacobian_rates = source.joint_jacobians, source.joint_jacobian_rates
+        self._com, self._com_velocity, self._com_drift = source.com, source.com_velocity, source.com_drift
+        self._com_jacobian = source.com_jacobian
         self._frame_sources: dict[int, FrameSources] = {}
         self._scratch = self.model.createData()     # for queries at other configurations
-        composites = [joint for joint in self.model.joints if joint.shortname() == "JointModelComposite"]
-        # The composite joints' first columns and sizes, whose J̇ each update corrects
-        # (tsid_py.frames.correct_composite_rates); None without composite joints.
-        self._composites = (np.array([joint.idx_v for joint in composites], dtype=np.intp),
-                            np.array([joint.nv for joint in composites], dtype=np.intp)) if composites else None
+        self._placed = self.model.createData()      # joint placements at the last update
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
-        for key in ("_mass_matrix", "_bias", "_com", "_com_velocity", "_com_drift", "_com_jacobian",
-                    "_frame_rotations", "_frame_translations", "_frame_sources", "_scratch", "_composites"):
+        for key in ("_mass_matrix", "_bias", "_joint_jacobians", "_joint_jacobian_rates", "_com", "_com_velocity",
+                    "_com_drift", "_com_jacobian", "_frame_sources", "_scratch", "_placed"):
             state.pop(key, None)
+        state["_data_current"] = state["_placed_current"] = False
         return state
 
     def __setstate__(self, state: dict) -> None:
         """Restore a pickled or copied robot: its views are bound to its own data again."""
         self.__dict__.update(state)
         self._bind_data_views()
+
+    @property
+    def data(self) -> pin.Data:
+        """pinocchio's data at the last update, complete: ``computeAllTerms``,
+        ``updateFramePlacements`` and ``centerOfMass`` (acceleration) at the last ``(q, v)``
+        (after a compiled update, run on first access). For users who need more than the
+        robot's own queries; the control step reads the compiled pass's outputs."""
+        if not self._data_current and self.updated:
+            self.dynamics.complete(self.model, self._data, self.q, self.v)
+            self._data_current = True
+        return self._data
+
+    @property
+    def placed_data(self) -> pin.Data:
+        """pinocchio data whose joints' world placements ``oMi`` (and nothing else promised) are
+        the last update's; always the same object (views of ``oMi`` stay valid): :attr:`data`
+        on pinocchio's pass, else its own, placed by ``forwardKinematics`` on first access."""
+        if not self.dynamics.checks_inputs:        # pinocchio's pass: data is whole at each update
+            return self._data
+        if not self._placed_current and self.updated:
+            pin.forwardKinematics(self.model, self._placed, self.q)
+            self._placed_current = True
+        return self._placed
 
     # ----------------------------------------------------------------------------- loading
     @classmethod
@@ -246,41 +257,15 @@ class Robot:
         return robot
 
     def _build_joint_maps(self) -> None:
-        """Name → (q index, v index) for the 1-dof actuated joints, and their limits. The 1-dof
-        joints inside a composite joint (an MJCF body with several joints) are listed by the
-        file's names (:attr:`ModelSource.components`) in place of the composite's."""
-        model = self.model
-        first = 2 if self.floating_base else 1
-        components: dict[int, list[tuple[str, int]]] = {}
-        for name, joint_id, position in (self.source.components if self.source is not None else ()):
-            components.setdefault(joint_id, []).append((name, position))
-        self.joint_names: list[str] = []
-        self._joint_q_index: dict[str, int] = {}
-        self._joint_v_index: dict[str, int] = {}
+        """Name → (q index, v index) for the 1-dof actuated joints, and their limits
+        (:func:`~tsid_py.loaders.source.joint_maps`)."""
+        maps = joint_maps(self.model, self.floating_base, self.source)
+        self.joint_names, self._joint_q_index, self._joint_v_index = maps.names, maps.q_index, maps.v_index
         #: The continuous (unbounded revolute) joints: one velocity, two positions
         #: ``(cos θ, sin θ)`` from :meth:`joint_q_index` on.
-        self.continuous_joints: set[str] = set()
-        for joint_id in range(first, model.njoints):
-            joint = model.joints[joint_id]
-            name = model.names[joint_id]
-            if joint_id in components:
-                for part, position in components[joint_id]:
-                    self.joint_names.append(part)
-                    self._joint_q_index[part] = joint.idx_q + position
-                    self._joint_v_index[part] = joint.idx_v + position
-                continue
-            self.joint_names.append(name)
-            if joint.nv == 1 and joint.nq in (1, 2):
-                self._joint_q_index[name] = joint.idx_q
-                self._joint_v_index[name] = joint.idx_v
-                if joint.nq == 2:
-                    self.continuous_joints.add(name)
-        offset = 6 if self.floating_base else 0
-        q_offset = 7 if self.floating_base else 0
-        self.effort_limits = np.array(model.effortLimit[offset:], dtype=float)
-        self.velocity_limits = np.array(model.velocityLimit[offset:], dtype=float)
-        self.position_lower = np.array(model.lowerPositionLimit[q_offset:], dtype=float)
-        self.position_upper = np.array(model.upperPositionLimit[q_offset:], dtype=float)
+        self.continuous_joints: set[str] = maps.continuous
+        self.effort_limits, self.velocity_limits = maps.effort_limits, maps.velocity_limits
+        self.position_lower, self.position_upper = maps.position_lower, maps.position_upper
 
     # ----------------------------------------------------------------------------- names
     def frame_id(self, name: str) -> int:
@@ -362,41 +347,43 @@ class Robot:
         """A new zero velocity (nv,)."""
         return np.zeros(self.nv)
 
-    def check_configuration(self, q, name: str = "q", out: np.ndarray | None = None) -> np.ndarray:
+    def check_configuration(self, q, name: str = "q") -> np.ndarray:
         """Validate a configuration; a free-flyer quaternion near unit norm is normalised
-        (in a copy of ``q``, written into ``out`` (nq,) when given: no allocation)."""
+        (in a copy of ``q``)."""
         q = as_vector(q, name, self.nq)
         if self.floating_base:
             norm = math.hypot(q.item(3), q.item(4), q.item(5), q.item(6))
             if abs(norm - 1.0) > QUATERNION_TOLERANCE:
                 raise ValueError(f"{name}[3:7] must be a unit quaternion (x, y, z, w), got norm {norm:.6g}")
             if norm != 1.0:
-                q = q.copy() if out is None else _copied(q, out)
+                q = q.copy()
                 for i in range(3, 7):          # element by element: no view to allocate
                     q[i] = q.item(i) / norm
         return q
 
     def update(self, q, v) -> None:
-        """One kinematics/dynamics pass at ``(q, v)``; every later query reads from it."""
-        q = self.check_configuration(q, "q")
+        """One kinematics/dynamics pass at ``(q, v)`` (validated: ``ValueError`` naming the
+        argument; a quaternion near unit norm is normalised); every later query reads from
+        it. Float vectors of the right sizes are checked, copied and passed in one compiled
+        call (the control step's path)."""
+        dynamics = self.dynamics
+        if (dynamics.checks_inputs and type(q) is np.ndarray and type(v) is np.ndarray and q.dtype is _FLOAT64
+                and v.dtype is _FLOAT64 and q.shape == self._q_shape and v.shape == self._v_shape
+                and dynamics.update(q, v, self.q, self.v, QUATERNION_TOLERANCE) == 0):
+            self.updated, self._data_current, self._placed_current = True, False, False
+            return
+        q = self.check_configuration(q, "q")        # the error that names the argument
         v = as_vector(v, "v", self.nv)
         self.update_unchecked(q, v)
 
     def update_unchecked(self, q: np.ndarray, v: np.ndarray) -> None:
-        """``update`` for inputs already validated (the solver's hot path)."""
-        model, data = self.model, self.data
-        pin.computeAllTerms(model, data, q, v)
-        if self._composites is not None:
-            _frames.correct_composite_rates(data.J, data.dJ, np.asarray(v, dtype=float), *self._composites)
-        pin.updateFramePlacements(model, data)
-        pin.centerOfMass(model, data, pin.KinematicLevel.ACCELERATION, False)
-        self.q[:] = q
-        self.v[:] = v
-        self.updated = True
+        """``update`` for inputs already validated."""
+        self.dynamics.update(q, v, self.q, self.v, QUATERNION_TOLERANCE)
+        self.updated, self._data_current = True, not self.dynamics.checks_inputs
+        self._placed_current = False
 
     # ----------------------------------------------------------------------------- dynamics
-    # The arrays below are views of pinocchio's buffers: valid (and changing) after each
-    # update; copy them to keep a value.
+    # Views of the pass's buffers: valid (and changing) after each update; copy to keep.
     @property
     def mass_matrix(self) -> np.ndarray:
         """M(q), (nv, nv), symmetric."""
@@ -408,18 +395,20 @@ class Robot:
         return self._bias
 
     def gravity_torques(self, q) -> np.ndarray:
-        """g(q), (nv,)."""
-        return pin.computeGeneralizedGravity(self.model, self.data, self.check_configuration(q))
+        """g(q), (nv,) (on a scratch copy of the data: the last update is untouched)."""
+        return pin.computeGeneralizedGravity(self.model, self._scratch, self.check_configuration(q)).copy()
 
     # ----------------------------------------------------------------------------- frames
     def frame_placement(self, frame_id: int) -> pin.SE3:
-        """World placement of the frame at the last update (pinocchio's object: copy to keep)."""
-        return self.data.oMf[frame_id]
+        """World placement of the frame at the last update (copy it to keep it: pinocchio's
+        object, or one made from the compiled pass's arrays)."""
+        return pin.SE3(self.frame_rotation(frame_id), self.frame_translation(frame_id))
 
     def placement_at(self, q, frame_id: int) -> pin.SE3:
         """World placement of the frame at configuration ``q`` (a new SE3), computed on a
         scratch copy of the data: the robot's state and its last update are untouched."""
         q = self.check_configuration(q, "q")
+        self.dynamics.sync_frames(self.model)
         return pin.updateFramePlacement(self.model, self._forward_scratch(q), frame_id).copy()
 
     def com_at(self, q) -> np.ndarray:
@@ -432,17 +421,22 @@ class Robot:
 
     def frame_rotation(self, frame_id: int) -> np.ndarray:
         """(3, 3) world rotation of the frame (a view, refreshed by each update)."""
-        rotation = self._frame_rotations.get(frame_id)
-        if rotation is None:
-            rotation = self._frame_rotations[frame_id] = self.data.oMf[frame_id].rotation
-        return rotation
+        return self.dynamics.frame_views(frame_id)[0]
 
     def frame_translation(self, frame_id: int) -> np.ndarray:
         """(3,) world position of the frame origin (a view, refreshed by each update)."""
-        translation = self._frame_translations.get(frame_id)
-        if translation is None:
-            translation = self._frame_translations[frame_id] = self.data.oMf[frame_id].translation
-        return translation
+        return self.dynamics.frame_views(frame_id)[1]
+
+    def frame_offset(self, frame_id: int) -> tuple[np.ndarray, np.ndarray]:
+        """Writable views of the frame's placement in its parent joint's frame, rotation (3, 3)
+        and translation (3,), for a frame that moves on its body (a rolling foot's contact
+        point): what is written there holds from the next update on."""
+        return self.dynamics.frame_offset(self.model, frame_id)
+
+    def joint_rotation(self, joint_id: int) -> np.ndarray:
+        """(3, 3) world rotation of a joint's frame at the last update (a view, refreshed by
+        each update)."""
+        return self.dynamics.joint_rotation(joint_id)
 
     def frame_sources(self, frame_id: int) -> FrameSources:
         """The views and columns a compiled kernel forms the frame's Jacobian and drift from
@@ -454,7 +448,8 @@ class Robot:
                       if joint > 0]         # not the universe, which has no velocity
             columns = np.array([joint.idx_v + k for joint in joints for k in range(joint.nv)], dtype=np.intp)
             sources = self._frame_sources[frame_id] = FrameSources(
-                self.data.J, self.data.dJ, columns, self.frame_translation(frame_id), self.frame_rotation(frame_id))
+                self._joint_jacobians, self._joint_jacobian_rates, columns, self.frame_translation(frame_id),
+                self.frame_rotation(frame_id))
         return sources
 
     def frame_jacobian(self, frame_id: int, reference=pin.LOCAL_WORLD_ALIGNED) -> np.ndarray:
@@ -489,6 +484,12 @@ class Robot:
     def com_drift(self) -> np.ndarray:
         """CoM acceleration at q̈ = 0, ``J̇_com v``."""
         return self._com_drift
+
+    def centroidal(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The centroidal momentum matrix ``A_g`` (6 × nv), the momentum ``h_g = A_g v`` (6,)
+        and its drift ``Ȧ_g v`` (6,), linear then angular, about the CoM (valid until the next
+        update)."""
+        return self.dynamics.centroidal(self._data, self.v)
 
     def __repr__(self) -> str:
         base = "floating" if self.floating_base else "fixed"

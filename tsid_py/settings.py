@@ -31,8 +31,22 @@ _MISSING = object()
 
 #: How many settings were assigned in this process, in ``CHANGES[0]``: a flight recorder
 #: (:mod:`tsid_py.scenarios.recorder`) compares it between steps to know that a setting of
-#: some item changed and keeps a new copy of the items then.
+#: some item changed and keeps a new copy of the items then. Each object also counts its own,
+#: :func:`settings_assigned` (the compiled assembly packs an item's parameters anew then).
 CHANGES = [0]
+
+
+def settings_assigned(instance) -> int:
+    """How many of ``instance``'s settings were assigned (or changed by a method that
+    bumps it, :func:`assigned`)."""
+    return instance.__dict__.get("_settings_assigned", 0)
+
+
+def assigned(instance) -> None:
+    """Count a change of ``instance``'s parameters made without a :class:`Setting` (a method
+    setting several at once)."""
+    CHANGES[0] += 1
+    instance.__dict__["_settings_assigned"] = instance.__dict__.get("_settings_assigned", 0) + 1
 
 
 class Setting:
@@ -60,7 +74,7 @@ class Setting:
     def __set__(self, instance, value) -> None:
         check = getattr(instance, self.check) if isinstance(self.check, str) else self.check
         clean = check(value, self.public)
-        CHANGES[0] += 1
+        assigned(instance)
         if self.after is None:
             setattr(instance, self.stored, clean)
             return

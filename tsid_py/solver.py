@@ -18,7 +18,7 @@ from time import perf_counter
 import numpy as np
 import pinocchio as pin
 
-from ._validation import as_vector, finite_vector, positive_scalar
+from ._validation import finite_vector, positive_scalar
 from .assembly import Layout
 from .backends import Backend, make_backend
 from .backends.base import FEASIBILITY_TOLERANCE, constraint_violation
@@ -112,7 +112,6 @@ class DynamicsSolver:
         #: ``recorder.before_step(solver, q, v, overrides)`` and
         #: ``recorder.after_step(solver, solution, error)`` (solution None when the step raised).
         self.recorder = None
-        self._q_normalised = np.zeros(robot.nq)           # a q whose quaternion the step normalises
         #: Solves the steps whose QP has priority levels (:mod:`tsid_py.hierarchy`).
         self.hierarchy = Hierarchy()
         self.regularization = regularization or {}
@@ -383,8 +382,9 @@ class DynamicsSolver:
 
     def _solve(self, q, v, overrides, out) -> Solution:
         """:meth:`solve`'s step, holding the solver."""
-        q = self.robot.check_configuration(q, "q", out=self._q_normalised)
-        v = as_vector(v, "v", self.robot.nv)
+        tic = perf_counter()
+        self.robot.update(q, v)                      # q and v checked (the error names them), one pass
+        t_dynamics = perf_counter()
         if self._transitions:
             self._retire_finished_transitions()
             for transition in self._transitions.values():
@@ -401,11 +401,8 @@ class DynamicsSolver:
             layout = self._layouts.get(_NOTHING_SOFTENED) or self.layout
             limits = self.normal_force_limits() if self._transitions else None
         self.last_layout = layout
-        tic = perf_counter()
-        self.robot.update_unchecked(q, v)
         if self._unanchored:
             self._anchor_new_contacts()
-        t_dynamics = perf_counter()
         qp = layout.assemble(limits, overrides)
         self.last_qp = qp
         t_assembly = perf_counter()

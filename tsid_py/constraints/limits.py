@@ -38,6 +38,11 @@ class TorqueLimits(LinearConstraint):
         self.effort = effort[self.index]
         self._lowest = -self.effort
 
+    def packed_parameters(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """:meth:`write_rows`'s parameters as :mod:`tsid_py.assembly_program` packs them:
+        floats ``−τ_max`` and ``τ_max`` (N·m), ints the limited joints' rows of ``τ_a``."""
+        return [self._lowest, self.effort], [self.index]
+
     def row_count(self, context) -> int:
         """One row per actuated joint with a finite torque limit."""
         return self.effort.size

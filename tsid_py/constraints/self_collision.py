@@ -222,8 +222,8 @@ class SelfCollisionAvoidance(LinearConstraint):
         self.pairs = collision_pairs(robot, geometry, safety, srdf, self._links)
         self._geometry_data = geometry_data(geometry)
         self._columns, self._depths = _supporting_columns(robot.model)
-        self._J, self._dJ = robot.data.J, robot.data.dJ
-        self._placements = joint_placements(robot.data)
+        self._J, self._dJ = robot.dynamics.joint_jacobians, robot.dynamics.joint_jacobian_rates
+        self._placements = joint_placements(robot.placed_data)
         self._screen = PairScreen(robot, geometry, self.pairs, activation)
         count = len(self.pairs.pieces)
         self._evaluated, self._staged = np.zeros(count, dtype=np.intp), np.zeros(count, dtype=np.intp)
@@ -322,7 +322,8 @@ class SelfCollisionAvoidance(LinearConstraint):
         """Screen the pairs, compute the exact distances the rows need and write the rows of
         the pairs within activation, the most demanding bound first (see the module)."""
         robot, (safety, activation) = context.robot, self.distances
-        placements = self._placements if self._placements is not None else placements_array(robot.data)
+        data = robot.placed_data                  # oMi at this update (self._placements views it)
+        placements = self._placements if self._placements is not None else placements_array(data)
         braking, dt, pairs = self._max_acceleration, context.dt, self.pairs
         count = self._screen.screen(placements, activation, self._time_constant, braking, dt)
         self.closest, self.dropped = np.inf, 0
@@ -395,7 +396,7 @@ class SelfCollisionAvoidance(LinearConstraint):
         ``ROWS_PER_BODY_PAIR``-th margin found for its bodies is not computed (it stays a
         candidate)."""
         geometry, data = self._geometry, self._geometry_data
-        pin.updateGeometryPlacements(robot.model, robot.data, geometry, data)
+        pin.updateGeometryPlacements(robot.model, robot.placed_data, geometry, data)
         screen = self._screen
         candidates, speeds = screen.candidates[:count], screen.speeds[:count]
         approach = np.maximum(speeds * self._time_constant, speeds * speeds / (2.0 * self._max_acceleration))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 import pinocchio as pin
@@ -132,3 +133,47 @@ def existing_file(path, what: str) -> str:
     if not os.path.isfile(path):
         raise ValueError(f"path must be an existing {what} file, got {path!r}")
     return path
+
+
+class JointMaps(NamedTuple):
+    """A model's 1-dof actuated joints by name (:func:`joint_maps`): ``names`` (every joint's
+    after the root, a composite's by its parts), ``q_index`` and ``v_index`` (name → index),
+    the ``continuous`` ones (one velocity, positions ``(cos θ, sin θ)``), and the actuated
+    coordinates' effort (N·m) and velocity limits and position bounds."""
+
+    names: list
+    q_index: dict
+    v_index: dict
+    continuous: set
+    effort_limits: np.ndarray
+    velocity_limits: np.ndarray
+    position_lower: np.ndarray
+    position_upper: np.ndarray
+
+
+def joint_maps(model: pin.Model, floating_base: bool, source: "ModelSource | None") -> JointMaps:
+    """The :class:`JointMaps` of ``model``. The 1-dof joints inside a composite joint (an MJCF
+    body with several joints) are listed by the file's names (:attr:`ModelSource.components`)
+    in place of the composite's."""
+    first = 2 if floating_base else 1
+    components: dict[int, list[tuple[str, int]]] = {}
+    for name, joint_id, position in (source.components if source is not None else ()):
+        components.setdefault(joint_id, []).append((name, position))
+    names, q_index, v_index, continuous = [], {}, {}, set()
+    for joint_id in range(first, model.njoints):
+        joint, name = model.joints[joint_id], model.names[joint_id]
+        if joint_id in components:
+            for part, position in components[joint_id]:
+                names.append(part)
+                q_index[part], v_index[part] = joint.idx_q + position, joint.idx_v + position
+            continue
+        names.append(name)
+        if joint.nv == 1 and joint.nq in (1, 2):
+            q_index[name], v_index[name] = joint.idx_q, joint.idx_v
+            if joint.nq == 2:
+                continuous.add(name)
+    offset, q_offset = (6, 7) if floating_base else (0, 0)
+    return JointMaps(names, q_index, v_index, continuous, np.array(model.effortLimit[offset:], dtype=float),
+                     np.array(model.velocityLimit[offset:], dtype=float),
+                     np.array(model.lowerPositionLimit[q_offset:], dtype=float),
+                     np.array(model.upperPositionLimit[q_offset:], dtype=float))

@@ -43,7 +43,7 @@ from .._validation import as_vector, mask_vector, per_axis, priority as check_pr
 from ..items import SolverItem
 from ..row_writers import pd_rows
 from ..rows import DiagonalCost, PDKinematics, Rows, StepContext
-from ..settings import Setting
+from ..settings import Setting, assigned
 
 
 class Task(SolverItem, ABC):
@@ -245,6 +245,9 @@ class PDTask(Task):
     step as :attr:`error` and :attr:`error_rate`: arrays the next step refreshes in place, so
     copy one to keep its value); ``kp`` (1/s²) and ``kd`` (1/s) take a
     scalar or one value per axis, ``kd`` defaulting to ``2 √kp`` (critically damped).
+    Change the targets with :meth:`set_target` (it makes new arrays) and the gains by
+    assignment, never in place: the compiled assembly (:mod:`tsid_py.assembly_program`) packs
+    a task anew only when its target arrays were replaced or its settings assigned.
     Subclasses implement :meth:`kinematics`, and :meth:`apply_target` /
     :meth:`default_target` when their target is not a plain (dim,) vector.
 
@@ -342,6 +345,7 @@ class PDTask(Task):
         kd_value = 2.0 * np.sqrt(kp_value) if kd is None else per_axis(kd, "kd", self.dim)
         self._gains = (kp, kd)
         self._kp, self._kd = kp_value, kd_value
+        assigned(self)
 
     kp = Setting("_checked_gain")
     """Proportional gains (dim,), 1/s²."""
@@ -355,6 +359,15 @@ class PDTask(Task):
     def desired_acceleration(self) -> np.ndarray:
         """``a* = a_ref + Kp e + Kd ė`` from the last measured error."""
         return self.acceleration_ref + self._kp * self.error + self._kd * self.error_rate
+
+    def packed_parameters(self, weighted: bool, nv: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """The compiled PD writer's parameters as :mod:`tsid_py.assembly_program` packs them
+        (a task kind the program compiles adds its own): floats the velocity and acceleration
+        references, ``kp``, ``kd``, room for the error and its rate (2 dim) and the rows'
+        scales (√w when ``weighted``, else ones); ints the kept axes."""
+        scales = np.broadcast_to(self._row_scales[weighted], (self.size,))
+        return ([self.velocity_ref, self.acceleration_ref, self._kp, self._kd, np.zeros(2 * self.dim), scales],
+                [self._rows])
 
     # ------------------------------------------------------------------ rows
     def compute(self, context: StepContext) -> Rows:

@@ -41,6 +41,12 @@ class CoMTask(PDTask):
         axes, from the robot's current CoM quantities."""
         return PDKinematics(self.position_ref - robot.com, robot.com_jacobian, robot.com_drift, 0)
 
+    def packed_parameters(self, weighted: bool, nv: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """:meth:`PDTask.packed_parameters` after the target position and a rotation's room
+        (9 zeros: the frame tasks' layout)."""
+        floats, ints = super().packed_parameters(weighted, nv)
+        return [self.position_ref, np.zeros(9), *floats], ints
+
     def write_rows(self, context, matrix, vector, weighted):
         """The PD rows from pinocchio's CoM buffers through the compiled function (the
         arrays are the library's own: no dispatcher)."""

@@ -92,6 +92,13 @@ class TorqueTask(Task):
         rows = self._index[self._rows]
         return Rows(torque_matrix[rows], self.torque_ref[self._rows] - torque_offset[rows])
 
+    def packed_parameters(self, weighted: bool, nv: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """:meth:`write_rows`'s parameters as :mod:`tsid_py.assembly_program` packs them: floats
+        the rows' scales (√w when ``weighted``, else ones) and the kept joints' targets (N·m);
+        ints their rows of ``τ_a``."""
+        scales = np.broadcast_to(self._row_scales[weighted], (self.size,))
+        return [scales, self.torque_ref[self._rows]], [self._index[self._rows]]
+
     def write_rows(self, context, matrix, vector, weighted):
         """``τ_a[rows] = T[rows] x + t[rows]`` asked to equal the target: one compiled call."""
         if self._rows_for is not self._rows:       # the mask or the target changed

@@ -140,6 +140,16 @@ class FrameTask(PDTask):
         return PDKinematics(error, robot.frame_jacobian(frame_id, reference), robot.frame_drift(frame_id, reference),
                             rows.start)
 
+    def packed_parameters(self, weighted: bool, nv: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """:meth:`PDTask.packed_parameters` after the target translation and rotation, then
+        room for the frame's Jacobian and drift (6 nv + 6); ints then the frame, whether the
+        axes are local, the first of the task's components and the frame's supporting
+        columns (their count first)."""
+        floats, ints = super().packed_parameters(weighted, nv)
+        columns = self._sources.columns
+        return ([self._translation_ref, self._rotation_ref.ravel(), *floats, np.zeros(6 * nv + 6)],
+                [*ints, np.array([self.frame_id, self.local, self.components.start, columns.size]), columns])
+
     def write_rows(self, context, matrix, vector, weighted):
         """The PD rows from the frame's sources in one compiled call
         (:func:`~tsid_py.frames.frame_pd_rows`: the frame's Jacobian and drift, the

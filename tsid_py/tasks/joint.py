@@ -151,6 +151,15 @@ class JointTask(PDTask, DiagonalTask):
             self._cost = DiagonalCost(self._columns, kept_weight)
         return self._cost
 
+    def packed_parameters(self, weighted: bool, nv: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """The diagonal cost's parameters as :mod:`tsid_py.assembly_program` packs them:
+        :meth:`PDTask.packed_parameters` after the target position, with the kept axes'
+        weights for the scales; ints the joints' q and v indices, which are continuous, the
+        kept axes and their v indices."""
+        floats, _ = super().packed_parameters(weighted, nv)
+        return ([self.position_ref, *floats[:-1], self.kept_weight],
+                [self._q_index, self._v_index, self._continuous, self._rows, self._v_index[self._rows]])
+
     def kinematics(self, robot) -> PDKinematics:
         """``e = q_ref − q_j`` (a continuous joint's: the angle difference wrapped into
         [−π, π)), ``J`` the selection of the joints' velocities, no drift."""

@@ -65,14 +65,11 @@ class MomentumTask(Task):
         """``A = A_g`` (the regulated rows of the centroidal momentum matrix, nv columns) and
         ``b = ḣ* − Ȧ_g v`` with ``ḣ* = ḣ_ref + kp (h_ref − h)``, on the kept axes; updates
         :attr:`error` ``= h_ref − h`` and :attr:`error_rate` ``= ḣ* − Ȧ_g v``."""
-        robot = context.robot
-        data, rows = robot.data, self.components
-        # the robot's update (pinocchio's computeAllTerms) has computed A_g, its time
-        # derivative and h_g = A_g v at (q, v): Ȧ_g v is the rate at q̈ = 0
-        momentum = data.hg.vector[rows]
-        drift = data.dAg[rows] @ robot.v
-        self.error = self.momentum_ref - momentum
+        rows = self.components
+        # the robot's update has computed A_g, h_g = A_g v and the rate at q̈ = 0, Ȧ_g v
+        matrix, momentum, drift = context.robot.centroidal()
+        self.error = self.momentum_ref - momentum[rows]
         desired_rate = self.rate_ref + self.kp * self.error
-        self.error_rate = desired_rate - drift      # the rate the task still has to produce
+        self.error_rate = desired_rate - drift[rows]      # the rate the task still has to produce
         keep = self._rows
-        return Rows(robot.data.Ag[rows][keep], (desired_rate - drift)[keep])
+        return Rows(matrix[rows][keep], self.error_rate[keep])

@@ -20,8 +20,9 @@ along the ground as the sphere rolls, so there is no fixed point to pull it back
 velocity is damped. Feet of radius 0 (true points) keep their position; their axes are
 turned to the ground frame all the same.
 
-The frames are the robot model's own (``model.frames[i].placement``, relative to the parent
-joint): reading a foot frame's placement gives the current contact point. Build a
+The frames are the robot's own, placed on their bodies through
+:meth:`~tsid_py.Robot.frame_offset` (relative to the parent joint): reading a foot frame's
+placement gives the current contact point. Build a
 :class:`~tsid_py.sim.Simulation` of the robot before the controller's first step (the
 harness measures where the feet are on their bodies when it is built).
 """
@@ -55,20 +56,19 @@ class RollingFeet:
     """Keep the contact frames of ``feet`` (names) of ``robot``, spheres of ``radius`` m, at
     their lowest points on ``ground`` (see the module).
 
-    The placements are written in place, through views of the model's frames and of the
-    robot's joint placements (pinocchio's own buffers: the model must not gain frames
-    afterwards, which a :class:`~tsid_py.Robot` does not allow anyway)."""
+    The placements are written in place, through the robot's views of the frames' offsets on
+    their bodies (:meth:`~tsid_py.Robot.frame_offset`) and of the joints' rotations
+    (:meth:`~tsid_py.Robot.joint_rotation`)."""
 
     def __init__(self, robot, feet, radius: float, ground: Ground):
         self.robot, self.ground, self.radius = robot, ground, float(radius)
-        model, data = robot.model, robot.data
+        model = robot.model
         self.feet = []
         for foot in feet:
-            frame = model.frames[robot.frame_id(foot)]
-            placement = frame.placement
-            centre = placement.translation + placement.rotation @ np.array([0.0, 0.0, self.radius])
-            joint = data.oMi[frame.parentJoint]
-            self.feet.append((joint.rotation, placement.rotation, placement.translation, centre))
+            frame_id = robot.frame_id(foot)
+            rotation, translation = robot.frame_offset(frame_id)
+            centre = translation + rotation @ np.array([0.0, 0.0, self.radius])
+            self.feet.append((robot.joint_rotation(model.frames[frame_id].parentJoint), rotation, translation, centre))
         #: Each foot's ground frame (3, 3): set where it stands or will land (:meth:`set_ground`).
         self.axes = [ground_frame(ground.normal(0.0, 0.0), 0.0) for _ in self.feet]
 
