@@ -183,3 +183,32 @@ def test_reference_problems_are_compiled_whole(name):
     program = problem.solver.last_layout.program
     assert program is not None and not (program.python.hard or program.python.soft or program.python.linear)
     assert_program_equals_writers(problem.solver)
+
+
+def test_a_target_edited_in_place_is_seen():
+    """A CoM task's and a posture task's references edited in place give the step a solver
+    whose targets were set with ``set_target`` gives (the program reads them every step)."""
+    robot = tp.robots.load("talos")
+    q, v = robot.q_ref.copy(), robot.zero_velocity()
+
+    def solver_with_tasks():
+        solver = tp.DynamicsSolver(tp.robots.load("talos"))
+        for name in ("left_sole_link", "right_sole_link"):
+            solver.add_contact(tp.contacts.PlanarContact(name, 0.2, 0.1))
+        com = solver.add_task(tp.tasks.CoMTask(weight=1.0))
+        posture = solver.add_task(tp.tasks.JointTask(weight=1e-2))
+        solver.solve(q, v)
+        return solver, com, posture
+
+    edited, com_a, posture_a = solver_with_tasks()
+    assigned, com_b, posture_b = solver_with_tasks()
+    shift = np.array([0.02, -0.01, -0.03])
+    com_a.position_ref += shift                               # in place
+    posture_a.position_ref[-1] += 0.1
+    com_b.set_target(com_b.position_ref + shift)
+    target = posture_b.position_ref.copy()
+    target[-1] += 0.1
+    posture_b.set_target(target)
+    moved = edited.solve(q, v).ddq
+    np.testing.assert_array_equal(moved, assigned.solve(q, v).ddq)
+    assert np.abs(moved - solver_with_tasks()[0].solve(q, v).ddq).max() > 1e-3     # the edit moved it

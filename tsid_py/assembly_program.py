@@ -8,9 +8,9 @@ dozen or twenty arrays, which is most of an assembly's time. A :class:`StepProgr
 same calls, with the same arithmetic, from one compiled function (:func:`run_program`): when
 the layout is built it packs each such item's parameters (gains, targets, anchors, weights,
 limits) into one float array and its indices into one int array, with a record per item
-naming its writer and where its rows go. Each step it packs again the items whose targets
-changed (a target is replaced, never edited in place: :meth:`~tsid_py.tasks.Task.set_target`
-makes new arrays), every item after a setting changed (:data:`tsid_py.settings.CHANGES`), and
+naming its writer and where its rows go. Each step it packs again the tasks' targets (public
+arrays a user may edit in place), the contacts and torque tasks whose references were
+replaced, every item after a setting was assigned (:data:`tsid_py.settings.CHANGES`), and
 runs. The tasks' ``error`` and ``error_rate`` are views of the packed array.
 
 The kinds: the equation of motion's rows, point and planar contacts (hard or soft), the CoM
@@ -193,6 +193,9 @@ def pack_targets(floats, offset, position, rotation, velocity, acceleration):
 
 
 _run, _pack = compiled_function(run_program), compiled_function(pack_targets)
+#: The kinds whose targets are packed at every step (one compiled copy of a few numbers each):
+#: tasks' references are public arrays a user may edit in place.
+_TARGETS_READ_EACH_STEP = (COM, FRAME, POSTURE)
 _NO_ROTATION, _UNUSED_ROTATION = np.zeros((0, 0)), np.zeros((3, 3))
 
 
@@ -407,7 +410,9 @@ class StepProgram:
         else:
             for entry in self.watched:
                 item = entry.item
-                if getattr(item, entry.watch) is not entry.seen:
+                if entry.kind in _TARGETS_READ_EACH_STEP:
+                    self._pack_targets(entry)       # a target edited in place is seen
+                elif getattr(item, entry.watch) is not entry.seen:
                     entry.seen = getattr(item, entry.watch)
                     self._pack_targets(entry)
                 if entry.buffers is not None and item.error_buffers is not entry.buffers:

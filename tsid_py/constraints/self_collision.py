@@ -431,7 +431,7 @@ class SelfCollisionAvoidance(LinearConstraint):
         geometry, data, h = self._geometry, self._ahead_geometry_data, self._time_constant
         pin.updateGeometryPlacements(robot.model, self._ahead_data, geometry, data,
                                      pin.integrate(robot.model, robot.q, h * robot.v))
-        secants, now, later = self._secants[:evaluated], robot.data, self._ahead_data
+        secants, now, later = self._secants[:evaluated], robot.placed_data, self._ahead_data
         for i, pair in enumerate(self._evaluated[:evaluated].tolist()):
             result = pin.computeDistance(geometry, data, pair)
             secants[i] = (result.min_distance - self._distances[i]) / h

@@ -245,9 +245,9 @@ class PDTask(Task):
     step as :attr:`error` and :attr:`error_rate`: arrays the next step refreshes in place, so
     copy one to keep its value); ``kp`` (1/s²) and ``kd`` (1/s) take a
     scalar or one value per axis, ``kd`` defaulting to ``2 √kp`` (critically damped).
-    Change the targets with :meth:`set_target` (it makes new arrays) and the gains by
-    assignment, never in place: the compiled assembly (:mod:`tsid_py.assembly_program`) packs
-    a task anew only when its target arrays were replaced or its settings assigned.
+    Change the targets with :meth:`set_target` (each step reads their arrays) and the gains
+    by assignment, never in place: a setting is checked and packed by the compiled assembly
+    (:mod:`tsid_py.assembly_program`) when it is assigned.
     Subclasses implement :meth:`kinematics`, and :meth:`apply_target` /
     :meth:`default_target` when their target is not a plain (dim,) vector.
 
