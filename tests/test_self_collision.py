@@ -139,7 +139,8 @@ def _check_rows(robot, solver, constraint, q, v) -> tuple[int, int]:
     assert rows, "the hands came within activation"
     layout = solver.last_layout
     _, matrix, lower, _ = next(view for view in layout.linear_views if view[0] is constraint)
-    model, data = robot.model, robot.model.createData()
+    model = pin.Model(robot.model)          # a copy: the probe frames below must not join the robot's
+    data = model.createData()
     pin.forwardKinematics(model, data, q, v, np.zeros(robot.nv))
     pin.computeJointJacobians(model, data, q)
     geometry = constraint.geometry
