@@ -32,7 +32,7 @@ import io
 import json
 import os
 import pickle
-import time
+from time import perf_counter
 
 import numpy as np
 from numba import float64, int32, intp, njit, typeof, types, void
@@ -207,6 +207,7 @@ class FlightRecorder:
         self.count = 0                             # steps recorded since the start
         self._epochs = (-1, -1)                    # configuration epoch, settings changes
         self._overridden = False                   # whether the step being solved has overrides
+        self._last_status = (None, -1)             # the last status string and its code
         self._tic = 0.0
         self._target_getters, self._opaque_tasks, self._keyframe_index = [], [], 0
         self._forget_gather()
@@ -255,7 +256,7 @@ class FlightRecorder:
         if self._opaque_tasks:
             self.sparse.setdefault(count, {})["items"] = {
                 index: item_state(solver.tasks[index], solver) for index in self._opaque_tasks}
-        self._tic = time.perf_counter()
+        self._tic = perf_counter()
 
     def _write_targets(self, i: int, arrays, offsets) -> None:
         """One task's target arrays into row ``i`` of the target ring."""
@@ -283,7 +284,7 @@ class FlightRecorder:
         """The step's outcome (called by the solver after it solved or raised): the targets
         the layout's :class:`~tsid_py.assembly_program.StepProgram` packed for the step, ``x``,
         the status, iterations and time, in one compiled call (see :meth:`_prepare_gather`)."""
-        elapsed = time.perf_counter() - self._tic
+        elapsed = perf_counter() - self._tic
         i = self.count % self.capacity
         if solution is None:
             self._read_gathered(i)
@@ -298,13 +299,15 @@ class FlightRecorder:
                 floats, sources, columns = _NO_FLOATS, _NO_INDICES, _NO_INDICES
             else:
                 floats, sources, columns = self._gather[1:]
-            arguments = (i, floats, sources, columns, self.targets, solution.x, self.x, self.x_size,
-                         self._status_code(solution.status), solution.iterations, 1e6 * elapsed, self.status,
-                         self.iterations, self.step_us)
-            if self._pack_solution is None:
-                self._pack_solution = _compiled(_pack_solution, *arguments)
-            else:
-                self._pack_solution(*arguments)
+            status = solution.status
+            code = self._last_status[1] if status is self._last_status[0] else self._status_code(status)
+            pack = self._pack_solution
+            if pack is None:                            # typed at the first step (which is then copied twice)
+                pack = self._pack_solution = _compiled(_pack_solution, i, floats, sources, columns, self.targets,
+                                                       solution.x, self.x, self.x_size, code, solution.iterations,
+                                                       1e6 * elapsed, self.status, self.iterations, self.step_us)
+            pack(i, floats, sources, columns, self.targets, solution.x, self.x, self.x_size, code, solution.iterations,
+                 1e6 * elapsed, self.status, self.iterations, self.step_us)
         self.count += 1
 
     def _forget_gather(self) -> None:
@@ -329,8 +332,7 @@ class FlightRecorder:
                 sources.append(where)
                 columns.append(np.arange(offsets[0], offsets[0] + where.size))
         self._read_before = [entry for entry in self._read_before if entry[0] not in self._gathered]
-        join = lambda parts: np.concatenate([*parts, _NO_INDICES]).astype(np.intp)
-        self._gather = (program, program.floats, join(sources), join(columns))
+        self._gather = (program, program.floats, _joined(sources), _joined(columns))
 
     def _read_gathered(self, i: int) -> None:
         """Row ``i``'s targets of the tasks the gather reads, from the tasks themselves."""
@@ -343,6 +345,7 @@ class FlightRecorder:
         if code is None:
             code = self._status_index[status] = len(self.statuses)
             self.statuses.append(status)
+        self._last_status = (status, code)
         return code
 
     def _keyframe(self, solver: DynamicsSolver) -> None:
@@ -408,6 +411,11 @@ class FlightRecorder:
         with atomic_write(path, "wb") as file:
             np.savez_compressed(file, **arrays)
         return path
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    """The index arrays ``parts`` one after the other (none: an empty array)."""
+    return np.concatenate([*parts, _NO_INDICES]).astype(np.intp)
 
 
 def _as_state(value, size: int) -> np.ndarray:
