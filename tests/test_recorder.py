@@ -57,6 +57,32 @@ def test_a_recording_replays_bit_for_bit_and_a_changed_setting_differs(tmp_path)
     assert np.all(differences[1:] > 0)
 
 
+def test_each_row_holds_the_targets_the_step_was_solved_with():
+    """The rows against the tasks' own arrays at each step: targets replaced, one edited in
+    place (read from the assembly's packed copy), across a layout change and an overridden
+    step (read from the tasks)."""
+    robot = tp.robots.load(tp.robots.DEFAULT_HUMANOID)
+    controller = humanoid_balance(robot, 1e-3)
+    solver = controller.solver
+    recorder = FlightRecorder(solver, capacity=64)
+    robot.update(robot.q_ref, robot.zero_velocity())
+    centre, q, v = robot.com.copy(), robot.q_ref.copy(), robot.zero_velocity()
+    posture = next(task for task in solver.tasks if isinstance(task, tp.tasks.JointTask))
+    overrides, expected = StepOverrides(), []
+    for k in range(40):
+        controller.com.set_target(centre + [0, 1e-3 * k, 0])
+        posture.position_ref[0] += 1e-4                  # in place: the same array
+        if k == 20:
+            solver.remove_contact(robot.feet[0], transition=0.01)
+        overrides.clear()
+        if k == 10:
+            overrides.soften(robot.feet[1], 1e4)
+        expected.append(np.concatenate([np.ravel(array) for task in solver.tasks for array in task.target_arrays()]))
+        solver.solve(q, v, overrides)
+    for k, row in enumerate(expected):
+        assert np.array_equal(recorder.targets[k, :row.size], row), k
+
+
 def test_the_recorder_keeps_the_last_steps_and_their_keyframes(tmp_path):
     recording, xs, recorder = _record(250, 100, tmp_path, switch_at=60)
     assert recording.steps[0] == 150 and len(recording) == 100

@@ -381,6 +381,25 @@ class StepProgram:
             return
         self._pack_all()                          # a contact anchored anew, a torque target: rare
 
+    def target_columns(self, task) -> np.ndarray | None:
+        """Where :meth:`run` packs ``task``'s targets each step: the indices into ``floats``
+        of :meth:`~tsid_py.tasks.Task.target_arrays`'s entries, one after the other (a
+        matrix's row by row), as :func:`pack_targets` lays them out; None for a task whose
+        targets the program does not pack each step. Valid until ``floats`` is replaced."""
+        for entry in self.watched:
+            if entry.item is task and entry.kind in _TARGETS_READ_EACH_STEP:
+                arrays = task.target_arrays()
+                if len(arrays) != (4 if entry.kind == FRAME else 3):
+                    return None                      # (a position that is not an array)
+                f, position = entry.record[FLOATS], arrays[0].size
+                rotation = 0 if entry.kind == POSTURE else 9     # the CoM's 9 zeros: not a target
+                rates = sum(array.size for array in arrays[-2:])
+                kept = [np.arange(f, f + position),
+                        np.arange(f + position, f + position + rotation) if entry.kind == FRAME else np.zeros(0, int),
+                        np.arange(f + position + rotation, f + position + rotation + rates)]
+                return np.concatenate(kept).astype(np.intp)
+        return None
+
     def _settings_changed(self) -> bool:
         """Whether a setting of one of the items changed (some setting somewhere did)."""
         self.changes = CHANGES[0]

@@ -20,7 +20,10 @@ start, and solves ``(q_k, v_k)`` again: the same arithmetic on the same data, he
 its tolerance).
 
 Memory is bounded: the per-step rows are a ring of ``capacity`` steps, and keyframes older than
-the oldest step kept are dropped. The recorder's cost is a few array copies per step.
+the oldest step kept are dropped. The recorder's cost is two compiled calls per step on
+arrays prepared when the configuration or the layout changes: the state before the solve;
+after it, ``x`` and the targets the assembly's compiled program packed for the step (one
+gather from its float array), plus one call per array of a task it does not pack.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import io
 import json
 import os
 import pickle
-import time
+from time import perf_counter
 
 import numpy as np
 from numba import float64, int32, intp, njit, typeof, types, void
@@ -48,14 +51,11 @@ ANY1, ANY2 = types.Array(float64, 1, "A", readonly=True), types.Array(float64, 2
 FORMAT = 1
 
 
-@njit(void(intp, intp, ANY1, ANY1, ROWS, ROWS, ROWS, int32, INT_RING), cache=True)
-def _pack_state(i, previous, q, v, Q, V, T, keyframe, K):
-    """Row ``i`` of the rings: the state, the targets of the previous step (``previous`` ≥ 0;
-    the caller then writes the targets that changed) and the keyframe the step belongs to."""
+@njit(void(intp, ANY1, ANY1, ROWS, ROWS, int32, INT_RING), cache=True)
+def _pack_state(i, q, v, Q, V, keyframe, K):
+    """Row ``i`` of the rings: the state and the keyframe the step belongs to."""
     Q[i, :] = q
     V[i, :] = v
-    if previous >= 0:
-        T[i, :] = T[previous, :]
     K[i] = keyframe
 
 
@@ -75,9 +75,13 @@ def _pack_matrix(T, i, offset, values):
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _pack_solution(i, x, X, sizes, status, iterations, microseconds, statuses, iteration_counts, times):
-    """Copy a step's ``x`` into row ``i`` of the ring ``X`` (its size into ``sizes[i]``), and
-    its status code, iterations and time (µs) into their rings."""
+def _pack_solution(i, floats, sources, columns, T, x, X, sizes, status, iterations, microseconds, statuses,
+                   iteration_counts, times):
+    """Row ``i`` of the rings after a step: ``T[i, columns] = floats[sources]`` (the targets
+    the assembly's program packed for the step), ``x`` into ``X`` (its size into
+    ``sizes[i]``), and the status code, iterations and time (µs) into their rings."""
+    for k in range(sources.size):
+        T[i, columns[k]] = floats[sources[k]]
     X[i, :x.size] = x
     sizes[i] = x.size
     statuses[i], iteration_counts[i], times[i] = status, iterations, microseconds
@@ -99,6 +103,9 @@ _direct_matrix = _pack_matrix.overloads[_pack_matrix.signatures[0]].entry_point
 #: goes through the steps in order from there, and the reduced backend's warm start of each
 #: later step is then the one the replay itself leaves (the same as the recording's).
 CHECKPOINT = 1000
+
+_NO_INDICES, _NO_FLOATS = np.zeros(0, dtype=np.intp), np.zeros(1)
+_UNSET = object()
 
 
 
@@ -199,8 +206,11 @@ class FlightRecorder:
         self.sparse: dict[int, dict] = {}          # step -> {"overrides", "ramps", "error"} when any
         self.count = 0                             # steps recorded since the start
         self._epochs = (-1, -1)                    # configuration epoch, settings changes
+        self._overridden = False                   # whether the step being solved has overrides
+        self._last_status = (None, -1)             # the last status string and its code
         self._tic = 0.0
-        self._target_getters, self._opaque_tasks, self._seen, self._keyframe_index = [], [], [], 0
+        self._target_getters, self._opaque_tasks, self._keyframe_index = [], [], 0
+        self._forget_gather()
         self._pack_solution = None                  # the kernel's compiled function, once typed
         #: Steps between warm starts kept: a quarter of the ring at most, so that the steps kept
         #: always begin within reach of one.
@@ -220,8 +230,9 @@ class FlightRecorder:
 
     def before_step(self, solver: DynamicsSolver, q, v, overrides) -> None:
         """The step's inputs (called by the solver before it solves): the state, the targets
-        that changed (a task's target arrays are replaced when it changes: their identity
-        tells), the warm start at checkpoints, the rarer inputs in ``sparse``."""
+        of the tasks the assembly's program does not pack (:meth:`after_step` copies the
+        others from its packed floats), the warm start at checkpoints, the rarer inputs in
+        ``sparse``."""
         count = self.count
         i = count % self.capacity
         fresh = solver.configuration_epoch != self._epochs[0] or CHANGES[0] != self._epochs[1]
@@ -232,24 +243,20 @@ class FlightRecorder:
             q, v = _as_state(q, self.q.shape[1]), _as_state(v, self.v.shape[1])     # (the solver checks them)
         elif q.shape[0] != self.q.shape[1] or v.shape[0] != self.v.shape[1] or q.ndim != 1 or v.ndim != 1:
             q, v = _as_state(q, self.q.shape[1]), _as_state(v, self.v.shape[1])
-        _direct_state(i, -1 if fresh else (count - 1) % self.capacity, q, v, self.q, self.v, self.targets,
-                      self._keyframe_index, self.keyframe_of)
-        seen = self._seen
-        for j, (getter, offsets) in enumerate(self._target_getters):
-            arrays = getter()
-            if fresh or arrays[0] is not seen[j]:      # a new target: its arrays were replaced
-                seen[j] = arrays[0]
-                self._write_targets(i, arrays, offsets)
+        _direct_state(i, q, v, self.q, self.v, self._keyframe_index, self.keyframe_of)
+        for _, getter, offsets in self._read_before:  # (the others: from the program, after the step)
+            self._write_targets(i, getter(), offsets)
         if fresh or count % self._checkpoint_every == 0:
             self._checkpoint(solver, count)
-        if overrides is not None and overrides.active:
+        self._overridden = overrides is not None and overrides.active
+        if self._overridden:
             self.sparse.setdefault(count, {})["overrides"] = _overrides_record(overrides, solver)
         if solver.has_transitions:
             self.sparse.setdefault(count, {})["ramps"] = solver.transition_state()
         if self._opaque_tasks:
             self.sparse.setdefault(count, {})["items"] = {
                 index: item_state(solver.tasks[index], solver) for index in self._opaque_tasks}
-        self._tic = time.perf_counter()
+        self._tic = perf_counter()
 
     def _write_targets(self, i: int, arrays, offsets) -> None:
         """One task's target arrays into row ``i`` of the target ring."""
@@ -274,27 +281,71 @@ class FlightRecorder:
             "basis": None if basis is None else [basis[0].tolist(), basis[1].tolist()]}
 
     def after_step(self, solver: DynamicsSolver, solution, error) -> None:
-        """The step's outcome (called by the solver after it solved or raised)."""
-        elapsed = time.perf_counter() - self._tic
+        """The step's outcome (called by the solver after it solved or raised): the targets
+        the layout's :class:`~tsid_py.assembly_program.StepProgram` packed for the step, ``x``,
+        the status, iterations and time, in one compiled call (see :meth:`_prepare_gather`)."""
+        elapsed = perf_counter() - self._tic
         i = self.count % self.capacity
         if solution is None:
+            self._read_gathered(i)
             self.step_us[i] = 1e6 * elapsed
             self.status[i], self.x_size[i] = -1, 0
             self.sparse.setdefault(self.count, {})["error"] = f"{type(error).__name__}: {error}"
         else:
-            arguments = (i, solution.x, self.x, self.x_size, self._status_code(solution.status), solution.iterations,
-                         1e6 * elapsed, self.status, self.iterations, self.step_us)
-            if self._pack_solution is None:
-                self._pack_solution = _compiled(_pack_solution, *arguments)
+            program = None if self._overridden else solver.last_layout.program
+            if program is not self._gather[0] or (program is not None and program.floats is not self._gather[1]):
+                self._read_gathered(i)                 # another layout's program, or none: rare
+                self._prepare_gather(program)
+                floats, sources, columns = _NO_FLOATS, _NO_INDICES, _NO_INDICES
             else:
-                self._pack_solution(*arguments)
+                floats, sources, columns = self._gather[1:]
+            status = solution.status
+            code = self._last_status[1] if status is self._last_status[0] else self._status_code(status)
+            pack = self._pack_solution
+            if pack is None:                            # typed at the first step (which is then copied twice)
+                pack = self._pack_solution = _compiled(_pack_solution, i, floats, sources, columns, self.targets,
+                                                       solution.x, self.x, self.x_size, code, solution.iterations,
+                                                       1e6 * elapsed, self.status, self.iterations, self.step_us)
+            pack(i, floats, sources, columns, self.targets, solution.x, self.x, self.x_size, code, solution.iterations,
+                 1e6 * elapsed, self.status, self.iterations, self.step_us)
         self.count += 1
+
+    def _forget_gather(self) -> None:
+        """No target read from a program: every task's read before the step."""
+        self._gather = (_UNSET, _NO_FLOATS, _NO_INDICES, _NO_INDICES)
+        self._gathered: list[int] = []
+        self._read_before = [(j, getter, offsets) for j, (_, getter, offsets) in enumerate(self._target_getters)]
+
+    def _prepare_gather(self, program) -> None:
+        """Read the targets ``program`` packs each step (its
+        :meth:`~tsid_py.assembly_program.StepProgram.target_columns`) from its floats after
+        each step in one compiled call, the other tasks' before the step."""
+        self._forget_gather()
+        if program is None:
+            self._gather = (None, _NO_FLOATS, _NO_INDICES, _NO_INDICES)
+            return
+        sources, columns = [], []
+        for j, (task, _, offsets) in enumerate(self._target_getters):
+            where = program.target_columns(task)
+            if where is not None and where.size == sum(array.size for array in task.target_arrays()):
+                self._gathered.append(j)
+                sources.append(where)
+                columns.append(np.arange(offsets[0], offsets[0] + where.size))
+        self._read_before = [entry for entry in self._read_before if entry[0] not in self._gathered]
+        self._gather = (program, program.floats, _joined(sources), _joined(columns))
+
+    def _read_gathered(self, i: int) -> None:
+        """Row ``i``'s targets of the tasks the gather reads, from the tasks themselves."""
+        for j in self._gathered:
+            _, getter, offsets = self._target_getters[j]
+            self._write_targets(i, getter(), offsets)
 
     def _status_code(self, status: str) -> int:
         code = self._status_index.get(status)
         if code is None:
             code = self._status_index[status] = len(self.statuses)
             self.statuses.append(status)
+        self._last_status = (status, code)
         return code
 
     def _keyframe(self, solver: DynamicsSolver) -> None:
@@ -320,8 +371,8 @@ class FlightRecorder:
                 for array in arrays:
                     offsets.append(start)
                     start += array.size
-                self._target_getters.append((task.target_arrays, offsets))
-        self._seen = [None] * len(self._target_getters)
+                self._target_getters.append((task, task.target_arrays, offsets))
+        self._forget_gather()
         self._keyframe_index = len(self.keyframes) - 1
         self._opaque_tasks = [index for index, task in enumerate(solver.tasks) if not _targets_complete(task)]
 
@@ -360,6 +411,11 @@ class FlightRecorder:
         with atomic_write(path, "wb") as file:
             np.savez_compressed(file, **arrays)
         return path
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    """The index arrays ``parts`` one after the other (none: an empty array)."""
+    return np.concatenate([*parts, _NO_INDICES]).astype(np.intp)
 
 
 def _as_state(value, size: int) -> np.ndarray:
