@@ -190,13 +190,14 @@ def _check_rows(robot, solver, constraint, q, v) -> tuple[int, int]:
         closing = min(entry.rate, (later[0] - now[0]) / tau)
         drift = normal @ (drifts[1] - drifts[0])
         rest = safety + REST_FRACTION * (activation - safety)
-        braking = min(20.0, np.abs(expected_row) @ reachable_accelerations(robot))   # what the torques give
+        capacity = np.abs(expected_row) @ reachable_accelerations(robot)   # what the torques give
+        braking = min(20.0, capacity)
         # coal's distances here and in the constraint differ within GJK's tolerance (1e-6 m,
         # its GJK warm-started): the mean rate over tau by twice that over tau, the bound by
         # that over the damper's response time
         tolerance = 1e-7 if entry.rate <= closing else 2e-6 / tau / max(1e-3, RESPONSE_FRACTION * tau) / norm
-        assert lower[row] == pytest.approx((damper_bound(entry.distance - rest, closing, 1e-3, tau, braking)
-                                            - drift) / norm, abs=tolerance)
+        assert lower[row] == pytest.approx(min(damper_bound(entry.distance - rest, closing, 1e-3, tau, braking)
+                                               - drift, capacity) / norm, abs=tolerance)
         assert matrix[row] @ solution.x >= lower[row] - 1e-6
         # a motion of the whole pair changes no distance: no entry on the joints moving both
         # bodies (the floating base's), the points on one line along the normal
