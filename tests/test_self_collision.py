@@ -115,7 +115,8 @@ def test_rows_are_the_distance_rate_and_acceleration_of_the_nearest_points(talos
     (no entry on the floating base: a motion of the whole pair changes no distance) —, its
     rate the finite difference of coal's distance (present features), its bound the damper's
     at the closing rate, the least of the rate and coal's mean rate over the look-ahead, with
-    pinocchio's classical accelerations as drift; the solution keeps every row."""
+    pinocchio's classical accelerations as drift, capped at the joints' capacity along the
+    row; the solution keeps every row."""
     robot = tp.robots.load("talos")
     solver = standing_solver(robot)
     constraint = solver.add_constraint(SelfCollisionAvoidance())
