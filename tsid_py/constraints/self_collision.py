@@ -56,8 +56,8 @@ and ``a`` the pair's braking acceleration, the least of ``max_acceleration`` and
 pair near a joint's axis (a shoulder against the chest) moves little per rad/s². The row
 never asks more than ``c``: the drift (the bodies' spin, ``ω × (ω × p)``) comes on top of the
 damper's ``a`` and, on a pair whose distance hardly depends on its joints, asked many times
-what they give — measured on G1 (random hand targets, seed 6): its wrist's roll and yaw
-links across the wrist pitch (0.05 mm/rad, ``c`` 0.04–0.23 m/s²) asked 2.5 to 200 ``c``, rows
+what they give — measured on G1 (random hand targets, seed 6): pairs of its wrist's links
+across one wrist joint (0.05–0.33 mm/rad, ``c`` 0.04–0.23 m/s²) asked 2.5 to 200 ``c``, rows
 no acceleration the joint limits allowed could meet (three infeasible steps); capped, the
 pair may close at ``c + drift``, all its joints can do. The margin between ``d_r`` and ``d_s``
 is for what the rows do not see: the plant tracking the commanded accelerations imperfectly,
