@@ -115,7 +115,8 @@ def test_rows_are_the_distance_rate_and_acceleration_of_the_nearest_points(talos
     (no entry on the floating base: a motion of the whole pair changes no distance) —, its
     rate the finite difference of coal's distance (present features), its bound the damper's
     at the closing rate, the least of the rate and coal's mean rate over the look-ahead, with
-    pinocchio's classical accelerations as drift; the solution keeps every row."""
+    pinocchio's classical accelerations as drift, capped at the joints' capacity along the
+    row; the solution keeps every row."""
     robot = tp.robots.load("talos")
     solver = standing_solver(robot)
     constraint = solver.add_constraint(SelfCollisionAvoidance())
@@ -190,13 +191,14 @@ def _check_rows(robot, solver, constraint, q, v) -> tuple[int, int]:
         closing = min(entry.rate, (later[0] - now[0]) / tau)
         drift = normal @ (drifts[1] - drifts[0])
         rest = safety + REST_FRACTION * (activation - safety)
-        braking = min(20.0, np.abs(expected_row) @ reachable_accelerations(robot))   # what the torques give
+        capacity = np.abs(expected_row) @ reachable_accelerations(robot)   # what the torques give
+        braking = min(20.0, capacity)
         # coal's distances here and in the constraint differ within GJK's tolerance (1e-6 m,
         # its GJK warm-started): the mean rate over tau by twice that over tau, the bound by
         # that over the damper's response time
         tolerance = 1e-7 if entry.rate <= closing else 2e-6 / tau / max(1e-3, RESPONSE_FRACTION * tau) / norm
-        assert lower[row] == pytest.approx((damper_bound(entry.distance - rest, closing, 1e-3, tau, braking)
-                                            - drift) / norm, abs=tolerance)
+        assert lower[row] == pytest.approx(min(damper_bound(entry.distance - rest, closing, 1e-3, tau, braking)
+                                               - drift, capacity) / norm, abs=tolerance)
         assert matrix[row] @ solution.x >= lower[row] - 1e-6
         # a motion of the whole pair changes no distance: no entry on the joints moving both
         # bodies (the floating base's), the points on one line along the normal
@@ -257,6 +259,38 @@ def test_the_screen_misses_no_pair_within_activation(talos, rng):
             siblings = [k for k in computed if body_pairs[k] == body_pairs[pair]]
             assert pair in computed or len(siblings) >= ROWS_PER_BODY_PAIR, (step, distances[pair])
     assert checked > 50
+
+
+def test_no_row_asks_more_than_its_joints_give(rng):
+    """G1's right wrist at random positions within its limits, spinning at random: a pair of
+    its links across the wrist pitch moves ~0.1 mm per rad (its distance hardly depends on
+    the joints), and the drift of its spin came on top of the damper's braking: rows asked up
+    to 12 times what the joints' torques give along them (infeasible with the joint limits in
+    a random-targets run). Every row's bound is at most ``Σ_j |r_j| α_j`` over the unit row
+    ``r``, ``α_j = ½ τ_max,j / M_jj`` (pinocchio's CRBA at ``q_ref``, the model's efforts), the
+    cap binds on some row, and the solution keeps every row."""
+    robot = tp.robots.load("g1")
+    solver = standing_solver(robot)
+    constraint = solver.add_constraint(SelfCollisionAvoidance())
+    offset = robot.nv - robot.na
+    inertia = np.diag(pin.crba(robot.model, robot.model.createData(), robot.q_ref))[offset:]
+    reachable = np.zeros(robot.nv)
+    reachable[offset:] = 0.5 * np.asarray(robot.effort_limits, dtype=float) / inertia
+    wrist = [f"right_wrist_{axis}_joint" for axis in ("roll", "pitch", "yaw")]
+    q_index = np.array([robot.joint_q_index(name) for name in wrist])
+    v_index = np.array([robot.joint_v_index(name) for name in wrist])
+    low, high = robot.position_lower[q_index - 7], robot.position_upper[q_index - 7]
+    ratios = []
+    for _ in range(40):
+        q, v = robot.q_ref.copy(), robot.zero_velocity()
+        q[q_index] = low + rng.uniform(0.0, 1.0, 3) * (high - low)
+        v[v_index] = rng.normal(0.0, 10.0, 3)
+        solution = solver.solve(q, v)
+        _, matrix, lower, _ = next(view for view in solver.last_layout.linear_views if view[0] is constraint)
+        rows = len(constraint.active_pairs)
+        ratios.extend(lower[:rows] / (np.abs(matrix[:rows, :robot.nv]) @ reachable))
+        assert np.all(matrix[:rows] @ solution.x >= lower[:rows] - 1e-6)
+    assert max(ratios) == pytest.approx(1.0, abs=1e-9)         # capped somewhere, never beyond
 
 
 def test_an_infeasible_step_is_relaxed_before_it_fails(talos):

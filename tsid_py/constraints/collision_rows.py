@@ -48,16 +48,17 @@ def _pair_row(J, columns, depths, a, b, pa, pb, n, out):
 
 
 @njit(void(MATRIX, MATRIX, INDICES, intp[:], INDICES, POINTS, VECTOR, VECTOR, VECTOR, VECTOR, float64, float64, float64,
-           float64, float64, VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, VECTOR), cache=True, fastmath=FASTMATH)
+           float64, float64, VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, VECTOR), cache=True, fastmath=FASTMATH)
 def pair_bounds(J, dJ, columns, depths, joints, points, distances, secants, v, reachable, rest, activation, dt,
-                time_constant, braking, rates, closings, bounds, drifts, brakings, scratch):
+                time_constant, braking, rates, closings, bounds, drifts, brakings, capacities, scratch):
     """For the pairs ``k`` of ``joints`` (k, 2) with nearest points ``points`` (k, 3, 3:
     ``p_A``, ``p_B``, ``n``), ``distances`` (k,) and mean rates ``secants`` (k,) over the
     look-ahead (m/s, ``(d(q ⊕ h v) − d) / h``: :mod:`tsid_py.constraints.self_collision`): each one's rate ``ḋ`` into ``rates`` and its closing rate
-    ``min(ḋ, secant)`` into ``closings``, its braking acceleration into
-    ``brakings`` — the least of ``braking`` and ``Σ_j |r_j| α_j`` for its row ``r``
-    (``reachable``: ``α_j``, :func:`~tsid_py.constraints.self_collision.reachable_accelerations`;
-    a pair near a joint's axis moves little per rad/s²) —, its drift
+    ``min(ḋ, secant)`` into ``closings``, its joints' capacity ``Σ_j |r_j| α_j`` along its row
+    ``r`` into ``capacities`` (``reachable``: ``α_j``,
+    :func:`~tsid_py.constraints.self_collision.reachable_accelerations`; a pair near a joint's
+    axis moves little per rad/s²) and its braking acceleration, the least of ``braking`` and
+    the capacity, into ``brakings``, its drift
     ``n · (J̇_pB v − J̇_pA v)`` into ``drifts`` and the lower bound of its row, ``damper_bound −
     drift`` at its closing rate and braking, into ``bounds``; or −inf for a pair beyond its
     activation distance (``activation`` plus the approach distance at its closing speed
@@ -77,6 +78,7 @@ def pair_bounds(J, dJ, columns, depths, joints, points, distances, secants, v, r
         capacity = 0.0
         for j in range(scratch.size):
             capacity += abs(scratch[j]) * reachable[j]
+        capacities[i] = capacity
         brake = brakings[i] = min(braking, capacity)
         drift = drifts[i] = n[0] * (mb[3] - ma[3]) + n[1] * (mb[4] - ma[4]) + n[2] * (mb[5] - ma[5])
         if distances[i] >= activation + approach_distance(max(-closing, 0.0), time_constant, brake, dt):

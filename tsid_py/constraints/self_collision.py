@@ -48,12 +48,18 @@ brings the rate back to that within ``T = max(dt, 0.1 τ)``
 (:data:`~tsid_py.constraints.collision_rows.RESPONSE_FRACTION`),
 asking for at most ``a`` of separating acceleration:
 
-    n · (J_pB − J_pA) q̈ ≥ min(a, (−v_allow(e) − ḋ_c) / T) − n · (J̇_pB v − J̇_pA v).
+    n · (J_pB − J_pA) q̈ ≥ min(min(a, (−v_allow(e) − ḋ_c) / T) − n · (J̇_pB v − J̇_pA v), c),
 
-``a`` is the pair's braking acceleration: the least of ``max_acceleration`` and what its
-joints' torques give along its row ``r``, ``Σ_j |r_j| α_j`` (:func:`reachable_accelerations`:
-``α_j`` half of joint j's acceleration at its torque limit) — a pair near a joint's axis (a
-shoulder against the chest) moves little per rad/s². The margin between ``d_r`` and ``d_s``
+``c = Σ_j |r_j| α_j`` what its joints' torques give along its row ``r``
+(:func:`reachable_accelerations`: ``α_j`` half of joint j's acceleration at its torque limit),
+and ``a`` the pair's braking acceleration, the least of ``max_acceleration`` and ``c`` — a
+pair near a joint's axis (a shoulder against the chest) moves little per rad/s². The row
+never asks more than ``c``: the drift (the bodies' spin, ``ω × (ω × p)``) comes on top of the
+damper's ``a`` and, on a pair whose distance hardly depends on its joints, asked many times
+what they give — measured on G1 (random hand targets, seed 6): pairs of its wrist's links
+across one wrist joint (0.05–0.33 mm/rad, ``c`` 0.04–0.23 m/s²) asked 2.5 to 200 ``c``, rows
+no acceleration the joint limits allowed could meet (three infeasible steps); capped, the
+pair may close at ``c + drift``, all its joints can do. The margin between ``d_r`` and ``d_s``
 is for what the rows do not see: the plant tracking the commanded accelerations imperfectly,
 and jumps of the nearest points beyond the look-ahead.
 
@@ -231,9 +237,10 @@ class SelfCollisionAvoidance(LinearConstraint):
         self._points, self._pair_joints = np.zeros((count, 3, 3)), np.zeros((count, 2), dtype=np.intp)
         self._distances, self._rates, self._bounds = np.zeros(count), np.zeros(count), np.zeros(count)
         self._drifts, self._brakings, self._scratch = np.zeros(count), np.zeros(count), np.zeros(robot.nv)
+        self._capacities = np.zeros(count)
         self._closings, self._secants = np.zeros(count), np.zeros(count)
         self._ahead_data, self._ahead_geometry_data = robot.model.createData(), geometry_data(geometry)
-        self._later_points, self._later = np.zeros((count, 3, 3)), np.zeros((5, count))
+        self._later_points, self._later = np.zeros((count, 3, 3)), np.zeros((6, count))
         self._relaxed_rows, self._relaxed_lower = np.zeros((self._max_pairs, robot.nv)), np.zeros(self._max_pairs)
         self._relaxed_count = 0
         self._scales = np.ones(self._max_pairs)
@@ -285,22 +292,24 @@ class SelfCollisionAvoidance(LinearConstraint):
                            for joint, point in ((joint_a, points[0]), (joint_b, points[1]))]
                 row = normal @ (motions[1][0] - motions[0][0])
                 closing = min(row @ v, secant)
-                brake = min(self._max_acceleration, np.abs(row) @ self._reachable)
+                capacity = np.abs(row) @ self._reachable
+                brake = min(self._max_acceleration, capacity)
                 speed = max(-closing, 0.0)
                 if result.min_distance < activation + max(speed * self._time_constant,
                                                           speed**2 / (2 * brake)) + speed * dt:
                     bound = damper_bound(result.min_distance - rest, closing, dt, self._time_constant, brake)
-                    candidates.append((bound - normal @ (motions[1][1] - motions[0][1]), (joint_a, joint_b), row))
+                    candidates.append((bound - normal @ (motions[1][1] - motions[0][1]), (joint_a, joint_b), row,
+                                       capacity))
             if len(candidates) == 2 and candidates[1][0] <= candidates[0][0]:
                 candidates.pop()                        # the look-ahead's asks no more: left out
             entries.extend(candidates)
         matrix, lower = np.zeros((self._max_pairs, context.n)), np.full(self._max_pairs, -np.inf)
         per_body_pair, rows = {}, 0
-        for bound, key, row in sorted(entries, key=lambda entry: -entry[0]):
+        for bound, key, row, capacity in sorted(entries, key=lambda entry: -entry[0]):
             if rows < self._max_pairs and per_body_pair.get(key, 0) < ROWS_PER_BODY_PAIR:
                 per_body_pair[key] = per_body_pair.get(key, 0) + 1
                 norm = np.linalg.norm(row)                  # unit rows, as write_rows makes them
-                matrix[rows, :robot.nv], lower[rows] = row / norm, bound / norm
+                matrix[rows, :robot.nv], lower[rows] = row / norm, min(bound, capacity) / norm
                 rows += 1
         return Bounds(matrix, lower, np.full(self._max_pairs, np.inf))
 
@@ -336,7 +345,7 @@ class SelfCollisionAvoidance(LinearConstraint):
         joints, points, distances = self._pair_joints[:evaluated], self._points[:evaluated], self._distances[:evaluated]
         rest = safety + REST_FRACTION * (activation - safety)
         present = (self._rates[:evaluated], self._closings[:evaluated], self._bounds[:evaluated],
-                   self._drifts[:evaluated], self._brakings[:evaluated])
+                   self._drifts[:evaluated], self._brakings[:evaluated], self._capacities[:evaluated])
         secants, later = self._look_ahead(robot, evaluated), self._later[:, :evaluated]
         for features, out in ((points, present), (self._later_points[:evaluated], later)):
             _direct.pair_bounds(self._J, self._dJ, self._columns, self._depths, joints, features, distances, secants,
@@ -353,8 +362,9 @@ class SelfCollisionAvoidance(LinearConstraint):
         extra = np.flatnonzero(later[2] > present[2])
         source = np.concatenate([np.arange(evaluated), extra])
         points = np.concatenate([points, self._later_points[extra]]) if extra.size else points
-        rates, bounds, drifts = (np.concatenate([mine, theirs[extra]]) if extra.size else mine for mine, theirs in
-                                 ((present[0], later[0]), (present[2], later[2]), (present[3], later[3])))
+        rates, bounds, drifts, capacities = (np.concatenate([mine, theirs[extra]]) if extra.size else mine
+                                             for mine, theirs in ((present[0], later[0]), (present[2], later[2]),
+                                                                  (present[3], later[3]), (present[5], later[5])))
         joints = joints[source]
         chosen, per_body_pair = [], {}
         for i in np.argsort(-bounds, kind="stable")[:int(np.isfinite(bounds).sum())]:
@@ -366,11 +376,13 @@ class SelfCollisionAvoidance(LinearConstraint):
             chosen.append(i)
         chosen = np.array(chosen, dtype=np.intp)
         scales = self._scales[:len(chosen)]
-        _direct.write_pair_rows(self._J, self._columns, self._depths, joints, points, bounds, chosen, matrix, lower,
+        asked = np.minimum(bounds, capacities)       # never more than the joints give along the row
+        _direct.write_pair_rows(self._J, self._columns, self._depths, joints, points, asked, chosen, matrix, lower,
                                 upper, scales)
         rows = len(chosen)               # what relax_rows writes if this step must be relaxed
         self._relaxed_rows[:rows] = matrix[:rows, :robot.nv]
-        self._relaxed_lower[:rows] = (np.minimum(bounds[chosen] + drifts[chosen], 0.0) - drifts[chosen]) * scales
+        self._relaxed_lower[:rows] = np.minimum(np.minimum(bounds[chosen] + drifts[chosen], 0.0) - drifts[chosen],
+                                                asked[chosen]) * scales
         self._relaxed_count = rows
         names = pairs.names
         self.active_pairs = [PairRow(*names[self._evaluated[source[i]]], float(distances[source[i]]), float(rates[i]),
