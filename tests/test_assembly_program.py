@@ -212,3 +212,24 @@ def test_a_target_edited_in_place_is_seen():
     moved = edited.solve(q, v).ddq
     np.testing.assert_array_equal(moved, assigned.solve(q, v).ddq)
     assert np.abs(moved - solver_with_tasks()[0].solve(q, v).ddq).max() > 1e-3     # the edit moved it
+
+
+def test_a_target_assigned_as_a_list_or_integers_is_read_as_numbers():
+    """A CoM target assigned as a list or an integer array gives the step the float array
+    gives (the compiled copy reads float64 only: they are converted, not reinterpreted); a
+    target of another size is refused naming the attribute."""
+    robot = tp.robots.load("talos")
+    solver = tp.DynamicsSolver(robot)
+    for name in ("left_sole_link", "right_sole_link"):
+        solver.add_contact(tp.contacts.PlanarContact(name, 0.2, 0.1))
+    com = solver.add_task(tp.tasks.CoMTask(weight=1.0))
+    q, v = robot.q_ref.copy(), robot.zero_velocity()
+    solver.solve(q, v)
+    com.position_ref = np.array([0.0, 0.0, 1.0])
+    expected = solver.solve(q, v).ddq.copy()
+    for given in ([0, 0, 1], np.array([0, 0, 1]), np.array([0, 0, 1], dtype=np.float32)):
+        com.position_ref = given
+        np.testing.assert_array_equal(solver.solve(q, v).ddq, expected)
+    com.position_ref = np.zeros(2)
+    with pytest.raises(ValueError, match=r"position_ref must be a vector of 3 numbers, got shape \(2,\)"):
+        solver.solve(q, v)

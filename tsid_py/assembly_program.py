@@ -199,6 +199,21 @@ _TARGETS_READ_EACH_STEP = (COM, FRAME, POSTURE)
 _NO_ROTATION, _UNUSED_ROTATION = np.zeros((0, 0)), np.zeros((3, 3))
 
 
+def _packable(task, given: tuple) -> tuple:
+    """A CoM or posture task's ``(position_ref, velocity_ref, acceleration_ref)`` as the
+    compiled copy reads them: ``given`` itself when each is a float64 array of its size (a
+    user may have assigned a list or an integer array: then float copies, made again each
+    step); ``ValueError`` naming the attribute for another size."""
+    sizes = (3 if isinstance(task, CoMTask) else task.dim, task.dim, task.dim)
+    arrays = []
+    for name, value, size in zip(("position_ref", "velocity_ref", "acceleration_ref"), given, sizes):
+        array = value if type(value) is np.ndarray and value.dtype == np.float64 else np.asarray(value, dtype=float)
+        if array.shape != (size,):
+            raise ValueError(f"{task.name}.{name} must be a vector of {size} numbers, got shape {array.shape}")
+        arrays.append(array)
+    return given if all(a is b for a, b in zip(arrays, given)) else tuple(arrays)
+
+
 def _first_row(view: np.ndarray, parent: np.ndarray) -> int:
     """The row of ``parent`` where the view ``view`` (of whole rows' leading columns) starts."""
     if view.shape[0] == 0:
@@ -218,6 +233,7 @@ class _Item:
         self.record = np.zeros(RECORD, dtype=np.intp)
         self.record[KIND] = kind
         self.buffers = None                     # a task's error buffers, as the program pointed them
+        self.given = self.packable = None       # a task's reference arrays, and as they are packed
 
 
 class StepProgram:
@@ -369,15 +385,18 @@ class StepProgram:
     def _pack_targets(self, entry: _Item) -> None:
         """Pack a task's targets anew (or a contact's anchor, a torque task's reference)."""
         item, f = entry.item, entry.record[FLOATS]
-        if entry.kind == COM:
-            _pack(self.floats, f, item.position_ref, _UNUSED_ROTATION, item.velocity_ref, item.acceleration_ref)
-            return
-        if entry.kind == FRAME:
+        if entry.kind == FRAME:                   # copies the task made from a checked target
             translation, rotation, velocity, acceleration = item.target_arrays()
             _pack(self.floats, f, translation, rotation, velocity, acceleration)
             return
-        if entry.kind == POSTURE:
-            _pack(self.floats, f, item.position_ref, _NO_ROTATION, item.velocity_ref, item.acceleration_ref)
+        if entry.kind in (COM, POSTURE):
+            given, known = (item.position_ref, item.velocity_ref, item.acceleration_ref), entry.given
+            if (known is None or entry.packable is not known or given[0] is not known[0]
+                    or given[1] is not known[1] or given[2] is not known[2]):
+                entry.given, entry.packable = given, _packable(item, given)
+            position, velocity, acceleration = entry.packable
+            _pack(self.floats, f, position, _UNUSED_ROTATION if entry.kind == COM else _NO_ROTATION, velocity,
+                  acceleration)
             return
         self._pack_all()                          # a contact anchored anew, a torque target: rare
 
