@@ -199,19 +199,29 @@ _TARGETS_READ_EACH_STEP = (COM, FRAME, POSTURE)
 _NO_ROTATION, _UNUSED_ROTATION = np.zeros((0, 0)), np.zeros((3, 3))
 
 
-def _packable(task, given: tuple) -> tuple:
+_FLOAT64 = np.dtype(np.float64)
+
+
+def _packable(task, given: tuple, position_size: int) -> tuple:
     """A CoM or posture task's ``(position_ref, velocity_ref, acceleration_ref)`` as the
-    compiled copy reads them: ``given`` itself when each is a float64 array of its size (a
-    user may have assigned a list or an integer array: then float copies, made again each
-    step); ``ValueError`` naming the attribute for another size."""
-    sizes = (3 if isinstance(task, CoMTask) else task.dim, task.dim, task.dim)
+    compiled copy reads them: ``given`` itself when each is a float64 vector of its size (the
+    common case, checked at the cost of a few attribute reads); float copies when a user
+    assigned a list or an integer array (made again each step); ``ValueError`` naming the
+    attribute for another size."""
+    p, v, a = given
+    dim = task.dim
+    if (type(p) is np.ndarray and type(v) is np.ndarray and type(a) is np.ndarray and p.dtype is _FLOAT64
+            and v.dtype is _FLOAT64 and a.dtype is _FLOAT64 and p.ndim == v.ndim == a.ndim == 1
+            and p.size == position_size and v.size == dim and a.size == dim):
+        return given
     arrays = []
-    for name, value, size in zip(("position_ref", "velocity_ref", "acceleration_ref"), given, sizes):
-        array = value if type(value) is np.ndarray and value.dtype == np.float64 else np.asarray(value, dtype=float)
+    for name, value, size in zip(("position_ref", "velocity_ref", "acceleration_ref"), given,
+                                 (position_size, dim, dim)):
+        array = np.asarray(value, dtype=float)
         if array.shape != (size,):
             raise ValueError(f"{task.name}.{name} must be a vector of {size} numbers, got shape {array.shape}")
         arrays.append(array)
-    return given if all(a is b for a, b in zip(arrays, given)) else tuple(arrays)
+    return tuple(arrays)
 
 
 def _first_row(view: np.ndarray, parent: np.ndarray) -> int:
@@ -393,7 +403,7 @@ class StepProgram:
             given, known = (item.position_ref, item.velocity_ref, item.acceleration_ref), entry.given
             if (known is None or entry.packable is not known or given[0] is not known[0]
                     or given[1] is not known[1] or given[2] is not known[2]):
-                entry.given, entry.packable = given, _packable(item, given)
+                entry.given, entry.packable = given, _packable(item, given, 3 if entry.kind == COM else item.dim)
             position, velocity, acceleration = entry.packable
             _pack(self.floats, f, position, _UNUSED_ROTATION if entry.kind == COM else _NO_ROTATION, velocity,
                   acceleration)
