@@ -241,12 +241,7 @@ class DynamicsSolver:
 
     def remove_task(self, task: Task | str) -> None:
         """Remove a task, given itself or its name (``KeyError`` if it is not here)."""
-        match = [t for t in self.tasks if t is task or t.name == task]
-        if not match:
-            raise KeyError(f"task {task!r} is not in the solver; tasks: {[t.name for t in self.tasks]}")
-        self.tasks.remove(match[0])
-        match[0].detach()
-        self.invalidate()
+        self._remove_item(self.tasks, task, "task")
 
     def add_constraint(self, constraint: Constraint) -> Constraint:
         """Add an inequality constraint (bound to this solver's robot)."""
@@ -280,12 +275,7 @@ class DynamicsSolver:
 
     def remove_constraint(self, constraint: Constraint | str) -> None:
         """Remove a constraint, given itself or its name (``KeyError`` if it is not here)."""
-        match = [c for c in self.constraints if c is constraint or c.name == constraint]
-        if not match:
-            raise KeyError(f"constraint {constraint!r} is not in the solver")
-        self.constraints.remove(match[0])
-        match[0].detach()
-        self.invalidate()
+        self._remove_item(self.constraints, constraint, "constraint")
 
     def add_external_wrench(self, wrench: ExternalWrench) -> ExternalWrench:
         """Add a known wrench to the equation of motion (``M q̈ + h = Sᵀτ + Σ J_cᵀ f_c + Σ J_kᵀ w_k``;
@@ -302,11 +292,15 @@ class DynamicsSolver:
 
     def remove_external_wrench(self, wrench: ExternalWrench | str) -> None:
         """Remove a known wrench, given itself or its name (``KeyError`` if it is not here)."""
-        match = [w for w in self.external_wrenches if w is wrench or w.name == wrench]
+        self._remove_item(self.external_wrenches, wrench, "external wrench")
+
+    def _remove_item(self, items: list, item, kind: str) -> None:
+        """Remove ``item`` (itself or its name) from ``items``, detached from this solver;
+        ``KeyError`` naming the ``kind`` and the names held if it is not there."""
+        match = [held for held in items if held is item or held.name == item]
         if not match:
-            raise KeyError(f"external wrench {wrench!r} is not in the solver; external wrenches: "
-                           f"{[w.name for w in self.external_wrenches]}")
-        self.external_wrenches.remove(match[0])
+            raise KeyError(f"{kind} {item!r} is not in the solver; held: {[held.name for held in items]}")
+        items.remove(match[0])
         match[0].detach()
         self.invalidate()
 
