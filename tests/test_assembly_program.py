@@ -231,5 +231,5 @@ def test_a_target_assigned_as_a_list_or_integers_is_read_as_numbers():
         com.position_ref = given
         np.testing.assert_array_equal(solver.solve(q, v).ddq, expected)
     com.position_ref = np.zeros(2)
-    with pytest.raises(ValueError, match=r"position_ref must be a vector of 3 numbers, got shape \(2,\)"):
+    with pytest.raises(ValueError, match=r"position_ref must have shape \(3,\), got \(2,\)"):
         solver.solve(q, v)

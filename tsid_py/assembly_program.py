@@ -29,6 +29,7 @@ import numpy as np
 from numba import float64, intp, njit, types, void
 
 from ._numba import FASTMATH, compiled_function
+from ._validation import _FLOAT64, as_vector
 from .constraints.limits import TorqueLimits
 from .contacts import PlanarContact, PointContact, contact_rows
 from .frames import frame_pd_rows
@@ -199,29 +200,21 @@ _TARGETS_READ_EACH_STEP = (COM, FRAME, POSTURE)
 _NO_ROTATION, _UNUSED_ROTATION = np.zeros((0, 0)), np.zeros((3, 3))
 
 
-_FLOAT64 = np.dtype(np.float64)
-
-
 def _packable(task, given: tuple, position_size: int) -> tuple:
     """A CoM or posture task's ``(position_ref, velocity_ref, acceleration_ref)`` as the
     compiled copy reads them: ``given`` itself when each is a float64 vector of its size (the
-    common case, checked at the cost of a few attribute reads); float copies when a user
-    assigned a list or an integer array (made again each step); ``ValueError`` naming the
-    attribute for another size."""
+    common case: :func:`~tsid_py._validation.as_vector`'s fast path without its finiteness
+    test, which ``set_target`` made); else :func:`~tsid_py._validation.as_vector`'s float
+    copies (a list or an integer array assigned: made again each step) or its ``ValueError``
+    naming the attribute."""
     p, v, a = given
     dim = task.dim
     if (type(p) is np.ndarray and type(v) is np.ndarray and type(a) is np.ndarray and p.dtype is _FLOAT64
             and v.dtype is _FLOAT64 and a.dtype is _FLOAT64 and p.ndim == v.ndim == a.ndim == 1
             and p.size == position_size and v.size == dim and a.size == dim):
         return given
-    arrays = []
-    for name, value, size in zip(("position_ref", "velocity_ref", "acceleration_ref"), given,
-                                 (position_size, dim, dim)):
-        array = np.asarray(value, dtype=float)
-        if array.shape != (size,):
-            raise ValueError(f"{task.name}.{name} must be a vector of {size} numbers, got shape {array.shape}")
-        arrays.append(array)
-    return tuple(arrays)
+    return tuple(as_vector(value, f"{task.name}.{name}", size) for name, value, size in
+                 zip(("position_ref", "velocity_ref", "acceleration_ref"), given, (position_size, dim, dim)))
 
 
 def _first_row(view: np.ndarray, parent: np.ndarray) -> int:
