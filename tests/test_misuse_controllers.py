@@ -232,6 +232,48 @@ def test_the_quadrupeds_period_is_its_solvers():
     assert filter_.current.forward == pytest.approx(5 * 4e-3 * filter_.acceleration)
 
 
+def test_the_quadrupeds_settings_reach_what_they_derive():
+    """The ground's ``mu`` reaches the MPC's friction rows (cached per contact table: a
+    periodic gait repeats them), ``contact_mu`` every foot's contact, ``swing_time`` the
+    schedule, the MPC's interval and the default swing stiffness, ``step_height`` the
+    swings; each checked like the constructor's argument. Physically: after ``mu = 0.05``
+    every force of the next plans of a trot accelerating at 0.2 g lies in the new friction
+    pyramid, and after ``contact_mu = 0.05`` every force the QP gives the feet does."""
+    robot = load_robot("go2")
+    controller = QuadrupedController(robot)
+    state = robot.q_ref.copy(), robot.zero_velocity()
+    state = rollout(controller, *state, 5)                 # plans with the profile's mu cached
+    for name, value in (("mu", 0.0), ("contact_mu", math.nan), ("swing_time", -0.1), ("step_height", "high")):
+        with pytest.raises(ValueError, match=name):
+            setattr(controller, name, value)
+    controller.swing_time = 0.2
+    assert controller.mpc.step == pytest.approx(0.2 / 5)
+    assert all(foot.task.kp == pytest.approx((6 / 0.2) ** 2) for foot in controller.gait_stage.feet)
+    controller.step_height = 0.05
+    assert controller.gait_stage.step_height == 0.05
+    controller.mu, controller.contact_mu = 0.05, 0.05
+    controller.walk(forward=0.3)
+
+    def in_pyramid(forces, mu):
+        forces = np.reshape(forces, (-1, 3))
+        return np.all(np.abs(forces[:, :2]) <= mu / math.sqrt(2) * forces[:, 2:] + 1e-6)
+
+    plans, feet = [], []
+
+    def check(k, solution):
+        if controller.plan is not None and (not plans or controller.plan is not plans[-1]):
+            plans.append(controller.plan)
+        feet.append(in_pyramid([w[:3] for w in solution.local_wrenches.values()], 0.05))
+
+    rollout(controller, *state, 300, on_step=check)
+    assert not controller.standing and len(plans) > 3
+    assert all(in_pyramid(plan.forces, 0.05) for plan in plans[1:]) and all(feet)
+    assert controller.gait_stage.swing_time == 0.2
+    with pytest.raises(ValueError, match="swing_time can change only while standing"):
+        controller.swing_time = 0.3
+    assert controller.swing_time == 0.2 and controller.mpc.step == pytest.approx(0.04)
+
+
 def test_a_quadruped_command_beyond_the_legs_reach_is_refused():
     """A foot on the ground travels ``|v + ω × r| T_st`` under its hip in a stance of
     ``T_st = duty · T_sw / (1 − duty)``; a stretched leg of length L at hip height h covers at

@@ -47,6 +47,7 @@ from ..._validation import positive_scalar
 from ...contacts import DEFAULT_KP, PointContact
 from ...models.profile import RobotProfile, profile_of
 from ...robot import Robot
+from ...settings import Setting, positive
 from ...solver import DynamicsSolver
 from ..failure import FailurePolicy
 from ..pipeline import Pipeline, SolveStage
@@ -67,6 +68,14 @@ COMMAND_ACCELERATION = 0.2
 #: The damping of a foot contact's velocity, 1/s (its position term is off: the feet roll,
 #: :mod:`.rolling`): the library's default contact damping.
 CONTACT_KD = 2.0 * np.sqrt(DEFAULT_KP)
+#: The MPC's intervals in one swing.
+MPC_INTERVALS_PER_SWING = 5
+
+
+def swing_stiffness(swing_time: float) -> float:
+    """The swing feet's default stiffness, 1/s²: ``ω² = (6 / T_sw)²`` (a critically damped
+    error decays as ``(1 + ω t) e^{−ω t}``: to 1.7 % of its start in one swing)."""
+    return (6.0 / swing_time) ** 2
 
 
 class QuadrupedController(Pipeline):
@@ -112,11 +121,13 @@ class QuadrupedController(Pipeline):
             raise ValueError(f"profile must be a tsid_py.models.profile.RobotProfile, got {type(profile).__name__}")
         self.robot, self.profile = robot, profile
         self.geometry = geometry = QuadrupedGeometry.of(robot, profile)
-        self.mu = positive_scalar(profile.balance.mu if mu is None else mu, "mu")
-        self.contact_mu = positive_scalar(self.mu if contact_mu is None else contact_mu, "contact_mu")
-        self.swing_time = positive_scalar(geometry.swing_time if swing_time is None else swing_time, "swing_time")
-        self.step_height = positive_scalar(geometry.step_height if step_height is None else step_height, "step_height")
-        swing_kp = (6.0 / self.swing_time) ** 2 if swing_kp is None else swing_kp
+        # The settings' first values (later assignments go through the settings below).
+        self._mu = positive(profile.balance.mu if mu is None else mu, "mu")
+        self._contact_mu = positive(self._mu if contact_mu is None else contact_mu, "contact_mu")
+        self._swing_time = positive(geometry.swing_time if swing_time is None else swing_time, "swing_time")
+        self._step_height = positive(geometry.step_height if step_height is None else step_height, "step_height")
+        self._swing_kp_derived = swing_kp is None
+        swing_kp = swing_stiffness(self.swing_time) if swing_kp is None else swing_kp
         self.solver = solver = DynamicsSolver(robot, dt=dt, qp_solver=qp_solver, diagnose=False)
         robot.update(profile.posture, robot.zero_velocity())
         self._contacts: dict[str, PointContact] = {}
@@ -141,7 +152,7 @@ class QuadrupedController(Pipeline):
         self.body = Body()
         self.command_filter = CommandFilter(COMMAND_ACCELERATION * gravity,
                                             COMMAND_ACCELERATION * gravity / max(self._half_length(), 1e-3))
-        self.mpc = CentroidalMPC(mass, geometry.inertia, gravity, horizon, self.swing_time / 5.0,
+        self.mpc = CentroidalMPC(mass, geometry.inertia, gravity, horizon, self.swing_time / MPC_INTERVALS_PER_SWING,
                                  geometry.com_height, mu=self.mu,
                                  f_max=[leg.max_force for leg in geometry.legs], weights=mpc_weights)
         self.rolling = RollingFeet(robot, geometry.feet, profile.foot_radius, self.ground)
@@ -159,6 +170,42 @@ class QuadrupedController(Pipeline):
         robot.update(profile.posture, robot.zero_velocity())
         self.command_filter.heading = float(np.arctan2(*robot.frame_rotation(robot.frame_id(geometry.base_frame))[
             [1, 0], 0]))
+
+    # ------------------------------------------------------------------ settings
+    #: Friction coefficient of the ground, in the MPC's force plan (assignable: its friction
+    #: rows are built anew at the next plan).
+    mu = Setting(positive, after="_ground_friction_changed")
+    #: Friction coefficient of the whole-body QP's foot contacts (assignable: every foot's
+    #: contact, on the ground or not, takes it at the next step).
+    contact_mu = Setting(positive, after="_contact_friction_changed")
+    #: Duration of a foot's swing, s (assignable while standing — a gait under way keeps the
+    #: schedule it was planned with, so assigning then raises ``ValueError``: :meth:`stop`
+    #: first). The MPC's interval is a fifth of it; the swing tasks' stiffness, when not given,
+    #: ``(6 / T_sw)²``.
+    swing_time = Setting(positive, after="_swing_time_changed")
+    #: Height of a swing's apex above its lift-off and touch-down, m (assignable: the next
+    #: swings take it).
+    step_height = Setting(positive, after="_step_height_changed")
+
+    def _ground_friction_changed(self) -> None:
+        self.mpc.mu = self.mu
+
+    def _contact_friction_changed(self) -> None:
+        for contact in self._contacts.values():
+            contact.mu = self.contact_mu
+
+    def _swing_time_changed(self) -> None:
+        if not self.standing:
+            raise ValueError(f"swing_time can change only while standing: the {self.gait.name} gait under way was "
+                             f"planned with swings of {self.gait_stage.swing_time:.3g} s (call stop() first)")
+        self.gait_stage.swing_time = self.swing_time
+        self.mpc.step = self.swing_time / MPC_INTERVALS_PER_SWING
+        if self._swing_kp_derived:
+            for foot in self.gait_stage.feet:
+                foot.task.kp = swing_stiffness(self.swing_time)
+
+    def _step_height_changed(self) -> None:
+        self.gait_stage.step_height = self.step_height
 
     def _contact(self, foot: str) -> PointContact:
         """The foot's contact, made once and added again at each touch-down (a removed item

@@ -53,6 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._validation import as_vector, positive_scalar
+from ...settings import Setting, positive
 from .mpc_kernels import condensed_cost, sample_plan, variable_accelerations
 
 #: Slices of the state ``x = [Θ, p, ω, ṗ]``.
@@ -149,6 +150,10 @@ class CentroidalMPC:
     weights : :class:`MPCWeights`.
     """
 
+    #: Friction coefficient of the ground (assignable: the friction rows, cached per contact
+    #: table, are built anew at the next solve).
+    mu = Setting(positive, after="_friction_changed")
+
     def __init__(self, mass: float, inertia, gravity: float, horizon: int, step: float, height: float, *,
                  mu: float = 0.5, f_min: float = 0.0, f_max=None, weights: MPCWeights | None = None):
         self.mass = positive_scalar(mass, "mass")
@@ -162,7 +167,8 @@ class CentroidalMPC:
         self.horizon = int(horizon)
         self.step = positive_scalar(step, "step")
         self.height = positive_scalar(height, "height")
-        self.mu = positive_scalar(mu, "mu")
+        self._constraints: dict[bytes, tuple] = {}     # by contact table
+        self.mu = mu
         self.f_min = positive_scalar(f_min, "f_min", allow_zero=True)
         f_max = np.full(4, 2.0 * self.mass * self.gravity) if f_max is None else np.broadcast_to(
             np.asarray(f_max, dtype=float), (4,)).copy()
@@ -174,7 +180,9 @@ class CentroidalMPC:
         self.g = np.array([0.0, 0.0, -self.gravity])
         self._dual = None           # the last solve's multipliers, for a warm start
         self._layout = None                 # the contact table they were found for
-        self._constraints: dict[bytes, tuple] = {}     # by contact table
+
+    def _friction_changed(self) -> None:
+        self._constraints.clear()
 
     # ------------------------------------------------------------------ the condensed model
     def model(self, yaws, contacts, levers, frames):
