@@ -354,3 +354,4 @@ def test_settings_are_validated_and_copies_are_independent(talos):
         copied = other.constraints[-1]
         assert copied is not constraint and copied.pairs.names == constraint.pairs.names
         np.testing.assert_allclose(other.solve(q, v).tau, first.tau, atol=1e-9)
+

@@ -12,6 +12,10 @@ meshes'), and MuJoCo collides meshes by their hulls too.
   their joint by construction;
 * pairs the robot's **SRDF** disables (``<disable_collisions>``: a robot's description of
   the links that never collide, or always touch);
+* for a robot read from an **MJCF** file, pairs MuJoCo never collides: the geoms'
+  ``contype`` / ``conaffinity`` bits and the file's ``<exclude>`` bodies (its ``<pair>``
+  elements always collide: :func:`tsid_py.loaders.mjcf.collides_in_mujoco`) — the file's
+  own statement of which parts may touch;
 * pairs closer than the safety distance — in collision — at the **reference posture**
   ``robot.q_ref``: the robot stands that way, so they are no collision to avoid.
 
@@ -127,12 +131,22 @@ def collision_pairs(robot, geometry: pin.GeometryModel, safety_distance: float, 
         pin.removeCollisionPairs(model, geometry, os.fspath(srdf), False)
         disabled = every - len(geometry.collisionPairs)
     wanted = None if links is None else {frozenset(pair) for pair in links}
-    kept, adjacent, unwanted = [], 0, 0
+    source = robot.source
+    if source is not None and source.kind == "mjcf":
+        from .loaders.mjcf import collides_in_mujoco
+
+        collides = collides_in_mujoco(model, geometry, source.path)
+    else:
+        collides = None
+    kept, adjacent, unwanted, filtered = [], 0, 0, 0
     for pair in geometry.collisionPairs:
         first, second = geometry.geometryObjects[pair.first], geometry.geometryObjects[pair.second]
         a, b = first.parentJoint, second.parentJoint
         if a == b or model.parents[a] == b or model.parents[b] == a:
             adjacent += 1
+            continue
+        if collides is not None and not collides[pair.first, pair.second]:
+            filtered += 1
             continue
         if wanted is not None and frozenset((_link(model, first), _link(model, second))) not in wanted:
             unwanted += 1
@@ -155,8 +169,8 @@ def collision_pairs(robot, geometry: pin.GeometryModel, safety_distance: float, 
         joints=np.array([[objects[int(i)].parentJoint for i in pair] for pair in pieces], dtype=np.intp).reshape(-1, 2),
         reference_distances=distances[clear],
         names=tuple((objects[int(a)].name, objects[int(b)].name) for a, b in pieces),
-        excluded={"adjacent": adjacent, "srdf": disabled, "in collision at the reference posture": int((~clear).sum()),
-                  "not asked for": unwanted})
+        excluded={"adjacent": adjacent, "srdf": disabled, "mjcf filters": filtered,
+                  "in collision at the reference posture": int((~clear).sum()), "not asked for": unwanted})
 
 
 def _link(model: pin.Model, item) -> str:

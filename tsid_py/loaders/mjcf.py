@@ -192,29 +192,61 @@ def build_geometry(model: pin.Model, path, kind) -> pin.GeometryModel:
 
     pinocchio 4.1 leaves out a geom's ``pos`` when it comes from a ``<default>`` class (Unitree's
     Go2: its foot spheres, ``class="foot"`` at ``pos="-0.002 0 -0.213"``, come at the knee); MuJoCo's
-    parser resolves the classes. Each geom is matched to the file's by name (pinocchio names an
-    unnamed geom ``<body>Geom_<k>``, ``k`` its place among the body's geoms) and, when MuJoCo gives
-    it as a position and a quaternion (no ``fromto``, no other orientation), placed in its body
-    at them."""
+    parser resolves the classes. Each geom is matched to the file's (:func:`_file_geom`) and,
+    when MuJoCo gives it as a position and a quaternion (no ``fromto``, no other orientation),
+    placed in its body at them."""
     import mujoco
 
     geometry = pin.buildGeomFromMJCF(model, str(path), kind)
     spec = mujoco.MjSpec.from_file(str(path))
     for geom_object in geometry.geometryObjects:
-        frame = model.frames[geom_object.parentFrame]
-        body = spec.body(frame.name)
-        if body is None:
+        geom = _file_geom(model, spec, geom_object)
+        if geom is None or not np.isnan(geom.fromto[0]) or geom.alt.type != mujoco.mjtOrientation.mjORIENTATION_QUAT:
             continue
-        geoms = list(body.geoms)
-        match = [geom for k, geom in enumerate(geoms)
-                 if (geom.name or f"{frame.name}Geom_{k}") == geom_object.name]
-        if len(match) != 1 or not np.isnan(match[0].fromto[0]) \
-                or match[0].alt.type != mujoco.mjtOrientation.mjORIENTATION_QUAT:
-            continue
-        w, x, y, z = match[0].quat
-        local = pin.SE3(pin.Quaternion(w, x, y, z).normalized().matrix(), np.array(match[0].pos, dtype=float))
-        geom_object.placement = frame.placement * local
+        w, x, y, z = geom.quat
+        local = pin.SE3(pin.Quaternion(w, x, y, z).normalized().matrix(), np.array(geom.pos, dtype=float))
+        geom_object.placement = model.frames[geom_object.parentFrame].placement * local
     return geometry
+
+
+def _file_geom(model: pin.Model, spec, geom_object):
+    """The file's geom (an ``mjsGeom`` of ``spec``) that pinocchio read as ``geom_object``, by
+    its body and name (pinocchio names an unnamed geom ``<body>Geom_<k>``, ``k`` its place among
+    the body's geoms); None when there is not exactly one."""
+    body_name = model.frames[geom_object.parentFrame].name
+    body = spec.body(body_name)
+    if body is None:
+        return None
+    match = [geom for k, geom in enumerate(body.geoms) if (geom.name or f"{body_name}Geom_{k}") == geom_object.name]
+    return match[0] if len(match) == 1 else None
+
+
+def collides_in_mujoco(model: pin.Model, geometry: pin.GeometryModel, path) -> np.ndarray:
+    """Which pairs of ``geometry``'s pieces (read from the MJCF file at ``path``) MuJoCo
+    collides: ``collides[i, j]`` (ngeoms, ngeoms), symmetric. As MuJoCo filters its dynamic
+    pairs: two geoms collide when ``contype₁ & conaffinity₂`` or ``contype₂ & conaffinity₁``
+    is non-zero and their bodies are not in an ``<exclude>``; a ``<pair>`` of the file always
+    collides. (Geoms of one body, or of a body and its parent, are the caller's to leave
+    out.) A piece not matched to the file's geoms collides with everything (the safe side)."""
+    import mujoco
+
+    spec = mujoco.MjSpec.from_file(str(path))
+    pieces = geometry.geometryObjects
+    geoms = [_file_geom(model, spec, piece) for piece in pieces]
+    everything = np.int64(-1)                     # all bits: a piece not found collides
+    contype = np.array([everything if g is None else g.contype for g in geoms], dtype=np.int64)
+    conaffinity = np.array([everything if g is None else g.conaffinity for g in geoms], dtype=np.int64)
+    collides = ((contype[:, None] & conaffinity[None, :]) | (contype[None, :] & conaffinity[:, None])) != 0
+    bodies = np.array([model.frames[piece.parentFrame].name for piece in pieces], dtype=object)
+    for exclude in spec.excludes:
+        first, second = bodies == exclude.bodyname1, bodies == exclude.bodyname2
+        collides[np.ix_(first, second)] = collides[np.ix_(second, first)] = False
+    names = np.array([piece.name if g is None else (g.name or piece.name) for piece, g in zip(pieces, geoms)],
+                     dtype=object)
+    for pair in spec.pairs:
+        first, second = names == pair.geomname1, names == pair.geomname2
+        collides[np.ix_(first, second)] = collides[np.ix_(second, first)] = True
+    return collides
 
 
 def mesh_path(spec, filename: str) -> str:
