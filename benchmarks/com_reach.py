@@ -50,8 +50,9 @@ def furthest_forward(model, q, feet, placements, stance, *, turns=(), max_extens
     """The largest forward offset (m) of the CoM from the point ``stance`` (2,) the legs reach
     with the soles at ``placements``, the CoM across the walk over ``stance``, the base free to
     turn about its local axes ``turns`` (3: x, 4: y) and each leg stretched at most
-    ``max_extension``; with the fit's base roll-pitch-yaw (deg), legs' extensions and the
-    joints it leaves at a bound. None when no start satisfies the constraints."""
+    ``max_extension``; with the fit's base roll-pitch-yaw (deg), legs' extensions, the joints
+    it leaves at a bound and its configuration ``q``. None when no start satisfies the
+    constraints."""
     legs = [leg_geometry(model, q, foot) for foot in feet]
     lower, upper = model.lowerPositionLimit, model.upperPositionLimit
     joints = sorted({joint for leg in legs for joint in leg.joints if model.joints[joint].nq == 1
@@ -108,7 +109,22 @@ def furthest_forward(model, q, feet, placements, stance, *, turns=(), max_extens
     at_limits = [model.names[joint] for joint, value, a, b in zip(joints, best.x[free:], low, high)
                  if min(value - a, b - value) < 1e-5]
     return {"forward_m": round(float(-best.fun), 4), "base_rpy_deg": np.round(rpy, 1).tolist(),
-            "extensions": np.round(extensions(best.x), 3).tolist(), "at_limits": at_limits}
+            "extensions": np.round(extensions(best.x), 3).tolist(), "at_limits": at_limits, "q": trial.tolist()}
+
+
+def load_biped(parser: argparse.ArgumentParser, path: str):
+    """The robot of ``--robot`` (a usage error, exit 2, when it does not load), its profile,
+    the posture, the feet, the soles' placements there and their centres' middle (2,)."""
+    try:
+        robot = tp.robots.load(path)
+    except (KeyError, ValueError) as error:
+        parser.error(f"--robot: {error}")
+    profile = profile_of(robot)
+    q, feet = np.array(profile.posture), list(profile.feet)
+    if len(feet) != 2 or profile.sole_size is None:
+        parser.error(f"--robot: {path} does not stand on two soles (feet {feet})")
+    soles = standing_soles(robot.model, q, feet)
+    return robot, profile, q, feet, soles, 0.5 * (soles[0].translation[:2] + soles[1].translation[:2])
 
 
 def main() -> None:
@@ -117,14 +133,8 @@ def main() -> None:
     parser.add_argument("--starts", type=int, default=4, help="starts of each optimisation (default 4)")
     parser.add_argument("--json", help="write the results to this file")
     args = parser.parse_args()
-    try:
-        robot = tp.robots.load(args.robot)
-    except (KeyError, ValueError) as error:
-        parser.error(f"--robot: {error}")
-    profile = profile_of(robot)
-    model, q, feet = robot.model, np.array(profile.posture), list(profile.feet)
-    soles = standing_soles(model, q, feet)
-    middle = 0.5 * (soles[0].translation[:2] + soles[1].translation[:2])
+    robot, profile, q, feet, soles, middle = load_biped(parser, args.robot)
+    model = robot.model
     print(f"{args.robot}: soles {profile.sole_size} m, gait step {profile.gait.step_length:.3f} m, "
           f"height {profile.gait.step_height:.3f} m")
     results = {"double": [], "single": []}
@@ -132,6 +142,8 @@ def main() -> None:
         for extension in EXTENSIONS:
             found = furthest_forward(model, q, feet, soles, middle, turns=turns, max_extension=extension,
                                      starts=args.starts)
+            if found:
+                found.pop("q")
             results["double"].append({"base": base, "max_extension": extension, **(found or {"forward_m": None})})
             print(f"double support, base {base:10s} legs <= {extension:.2f}: "
                   + ("no fit" if found is None else f"CoM {100 * found['forward_m']:+.1f} cm from the soles' middle; "
@@ -144,6 +156,8 @@ def main() -> None:
             placements[1 - stance_index].translation = placements[1 - stance_index].translation + [0.0, 0.0, lift]
             found = furthest_forward(model, q, feet, placements, soles[stance_index].translation[:2], turns=turns,
                                      starts=args.starts)
+            if found:
+                found.pop("q")
             results["single"].append({"stance": foot, "lift_m": lift, "base": base, **(found or {"forward_m": None})})
             print(f"single support on {foot}, other foot {100 * lift:.1f} cm up, base {base}: "
                   + ("no fit" if found is None else f"CoM {100 * found['forward_m']:+.1f} cm from its centre; "
