@@ -124,15 +124,21 @@ def standing_soles(model: pin.Model, q: np.ndarray, feet) -> list[pin.SE3]:
     return [data.oMf[model.getFrameId(foot)].copy() for foot in feet]
 
 
-def stance(soles, *, width: float | None = None, split: float = 0.0) -> list[pin.SE3]:
-    """Two soles (the standing ``soles``) moved to ``width`` m apart across the walk (None: as
-    they are) and by ``±split / 2`` m along it (the first ahead for a positive ``split``),
-    about their middle; the walk's forward axis is the soles' mean x axis on the ground."""
-    middle = 0.5 * (soles[0].translation + soles[1].translation)
+def walk_axes(soles) -> tuple[np.ndarray, np.ndarray]:
+    """The walk's forward axis (the two ``soles``' mean x axis on the ground) and its left
+    one, unit (3,) vectors."""
     forward = soles[0].rotation[:, 0] + soles[1].rotation[:, 0]
     forward[2] = 0.0
     forward /= np.linalg.norm(forward)
-    left = np.array([-forward[1], forward[0], 0.0])
+    return forward, np.array([-forward[1], forward[0], 0.0])
+
+
+def stance(soles, *, width: float | None = None, split: float = 0.0) -> list[pin.SE3]:
+    """Two soles (the standing ``soles``) moved to ``width`` m apart across the walk (None: as
+    they are) and by ``±split / 2`` m along it (the first ahead for a positive ``split``),
+    about their middle; the walk's forward axis is :func:`walk_axes`'."""
+    middle = 0.5 * (soles[0].translation + soles[1].translation)
+    forward, left = walk_axes(soles)
     moved = []
     for sign, sole in zip((1.0, -1.0), soles):
         offset = sole.translation - middle
