@@ -43,21 +43,21 @@ from ._validation import _FLOAT64
 X_SIZE, STATUS, ITERATIONS, MICROSECONDS, FIXED_COLUMNS = range(5)
 
 #: The fields of :attr:`StepLog.ints`: the steps written, the period of the disarming steps,
-#: the first column of ``q``, ``v`` and ``x``, ``x``'s width, the number of mapped entries
-#: (then their sources in the program's floats, then their columns).
-COUNT, PERIOD, Q_COLUMN, V_COLUMN, X_COLUMN, X_WIDTH, MAPPED, HEADER = range(8)
+#: the first column of ``q``, ``v`` and ``x``, ``x``'s width, the number of mapped runs (then
+#: per run: its first source in the program's floats, its first column and its length).
+COUNT, PERIOD, Q_COLUMN, V_COLUMN, X_COLUMN, X_WIDTH, RUNS, HEADER = range(8)
 
 _ANY1 = types.Array(float64, 1, "A", readonly=True)
 _NO_FLOATS = np.zeros(1)
+_NDARRAY = np.ndarray
 
 
 @njit(boolean(float64[:, ::1], intp[::1], _ANY1, _ANY1, float64[::1], _ANY1, intp, intp, float64), cache=True)
 def write_row(rows, ints, q, v, floats, x, status, iterations, microseconds):
     """Write the next row (``ints[COUNT] mod capacity``; see the module's table): the state, ``x``
-    (at most ``ints[X_WIDTH]`` entries), ``rows[r, ints[HEADER + m + k]] =
-    floats[ints[HEADER + k]]`` for the ``m = ints[MAPPED]`` mapped entries, the status,
-    iterations and time; count the step. Returns whether the next step is still covered
-    (not a multiple of ``ints[PERIOD]``)."""
+    (at most ``ints[X_WIDTH]`` entries), ``rows[r, c:c + n] = floats[s:s + n]`` for each of the
+    ``ints[RUNS]`` mapped runs ``(s, c, n)``, the status, iterations and time; count the step.
+    Returns whether the next step is still covered (not a multiple of ``ints[PERIOD]``)."""
     count = ints[COUNT]
     row = rows[count % rows.shape[0]]
     start = ints[Q_COLUMN]
@@ -69,9 +69,10 @@ def write_row(rows, ints, q, v, floats, x, status, iterations, microseconds):
     start, size = ints[X_COLUMN], min(x.size, ints[X_WIDTH])
     for a in range(size):
         row[start + a] = x[a]
-    mapped = ints[MAPPED]
-    for k in range(mapped):
-        row[ints[HEADER + mapped + k]] = floats[ints[HEADER + k]]
+    for run in range(HEADER, HEADER + 3 * ints[RUNS], 3):
+        source, column = ints[run], ints[run + 1]
+        for a in range(ints[run + 2]):
+            row[column + a] = floats[source + a]
     row[X_SIZE], row[STATUS], row[ITERATIONS], row[MICROSECONDS] = size, status, iterations, microseconds
     ints[COUNT] = count + 1
     return (count + 1) % ints[PERIOD] != 0
@@ -157,10 +158,16 @@ class StepLog:
         if sources.shape != columns.shape or (columns.size and not (0 <= columns.min() and
                                                                      columns.max() < self.rows.shape[1])):
             raise ValueError("sources and columns must be index vectors of one size, columns within a row")
-        ints = np.zeros(HEADER + 2 * sources.size, dtype=np.intp)
+        if sources.size and not (0 <= sources.min() and (program is None or sources.max() < program.floats.size)):
+            raise ValueError("sources must index the program's floats")
+        # runs of consecutive sources into consecutive columns: (first source, first column, length)
+        starts = np.flatnonzero(np.diff(sources, prepend=-2) != 1) if sources.size else sources
+        starts = np.union1d(starts, np.flatnonzero(np.diff(columns, prepend=-2) != 1)).astype(np.intp)
+        lengths = np.diff(np.append(starts, sources.size))
+        ints = np.zeros(HEADER + 3 * starts.size, dtype=np.intp)
         ints[:HEADER] = self.ints[:HEADER]
-        ints[MAPPED] = sources.size
-        ints[HEADER:HEADER + sources.size], ints[HEADER + sources.size:] = sources, columns
+        ints[RUNS] = starts.size
+        ints[HEADER:] = np.column_stack([sources[starts], columns[starts], lengths]).ravel()
         self.ints, self.program, self.armed = ints, program, False
 
     def arm(self, epoch: int, changes: int) -> None:
@@ -182,9 +189,9 @@ class StepLog:
         """Write the step's row (see :func:`write_row`): the state as given, the solution's
         ``x``, status and iterations, the mapped entries, the time; disarm at the period (an
         armed log stays armed otherwise; only :meth:`arm` arms it)."""
-        if type(q) is not np.ndarray or type(v) is not np.ndarray or q.dtype is not _FLOAT64 \
-                or v.dtype is not _FLOAT64 or q.ndim != 1 or v.ndim != 1:
-            q, v = float_vector(q), float_vector(v)   # (the solver accepted them: their sizes are right)
+        if type(q) is not _NDARRAY or type(v) is not _NDARRAY or q.dtype is not _FLOAT64 or v.dtype is not _FLOAT64:
+            q, v = float_vector(q), float_vector(v)
+        # (the solver accepted them: a float64 array is a vector of the robot's size)
         status = solution.status
         code = self._code if status is self._status else self.status_code(status)
         program = self.program
@@ -197,7 +204,7 @@ class StepLog:
         the robot's sizes), no ``x``, status −1, nothing mapped (the owner writes what the
         step was asked from the items themselves); disarms the log."""
         ints = self.ints[:HEADER].copy()
-        ints[MAPPED] = 0
+        ints[RUNS] = 0
         _write_row(self.rows, ints, _state(q, self.nq), _state(v, self.nv), _NO_FLOATS, _NO_FLOATS[:0], -1, 0,
                    1e6 * seconds)
         self.ints[COUNT], self.armed = ints[COUNT], False
