@@ -5,19 +5,15 @@ any of its Python.
 A :class:`StepLog` is a float64 array :attr:`~StepLog.rows` (``capacity × width``) and its
 column layout. Step ``k`` writes row ``k mod capacity``:
 
-========================  =================================================================
-columns                   holds
-========================  =================================================================
-``X_SIZE``                the size of the QP's solution ``x`` (0: the step raised)
-``STATUS``                the status, as an index into :attr:`~StepLog.statuses` (−1: raised)
-``ITERATIONS``            the QP's iterations
-``MICROSECONDS``          the step's time, µs
-``q_column`` + ``nq``     ``q`` as given to :meth:`~tsid_py.DynamicsSolver.solve`
-``v_column`` + ``nv``     ``v`` as given
-``x_column`` + ``x_width``  ``x`` (its first ``x_size`` entries)
-mapped columns            chosen entries of a :class:`~tsid_py.assembly_program.StepProgram`'s
-                          packed floats (the step's task targets, as the program packed them)
-========================  =================================================================
+- ``X_SIZE``: the size of the QP's solution ``x`` (0: the step raised);
+- ``STATUS``: the status, as an index into :attr:`~StepLog.statuses` (−1: the step raised);
+- ``ITERATIONS``: the QP's iterations; ``MICROSECONDS``: the step's time, µs;
+- ``nq`` columns from :attr:`~StepLog.q_column`: ``q`` as given to
+  :meth:`~tsid_py.DynamicsSolver.solve`; ``nv`` from :attr:`~StepLog.v_column`: ``v`` as given;
+- ``x_width`` from :attr:`~StepLog.x_column`: ``x`` (its first ``x_size`` entries);
+- ``extra`` from :attr:`~StepLog.extra_column`: entries of a
+  :class:`~tsid_py.assembly_program.StepProgram`'s packed floats mapped to columns (the step's
+  task targets, as the program packed them), and what the owner writes itself.
 
 Counts and codes are stored as floats (exact below 2⁵³).
 
@@ -27,7 +23,7 @@ when the log's :attr:`~StepLog.owner` is the solver's ``recorder``, the owner :m
 <StepLog.arm>` it for the solver's current :attr:`~tsid_py.DynamicsSolver.configuration_epoch`
 and settings count (:data:`tsid_py.settings.CHANGES`), and the step has no active overrides
 and no force ramp under way. Every other step goes through the owner's hooks. Each
-:data:`period`-th step disarms the log (the owner's hooks see it: a recorder keeps a warm
+``period``-th step disarms the log (the owner's hooks see it: a recorder keeps a warm
 start there). The log knows nothing of the owner's file.
 """
 
