@@ -33,7 +33,6 @@ from .ramps import ForceRamp, normal_force_limits
 from .robot import Robot
 from .settings import CHANGES, Setting, positive
 from .solution import Solution
-from .step_log import StepLog
 from .tasks.base import Task
 from .tasks.regularization import (DEFAULT_REGULARIZATION, regularization_tasks,  # noqa: F401 (re-exported)
                                   regularization_weights)
@@ -111,12 +110,9 @@ class DynamicsSolver:
         self.configuration_epoch = 0
         #: Called around each solve when set (:class:`tsid_py.scenarios.recorder.FlightRecorder`):
         #: ``recorder.before_step(solver, q, v, overrides)`` and
-        #: ``recorder.after_step(solver, solution, error)`` (solution None when the step raised).
-        self.recorder = None
-        #: A :class:`~tsid_py.step_log.StepLog` written instead of the recorder's hooks on the
-        #: steps it covers (its owner is the recorder and armed it for this configuration, and
-        #: the step has no overrides and no force ramp): one compiled call after the solve.
-        self.step_log: StepLog | None = None
+        #: ``recorder.after_step(solver, solution, error)`` (solution None when the step raised),
+        #: except on the steps ``step_log`` (a :class:`~tsid_py.step_log.StepLog`) covers.
+        self.recorder = self.step_log = None
         #: Solves the steps whose QP has priority levels (:mod:`tsid_py.hierarchy`).
         self.hierarchy = Hierarchy()
         self.regularization = regularization or {}
@@ -364,7 +360,8 @@ class DynamicsSolver:
         overwritten, so copy what you keep."""
         if not self._busy.acquire(False):          # not blocking
             raise RuntimeError("this DynamicsSolver is being used by another thread; use one solver per thread")
-        recorder, log = self.recorder, self.step_log
+        recorder = self.recorder
+        log = self.step_log if recorder is not None else None
         if log is not None and not (log.armed and log.owner is recorder and log.epoch == self.configuration_epoch
                                     and log.changes == CHANGES[0] and not self._transitions
                                     and (overrides is None or type(overrides) is StepOverrides and not overrides.active)):
@@ -382,8 +379,7 @@ class DynamicsSolver:
         finally:
             self._busy.release()
         if log is not None:
-            stamps = self._stamps
-            log.record(q, v, solution, stamps[4] - stamps[0])
+            log.record(q, v, solution, self._stamps[4] - self._stamps[0])
         elif recorder is not None:
             recorder.after_step(self, solution, None)
         return solution
