@@ -37,7 +37,7 @@ def measure(robot: str, blocks: int, steps: int, warmup: int = 300) -> dict:
     with prepare_loop():
         for _ in range(blocks):
             bare.append(block_median_us(problem, steps))
-            problem.solver.recorder = recorder
+            recorder.attach()
             recorded.append(block_median_us(problem, steps))
             recorder.detach()
     ratios = np.array(recorded) / np.array(bare)

@@ -48,16 +48,19 @@ def _states(robot_name: str, steps: int):
     return controller.solver, states
 
 
-def measure_steady_steps(robot_name: str) -> dict:
+def measure_steady_steps(robot_name: str, prepare=None) -> dict:
     """Run 290 refilled steady-state steps of ``robot_name``'s reference problem under
     :mod:`tracemalloc`, :data:`gc.callbacks` and numba's runtime statistics, and return what
     they counted (bytes retained, objects kept, collections, numba blocks left, the largest
-    allocation at once).
+    allocation at once). ``prepare(solver)``, when given, is called before the warm-up steps
+    (a flight recorder attached: :mod:`tests.test_recorder`).
 
     Called in a fresh interpreter by the test below: :mod:`tracemalloc` counts every thread's
     allocations, and a pytest-xdist worker has a second thread (execnet's reader) that
     allocates whenever the controller sends it more tests."""
     solver, states = _states(robot_name, 400)
+    if prepare is not None:
+        prepare(solver)
     sol = None
     for q, v in states[:100]:                            # steady state: buffers and layouts built
         sol = solver.solve(q, v, out=sol)

@@ -3,6 +3,11 @@ setting shows its effect, memory stays bounded, files are read with clear errors
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -213,3 +218,61 @@ def test_replay_refuses_what_the_recording_cannot_give(tmp_path, capsys):
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err, (argv, err)
     assert not (tmp_path / "p.png").exists()
+
+
+def test_steady_steps_are_written_by_the_step_log_without_the_hooks():
+    """Once armed, the solver writes a steady step's row itself (one compiled call): the
+    recorder's hooks see only the first step, a configuration change, a step with overrides,
+    a checkpoint and a step that raised; the rows are the same either way (the first test
+    replays them), and a covered step that raises is recorded as raised."""
+    robot = tp.robots.load(tp.robots.DEFAULT_HUMANOID)
+    controller = humanoid_balance(robot, 1e-3)
+    solver = controller.solver
+    recorder = FlightRecorder(solver, capacity=40)          # a checkpoint every 10 steps
+    hooked = []
+    before = recorder.before_step
+    recorder.before_step = lambda solver, q, v, overrides: (hooked.append(recorder.count),
+                                                           before(solver, q, v, overrides))
+    robot.update(robot.q_ref, robot.zero_velocity())
+    q, v, overrides = robot.q_ref.copy(), robot.zero_velocity(), StepOverrides()
+    for k in range(35):
+        overrides.clear()
+        if k == 13:
+            overrides.soften(robot.feet[1], 1e4)
+        if k == 24:
+            solver.tasks[0].kp = 50.0                        # a setting: a new keyframe
+        solver.solve(q, v, overrides)
+    # hooks: the first two steps (the first anchors the contacts: a new configuration), the
+    # checkpoints (10, 20, 30), the overridden step and the one after (re-armed there), the
+    # step after the setting
+    assert hooked == [0, 1, 10, 13, 14, 20, 24, 30]
+    assert recorder.log.armed and recorder.count == 35
+    bad = q.copy()
+    bad[7] = np.nan
+    with pytest.raises(ValueError, match="q"):
+        solver.solve(bad, v)                                 # a covered step that raises
+    assert hooked[-1] == 35 and recorder.status[35] == -1 and np.isnan(recorder.q[35, 7])
+    assert "ValueError" in recorder.sparse[35]["error"]
+    solver.solve(q, v)
+    assert recorder.x_size[36] > 0 and recorder.status[36] >= 0
+    recorder.detach()
+    assert solver.recorder is None and solver.step_log is None
+    solver.solve(q, v)
+    assert recorder.count == 37
+    recorder.attach()
+    solver.solve(q, v)
+    assert recorder.count == 38
+
+
+def test_a_recorded_steady_step_allocates_nothing_that_outlives_it():
+    """:func:`tests.test_realtime.measure_steady_steps` with a flight recorder attached (its
+    ring large enough that no checkpoint falls in the measured steps)."""
+    probe = ("import json; from tests.test_realtime import measure_steady_steps as m; "
+             "from tsid_py.scenarios.recorder import FlightRecorder; "
+             f"print(json.dumps(m({tp.robots.DEFAULT_HUMANOID!r}, lambda solver: FlightRecorder(solver, 4000))))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=600,
+                            cwd=Path(__file__).parent.parent)
+    assert result.returncode == 0, result.stderr
+    counted = json.loads(result.stdout.strip().splitlines()[-1])
+    assert counted["retained"] == 0, f"{counted['retained']} bytes retained over {counted['steps']} steps"
+    assert counted["kept"] == [] and counted["collections"] == [] and counted["numba_blocks"] == 0

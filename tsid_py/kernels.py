@@ -20,7 +20,7 @@ import time
 #: the rest.
 KERNEL_MODULES = ("tsid_py._validation", "tsid_py.rigid_body", "tsid_py.frames", "tsid_py.row_writers", "tsid_py.contacts",
                   "tsid_py.tasks.joint", "tsid_py.backends.active_set", "tsid_py.control.dcm",
-                  "tsid_py.scenarios.recorder")
+                  "tsid_py.step_log", "tsid_py.scenarios.recorder")
 
 
 def compile_all() -> float:

@@ -31,7 +31,7 @@ from .overrides import StepOverrides
 from .qp import QP
 from .ramps import ForceRamp, normal_force_limits
 from .robot import Robot
-from .settings import Setting, positive
+from .settings import CHANGES, Setting, positive
 from .solution import Solution
 from .tasks.base import Task
 from .tasks.regularization import (DEFAULT_REGULARIZATION, regularization_tasks,  # noqa: F401 (re-exported)
@@ -110,8 +110,9 @@ class DynamicsSolver:
         self.configuration_epoch = 0
         #: Called around each solve when set (:class:`tsid_py.scenarios.recorder.FlightRecorder`):
         #: ``recorder.before_step(solver, q, v, overrides)`` and
-        #: ``recorder.after_step(solver, solution, error)`` (solution None when the step raised).
-        self.recorder = None
+        #: ``recorder.after_step(solver, solution, error)`` (solution None when the step raised),
+        #: except on the steps ``step_log`` (a :class:`~tsid_py.step_log.StepLog`) covers.
+        self.recorder = self.step_log = None
         #: Solves the steps whose QP has priority levels (:mod:`tsid_py.hierarchy`).
         self.hierarchy = Hierarchy()
         self.regularization = regularization or {}
@@ -360,17 +361,26 @@ class DynamicsSolver:
         if not self._busy.acquire(False):          # not blocking
             raise RuntimeError("this DynamicsSolver is being used by another thread; use one solver per thread")
         recorder = self.recorder
+        log = self.step_log if recorder is not None else None
+        if log is not None and not (log.armed and log.owner is recorder and log.epoch == self.configuration_epoch
+                                    and log.changes == CHANGES[0] and not self._transitions
+                                    and (overrides is None or type(overrides) is StepOverrides and not overrides.active)):
+            log = None                               # (not a step the log covers: the hooks see it)
         try:
-            if recorder is not None:
+            if recorder is not None and log is None:
                 recorder.before_step(self, q, v, overrides)
             solution = self._solve(q, v, overrides, out)
         except BaseException as error:
             if recorder is not None:
+                if log is not None:                  # a covered step: its hooks see it now
+                    recorder.before_step(self, q, v, overrides)
                 recorder.after_step(self, None, error)
             raise
         finally:
             self._busy.release()
-        if recorder is not None:
+        if log is not None:
+            log.record(q, v, solution, self._stamps[4] - self._stamps[0])
+        elif recorder is not None:
             recorder.after_step(self, solution, None)
         return solution
 
@@ -477,14 +487,14 @@ class DynamicsSolver:
         state["_layouts"] = {}                       # views of the robot's buffers: rebuilt
         state["last_layout"] = None
         state["last_qp"] = None
-        state["recorder"] = None                     # a recorder watches one solver
+        state["recorder"] = state["step_log"] = None     # a recorder watches one solver
         return state
 
     def __setstate__(self, state: dict) -> None:
         """Restore a pickled or copied solver: its items are bound to its own robot again
         (they hold views of the robot's buffers, which a copy does not share)."""
         self.__dict__.update(state)
-        self._busy = threading.Lock()
+        self._busy, self.step_log = threading.Lock(), None
         for item in [*self.contacts.values(), *self.tasks, *self.regularization_tasks, *self.constraints,
                      *self.external_wrenches, *self.closures.values()]:
             item.bind(self.robot)

@@ -20,10 +20,11 @@ start, and solves ``(q_k, v_k)`` again: the same arithmetic on the same data, he
 its tolerance).
 
 Memory is bounded: the per-step rows are a ring of ``capacity`` steps, and keyframes older than
-the oldest step kept are dropped. The recorder's cost is two compiled calls per step on
-arrays prepared when the configuration or the layout changes: the state before the solve;
-after it, ``x`` and the targets the assembly's compiled program packed for the step (one
-gather from its float array), plus one call per array of a task it does not pack.
+the oldest step kept are dropped. The rows are a :class:`~tsid_py.step_log.StepLog`: a steady
+step (no configuration change, no overrides, no force ramp, every task's targets packed by the
+assembly's compiled program) costs the solver one compiled call after the solve and none of
+the recorder's Python (see :meth:`FlightRecorder.after_step`); the other steps go through its
+hooks.
 """
 
 from __future__ import annotations
@@ -35,28 +36,20 @@ import pickle
 from time import perf_counter
 
 import numpy as np
-from numba import float64, int32, intp, njit, typeof, types, void
+from numba import float64, intp, njit, types, void
 
 from .._files import atomic_write
-from .._numba import FASTMATH
 from ..settings import CHANGES
 from ..solver import DynamicsSolver
+from ..step_log import ITERATIONS, MICROSECONDS, STATUS, X_SIZE, StepLog
 
-ROWS, INT_RING = float64[:, ::1], int32[::1]
-#: Any 1-D or 2-D float64 array, writable or not, of any strides (what a caller may pass as q, v
-#: or a target): the compiled functions below read them through their strides.
+ROWS = float64[:, ::1]
+#: Any 1-D or 2-D float64 array, writable or not, of any strides (a task's target): the
+#: compiled functions below read them through their strides.
 ANY1, ANY2 = types.Array(float64, 1, "A", readonly=True), types.Array(float64, 2, "A", readonly=True)
 
 #: File format version written in each recording.
 FORMAT = 1
-
-
-@njit(void(intp, ANY1, ANY1, ROWS, ROWS, int32, INT_RING), cache=True)
-def _pack_state(i, q, v, Q, V, keyframe, K):
-    """Row ``i`` of the rings: the state and the keyframe the step belongs to."""
-    Q[i, :] = q
-    V[i, :] = v
-    K[i] = keyframe
 
 
 @njit(void(ROWS, intp, intp, ANY1), cache=True)
@@ -74,28 +67,6 @@ def _pack_matrix(T, i, offset, values):
             T[i, offset + r * columns + c] = values[r, c]
 
 
-@njit(cache=True, fastmath=FASTMATH)
-def _pack_solution(i, floats, sources, columns, T, x, X, sizes, status, iterations, microseconds, statuses,
-                   iteration_counts, times):
-    """Row ``i`` of the rings after a step: ``T[i, columns] = floats[sources]`` (the targets
-    the assembly's program packed for the step), ``x`` into ``X`` (its size into
-    ``sizes[i]``), and the status code, iterations and time (µs) into their rings."""
-    for k in range(sources.size):
-        T[i, columns[k]] = floats[sources[k]]
-    X[i, :x.size] = x
-    sizes[i] = x.size
-    statuses[i], iteration_counts[i], times[i] = status, iterations, microseconds
-
-
-def _compiled(kernel, *args):
-    """``kernel(*args)``, and the compiled function behind it for arguments of these types
-    (called directly afterwards: numba's dispatcher types every argument of every call,
-    microseconds for a tuple of arrays)."""
-    kernel(*args)
-    return kernel.overloads[tuple(typeof(arg) for arg in args)].entry_point
-
-
-_direct_state = _pack_state.overloads[_pack_state.signatures[0]].entry_point
 _direct_range = _pack_range.overloads[_pack_range.signatures[0]].entry_point
 _direct_matrix = _pack_matrix.overloads[_pack_matrix.signatures[0]].entry_point
 
@@ -104,9 +75,8 @@ _direct_matrix = _pack_matrix.overloads[_pack_matrix.signatures[0]].entry_point
 #: later step is then the one the replay itself leaves (the same as the recording's).
 CHECKPOINT = 1000
 
-_NO_INDICES, _NO_FLOATS = np.zeros(0, dtype=np.intp), np.zeros(1)
+_NO_INDICES = np.zeros(0, dtype=np.intp)
 _UNSET = object()
-
 
 
 class _RobotFreePickler(pickle.Pickler):
@@ -175,9 +145,11 @@ class FlightRecorder:
 
     Parameters
     ----------
-    solver : the solver to record (one recorder per solver; ``solver.recorder`` is set).
+    solver : the solver to record (one recorder per solver; ``solver.recorder`` is set, and
+        ``solver.step_log`` to the recorder's rows).
     capacity : steps kept (the last ones), > 0.
-    x_width : the widest ``x`` kept (default: nv + 48, eight planar contacts).
+    x_width : the widest ``x`` kept at first (default: nv + 48, eight planar contacts; widened
+        when a step's ``x`` is wider).
     """
 
     def __init__(self, solver: DynamicsSolver, capacity: int = 20_000, *, x_width: int | None = None):
@@ -189,61 +161,76 @@ class FlightRecorder:
             raise ValueError("this solver already has a recorder; detach it first")
         robot = solver.robot
         self.solver, self.capacity, self.robot_name = solver, int(capacity), robot.name
-        self.x_width = robot.nv + 48 if x_width is None else int(x_width)
-        n = self.capacity
-        self.q, self.v = np.zeros((n, robot.nq)), np.zeros((n, robot.nv))
-        self.x = np.full((n, self.x_width), np.nan)
-        self.x_size = np.zeros(n, dtype=np.int32)
-        self.step_us, self.iterations = np.zeros(n), np.zeros(n, dtype=np.int32)
-        self.status = np.full(n, -1, dtype=np.int32)          # index into self.statuses; -1: raised
-        self.keyframe_of = np.zeros(n, dtype=np.int32)        # index into self.keyframes
-        self.targets = np.zeros((n, 16))                       # widened when a configuration needs it
-        self.statuses: list[str] = []
-        self._status_index: dict[str, int] = {}
+        #: Steps between warm starts kept: a quarter of the ring at most, so that the steps kept
+        #: always begin within reach of one.
+        self._checkpoint_every = max(1, min(CHECKPOINT, self.capacity // 4))
+        #: The rows (:class:`~tsid_py.step_log.StepLog`): the state, ``x`` and the outcome in its
+        #: own columns, the task targets in its extra columns (widened when a configuration needs it).
+        self.log = StepLog(self, self.capacity, robot.nq, robot.nv, robot.nv + 48 if x_width is None else int(x_width),
+                           16, self._checkpoint_every)
         #: Keyframes: dicts ``step`` (first step they serve), ``solver`` (bytes), ``targets``
         #: (per task of ``solver.tasks``: the shapes of its target arrays).
         self.keyframes: list[dict] = []
         self.sparse: dict[int, dict] = {}          # step -> {"overrides", "ramps", "error"} when any
-        self.count = 0                             # steps recorded since the start
         self._epochs = (-1, -1)                    # configuration epoch, settings changes
         self._overridden = False                   # whether the step being solved has overrides
-        self._last_status = (None, -1)             # the last status string and its code
-        self._tic = 0.0
-        self._target_getters, self._opaque_tasks, self._keyframe_index = [], [], 0
+        self._tic, self._state = 0.0, (None, None)  # the hooked step's start and (q, v)
+        self._target_getters, self._opaque_tasks = [], []
         self._forget_gather()
-        self._pack_solution = None                  # the kernel's compiled function, once typed
-        #: Steps between warm starts kept: a quarter of the ring at most, so that the steps kept
-        #: always begin within reach of one.
-        self._checkpoint_every = max(1, min(CHECKPOINT, self.capacity // 4))
         #: Whether the backend tells its warm start (the reduced backend does).
         self._warm_starts = hasattr(solver.backend, "warm_start_buffers")
-        for ring in (self.q, self.v, self.x, self.x_size, self.step_us, self.iterations, self.status, self.keyframe_of,
-                     self.targets):
-            ring.fill(ring.flat[0])     # touch every page now: no page fault in the loop's first pass
-        solver.recorder = self
+        self.attach()
+
+    # ------------------------------------------------------------------ the rows
+    @property
+    def count(self) -> int:
+        """Steps recorded since the start."""
+        return self.log.count
+
+    @property
+    def statuses(self) -> list[str]:
+        """The statuses seen, by the code a row holds."""
+        return self.log.statuses
+
+    def _columns(self, first: int, width: int) -> np.ndarray:
+        return self.log.rows[:, first:first + width]
+
+    q = property(lambda self: self._columns(self.log.q_column, self.log.nq), doc="The state q, one row per step.")
+    v = property(lambda self: self._columns(self.log.v_column, self.log.nv), doc="The state v, one row per step.")
+    x = property(lambda self: self._columns(self.log.x_column, self.log.x_width), doc="x (its first x_size entries).")
+    targets = property(lambda self: self.log.rows[:, self.log.extra_column:], doc="The task targets of each step.")
+    x_size = property(lambda self: self.log.rows[:, X_SIZE], doc="The size of x (0: the step raised).")
+    status = property(lambda self: self.log.rows[:, STATUS], doc="The status' index in statuses (-1: raised).")
+    iterations = property(lambda self: self.log.rows[:, ITERATIONS], doc="The QP's iterations.")
+    step_us = property(lambda self: self.log.rows[:, MICROSECONDS], doc="The step's time, µs.")
 
     # ------------------------------------------------------------------ recording
+    def attach(self) -> None:
+        """Record the solver's steps (again, after :meth:`detach`)."""
+        if self.solver.recorder is not None and self.solver.recorder is not self:
+            raise ValueError("this solver already has a recorder; detach it first")
+        self.solver.recorder, self.solver.step_log = self, self.log
+
     def detach(self) -> None:
         """Stop recording (the rows stay, to save)."""
         if self.solver.recorder is self:
             self.solver.recorder = None
+        if self.solver.step_log is self.log:
+            self.solver.step_log = None
+        self.log.armed = False
 
     def before_step(self, solver: DynamicsSolver, q, v, overrides) -> None:
-        """The step's inputs (called by the solver before it solves): the state, the targets
-        of the tasks the assembly's program does not pack (:meth:`after_step` copies the
-        others from its packed floats), the warm start at checkpoints, the rarer inputs in
-        ``sparse``."""
+        """The step's inputs the rows' compiled writer does not take (called by the solver
+        before a step its :class:`~tsid_py.step_log.StepLog` does not cover): a keyframe when
+        the configuration changed, the targets of the tasks the assembly's program does not
+        pack (:meth:`after_step` has the others written from its packed floats), the warm
+        start at checkpoints, the rarer inputs in ``sparse``."""
         count = self.count
         i = count % self.capacity
         fresh = solver.configuration_epoch != self._epochs[0] or CHANGES[0] != self._epochs[1]
         if fresh:                                 # (adding or removing a task invalidates: a new epoch)
             self._keyframe(solver)
             self._epochs = (solver.configuration_epoch, CHANGES[0])
-        if type(q) is not np.ndarray or q.dtype != np.float64 or type(v) is not np.ndarray or v.dtype != np.float64:
-            q, v = _as_state(q, self.q.shape[1]), _as_state(v, self.v.shape[1])     # (the solver checks them)
-        elif q.shape[0] != self.q.shape[1] or v.shape[0] != self.v.shape[1] or q.ndim != 1 or v.ndim != 1:
-            q, v = _as_state(q, self.q.shape[1]), _as_state(v, self.v.shape[1])
-        _direct_state(i, q, v, self.q, self.v, self._keyframe_index, self.keyframe_of)
         for _, getter, offsets in self._read_before:  # (the others: from the program, after the step)
             self._write_targets(i, getter(), offsets)
         if fresh or count % self._checkpoint_every == 0:
@@ -256,16 +243,17 @@ class FlightRecorder:
         if self._opaque_tasks:
             self.sparse.setdefault(count, {})["items"] = {
                 index: item_state(solver.tasks[index], solver) for index in self._opaque_tasks}
+        self._state = (q, v)
         self._tic = perf_counter()
 
     def _write_targets(self, i: int, arrays, offsets) -> None:
-        """One task's target arrays into row ``i`` of the target ring."""
-        targets = self.targets
+        """One task's target arrays into row ``i``'s target columns."""
+        rows, first = self.log.rows, self.log.extra_column
         for array, offset in zip(arrays, offsets):        # float64 arrays: the tasks' own copies
             if array.ndim == 1:
-                _direct_range(targets, i, offset, array)
+                _direct_range(rows, i, first + offset, array)
             else:
-                _direct_matrix(targets, i, offset, array)
+                _direct_matrix(rows, i, first + offset, array)
 
     def _checkpoint(self, solver: DynamicsSolver, count: int) -> None:
         """Keep the reduced backend's warm start (the step a replay may start from)."""
@@ -281,58 +269,55 @@ class FlightRecorder:
             "basis": None if basis is None else [basis[0].tolist(), basis[1].tolist()]}
 
     def after_step(self, solver: DynamicsSolver, solution, error) -> None:
-        """The step's outcome (called by the solver after it solved or raised): the targets
-        the layout's :class:`~tsid_py.assembly_program.StepProgram` packed for the step, ``x``,
-        the status, iterations and time, in one compiled call (see :meth:`_prepare_gather`)."""
+        """The step's row (called by the solver after a step :meth:`before_step` saw): the
+        state, ``x``, status, iterations and time, and the targets the layout's
+        :class:`~tsid_py.assembly_program.StepProgram` packed for the step, in the log's one
+        compiled call (see :meth:`_prepare_gather`). When every task's targets come from the
+        program and no item's state is kept each step, the log is then armed: it covers the
+        next steps at this configuration without the hooks."""
         elapsed = perf_counter() - self._tic
-        i = self.count % self.capacity
+        (q, v), self._state = self._state, (None, None)
+        log = self.log
         if solution is None:
-            self._read_gathered(i)
-            self.step_us[i] = 1e6 * elapsed
-            self.status[i], self.x_size[i] = -1, 0
-            self.sparse.setdefault(self.count, {})["error"] = f"{type(error).__name__}: {error}"
-        else:
-            program = None if self._overridden else solver.last_layout.program
-            if program is not self._gather[0] or (program is not None and program.floats is not self._gather[1]):
-                self._read_gathered(i)                 # another layout's program, or none: rare
-                self._prepare_gather(program)
-                floats, sources, columns = _NO_FLOATS, _NO_INDICES, _NO_INDICES
-            else:
-                floats, sources, columns = self._gather[1:]
-            status = solution.status
-            code = self._last_status[1] if status is self._last_status[0] else self._status_code(status)
-            pack = self._pack_solution
-            if pack is None:                            # typed at the first step (which is then copied twice)
-                pack = self._pack_solution = _compiled(_pack_solution, i, floats, sources, columns, self.targets,
-                                                       solution.x, self.x, self.x_size, code, solution.iterations,
-                                                       1e6 * elapsed, self.status, self.iterations, self.step_us)
-            pack(i, floats, sources, columns, self.targets, solution.x, self.x, self.x_size, code, solution.iterations,
-                 1e6 * elapsed, self.status, self.iterations, self.step_us)
-        self.count += 1
+            self._read_gathered(log.count % self.capacity)
+            self.sparse.setdefault(log.count, {})["error"] = f"{type(error).__name__}: {error}"
+            log.record_failure(q, v, elapsed)
+            return
+        if solution.x.size > log.x_width:
+            log.widened(solution.x.size, log.extra)
+            self._forget_gather()
+        program = None if self._overridden else solver.last_layout.program
+        if program is not self._gather_program:
+            self._read_gathered(log.count % self.capacity)    # another layout's program, or none: rare
+            self._prepare_gather(program)
+        log.record(q, v, solution, sum(solver.timings.values()))
+        if program is not None and not self._read_before and not self._opaque_tasks:
+            log.arm(*self._epochs)
 
     def _forget_gather(self) -> None:
         """No target read from a program: every task's read before the step."""
-        self._gather = (_UNSET, _NO_FLOATS, _NO_INDICES, _NO_INDICES)
+        self._gather_program = _UNSET
         self._gathered: list[int] = []
         self._read_before = [(j, getter, offsets) for j, (_, getter, offsets) in enumerate(self._target_getters)]
+        self.log.map(None)
 
     def _prepare_gather(self, program) -> None:
-        """Read the targets ``program`` packs each step (its
-        :meth:`~tsid_py.assembly_program.StepProgram.target_columns`) from its floats after
-        each step in one compiled call, the other tasks' before the step."""
+        """Have the log write the targets ``program`` packs each step (its
+        :meth:`~tsid_py.assembly_program.StepProgram.target_columns`) from its floats; the
+        other tasks' are read before the step."""
         self._forget_gather()
+        self._gather_program = program
         if program is None:
-            self._gather = (None, _NO_FLOATS, _NO_INDICES, _NO_INDICES)
             return
-        sources, columns = [], []
+        sources, columns, first = [], [], self.log.extra_column
         for j, (task, _, offsets) in enumerate(self._target_getters):
             where = program.target_columns(task)
             if where is not None and where.size == sum(array.size for array in task.target_arrays()):
                 self._gathered.append(j)
                 sources.append(where)
-                columns.append(np.arange(offsets[0], offsets[0] + where.size))
+                columns.append(np.arange(first + offsets[0], first + offsets[0] + where.size))
         self._read_before = [entry for entry in self._read_before if entry[0] not in self._gathered]
-        self._gather = (program, program.floats, _joined(sources), _joined(columns))
+        self.log.map(program, _joined(sources), _joined(columns))
 
     def _read_gathered(self, i: int) -> None:
         """Row ``i``'s targets of the tasks the gather reads, from the tasks themselves."""
@@ -340,29 +325,16 @@ class FlightRecorder:
             _, getter, offsets = self._target_getters[j]
             self._write_targets(i, getter(), offsets)
 
-    def _status_code(self, status: str) -> int:
-        code = self._status_index.get(status)
-        if code is None:
-            code = self._status_index[status] = len(self.statuses)
-            self.statuses.append(status)
-        self._last_status = (status, code)
-        return code
-
     def _keyframe(self, solver: DynamicsSolver) -> None:
-        """Keep a copy of the items (the configuration changed) and size the target rows."""
-        layout = [tuple(array.shape) for task in solver.tasks for array in task.target_arrays()]
+        """Keep a copy of the items (the configuration changed) and size the target columns."""
         per_task = [[tuple(array.shape) for array in task.target_arrays()] for task in solver.tasks]
-        width = sum(int(np.prod(shape)) for shape in layout)
-        if width > self.targets.shape[1]:
-            wider = np.zeros((self.capacity, max(width, 2 * self.targets.shape[1])))
-            wider[:, :self.targets.shape[1]] = self.targets       # (and every page touched)
-            wider[:, self.targets.shape[1]:] = 0.0
-            self.targets = wider
+        width = sum(int(np.prod(shape)) for shapes in per_task for shape in shapes)
+        if width > self.log.extra:
+            self.log.widened(self.log.x_width, max(width, 2 * self.log.extra))
         self.keyframes.append({"step": self.count, "solver": solver_keyframe(solver), "targets": per_task})
         oldest = self.count - self.capacity + 1     # the oldest step still kept after this one
         while len(self.keyframes) > 1 and self.keyframes[1]["step"] <= oldest:
             self.keyframes.pop(0)
-            self.keyframe_of -= 1
         self._target_getters, start = [], 0
         for task in solver.tasks:
             arrays = task.target_arrays()
@@ -373,7 +345,6 @@ class FlightRecorder:
                     start += array.size
                 self._target_getters.append((task, task.target_arrays, offsets))
         self._forget_gather()
-        self._keyframe_index = len(self.keyframes) - 1
         self._opaque_tasks = [index for index, task in enumerate(solver.tasks) if not _targets_complete(task)]
 
     # ------------------------------------------------------------------ saving
@@ -390,16 +361,17 @@ class FlightRecorder:
             raise ValueError(f"path's folder does not exist: {folder!r}")
         steps = self.steps()
         rows = steps % self.capacity
-        first_keyframe = int(self.keyframe_of[rows[0]]) if rows.size else 0
+        keyframe_of = np.searchsorted([keyframe["step"] for keyframe in self.keyframes], steps, side="right") - 1
+        first_keyframe = int(keyframe_of[0]) if rows.size else 0
         keyframes = self.keyframes[first_keyframe:]
         header = {"format": FORMAT, "robot": self.robot_name, "steps": steps.tolist()[:1] + [int(steps.size)],
                   "statuses": self.statuses, "keyframes": [{"step": k["step"], "targets": k["targets"]}
                                                            for k in keyframes],
                   "sparse": {str(step): {key: value for key, value in entry.items() if key != "items"}
                              for step, entry in self.sparse.items() if step >= (steps[0] if steps.size else 0)}}
-        arrays = {name: getattr(self, name)[rows] for name in
-                  ("q", "v", "x", "x_size", "step_us", "iterations", "status", "targets")}
-        arrays["keyframe_of"] = self.keyframe_of[rows] - first_keyframe
+        arrays = {name: getattr(self, name)[rows] for name in ("q", "v", "x", "step_us", "targets")}
+        arrays.update({name: getattr(self, name)[rows].astype(np.int32) for name in ("x_size", "iterations", "status")})
+        arrays["keyframe_of"] = (keyframe_of - first_keyframe).astype(np.int32)
         arrays["step"] = steps
         for k, keyframe in enumerate(keyframes):
             arrays[f"keyframe_{k}"] = np.frombuffer(keyframe["solver"], dtype=np.uint8)
@@ -416,16 +388,6 @@ class FlightRecorder:
 def _joined(parts: list[np.ndarray]) -> np.ndarray:
     """The index arrays ``parts`` one after the other (none: an empty array)."""
     return np.concatenate([*parts, _NO_INDICES]).astype(np.intp)
-
-
-def _as_state(value, size: int) -> np.ndarray:
-    """``value`` as a float vector of ``size`` entries for the ring, or NaNs when it is not
-    one (the solver then refuses the step, and the recording shows what it refused)."""
-    try:
-        array = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        return np.full(size, np.nan)
-    return array if array.shape == (size,) else np.full(size, np.nan)
 
 
 def _overrides_record(overrides, solver: DynamicsSolver) -> dict:

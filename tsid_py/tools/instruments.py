@@ -38,7 +38,9 @@ def watching(record: str | None = None, rerun: str | None = None, *, capacity: i
             recorder = FlightRecorder(solver, capacity=capacity) if record else None
             solver.recorder = None
             view = RerunView(solver, rerun, every=every, attach=False) if rerun else None
-            attached.update(recorder=recorder, view=view, solver=solver, instruments=Instruments(recorder, view))
+            # a recorder alone takes the slot itself: its step log then covers the steady steps
+            instruments = recorder if view is None and recorder is not None else Instruments(recorder, view)
+            attached.update(recorder=recorder, view=view, solver=solver, instruments=instruments)
             solver.recorder = attached["instruments"]
             solver.recorder.before_step(solver, q, v, overrides)
 
