@@ -62,6 +62,32 @@ def test_a_recording_replays_bit_for_bit_and_a_changed_setting_differs(tmp_path)
     assert np.all(differences[1:] > 0)
 
 
+class _UserPostureTask(tp.tasks.JointTask):
+    """A task defined outside tsid_py.tasks: the recorder keeps its whole state each step."""
+
+
+def test_a_changed_setting_of_a_users_task_stays_changed_in_the_replay(tmp_path):
+    """A task the recorder keeps whole each step (a controller's or a user's, e.g. the walk's
+    capture-point task) gets its recorded state back at every replayed step, but not its
+    settings: ``weight = 100`` in the replay's change gives other steps."""
+    robot = tp.robots.load(tp.robots.DEFAULT_HUMANOID)
+    controller = humanoid_balance(robot, 1e-3)
+    solver = controller.solver
+    task = solver.add_task(_UserPostureTask(robot.q_ref, kp=10.0, weight=1e-3, name="user posture"))
+    recorder = FlightRecorder(solver, capacity=100)
+    q, v = robot.q_ref.copy(), robot.zero_velocity()
+    for k in range(50):
+        task.set_target(robot.q_ref + 0.05 * np.sin(0.1 * k) * (np.arange(robot.nq) >= 7))
+        solution = solver.solve(q, v)
+        v = v + 1e-3 * solution.ddq
+        q = pin.integrate(robot.model, q, 1e-3 * v)
+    recording = Recording.load(recorder.save(tmp_path / "user.tsidrec"))
+    assert replay(recording).identical_steps() == 50
+    index = next(i for i, item in enumerate(solver.tasks) if isinstance(item, _UserPostureTask))
+    heavier = replay(recording, change=lambda replayed: setattr(replayed.tasks[index], "weight", 100.0))
+    assert np.all(heavier.differences()[1:] > 1e-6)
+
+
 def test_each_row_holds_the_targets_the_step_was_solved_with():
     """The rows against the tasks' own arrays at each step: targets replaced, one edited in
     place (read from the assembly's packed copy), across a layout change and an overridden

@@ -25,6 +25,7 @@ import numpy as np
 
 from .. import robots
 from ..overrides import StepOverrides
+from ..settings import Setting
 from ..scenarios.recorder import FORMAT, restore_item_state, solver_from_keyframe
 
 
@@ -149,8 +150,9 @@ def replay(recording: Recording, *, robot=None, change=None, indices=None) -> Re
             solver = solver_from_keyframe(recording.keyframes[keyframe], robot)
             if change is not None:
                 change(solver)
+            settings = [_settings(task) for task in solver.tasks]
             current = keyframe
-        _restore_inputs(solver, recording, i, keyframes[keyframe]["targets"])
+        _restore_inputs(solver, recording, i, keyframes[keyframe]["targets"], settings)
         step = str(int(arrays["step"][i]))
         overrides = _overrides(sparse.get(step, {}).get("overrides"), solver)
         try:
@@ -172,8 +174,33 @@ def replay(recording: Recording, *, robot=None, change=None, indices=None) -> Re
     return result
 
 
-def _restore_inputs(solver, recording: Recording, i: int, target_shapes) -> None:
-    """Put the recorded step's targets, ramps and warm start back into ``solver``."""
+def _settings(item) -> dict:
+    """``item``'s settings (:class:`~tsid_py.settings.Setting`) by name, their values."""
+    names = {attribute.public for klass in type(item).__mro__ for attribute in vars(klass).values()
+             if isinstance(attribute, Setting)}
+    return {name: getattr(item, name) for name in names}
+
+
+def _restore_item(item, data: bytes, solver, settings: dict) -> None:
+    """The item's recorded state, then its ``settings`` as the replay has them (the state
+    restores the recorded values and what was derived from them; a setting the replay's
+    ``change`` assigned is assigned again, its derived state with it)."""
+    restore_item_state(item, data, solver)
+    for name, value in settings.items():
+        if not _same(getattr(item, name), value):
+            setattr(item, name, value)
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(np.array_equal(a, b))
+    except (TypeError, ValueError):
+        return a == b
+
+
+def _restore_inputs(solver, recording: Recording, i: int, target_shapes, settings) -> None:
+    """Put the recorded step's targets, ramps and warm start back into ``solver`` (``settings``
+    per task: :func:`_restore_item`)."""
     arrays = recording.arrays
     row, start = arrays["targets"][i], 0
     for task, shapes in zip(solver.tasks, target_shapes):
@@ -184,7 +211,7 @@ def _restore_inputs(solver, recording: Recording, i: int, target_shapes) -> None
             start += size
         task.restore_targets(values)
     for index, data in (recording.items or {}).get(str(int(arrays["step"][i])), {}).items():
-        restore_item_state(solver.tasks[index], data, solver)
+        _restore_item(solver.tasks[index], data, solver, settings[index])
     ramps = recording.header["sparse"].get(str(int(arrays["step"][i])), {}).get("ramps", {})
     solver.restore_transition_state(ramps)
     warm = recording.header["sparse"].get(str(int(arrays["step"][i])), {}).get("warm")
