@@ -1,16 +1,17 @@
-"""Several objects' arrays moved into one buffer: how a compiled step takes a whole
+"""Several objects' arrays moved into two buffers: how a compiled step takes a whole
 estimator's state in a few arguments.
 
 A direct call of a compiled kernel (:func:`tsid_py._numba.compiled_function`) unboxes each
 array it is given, and the cost is not linear in their number: measured on the project's
 2-core machine (numba 0.68, arrays of 10 float64), 4 arrays 0.15 µs, 8 arrays 1.1 µs, 35
 arrays 8 µs — more than the estimator's arithmetic. :class:`Buffers` lays a set of
-``(owner, attribute)`` arrays back to back in one contiguous array per dtype and makes each owner's
-attribute a view of it (same shape, same values): the owners read and write their arrays as
-before, and a kernel given the buffers reads each field as a slice of them (reshaped to the
-field's shape; the layout heads the integer buffer). One buffer also keeps a step's data on consecutive cache lines: the control step runs the
-simulator and the solver between two estimator updates, so the estimator's data is read from
-memory each time.
+``(owner, attribute)`` arrays back to back in one contiguous array per dtype (float64,
+intp) and makes each owner's attribute a view of it (same shape, same values): the owners
+read and write their arrays as before, and a kernel given the two buffers reads each field
+as a slice of them (:func:`float_field`, :func:`integer_field`, reshaped to the field's
+shape; the layout heads the integer buffer). One buffer also keeps a step's data on
+consecutive cache lines: the control step runs the simulator and the solver between two
+estimator updates, so the estimator's data is read from memory each time.
 """
 
 from __future__ import annotations
