@@ -297,3 +297,48 @@ def test_a_point_foot_put_down_by_its_planned_force_anchors_after_it_settles():
     controller.stance.make(landing)
     measured = {foot: np.array([0.0, 0.0, 25.0, 0.0, 0.0, 0.0]) for foot in stage.feet}
     assert step(measured)[0] == 25.0                           # a force sensor's reading: at once
+
+
+def test_buffers_move_arrays_into_views_that_keep_their_values():
+    """Buffers lays float and intp arrays back to back: each owner's attribute becomes a view
+    of its buffer with the same shape and values, the integer buffer's head is the layout, and
+    writes through an attribute are what the kernel reads."""
+    from types import SimpleNamespace
+
+    from tsid_py.estimation.packing import Buffers, float_field, integer_field
+
+    first = SimpleNamespace(a=np.arange(6.0).reshape(2, 3), n=np.array([4, 5], dtype=np.intp))
+    second = SimpleNamespace(b=np.array([7.0]), m=np.array([9], dtype=np.intp))
+    buffers = Buffers()
+    buffers.add(first, "a", "n")
+    buffers.add(second, "b", "m")
+    floats, integers = buffers.build()
+    np.testing.assert_array_equal(first.a, np.arange(6.0).reshape(2, 3))
+    assert np.shares_memory(first.a, floats) and np.shares_memory(second.m, integers)
+    second.b[0] = -1.0
+    np.testing.assert_array_equal(float_field(floats, integers, 1), [-1.0])
+    np.testing.assert_array_equal(float_field(floats, integers, 0), np.arange(6.0))
+    np.testing.assert_array_equal(integer_field(integers, 2, 1), [9])
+    np.testing.assert_array_equal(integer_field(integers, 2, 0), [4, 5])
+    with pytest.raises(ValueError, match="a float64 or intp array"):
+        Buffers().add(SimpleNamespace(c=np.zeros(2, dtype=np.float32)), "c")
+
+
+def test_state_estimator_kernel_reads_each_part_where_it_lies():
+    """The estimator's kernel reads its fields by index: each part's array is the buffer's
+    field of that index (a field out of order would be read as another)."""
+    from tsid_py.estimation import estimator as module
+    from tsid_py.estimation.packing import float_field, integer_field
+
+    estimator = StateEstimator(load_robot("talos"), DT)
+    floats, integers = estimator._floats, estimator._integers
+    parts = {module._Q: estimator.q, module._V: estimator.v, module._JOINT_Q: estimator.joints.position,
+             module._STANCE: estimator.contacts.stance, module._R: estimator.base.rotation,
+             module._X: estimator.base.state, module._P: estimator.base.covariance, module._WORK: estimator.base.work,
+             module._FRAME_TRANSLATIONS: estimator.kinematics.frame_translations, module._FORCES: estimator.forces}
+    for index, array in parts.items():
+        field = float_field(floats, integers, index)
+        assert field.size == array.size and np.shares_memory(field, array), index
+    assert integers.size > module._FLOAT_FIELDS + 4
+    np.testing.assert_array_equal(integer_field(integers, module._FLOAT_FIELDS, module._FOOT_JOINTS),
+                                  estimator.kinematics.foot_joints)

@@ -63,23 +63,22 @@ THETA, POSITION, VELOCITY, GYRO_BIAS, ACCEL_BIAS, FEET = 0, 3, 6, 9, 12, 15
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _predict_rows(P, gamma, rf, R, dt, rows):
+def _predict_rows(P, gamma, rf, R, dt, column):
     """``P ← F P``: the rows ``δθ``, ``δv``, ``δp`` of the prediction's ``F`` (see the module;
-    the others are the identity's); ``rf`` is ``R̂ [f]×``, ``rows`` (9 × n) scratch."""
-    n = P.shape[0]
-    for c in range(n):
+    the others are the identity's), column by column (a column of ``F P`` reads only that
+    column of ``P``); ``rf`` is ``R̂ [f]×``, ``column`` (9,) scratch."""
+    for c in range(P.shape[0]):
         for i in range(3):
-            rows[i, c] = (gamma[i, 0] * P[0, c] + gamma[i, 1] * P[1, c] + gamma[i, 2] * P[2, c]
-                          - dt * P[GYRO_BIAS + i, c])
+            column[i] = (gamma[i, 0] * P[0, c] + gamma[i, 1] * P[1, c] + gamma[i, 2] * P[2, c]
+                         - dt * P[GYRO_BIAS + i, c])
         for i in range(3):
             velocity = P[VELOCITY + i, c]
             for m in range(3):
                 velocity -= dt * (rf[i, m] * P[m, c] + R[i, m] * P[ACCEL_BIAS + m, c])
-            rows[6 + i, c] = velocity
-            rows[3 + i, c] = P[POSITION + i, c] + dt * velocity
-    for i in range(9):
-        for c in range(n):
-            P[i, c] = rows[i, c]
+            column[6 + i] = velocity
+            column[3 + i] = P[POSITION + i, c] + dt * velocity
+        for i in range(9):
+            P[i, c] = column[i]
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -189,6 +188,15 @@ def _inject(R, X, correction, scratch):
     correction[:] = 0.0
 
 
+@njit(cache=True)
+def work_shape(states):
+    """The shape of :func:`base_step`'s scratch for ``states`` error states (``15 + 3k``):
+    ``P Hᵀ``, the gain and the correction (``states`` rows), then the measurement's ``H``,
+    the put-down's Jacobian, ``S`` and ``S⁻¹``, ``Exp(−ω dt)``, ``R̂ [f]×``, a row of the
+    prediction and the residual (14 rows of 9). Compiled: the estimator's kernel calls it."""
+    return states + 14, 9
+
+
 @njit(void(MATRIX, MATRIX, MATRIX, VECTOR, VECTOR, VECTOR, VECTOR, MATRIX, VECTOR, VECTOR, float64, MATRIX),
       cache=True, fastmath=FASTMATH)
 def base_step(R, X, P, active, rejections, gyro, accel, relative, stance, params, dt, work):
@@ -197,11 +205,11 @@ def base_step(R, X, P, active, rejections, gyro, accel, relative, stance, params
     ((15 + 3k) square), ``active`` and ``rejections`` (k,): ``gyro``, ``accel`` (3,) the
     IMU's readings in base axes, ``relative`` (k × 3) each foot's position in the base from
     the kinematics, ``stance`` (k,) 1 where a foot stands, ``params`` the noise settings and
-    gravity; ``work`` ((15 + 3k) × (16 + 15 + 3k), at least 20 rows) scratch."""
+    gravity; ``work`` ((15 + 3k + 14) × 9, :func:`work_shape`) scratch."""
     n, k = P.shape[0], X.shape[0] - _FOOT_ROW
-    PHt, gain, correction, J = work[:, 0:3], work[:, 3:6], work[:, 6], work[0:3, 7:13]
-    rows, row, scratch = work[0:9, 16:16 + n], work[9, 16:25], work[10:13, 16:22]
-    gamma, rf, H, residual = work[13:16, 16:19], work[13:16, 19:22], work[16:19, 16:25], work[19, 16:19]
+    PHt, gain, correction = work[:n, 0:3], work[:n, 3:6], work[:n, 6]
+    H, J, scratch, gamma = work[n:n + 3], work[n + 3:n + 6, 0:6], work[n + 6:n + 9, 0:6], work[n + 6:n + 9, 6:9]
+    rf, row, residual = work[n + 9:n + 12, 0:3], work[n + 12], work[n + 13, 0:3]
     # ---- predict
     wx, wy, wz = (gyro[0] - X[2, 0]) * dt, (gyro[1] - X[2, 1]) * dt, (gyro[2] - X[2, 2]) * dt
     f0, f1, f2 = accel[0] - X[3, 0], accel[1] - X[3, 1], accel[2] - X[3, 2]
@@ -211,7 +219,7 @@ def base_step(R, X, P, active, rejections, gyro, accel, relative, stance, params
         rf[i, 1] = R[i, 2] * f0 - R[i, 0] * f2
         rf[i, 2] = R[i, 0] * f1 - R[i, 1] * f0
     exp3(-wx, -wy, -wz, gamma)
-    _predict_rows(P, gamma, rf, R, dt, rows)
+    _predict_rows(P, gamma, rf, R, dt, row)
     _predict_columns(P, gamma, rf, R, dt, row)
     for i in range(3):
         X[1, i] += dt * (R[i, 0] * f0 + R[i, 1] * f1 + R[i, 2] * f2 + params[_GRAVITY + i])
@@ -309,7 +317,7 @@ class BaseFilter:
         self.covariance = np.eye(n)
         self.active = np.zeros(self.feet)
         self.rejections = np.zeros(self.feet)
-        self.work = np.zeros((max(n, 20), 16 + max(n, 10)))
+        self.work = np.zeros(work_shape(n))
         self.reset(np.eye(3), np.zeros(3))
 
     @property

@@ -29,16 +29,17 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 import pinocchio as pin
-from numba import boolean, float64, njit, void
+from numba import njit, void
 
 from .._numba import FASTMATH, compiled_function
 from ..models.profile import profile_of
 from ..robot import Robot
-from .base import BaseFilter, base_step
+from .base import FEET, BaseFilter, base_step, work_shape
 from .contacts import ContactDetector
 from .joints import JointFilter, joint_filter_step
-from .kalman import INDICES, MATRIX, TENSOR, VECTOR, quaternion_of
+from .kalman import INDICES, MATRIX, VECTOR, quaternion_of
 from .kinematics import LegKinematics, feet_positions
+from .packing import Buffers, float_field, integer_field
 from .readings import SensorReadings, SensorSpec
 
 #: χ² quantile of 3 degrees of freedom at 0.999: the filters' gate on a foot's residual.
@@ -127,31 +128,59 @@ def assemble_state(q, v, R, position, velocity, gyro, bias, joint_positions, joi
     v[6:6 + n] = joint_velocities
 
 
-@njit(void(VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, float64, float64, boolean, INDICES, INDICES,
-           TENSOR, MATRIX, MATRIX, VECTOR, INDICES, MATRIX, TENSOR, MATRIX, MATRIX, MATRIX, VECTOR, float64, float64,
-           MATRIX, MATRIX, MATRIX, VECTOR, VECTOR, VECTOR, MATRIX, float64, VECTOR, VECTOR),
-      cache=True, fastmath=FASTMATH)
-def estimator_step(encoders, gyro, accel, forces, acceleration, joint_q, joint_v, alpha, beta, compute_feet,
-                   parents, indices, rotations, translations, axes, prismatic, foot_joints, foot_translations,
-                   frame_rotations, frame_translations, feet, scratch, stance, on, off, R, X, P, active, rejections,
-                   params, work, dt, q, v):
-    """One period of :class:`StateEstimator` in one call: the joints' filter
+#: The kernel's float fields in their buffer (see :class:`StateEstimator`'s ``__init__``):
+#: the scalars ``(α, β, on, off, dt, compute_feet)``, the forces, the commanded acceleration,
+#: ``q``, ``v``, the feet in the base, the joints' filter, the legs' chains, the stance
+#: flags and the base filter; then the integer fields, the chains' indices.
+(_SCALARS, _FORCES, _ACCELERATION, _Q, _V, _FEET, _JOINT_Q, _JOINT_V, _ROTATIONS, _TRANSLATIONS, _AXES, _PRISMATIC,
+ _FOOT_TRANSLATIONS, _FRAME_ROTATIONS, _FRAME_TRANSLATIONS, _SCRATCH, _STANCE, _R, _X, _P, _ACTIVE, _REJECTIONS,
+ _PARAMS, _WORK, _FLOAT_FIELDS) = range(25)
+_PARENTS, _INDICES, _FOOT_JOINTS = range(3)
+
+
+@njit(void(VECTOR, VECTOR, INDICES), cache=True, fastmath=FASTMATH)
+def estimator_step(readings, floats, integers):
+    """One period of :class:`StateEstimator` in one call on its buffers (``floats`` and
+    ``integers``, :class:`~tsid_py.estimation.packing.Buffers`) and the ``readings``' values
+    (encoders, gyroscope, accelerometer): the joints' filter
     (:func:`~tsid_py.estimation.joints.joint_filter_step`), the feet's positions in the base
-    (:func:`~tsid_py.estimation.kinematics.feet_positions`, unless ``compute_feet`` is False:
-    ``feet`` holds them), the contact detector's hysteresis on ``forces``, the base filter
+    (:func:`~tsid_py.estimation.kinematics.feet_positions`, unless ``compute_feet`` is 0: the
+    feet's field holds them), the contact detector's hysteresis on the forces, the base filter
     (:func:`~tsid_py.estimation.base.base_step`) and ``(q, v)`` (:func:`assemble_state`)."""
-    joint_filter_step(joint_q, joint_v, encoders, acceleration[6:], alpha, beta, dt)
-    if compute_feet:
-        feet_positions(encoders, parents, indices, rotations, translations, axes, prismatic, foot_joints,
-                       foot_translations, frame_rotations, frame_translations, feet, scratch)
-    for i in range(forces.size):
+    scalars = float_field(floats, integers, _SCALARS)
+    alpha, beta, on, off, dt = scalars[0], scalars[1], scalars[2], scalars[3], scalars[4]
+    forces, stance = float_field(floats, integers, _FORCES), float_field(floats, integers, _STANCE)
+    k = forces.size
+    joint_q, joint_v = float_field(floats, integers, _JOINT_Q), float_field(floats, integers, _JOINT_V)
+    na = joint_q.size
+    encoders, gyro, accel = readings[:na], readings[na:na + 3], readings[na + 3:na + 6]
+    feet = float_field(floats, integers, _FEET).reshape((k, 3))
+    joint_filter_step(joint_q, joint_v, encoders, float_field(floats, integers, _ACCELERATION)[6:], alpha, beta, dt)
+    if scalars[5] > 0.0:
+        parents = integer_field(integers, _FLOAT_FIELDS, _PARENTS)
+        chain = parents.size
+        feet_positions(encoders, parents, integer_field(integers, _FLOAT_FIELDS, _INDICES),
+                       float_field(floats, integers, _ROTATIONS).reshape((chain, 3, 3)),
+                       float_field(floats, integers, _TRANSLATIONS).reshape((chain, 3)),
+                       float_field(floats, integers, _AXES).reshape((chain, 3)),
+                       float_field(floats, integers, _PRISMATIC), integer_field(integers, _FLOAT_FIELDS, _FOOT_JOINTS),
+                       float_field(floats, integers, _FOOT_TRANSLATIONS).reshape((k, 3)),
+                       float_field(floats, integers, _FRAME_ROTATIONS).reshape((chain, 3, 3)),
+                       float_field(floats, integers, _FRAME_TRANSLATIONS).reshape((chain, 3)), feet,
+                       float_field(floats, integers, _SCRATCH).reshape((7, 3)))
+    for i in range(k):
         if stance[i] > 0.0:
             if forces[i] < off:
                 stance[i] = 0.0
         elif forces[i] > on:
             stance[i] = 1.0
-    base_step(R, X, P, active, rejections, gyro, accel, feet, stance, params, dt, work)
-    assemble_state(q, v, R, X[0], X[1], gyro, X[2], joint_q, joint_v)
+    n = FEET + 3 * k
+    R, X = float_field(floats, integers, _R).reshape((3, 3)), float_field(floats, integers, _X).reshape((k + 4, 3))
+    base_step(R, X, float_field(floats, integers, _P).reshape((n, n)), float_field(floats, integers, _ACTIVE),
+              float_field(floats, integers, _REJECTIONS), gyro, accel, feet, stance,
+              float_field(floats, integers, _PARAMS), dt, float_field(floats, integers, _WORK).reshape(work_shape(n)))
+    assemble_state(float_field(floats, integers, _Q), float_field(floats, integers, _V), R, X[0], X[1], gyro, X[2],
+                   joint_q, joint_v)
 
 
 _step = compiled_function(estimator_step)
@@ -207,12 +236,26 @@ class StateEstimator:
                                         off=settings.contact_off * robot.weight)
         self._positions = np.zeros((len(self.feet), 3))
         self.q, self.v = robot.q_ref.copy(), robot.zero_velocity()
-        self._zero_acceleration = np.zeros(robot.nv)
         self._acceleration = np.zeros(robot.nv)
         #: The forces' buffer: a caller that fills it in place saves a copy each update.
         self._forces = np.zeros(len(self.feet))
-        self._readings, self._arguments = None, None
+        self._scalars = np.array([self.joints.alpha, self.joints.beta, self.contacts.on, self.contacts.off, self.dt,
+                                  float(self.kinematics.supported)])
+        self._floats, self._integers = self._buffers()
+        self._readings = self._values = None
         self.reset(robot.q_ref)
+
+    def _buffers(self) -> tuple[np.ndarray, np.ndarray]:
+        """Move the arrays the kernel reads and writes into two buffers (:mod:`.packing`), in
+        :func:`estimator_step`'s order of fields: the parts' arrays become views of them."""
+        buffers = Buffers()
+        buffers.add(self, "_scalars", "_forces", "_acceleration", "q", "v", "_positions")
+        buffers.add(self.joints, "position", "velocity")
+        buffers.add(self.kinematics, "rotations", "translations", "axes", "prismatic", "foot_translations",
+                    "frame_rotations", "frame_translations", "scratch", "parents", "indices", "foot_joints")
+        buffers.add(self.contacts, "stance")
+        buffers.add(self.base, "rotation", "state", "covariance", "active", "rejections", "params", "work")
+        return buffers.build()
 
     def _kinematic_noise(self, settings: EstimatorSettings) -> float:
         """A foot's position noise in the base (m) from the encoders' ``σ_n``:
@@ -253,33 +296,18 @@ class StateEstimator:
         if forces is not self._forces:
             np.copyto(self._forces, forces)
         if acceleration is None:
-            acceleration = self._zero_acceleration
+            self._acceleration.fill(0.0)
         else:
             np.copyto(self._acceleration, acceleration)
-            acceleration = self._acceleration
         if not self.kinematics.supported:
             self._leg_kinematics(readings.joint_positions)
-        if readings is not self._readings:            # the kernel's arguments: the same arrays each step
+        if readings is not self._readings:
             if readings.joint_positions.shape != (self.robot.na,):
                 raise ValueError(f"readings must hold {self.robot.na} joint positions (robot {self.robot.name!r}), got "
                                  f"{readings.joint_positions.shape[0]}")
-            self._readings, self._arguments = readings, self._kernel_arguments(readings)
-        arguments = self._arguments
-        arguments[4] = acceleration
-        _step(*arguments)
+            self._readings, self._values = readings, readings.values
+        _step(self._values, self._floats, self._integers)
         return self.q, self.v
-
-    def _kernel_arguments(self, readings: SensorReadings) -> list:
-        """:func:`estimator_step`'s arguments reading from ``readings`` (index 4: the
-        acceleration, set each update)."""
-        kinematics, joints, base, contacts = self.kinematics, self.joints, self.base, self.contacts
-        return [readings.joint_positions, readings.gyro, readings.accel, self._forces, self._zero_acceleration,
-                joints.position, joints.velocity, joints.alpha, joints.beta, kinematics.supported, kinematics.parents,
-                kinematics.indices, kinematics.rotations, kinematics.translations, kinematics.axes, kinematics.prismatic,
-                kinematics.foot_joints, kinematics.foot_translations, kinematics.frame_rotations,
-                kinematics.frame_translations, self._positions, kinematics.scratch, contacts.stance, contacts.on,
-                contacts.off, base.rotation, base.state, base.covariance, base.active, base.rejections, base.params,
-                base.work, self.dt, self.q, self.v]
 
     def _leg_kinematics_model(self):
         """The model of the joints from the base to the feet only (the others locked at the

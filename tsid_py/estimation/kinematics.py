@@ -43,10 +43,9 @@ def feet_positions(encoders, parents, indices, rotations, translations, axes, pr
     (n,) its encoder, ``rotations`` (n × 3 × 3) and ``translations`` (n × 3) its placement in
     its parent, ``axes`` (n × 3), ``prismatic`` (n,) 1 for a prismatic joint;
     ``foot_joints`` (k,) and ``foot_translations`` (k × 3) the feet's joints and offsets;
-    ``frame_rotations`` (n × 3 × 3), ``frame_translations`` (n × 3) and ``scratch`` (3 × 3)
+    ``frame_rotations`` (n × 3 × 3), ``frame_translations`` (n × 3) and ``scratch`` (7 × 3)
     work space."""
-    motion = np.empty((3, 3))
-    offset = np.empty(3)
+    exp, motion, offset = scratch[0:3], scratch[3:6], scratch[6]
     for j in range(parents.size):
         value = encoders[indices[j]]
         R, t = rotations[j], translations[j]
@@ -57,8 +56,8 @@ def feet_positions(encoders, parents, indices, rotations, translations, axes, pr
                 for m in range(3):
                     motion[i, m] = R[i, m]
         else:
-            exp3(axes[j, 0] * value, axes[j, 1] * value, axes[j, 2] * value, scratch)
-            _product(R, scratch, motion)
+            exp3(axes[j, 0] * value, axes[j, 1] * value, axes[j, 2] * value, exp)
+            _product(R, exp, motion)
             for i in range(3):
                 offset[i] = t[i]
         parent = parents[j]
@@ -126,7 +125,7 @@ class LegKinematics:
         self.foot_translations = np.array([model.frames[f].placement.translation for f in frames], dtype=float)
         self.frame_rotations = np.zeros((n, 3, 3))
         self.frame_translations = np.zeros((n, 3))
-        self.scratch = np.zeros((3, 3))
+        self.scratch = np.zeros((7, 3))
         if any(model.frames[f].parentJoint <= 1 for f in frames):
             self.supported = False                  # a foot on the base itself: nothing to compute here
 

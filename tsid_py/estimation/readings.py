@@ -12,7 +12,8 @@ import numpy as np
 class SensorReadings:
     """One control period's readings. The three arrays are the object's own (float64,
     refreshed in place: ``readings.gyro[:] = …``; assigning one copies into it, checking its
-    shape), so that the estimator reads them without converting anything.
+    shape), views of one buffer (:attr:`values`), so that the estimator reads them as one
+    array without converting anything.
 
     Attributes
     ----------
@@ -26,14 +27,22 @@ class SensorReadings:
         None when the robot has no force sensors.
     """
 
-    __slots__ = ("time", "_joint_positions", "_gyro", "_accel", "wrenches")
+    __slots__ = ("time", "_values", "_joint_positions", "_gyro", "_accel", "wrenches")
 
     def __init__(self, joints: int):
+        joints = int(joints)
         self.time = 0.0
-        self._joint_positions = np.zeros(int(joints))
-        self._gyro = np.zeros(3)
-        self._accel = np.zeros(3)
+        self._values = np.zeros(joints + 6)
+        self._joint_positions = self._values[:joints]
+        self._gyro = self._values[joints:joints + 3]
+        self._accel = self._values[joints + 3:]
         self.wrenches: dict | None = None
+
+    @property
+    def values(self) -> np.ndarray:
+        """(na + 6,) the joint positions, the gyroscope's and the accelerometer's readings back
+        to back (the three arrays are views of it)."""
+        return self._values
 
     def _assign(self, array: np.ndarray, value, name: str) -> None:
         value = np.asarray(value, dtype=float)
