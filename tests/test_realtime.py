@@ -117,11 +117,13 @@ def test_a_refilled_step_allocates_nothing_that_outlives_it(robot_name):
     assert counted["worst"] <= MEMINFO_BYTES * LARGEST_CALL_ARRAYS + 256, f"a step allocated {counted['worst']} bytes at once"
 
 
-def test_a_refilled_solution_equals_a_new_one_bit_for_bit():
+@pytest.mark.parametrize("robot_name", [tp.robots.DEFAULT_HUMANOID, tp.robots.DEFAULT_QUADRUPED])
+def test_a_refilled_solution_equals_a_new_one_bit_for_bit(robot_name):
     """Two solvers of the same problem, one returning new solutions and one refilling its own,
-    give identical arrays step after step (the refill copies, it computes nothing else)."""
-    fresh, states = _states(tp.robots.DEFAULT_HUMANOID, 200)
-    refilled, _ = _states(tp.robots.DEFAULT_HUMANOID, 200)
+    give identical arrays step after step (the refill copies, it computes nothing else): planar
+    contacts' wrenches (views of x), point contacts' (copies) and the frames' rotations."""
+    fresh, states = _states(robot_name, 200)
+    refilled, _ = _states(robot_name, 200)
     sol = None
     for q, v in states[100:]:
         new = fresh.solve(q, v)
@@ -131,6 +133,7 @@ def test_a_refilled_solution_equals_a_new_one_bit_for_bit():
         for name in new.local_wrenches:
             assert np.array_equal(new.local_wrenches[name], sol.local_wrenches[name])
             assert np.array_equal(new.wrenches[name], sol.wrenches[name])
+            assert np.array_equal(new.frame_rotations[name], sol.frame_rotations[name])
         assert new.status == sol.status and new.iterations == sol.iterations
 
 

@@ -45,6 +45,7 @@ from .external_wrenches import ExternalWrench
 from .levels import RELAXED, LevelBlock, describe as _describe, levelled_blocks, motion_row_count, row_views
 from .overrides import StepOverrides
 from .qp import QP, LeastSquaresCost
+from .refill import Refill, torques
 from .robot import Robot
 from .row_writers import direct
 from .rows import StepContext
@@ -144,7 +145,7 @@ class Layout:
         self._build_soft_rows()
         self._build_inequality_rows()
         self._build_contact_views()
-        self._refill = None           # (the last solution returned, what refilling it copies)
+        self._refill: Refill | None = None      # how the last solution returned is refilled
         #: The compiled items' rows in one call (:mod:`tsid_py.assembly_program`), or None.
         self.program = StepProgram.of(self)
 
@@ -467,21 +468,17 @@ class Layout:
 
         ``out``: the last solution this layout returned, refilled in place (no allocation)
         and returned; any other solution, or None, gets a new one."""
-        if out is not None and self._refill is not None and out is self._refill[0]:
-            _, copies = self._refill
-            np.copyto(out.x, result.x)
-            direct.affine_map(self.D, out.x, self.bias, 6 if self.root_equalities else 0, out.tau)
+        if out is not None and self._refill is not None and out is self._refill.solution:
+            self._refill.run(result.x, self.D, self.bias, 6 if self.root_equalities else 0)
             if self.passive.size:
                 out.tau[self.passive] = 0.0
-            for target, source in copies:
-                np.copyto(target, source)
             out.refilled(result.status, result.iterations)
             return out
         x = result.x
         if out is not None:                   # a refill asked for: x is the backend's buffer
             x = x.copy()
         tau = np.empty(self.nv)
-        direct.affine_map(self.D, x, self.bias, 6 if self.root_equalities else 0, tau)
+        torques(x, self.D, self.bias, 6 if self.root_equalities else 0, tau)
         if self.passive.size:
             tau[self.passive] = 0.0           # held by equalities: exactly 0, as the root's
         local, rotations = {}, {}
@@ -490,11 +487,7 @@ class Layout:
         solution = Solution(x[: self.nv], tau, tau[6:] if self.floating else tau, local, rotations, True,
                             result.status, x, result.iterations,
                             closure_forces={name: x[columns] for name, columns in self.closure_columns.items()})
-        # What a refill copies: the point contacts' variables (a planar contact's wrench is a
-        # view of x) and the frames' rotations.
-        copies = [(local[name][:columns.stop - columns.start], x[columns]) for name, columns, _, _ in self.wrench_sources
-                  if not np.shares_memory(local[name], x)]
-        copies += [(rotations[name], rotation) for name, _, _, rotation in self.wrench_sources]
         refillable = all(contact.generator_selects for contact in self.contacts)   # else G f: no copy
-        self._refill = (solution, copies) if refillable else None
+        self._refill = Refill(solution, self.wrench_sources, getattr(self.robot.dynamics, "buffer", None)) \
+            if refillable else None
         return solution

@@ -18,7 +18,8 @@ import time
 #: The modules whose kernels a control loop or a demo uses (importing one compiles its
 #: kernels with explicit signatures); :func:`tsid_py.backends.active_set.warm_up` compiles
 #: the rest.
-KERNEL_MODULES = ("tsid_py._validation", "tsid_py.rigid_body", "tsid_py.frames", "tsid_py.row_writers", "tsid_py.contacts",
+KERNEL_MODULES = ("tsid_py._validation", "tsid_py.rigid_body", "tsid_py.frames", "tsid_py.row_writers", "tsid_py.refill",
+                  "tsid_py.contacts",
                   "tsid_py.tasks.joint", "tsid_py.backends.active_set", "tsid_py.control.dcm",
                   "tsid_py.step_log", "tsid_py.scenarios.recorder")
 

@@ -89,19 +89,5 @@ def dynamics_rows(mass_matrix, bias, ddq_block, root_rows, root_rhs):
         root_rhs[i] = -bias[i]
 
 
-@njit(void(MATRIX, VECTOR, VECTOR, intp, VECTOR), cache=True, fastmath=FASTMATH)
-def affine_map(T, x, t, zero_rows, out):
-    """``out = T x + t``, its first ``zero_rows`` entries set to 0 instead (the generalised
-    forces ``τ = D x + h`` with the unactuated root's rows, which the equalities zero)."""
-    for i in range(zero_rows):
-        out[i] = 0.0
-    for i in range(zero_rows, out.size):
-        value = t[i]
-        for j in range(x.size):
-            value += T[i, j] * x[j]
-        out[i] = value
-
-
-
 #: The writers' compiled functions, for arrays the library builds (:func:`direct_calls`).
-direct = direct_calls(pd_rows, affine_target_rows, affine_bound_rows, dynamics_rows, affine_map)
+direct = direct_calls(pd_rows, affine_target_rows, affine_bound_rows, dynamics_rows)

@@ -156,12 +156,16 @@ class ReducedBackend(Backend):
         self._result = QPResult(np.zeros(0), "", False)     # what ``solve(qp, reuse=True)`` refills
         self._pending = None     # a warm start to apply at the next solve (restore_warm_start)
         self._signature = np.zeros(3, dtype=np.intp)       # _rows_signature, for a recorder
+        #: The compiled step's arguments for the solver's own buffers, and what they were made
+        #: for: ``(qp, basis, free, active set, workspace, arguments)`` (see :meth:`_attempt`).
+        self._arguments = None
 
     def reset(self, rows: int | None = None) -> None:
         """Forget the DAQP model and the active set (sized anew for ``rows`` inequality rows)."""
         self._model = None
         self._model_shape = None
         self._active = _ActiveSet(self._active.rows.size if rows is None else rows)
+        self._arguments = None
 
     def _apply_warm_start(self, rows: int) -> None:
         """The warm start :meth:`restore_warm_start` left for this solve (``rows`` inequality rows)."""
@@ -237,6 +241,11 @@ class ReducedBackend(Backend):
             code = self._attempt(qp, C, l, u, kept[0], kept[1])
             if code != active_set.BASIS_REJECTED:
                 return code
+        return self._new_basis_step(qp, C, l, u)
+
+    def _new_basis_step(self, qp: QP, C, l, u) -> int:
+        """The compiled step on newly chosen basic columns (the kept ones were rejected, or
+        there were none); ``BASIS_REJECTED`` when none serves."""
         self._basis = BasisElimination.choose_basis(qp.A)
         if self._basis is not None:
             code = self._attempt(qp, C, l, u, *self._basis)
@@ -262,10 +271,13 @@ class ReducedBackend(Backend):
             return active_set.direct.eliminate_and_guess_into(
                 *problem, basis, free, active.rows, active.at_upper, active.sizes, ACTIVE_SET_CHANGES, _TOLERANCES,
                 work.E, work.x_basis, work.H, work.g, work.x, work.violated, work.scratch)
-        return active_set.direct.eliminate_and_guess_into(
-            qp.A, qp.b, cost.R, cost.s, cost.d, cost.e, C, l, u, basis, free, active.rows, active.at_upper,
-            active.sizes, ACTIVE_SET_CHANGES, _TOLERANCES, work.E, work.x_basis, work.H, work.g, work.x, work.violated,
-            work.scratch)
+        # A builder's own buffers (``qp.stacked``) stay the same arrays from step to step: the
+        # arguments are kept for :meth:`solve`'s next step on this QP with this basis.
+        arguments = (qp.A, qp.b, cost.R, cost.s, cost.d, cost.e, C, l, u, basis, free, active.rows, active.at_upper,
+                     active.sizes, ACTIVE_SET_CHANGES, _TOLERANCES, work.E, work.x_basis, work.H, work.g, work.x,
+                     work.violated, work.scratch)
+        self._arguments = (qp, basis, free, active, work, arguments)
+        return active_set.direct.eliminate_and_guess_into(*arguments)
 
     def active_set(self) -> tuple[np.ndarray, np.ndarray]:
         """The rows held at a bound at the last solution (indices into the stacked rows of
@@ -305,21 +317,19 @@ class ReducedBackend(Backend):
         the backend's own :class:`QPResult`, whose ``x`` is its buffer (valid until the next
         solve) and whose ``active`` is None (:meth:`active_set` tells): the control loop's
         allocation-free path. Other outcomes return a new result either way."""
-        C, l, u = self._stacked_rows(qp)
-        signature = (qp.n, qp.A.shape[0], C.shape[0])
-        if self._pending is not None:
-            self._apply_warm_start(C.shape[0])
-        if signature != self._rows_signature:
-            self._rows_signature = signature
-            self._signature[:] = signature
-            self.reset(C.shape[0])
-        self.rounds = 0
-        code = active_set.BASIS_REJECTED
-        if qp.cost is not None and qp.A.shape[0]:
-            # The control loop's case, compiled and in one call: the elimination, the factored
-            # cost's reduction, and the previous step's active set, repaired and checked
-            # against every row.
-            code = self._compiled_step(qp, C, l, u)
+        kept = self._arguments
+        basis = self._basis
+        if (kept is not None and kept[0] is qp and basis is not None and kept[1] is basis[0]
+                and kept[3] is self._active and self._pending is None):
+            # The control loop's case: the same QP's buffers, basis and active set as the last
+            # step (so the same shapes): the box's bounds refreshed, and the compiled step.
+            C, l, u = qp.rows_with_box()
+            self.rounds = 0
+            code = active_set.direct.eliminate_and_guess_into(*kept[5])
+            if code == active_set.BASIS_REJECTED:
+                code = self._new_basis_step(qp, C, l, u)
+        else:
+            C, l, u, code = self._first_step(qp)
         if code == 0:
             self.rounds = 1
             count, changes = self._active.sizes.item(0), self._active.sizes.item(1)
@@ -346,6 +356,26 @@ class ReducedBackend(Backend):
                 self.rounds = 1
                 working = np.union1d(working, np.flatnonzero(work.violated))
         return self._screened_daqp(C, l, u, H, g, elimination, working)
+
+    def _first_step(self, qp: QP) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """The stacked rows ``C, l, u`` and the compiled step's code for a QP other than the
+        last step's (or after a warm start was restored): the active set reset when the QP's
+        shape changed."""
+        C, l, u = self._stacked_rows(qp)
+        signature = (qp.n, qp.A.shape[0], C.shape[0])
+        if self._pending is not None:
+            self._apply_warm_start(C.shape[0])
+        if signature != self._rows_signature:
+            self._rows_signature = signature
+            self._signature[:] = signature
+            self.reset(C.shape[0])
+        self.rounds = 0
+        code = active_set.BASIS_REJECTED
+        if qp.cost is not None and qp.A.shape[0]:
+            # The elimination, the factored cost's reduction, and the previous step's active
+            # set, repaired and checked against every row, in one compiled call.
+            code = self._compiled_step(qp, C, l, u)
+        return C, l, u, code
 
     def _screened_daqp(self, C, l, u, H, g, elimination, working) -> QPResult:
         """DAQP on the working set's rows; add the violated rows until none is left (the
