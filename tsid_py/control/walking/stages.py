@@ -41,12 +41,6 @@ HEADING_STEP = 1e-3
 #: it the landing aimed 7.5 mm above the ground, and the sole was loaded in the air.
 HEIGHT_OFFSET_TOLERANCE = 1e-4
 
-#: A swing aims this share of the gait's step height below its landing foothold (along its
-#: normal; G1 4 mm, Talos 5 mm): the touch-down is on the clock without force sensors, and a
-#: sole that stops short of the ground — the swing's tracking lag, an estimate's error — is
-#: loaded in the air (G1 on rough ground: 3 mm above it, 120 ms without force, then a roll).
-LANDING_DEPTH = 0.1
-
 #: During a recovery swing the landing point is re-aimed on the measured capture point every
 #: RETARGET_PERIOD s, and re-planned when that moves it farther than RETARGET_DISTANCE m.
 RETARGET_PERIOD, RETARGET_DISTANCE = 0.005, 0.005
@@ -306,13 +300,13 @@ class PlanStage(Stage):
         return float(robot.frame_placement(robot.frame_id(foot)).translation[2])
 
     def _registered(self, placement):
-        """A landing ``placement`` of the plan (the terrain's frame) in the controller's: moved
-        up by the height offset measured at this swing's lift-off (see
-        :data:`HEIGHT_OFFSET_TOLERANCE`), and :data:`LANDING_DEPTH` of the gait's step height
-        down along its normal, so that the sole meets the ground before the touch-down."""
+        """A landing ``placement`` of the plan (the terrain's frame) in the controller's:
+        moved up by the height offset measured at this swing's lift-off (see
+        :data:`HEIGHT_OFFSET_TOLERANCE`)."""
+        if self._height_offset == 0.0:
+            return placement
         moved = placement.copy()
-        moved.translation = (placement.translation + np.array([0.0, 0.0, self._height_offset])
-                             - LANDING_DEPTH * self.gait.step_height * placement.rotation[:, 2])
+        moved.translation = placement.translation + np.array([0.0, 0.0, self._height_offset])
         return moved
 
     def _apply(self, _time: float, kind: str, foot: str, index: int) -> None:
@@ -327,7 +321,8 @@ class PlanStage(Stage):
             stance = next(name for name in self._footholds if name != foot)
             offset = self._measured_height(stance) - self._footholds[stance].z
             self._height_offset = offset if abs(offset) > HEIGHT_OFFSET_TOLERANCE else 0.0
-            swing.retarget(self._registered(swing.end), swing.lift_off)
+            if self._height_offset != 0.0:
+                swing.retarget(self._registered(swing.end), swing.lift_off)
             task.set_target(swing.sample(swing.lift_off).placement)
             self.solver.add_task(task)
             self.swinging, self._swing_index = foot, index
