@@ -165,3 +165,29 @@ def _refine_straight(model, data, q, knee, hip, end, straight: float, length: fl
     value = 0.5 * (low + high)
     refined = leg_length(model, data, _with(model, q, knee, value), hip, end)
     return (value, refined) if refined >= length else (straight, length)
+
+
+def ankle_tilt_range(model: pin.Model, q: np.ndarray, foot: str) -> tuple[float, float]:
+    """How far (rad) the joints after the knee of the leg ending at ``foot`` can tilt the
+    foot from posture ``q``, about the foot frame's x axis (roll, along the sole's length)
+    and its y axis (pitch): for each joint after the knee, its axis ``a`` in the foot's frame
+    and its smaller distance ``r`` to a limit from ``q``; about axis ``e``, ``Σ |a · e| r``
+    over the joints (a humanoid's ankle roll and pitch joints, each on one axis). Without a
+    knee (no ankle), or joints without limits, ``(π, π)``: nothing bounds it."""
+    leg = leg_geometry(model, q, foot)
+    if leg.knee is None:
+        return (np.pi, np.pi)
+    frame = model.getFrameId(foot)
+    data = model.createData()
+    jacobian = pin.computeFrameJacobian(model, data, q, frame, pin.LOCAL)
+    ranges = np.zeros(2)
+    for joint in leg.joints[leg.joints.index(leg.knee) + 1:]:
+        index_q, index_v = model.joints[joint].idx_q, model.joints[joint].idx_v
+        axis = jacobian[3:, index_v]
+        if np.linalg.norm(axis) < 1e-9:              # a prismatic joint: no tilt
+            continue
+        value = q[index_q]
+        room = min(value - model.lowerPositionLimit[index_q], model.upperPositionLimit[index_q] - value)
+        room = np.pi if not np.isfinite(room) else max(float(room), 0.0)
+        ranges += np.abs(axis[:2]) / np.linalg.norm(axis) * room
+    return tuple(min(float(value), np.pi) for value in ranges)

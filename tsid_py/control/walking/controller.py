@@ -40,6 +40,7 @@ two of its own before them::
 
 from __future__ import annotations
 
+import numpy as np
 from numpy.linalg import norm as np_norm
 
 from ... import tasks
@@ -52,12 +53,21 @@ from ..balance import BalanceController
 from ..pipeline import Pipeline
 from ..support import WALKING
 from .adjustment import StepAdjustment
+from ...models.legs import ankle_tilt_range
 from .footholds import contact_region, place_footstep, place_footsteps
 from .footsteps import Footstep, Gait, footsteps_from_velocity, plan_footsteps
 from .plan import WalkPlan
 from .recovery import RecoveryStep, StepRecovery
 from .stages import PlanStage, RecoveryStage, footstep_of, standing_feet
 from .touchdown import Touchdown
+
+
+#: Share of the ankles' tilt range (:func:`~tsid_py.models.legs.ankle_tilt_range`) a foothold's
+#: surface may take (:func:`~.footholds.place_footstep`'s ``tilt_limits``); the rest is the
+#: gait's own: on flat ground G1's stance ankle rolls up to 4° and its swing ankle 11° of
+#: their ±15°. Rough ground put a G1 sole on a facet rolled 16.8°: its ankle roll sat at its
+#: stop through the stance, and the sole tipped over its edge.
+ANKLE_TILT_SHARE = 0.5
 
 
 def default_gait(robot: Robot) -> Gait:
@@ -116,7 +126,8 @@ class WalkingController(Pipeline):
                  swing_weight: float = 10.0, leg_posture_weight: float = 1e-4,
                  step_recovery: bool | StepRecovery = False, terrain: Terrain | None = None,
                  momentum_weight: float = 5.0, momentum_kp: float = 10.0, touchdown: bool | Touchdown = True,
-                 step_adjustment: bool | StepAdjustment = True, **balance_options):
+                 step_adjustment: bool | StepAdjustment = True, pelvis_weight: float | None = None,
+                 **balance_options):
         profile = balance_options.get("profile") or profile_of(robot)
         self.balance = balance = BalanceController(robot, dt, **{**profile.walk.balance_options(), **balance_options})
         if len(balance.profile.feet) != 2:
@@ -126,6 +137,10 @@ class WalkingController(Pipeline):
         if terrain is not None and not isinstance(terrain, Terrain):
             raise ValueError(f"terrain must be a tsid_py.control.terrain.Terrain, got {type(terrain).__name__}")
         self.terrain = terrain
+        ranges = [ankle_tilt_range(robot.model, balance.profile.posture, foot) for foot in balance.profile.feet]
+        #: ``(roll, pitch)`` rad: the largest tilt of a foothold's surface about the sole's
+        #: length and width axes (:data:`ANKLE_TILT_SHARE` of the ankles' range).
+        self.foothold_tilt_limits = tuple(ANKLE_TILT_SHARE * min(axis) for axis in zip(*ranges))
         self.swing_tasks = {foot: tasks.FrameTask(foot, kp=positive_scalar(swing_kp, "swing_kp"),
                                                   weight=positive_scalar(swing_weight, "swing_weight"),
                                                   name=f"swing({foot})") for foot in balance.profile.feet}
@@ -154,8 +169,18 @@ class WalkingController(Pipeline):
             raise ValueError(f"step_adjustment must be a bool or a StepAdjustment, got {type(step_adjustment).__name__}")
         #: Step adjustment during walks (None: off).
         self.adjustment = step_adjustment or None
+        pelvis = balance.profile.trunk_bodies[0] if balance.profile.trunk_bodies else None
+        #: The pelvis's orientation task (None when the torso task's frame is the pelvis, or
+        #: ``pelvis_weight`` is 0): upright, turned with the heading like the torso's.
+        self.pelvis = None
+        weight = balance.torso.weight if pelvis_weight is None else positive_scalar(pelvis_weight, "pelvis_weight",
+                                                                                   allow_zero=True)
+        if pelvis is not None and pelvis != balance.torso.frame and np.all(np.asarray(weight) > 0):
+            self.pelvis = self.solver.add_task(tasks.OrientationTask(pelvis, kp=balance.torso.kp, weight=weight,
+                                                                     name="pelvis"))
         self.plan_stage = PlanStage(balance.stance, balance.com, balance.torso, self.swing_tasks, self.gait,
-                                    self.momentum, self.touchdown, self.adjustment, self._place, self._region)
+                                    self.momentum, self.touchdown, self.adjustment, self._place, self._region,
+                                    self.pelvis)
         self.recovery: StepRecovery | None = None
         if step_recovery is True:
             height = robot.gravity / self.com.omega**2
@@ -258,7 +283,8 @@ class WalkingController(Pipeline):
         if self.terrain is None:
             return footstep
         sole = self.balance.profile.sole_size
-        return place_footstep(footstep, self.terrain, sole, search=0.25 * sole[0] if under_way else None)
+        return place_footstep(footstep, self.terrain, sole, search=0.25 * sole[0] if under_way else None,
+                              tilt_limits=self.foothold_tilt_limits)
 
     def _region(self, footstep: Footstep):
         """The polygon a sole landing on ``footstep`` bears on, as its contact's bearing
@@ -272,7 +298,8 @@ class WalkingController(Pipeline):
         planned without one."""
         if self.terrain is None:
             return footsteps
-        return place_footsteps(footsteps, self.terrain, self.balance.profile.sole_size)
+        return place_footsteps(footsteps, self.terrain, self.balance.profile.sole_size,
+                               tilt_limits=self.foothold_tilt_limits)
 
     # ------------------------------------------------------------------ state
     @property

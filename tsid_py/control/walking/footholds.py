@@ -81,7 +81,8 @@ SETTLE = 0.2
 
 def place_footstep(step: Footstep, terrain: Terrain, sole_size, *, margin: float = 0.02, search: float | None = None,
                    resolution: float = 0.01, max_gap: float = 0.01, min_room: float = 0.8,
-                   max_tilt: float = math.radians(20.0), shift_cost: float | None = None) -> Footstep:
+                   max_tilt: float = math.radians(20.0), tilt_limits=None,
+                   shift_cost: float | None = None) -> Footstep:
     """``step`` moved to a good foothold of ``terrain`` and given its height, normal and
     bearing polygon (see the module); ``sole_size``: ``(length, width)`` m of the sole.
     ``search`` (m) defaults to half the sole's length plus the margin and two ``resolution``:
@@ -89,7 +90,10 @@ def place_footstep(step: Footstep, terrain: Terrain, sole_size, *, margin: float
     and one of its sides is then within reach; on rough ground, at most half its cell
     (:attr:`~tsid_py.control.terrain.Terrain.cell`). When no candidate is good, the one of the
     best :func:`cop_room` less ``shift_cost`` per metre moved (default: one over the sole's
-    length) is taken."""
+    length) is taken. ``tilt_limits``: ``(roll, pitch)`` rad, the largest tilt of the sole
+    about its own length and width axes (:func:`sole_tilts`) a good foothold may have, on
+    top of ``max_tilt`` (a walking controller's: a share of its ankles' range, None: no
+    such limit)."""
     if terrain.is_flat:
         return Footstep(step.foot, step.x, step.y, step.yaw, terrain.floor)
     resolution = positive_scalar(resolution, "resolution")
@@ -105,8 +109,9 @@ def place_footstep(step: Footstep, terrain: Terrain, sole_size, *, margin: float
     for along, across in _offsets(search, resolution):
         x, y = step.x + c * along - s * across, step.y + s * along + c * across
         rest = terrain.rest(x, y, step.yaw, sole_size, margin)
-        flat = rest.tilt <= max_tilt
         own = terrain.rest(x, y, step.yaw, sole_size) if margin else rest
+        flat = rest.tilt <= max_tilt and (tilt_limits is None or all(
+            abs(tilt) <= limit for tilt, limit in zip(sole_tilts(own.normal, step.yaw), tilt_limits)))
         room = cop_room(own.bearing, sole_size)
         if rest.gap <= max_gap and room >= min_room and flat:
             best = (x, y)
@@ -122,6 +127,16 @@ def place_footstep(step: Footstep, terrain: Terrain, sole_size, *, margin: float
     bearing = None if rest.bearing is None or polygon_area(rest.bearing) < 1e-12 else rest.bearing
     return Footstep(step.foot, float(x), float(y), step.yaw, z, (0.0, 0.0, 1.0) if level else tuple(normal.tolist()),
                     None if bearing is None else tuple(map(tuple, bearing)))
+
+
+def sole_tilts(normal, yaw: float) -> tuple[float, float]:
+    """``(roll, pitch)`` rad of a sole heading ``yaw`` lying on a plane of unit ``normal``
+    (3,): its tilt about its own length axis (x, positive when the normal leans to its
+    right, −y) and about its width axis (y, positive when the normal leans forward)."""
+    c, s = math.cos(yaw), math.sin(yaw)
+    along = c * normal[0] + s * normal[1]
+    across = -s * normal[0] + c * normal[1]
+    return math.atan2(-across, normal[2]), math.atan2(along, normal[2])
 
 
 def cop_room(bearing, sole_size) -> float:
