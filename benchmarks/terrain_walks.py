@@ -71,6 +71,8 @@ def table(results: list[dict], distance: float) -> list[dict]:
             "plan_errors": [{"seed": run["seed"], "error": run["plan_error"]} for run in every if "plan_error" in run],
             "max_sole_slip_mm": round(1000 * max((run["max_sole_slip_m"] for run in runs), default=float("nan")), 1),
             "max_sole_tilt_deg": round(max((run["max_sole_tilt_deg"] for run in runs), default=float("nan")), 2),
+            "max_estimator_drift_cm": _largest_drift(runs, "horizontal_m", 100.0),
+            "max_estimator_yaw_drift_deg": _largest_drift(runs, "yaw_deg", 1.0),
             "early_landings": sum(run.get("early_landings", 0) for run in runs),
             "late_landings": sum(run.get("late_landings", 0) for run in runs),
             "relaxed_steps": sum(run["failure_policy_step_count"] for run in runs),
@@ -78,6 +80,12 @@ def table(results: list[dict], distance: float) -> list[dict]:
                        "distance_m": round(run["distance_m"], 3)} for run in runs if run["fell"]],
         })
     return report
+
+
+def _largest_drift(runs: list[dict], key: str, scale: float) -> float | None:
+    """The estimator's largest drift of ``key`` over ``runs`` (times ``scale``), None without one."""
+    drifts = [run["estimator_drift"]["max"][key] for run in runs if "estimator_drift" in run]
+    return round(scale * max(drifts), 2) if drifts else None
 
 
 def main(argv=None) -> dict:
