@@ -1,17 +1,20 @@
 """Walks on real floors: 3 m walks of the walk demo on terrains, over seeds, robots in MuJoCo.
 
     python benchmarks/terrain_walks.py [--robot talos g1] [--terrain slope:10 slope:-10 steps:0.05 rough:0.02 flat]
-        [--friction MU ...] [--seeds 5] [--distance 3] [--ideal] [--force-noise N] [--workers 2] [--json FILE]
+        [--friction MU ...] [--seeds 5] [--distance 3] [--ideal] [--force-noise N] [--sole-impedance D]
+        [--workers 2] [--json FILE]
 
 Each run is ``tsid-py demo walk --robot R --terrain T --realistic --friction MU --seed S`` (the
 terrain sized to the robot and drawn with the seed: :mod:`tsid_py.scenarios.terrains`;
 ``flat`` is no terrain; ``--ideal``: the simulator's exact state and plant instead of the
 ``--realistic`` preset; ``--force-noise``: foot force sensors of that noise, N, so that swings
-land on contact), judged by the demo (fell, distance between the feet's midpoints at the start and the
+land on contact; ``--sole-impedance``: the soles' contact impedance,
+:attr:`~tsid_py.sim.contact.ContactOptions.sole_impedance`, instead of MuJoCo's), judged by the demo (fell, distance between the feet's midpoints at the start and the
 end; a walk whose plan is rejected — ``ValueError``, e.g. footholds that cross the legs — is
 not done and its error reported). Reported per (robot, terrain, friction): walks completed of
-the seeds, the distances, the worst sole slip and tilt, early and late touch-downs, the
-failure policy's relaxed steps; each fall's time and reason, each rejected plan's error.
+the seeds, the distances, the worst sole slip and tilt, the estimator's largest horizontal
+and yaw drift against the simulator (cm, degrees; none with ``--ideal``), early and late
+touch-downs, the failure policy's relaxed steps; each fall's time and reason, each rejected plan's error.
 Runs go in ``--workers`` processes (MuJoCo is single threaded; timings are not the point).
 """
 
@@ -39,14 +42,17 @@ def one_walk(job: tuple) -> dict:
     from tsid_py.scenarios.conditions import Conditions
     from tsid_py.scenarios.terrains import parse_terrain
 
-    robot, terrain, friction, seed, distance, ideal, force_noise = job
+    from tsid_py.sim.contact import ContactOptions
+
+    robot, terrain, friction, seed, distance, ideal, force_noise, sole_impedance = job
     conditions = Conditions(feedback="ground-truth", seed=seed) if ideal else Conditions.realistic(seed)
     conditions = replace(conditions, plant=replace(conditions.plant, friction=friction),
                          sensors=replace(conditions.sensors, force_noise=force_noise))
     keys = dict(robot=robot, terrain=terrain, friction=friction, seed=seed)
     with threadpool_limits(limits=1, user_api="blas"):
         try:
-            run = walk(robot, terrain=parse_terrain(terrain), conditions=conditions, distance=distance)
+            run = walk(robot, terrain=parse_terrain(terrain), conditions=conditions, distance=distance,
+                       contact=None if sole_impedance is None else ContactOptions(sole_impedance=sole_impedance))
         except ValueError as error:             # the walk's plan was rejected: no walk
             return {**keys, "plan_error": str(error)}
     summary = dict(run.summary)
@@ -71,6 +77,8 @@ def table(results: list[dict], distance: float) -> list[dict]:
             "plan_errors": [{"seed": run["seed"], "error": run["plan_error"]} for run in every if "plan_error" in run],
             "max_sole_slip_mm": round(1000 * max((run["max_sole_slip_m"] for run in runs), default=float("nan")), 1),
             "max_sole_tilt_deg": round(max((run["max_sole_tilt_deg"] for run in runs), default=float("nan")), 2),
+            "max_estimator_drift_cm": _largest_drift(runs, "horizontal_m", 100.0),
+            "max_estimator_yaw_drift_deg": _largest_drift(runs, "yaw_deg", 1.0),
             "early_landings": sum(run.get("early_landings", 0) for run in runs),
             "late_landings": sum(run.get("late_landings", 0) for run in runs),
             "relaxed_steps": sum(run["failure_policy_step_count"] for run in runs),
@@ -78,6 +86,12 @@ def table(results: list[dict], distance: float) -> list[dict]:
                        "distance_m": round(run["distance_m"], 3)} for run in runs if run["fell"]],
         })
     return report
+
+
+def _largest_drift(runs: list[dict], key: str, scale: float) -> float | None:
+    """The estimator's largest drift of ``key`` over ``runs`` (times ``scale``), None without one."""
+    drifts = [run["estimator_drift"]["max"][key] for run in runs if "estimator_drift" in run]
+    return round(scale * max(drifts), 2) if drifts else None
 
 
 def main(argv=None) -> dict:
@@ -89,15 +103,17 @@ def main(argv=None) -> dict:
     parser.add_argument("--distance", type=float, default=3.0)
     parser.add_argument("--ideal", action="store_true", help="the simulator's exact state and plant")
     parser.add_argument("--force-noise", type=float, help="foot force sensors of this noise, N")
+    parser.add_argument("--sole-impedance", type=float, help="the soles' contact impedance d, in (0, 1)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", help="write the report here")
     args = parser.parse_args(argv)
-    jobs = [(robot, terrain, friction, seed, args.distance, args.ideal, args.force_noise) for robot in args.robot for terrain in args.terrain
+    jobs = [(robot, terrain, friction, seed, args.distance, args.ideal, args.force_noise, args.sole_impedance)
+            for robot in args.robot for terrain in args.terrain
             for friction in args.friction for seed in range(args.seeds)]
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         results = list(pool.map(one_walk, jobs))
     report = {"distance_m": args.distance, "seeds": args.seeds, "realistic": not args.ideal,
-              "force_noise": args.force_noise, "rows": table(results, args.distance),
+              "force_noise": args.force_noise, "sole_impedance": args.sole_impedance, "rows": table(results, args.distance),
               "runs": results}
     for row in report["rows"]:
         print(json.dumps(row))

@@ -418,7 +418,7 @@ def reconstruct(robot: str = robots.DEFAULT_HUMANOID, duration: float = 3.0, vie
 
 def walk(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None, distance: float | None = None,
          turn: float | None = None, viewer: bool = False, video: str | None = None, srdf=None,
-         conditions: Conditions | None = None, terrain: TerrainChoice | None = None) -> DemoRun:
+         conditions: Conditions | None = None, terrain: TerrainChoice | None = None, contact=None) -> DemoRun:
     """A humanoid walks forward (3 m by default) or turns in place.
 
     It walks ``distance`` m forward, or turns ``turn`` degrees. ``robot``: a built-in robot's name or a humanoid's URDF or MJCF file (``srdf``: a URDF's
@@ -436,12 +436,13 @@ def walk(robot: str = robots.DEFAULT_HUMANOID, duration: float | None = None, di
     ``terrain`` (a :class:`~tsid_py.scenarios.terrains.TerrainChoice`, parsed from
     ``slope:DEG``, ``steps:HEIGHT``, ``rough:AMPLITUDE``…) is the ground in MuJoCo and the
     controller's planner, sized to the robot and drawn with the conditions' seed
-    (:func:`~tsid_py.scenarios.terrains.walk_terrain`)."""
+    (:func:`~tsid_py.scenarios.terrains.walk_terrain`). ``contact``: the simulation's
+    :class:`~tsid_py.sim.contact.ContactOptions` (None: the harness's default)."""
     model = _load(robot, "walk", srdf)
     conditions = DEFAULT_CONDITIONS if conditions is None else conditions
     ground = walk_terrain(terrain, model, conditions.seed)
     summary, log, info = run_walk(model, distance=distance, turn=turn, duration=duration, viewer=viewer, video=video,
-                                  conditions=conditions, terrain=ground)
+                                  conditions=conditions, terrain=ground, contact=contact)
     summary["terrain"] = "flat" if terrain is None else str(terrain)
     return DemoRun("walk", _name(robot), summary, log, dict(robot_info(model), **info))
 

@@ -27,8 +27,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import pinocchio as pin
 
-from ..control.terrain import Terrain
+from ..control.terrain import Block, Terrain, tilt_rotation
 from ..models.profile import profile_of
 
 #: The text forms, as a usage message names them.
@@ -111,3 +112,38 @@ def _build(choice: TerrainChoice, *, start: float, tread: float, seed: int) -> T
     if kind == "stairs":
         return Terrain.stairs(value, run=tread, start=start)
     return Terrain.rough(value, seed=seed if choice.seed is None else choice.seed, start=start)
+
+
+def slope_stance(robot, degrees: float) -> tuple[np.ndarray, Terrain]:
+    """A humanoid standing on a slope of ``degrees`` rising toward +x: ``robot.q_ref`` with
+    each sole turned about its centre onto the slope (the base and the other joints kept; a
+    Gauss-Newton on the joints, ``log6`` errors of the soles' frames), and the
+    :class:`~tsid_py.control.terrain.Block` (2 m square) whose top face is that slope
+    through the soles' centres, the floor 0.5 m below them (``(q, terrain)``)."""
+    if robot.sole_size is None:
+        raise ValueError(f"robot must stand on soles, got {robot.name!r} with point feet")
+    if not abs(float(degrees)) < 60.0:
+        raise ValueError(f"degrees must be in (-60, 60), got {degrees!r}")
+    model, data = robot.model, robot.model.createData()
+    frames = [robot.frame_id(foot) for foot in robot.feet]
+    angle = math.radians(degrees)
+    rotation = tilt_rotation([-math.sin(angle), 0.0, math.cos(angle)])
+    q = robot.q_ref.copy()
+    pin.framesForwardKinematics(model, data, q)
+    targets = [pin.SE3(rotation @ data.oMf[i].rotation, data.oMf[i].translation.copy()) for i in frames]
+    for _ in range(50):
+        pin.computeJointJacobians(model, data, q)
+        pin.updateFramePlacements(model, data)
+        error = np.concatenate([pin.log6(data.oMf[i].actInv(target)).vector for i, target in zip(frames, targets)])
+        if np.linalg.norm(error) < 1e-10:
+            break
+        jacobian = np.vstack([pin.getFrameJacobian(model, data, i, pin.LOCAL) for i in frames])
+        jacobian[:, :6] = 0.0                                   # the base stays
+        q = pin.integrate(model, q, np.linalg.lstsq(jacobian, error, rcond=None)[0])
+    else:
+        raise ValueError(f"{robot.name}: the legs cannot turn the soles onto a {degrees:g}° slope")
+    pin.framesForwardKinematics(model, data, q)
+    middle = np.mean([data.oMf[i].translation for i in frames], axis=0)
+    half = np.array([1.0, 1.0, 0.05])
+    block = Block(middle - rotation[:, 2] * half[2], half, rotation)
+    return q, Terrain([block], floor=middle[2] - 0.5, name=f"slope:{degrees:g}")

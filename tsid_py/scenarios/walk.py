@@ -32,7 +32,7 @@ SETTLE = 0.2
 def run_walk(robot, *, distance: float | None = None, turn: float | None = None, gait: Gait | None = None,
              duration: float | None = None, viewer: bool = False, video: str | None = None,
              controller_options: dict | None = None, conditions: Conditions | None = None,
-             terrain: Terrain | None = None, pushes=()) -> tuple[dict, dict, dict]:
+             terrain: Terrain | None = None, pushes=(), contact=None) -> tuple[dict, dict, dict]:
     """Walk ``distance`` m forward, or turn ``turn`` degrees in place (default: 3 m forward),
     in MuJoCo; returns ``(summary, log, info)``.
 
@@ -48,11 +48,13 @@ def run_walk(robot, *, distance: float | None = None, turn: float | None = None,
     ``terrain`` (a :class:`~tsid_py.control.terrain.Terrain`) is built in MuJoCo and given to
     the controller (its planner places the footsteps on it). With force sensors in the
     conditions the controller lands its swings on contact. ``pushes``: ``(time s, force (3,)
-    N, duration s)`` applied to the base during the run (time from the run's start)."""
+    N, duration s)`` applied to the base during the run (time from the run's start).
+    ``contact``: the simulation's :class:`~tsid_py.sim.contact.ContactOptions` (None: the
+    harness's default)."""
     if distance is not None and turn is not None:
         raise ValueError("give distance or turn, not both")
     conditions = Conditions(feedback="ground-truth") if conditions is None else conditions
-    sim = simulation(robot, conditions, visual=viewer or bool(video), terrain=terrain)
+    sim = simulation(robot, conditions, visual=viewer or bool(video), terrain=terrain, contact=contact)
     options = dict(controller_options or {})
     if terrain is not None:
         options.setdefault("terrain", terrain)

@@ -6,19 +6,31 @@ regulariser, ``(1 − d)/d`` times its inverse inertia, ``d`` the impedance of `
 ``b`` the damping of ``solref``; ``impratio`` divides ``R`` of the friction rows). A foot
 that carries a steady tangential force therefore slides at a steady speed: standing still on
 four point feet under the stance controller with MuJoCo's defaults (pyramidal cone,
-``impratio`` 1, ``d`` = 0.95), Go2's worst foot moved 94 mm in 5 s and Solo12's 59 mm.
-``benchmarks/foot_creep.py`` measures each remedy (its docstring has the table):
+``impratio`` 1, ``d`` = 0.95), Go2's worst foot moved 94 mm in 5 s and Solo12's 59 mm; a
+humanoid's soles (boxes, ``condim`` 4) on a 10° slope, 17 % of the weight along it, 38 mm
+in 5 s standing (G1 and Talos) and 25–27 mm a stance walking up it, which the estimator,
+assuming stance feet fixed, took for walking: 11–19 cm of drift over a 3 m walk.
+``benchmarks/foot_creep.py`` measures each remedy (its docstring has the tables):
 
-* global options — an elliptic cone with ``impratio`` 100: 0.4 / 0.3 mm; the no-slip
-  post-solve: 0 mm but a quarter more per physics step. Both also stiffen the humanoids'
-  soles, and the built-in G1 then falls on its 3 m walk (elliptic impratio 100 at 6.5 s,
-  no-slip at 6.8 s; a stiffer sole impedance ``d`` = 0.999 at 5.1 s), so they are not used;
-* the point feet's own impedance — ``d`` = 0.9999 on the spheres the harness builds, which
-  win the floor contact's parameters (``priority``): 0.15 mm in 5 s, no cost per step.
+* global options — an elliptic cone with ``impratio`` 100: 0.4 / 0.3 mm for the point feet,
+  ~1 mm for the soles; the no-slip post-solve: 0 mm but a quarter more per physics step;
+* each foot's own impedance — ``d`` = 0.9999 on the spheres the harness builds,
+  :attr:`ContactOptions.sole_impedance` on its sole boxes, which win the floor contact's
+  parameters (``priority``): 0.15 mm in 5 s for Go2's point feet; 1.2 mm (G1) and 0.5 mm
+  (Talos) for soles at ``d`` = 0.999 on the 10° slope, no cost per step.
 
-So :data:`DEFAULT_CONTACT` keeps MuJoCo's global options (the humanoids' soles, boxes with
-``condim`` 4, behave exactly as before: Talos' and G1's walks and push sweeps unchanged) and
-gives point feet :attr:`ContactOptions.point_foot_impedance` = 0.9999.
+Soles at ``d`` = 0.999 take G1's ``--realistic`` climb of 10° from 0 to 5 of 5 walks
+(``benchmarks/terrain_walks.py``), but G1 then falls under the balance demo's 130 N forward
+push (ground truth; it survives 125 N; 130 N is 94 % of its rigid-contact bound, 139 N): the
+soles tip on their toes (9°) and the robot topples 1.7 s later. ``d`` = 0.99 survives it,
+0.995 and 0.998 do not. The walking controller's angular-momentum task keeps G1's walk on
+stiff soles (without it, G1 on ``d`` = 0.999 soles tips a sole at 1.9 s of its flat walk);
+the flat-walk fall with the global options measured when this module was written (elliptic
+``impratio`` 100: a sole slid 5 cm at 6.5 s) no longer happens (nor with the walk of
+2026-11-25 04:32). So
+:data:`DEFAULT_CONTACT` keeps MuJoCo's global options and sole parameters, and gives point
+feet :attr:`ContactOptions.point_foot_impedance` = 0.9999; ``ContactOptions(sole_impedance=
+0.999)`` is the non-creeping sole model.
 """
 
 from __future__ import annotations
@@ -46,6 +58,12 @@ class ContactOptions:
         and 0.02 s a loaded foot's penetration relaxes to zero slowly and overshoots it under
         a gait's changing loads: the contact drops for a step and comes back as an impact that
         slides the foot (:data:`WALKING_CONTACT`).
+    sole_impedance : the impedance ``d`` of the contacts of the sole boxes the harness builds
+        (``priority`` 1 over the floor's and the terrain's), as ``point_foot_impedance`` for
+        the soles: a sole's creep under a steady tangential load scales as ``1 − d``.
+        None: MuJoCo's (0.9 to 0.95).
+    sole_timeconst : the time constant (s) of the soles' contacts, as ``point_foot_timeconst``.
+        None: MuJoCo's 0.02 s.
     """
 
     friction: float = 1.0
@@ -54,6 +72,8 @@ class ContactOptions:
     noslip_iterations: int = 0
     point_foot_impedance: float | None = 0.9999
     point_foot_timeconst: float | None = None
+    sole_impedance: float | None = None
+    sole_timeconst: float | None = None
 
     def __post_init__(self):
         if not self.friction > 0:
@@ -64,10 +84,12 @@ class ContactOptions:
             raise ValueError(f"impratio must be >= 1, got {self.impratio!r}")
         if int(self.noslip_iterations) != self.noslip_iterations or self.noslip_iterations < 0:
             raise ValueError(f"noslip_iterations must be a whole number >= 0, got {self.noslip_iterations!r}")
-        if self.point_foot_impedance is not None and not 0 < self.point_foot_impedance < 1:
-            raise ValueError(f"point_foot_impedance must be in (0, 1) or None, got {self.point_foot_impedance!r}")
-        if self.point_foot_timeconst is not None and not self.point_foot_timeconst > 0:
-            raise ValueError(f"point_foot_timeconst must be > 0 s or None, got {self.point_foot_timeconst!r}")
+        for name in ("point_foot", "sole"):
+            impedance, timeconst = getattr(self, f"{name}_impedance"), getattr(self, f"{name}_timeconst")
+            if impedance is not None and not 0 < impedance < 1:
+                raise ValueError(f"{name}_impedance must be in (0, 1) or None, got {impedance!r}")
+            if timeconst is not None and not timeconst > 0:
+                raise ValueError(f"{name}_timeconst must be > 0 s or None, got {timeconst!r}")
 
     @property
     def sliding(self) -> list[float]:
@@ -76,12 +98,11 @@ class ContactOptions:
 
     def apply_to_point_foot(self, geom) -> None:
         """Give a sphere foot's ``mujoco.MjsGeom`` its impedance in the floor contact."""
-        if self.point_foot_impedance is not None or self.point_foot_timeconst is not None:
-            geom.priority = 1
-        if self.point_foot_impedance is not None:
-            geom.solimp = [self.point_foot_impedance, self.point_foot_impedance, 0.001, 0.5, 2.0]
-        if self.point_foot_timeconst is not None:
-            geom.solref = [self.point_foot_timeconst, 1.0]
+        _set_impedance(geom, self.point_foot_impedance, self.point_foot_timeconst)
+
+    def apply_to_sole(self, geom) -> None:
+        """Give a sole box's ``mujoco.MjsGeom`` its impedance in the ground contact."""
+        _set_impedance(geom, self.sole_impedance, self.sole_timeconst)
 
     def apply(self, spec) -> None:
         """Set the solver options of an ``mujoco.MjSpec``."""
@@ -91,6 +112,17 @@ class ContactOptions:
                             else mujoco.mjtCone.mjCONE_PYRAMIDAL)
         spec.option.impratio = self.impratio
         spec.option.noslip_iterations = int(self.noslip_iterations)
+
+
+def _set_impedance(geom, impedance: float | None, timeconst: float | None) -> None:
+    """``solimp`` with ``d`` = ``impedance`` at every penetration and ``solref`` with
+    ``timeconst`` on ``geom``, which then wins its contacts' parameters (``priority`` 1)."""
+    if impedance is not None or timeconst is not None:
+        geom.priority = 1
+    if impedance is not None:
+        geom.solimp = [impedance, impedance, 0.001, 0.5, 2.0]
+    if timeconst is not None:
+        geom.solref = [timeconst, 1.0]
 
 
 #: The harness's contact model (see the module for the measurements behind it).

@@ -223,6 +223,7 @@ def _add_feet(spec, robot, mujoco, contact: ContactOptions) -> None:
                                  size=[length / 2, width / 2, SOLE_THICKNESS / 2],
                                  pos=placement.translation + offset,
                                  quat=[quaternion.w, quaternion.x, quaternion.y, quaternion.z])
+            contact.apply_to_sole(geom)
         else:
             # the contact frame is the sphere's lowest point; its z axis is the ground normal
             radius = max(robot.foot_radius, 1e-3)
