@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 
 import numpy as np
 import pinocchio as pin
@@ -38,6 +37,7 @@ from tsid_py.models.legs import ankle_of, leg_geometry, point_of
 from tsid_py.models.posture import joint_bounds, moved_configuration
 from tsid_py.models.profile import profile_of
 from tsid_py.models.reach import standing_soles, walk_axes
+from tsid_py.scenarios.reports import write_json
 
 EXTENSIONS = (1.0, 0.99, 0.97, 0.95)
 BASES = {"held": (), "pitch": (4,), "pitch+roll": (3, 4)}
@@ -163,9 +163,7 @@ def main() -> None:
                   + ("no fit" if found is None else f"CoM {100 * found['forward_m']:+.1f} cm from its centre; "
                      f"base rpy {found['base_rpy_deg']} deg, legs {found['extensions']}, at limits {found['at_limits']}"),
                   flush=True)
-    if args.json:
-        with open(args.json, "w") as file:
-            json.dump(results, file, indent=1)
+    write_json(args.json, results)
 
 
 if __name__ == "__main__":

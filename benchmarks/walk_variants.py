@@ -28,6 +28,7 @@ from com_reach import BASES, furthest_forward, load_biped
 
 from tsid_py.models.profile import derive_profile
 from tsid_py.scenarios.demos import DEFAULT_CONDITIONS
+from tsid_py.scenarios.reports import write_json
 from tsid_py.scenarios.walk import run_walk
 
 KEYS = ("distance_m", "steps", "planned_steps", "fell", "fell_at", "fall_reason", "yaw_change_deg")
@@ -55,9 +56,7 @@ def main() -> None:
     summary, _, _ = run_walk(robot, distance=args.distance, conditions=DEFAULT_CONDITIONS)
     result.update({key: summary[key] for key in KEYS if key in summary})
     print(json.dumps(result))
-    if args.json:
-        with open(args.json, "w") as file:
-            json.dump(result, file, indent=1)
+    write_json(args.json, result)
 
 
 if __name__ == "__main__":
