@@ -60,14 +60,12 @@ def _change(settings: list[tuple[str, str, object]], qp_solver: str | None):
 def settings_of(item) -> list[str]:
     """The names of ``item``'s assignable settings: its :class:`~tsid_py.settings.Setting`
     descriptors and properties with a setter."""
-    from .settings import Setting
+    from .settings import setting_names
 
-    names = set()
+    names = {name for name in setting_names(type(item)) if not name.startswith("_")}
     for klass in type(item).__mro__:
-        for name, attribute in vars(klass).items():
-            if not name.startswith("_") and (isinstance(attribute, Setting)
-                                             or isinstance(attribute, property) and attribute.fset is not None):
-                names.add(name)
+        names.update(name for name, attribute in vars(klass).items()
+                     if not name.startswith("_") and isinstance(attribute, property) and attribute.fset is not None)
     return sorted(names)
 
 

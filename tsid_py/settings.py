@@ -90,6 +90,12 @@ class Setting:
             raise
 
 
+def setting_names(cls) -> set[str]:
+    """The public names of the :class:`Setting` descriptors of ``cls`` and its bases."""
+    return {attribute.public for klass in cls.__mro__ for attribute in vars(klass).values()
+            if isinstance(attribute, Setting)}
+
+
 # ------------------------------------------------------------------------------ checks
 def positive(value, name: str) -> float:
     """A finite number > 0."""

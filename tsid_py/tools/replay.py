@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import robots
 from ..overrides import StepOverrides
-from ..settings import Setting
+from ..settings import setting_names
 from ..scenarios.recorder import FORMAT, restore_item_state, solver_from_keyframe
 
 
@@ -176,9 +176,7 @@ def replay(recording: Recording, *, robot=None, change=None, indices=None) -> Re
 
 def _settings(item) -> dict:
     """``item``'s settings (:class:`~tsid_py.settings.Setting`) by name, their values."""
-    names = {attribute.public for klass in type(item).__mro__ for attribute in vars(klass).values()
-             if isinstance(attribute, Setting)}
-    return {name: getattr(item, name) for name in names}
+    return {name: getattr(item, name) for name in setting_names(type(item))}
 
 
 def _restore_item(item, data: bytes, solver, settings: dict) -> None:
