@@ -26,7 +26,7 @@ from numba import boolean, float64, intp, njit
 from .._numba import MATRIX, VECTOR, direct_calls
 from .._validation import as_vector, positive_scalar
 from ..row_writers import pd_rows
-from ..settings import Setting, fraction, non_negative, optional_non_negative
+from ..settings import Setting, assigned, fraction, non_negative, optional_non_negative
 from ..tasks import CoMTask
 from .capture_point import SupportPolygon, lipm_frequency
 
@@ -153,6 +153,7 @@ class CapturePointTask(CoMTask):
         if reference_margin is not _UNCHANGED:
             self._reference_margin = optional_non_negative(reference_margin, "reference_margin")
         self.support = support
+        assigned(self)                     # a new support is a change of the task's parameters
         margin = self._reference_margin
         self._reference_region = None if margin is None else support.shrunk(margin)
         if self.position_ref is not None:
@@ -185,6 +186,24 @@ class CapturePointTask(CoMTask):
             if inside_x != xi_x or inside_y != xi_y:
                 xi_x, xi_y, rate_x, rate_y = inside_x, inside_y, 0.0, 0.0
         self._cop_offset = [(gain * xi_x + rate_x) / omega, (gain * xi_y + rate_y) / omega]
+
+    #: Between steps the task changes its target (:meth:`target_arrays`), its support and
+    #: settings (a flight recorder sees those as setting changes: :meth:`set_support` counts
+    #: as one) and its outputs (``cop``, ``dcm``: written by the step).
+    targets_complete = True
+
+    def target_arrays(self) -> tuple[np.ndarray, ...]:
+        """The CoM task's target arrays and the acceleration given to :meth:`set_target`
+        (``acceleration_ref``'s horizontal part is this step's command, not an input)."""
+        return (*super().target_arrays(), self._target_acceleration)
+
+    def restore_targets(self, values) -> None:
+        """:meth:`target_arrays`'s values back, and the offset of ``p*`` they give, exactly
+        as :meth:`set_target` computed it."""
+        *target, acceleration = values
+        super().restore_targets(target)
+        self._target_acceleration = np.array(acceleration, dtype=float)
+        self._update_offset()
 
     def kinematics(self, robot):
         """This step's horizontal ``c̈`` into the feed-forward (:meth:`command`), then the

@@ -44,6 +44,8 @@ class WrenchRegularization(DiagonalTask):
     """
 
     acts_on = "x"
+    #: No target: the weights are settings (a flight recorder keeps no per-step state).
+    targets_complete = True
 
     def __init__(self, weights=DEFAULT_WEIGHTS, *, name: str = "wrench regularisation"):
         super().__init__(6, weight=_checked_weights(weights, "weights"), priority="soft", name=name)

@@ -123,8 +123,11 @@ def restore_item_state(item, data: bytes, solver: DynamicsSolver) -> None:
 
 def _targets_complete(task) -> bool:
     """Whether the task's :meth:`~tsid_py.tasks.Task.target_arrays` hold all it changes from
-    step to step: the library's own tasks (:mod:`tsid_py.tasks`), not subclasses elsewhere."""
-    return type(task).__module__.startswith("tsid_py.tasks.")
+    step to step (:attr:`~tsid_py.tasks.Task.targets_complete`): the library's own tasks
+    (:mod:`tsid_py.tasks`) and the classes that declare it in their own body, not their
+    subclasses elsewhere."""
+    kind = type(task)
+    return kind.__module__.startswith("tsid_py.tasks.") or kind.__dict__.get("targets_complete", False) is True
 
 
 def solver_keyframe(solver: DynamicsSolver) -> bytes:

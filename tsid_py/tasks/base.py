@@ -64,6 +64,14 @@ class Task(SolverItem, ABC):
     #: ``"ddq"``: the rows span q̈ (nv columns); ``"x"``: the whole variable vector.
     acts_on: ClassVar[str] = "ddq"
 
+    #: Whether :meth:`target_arrays` hold everything the task changes from one step to the
+    #: next other than its settings (which a flight recorder notices on their own). A flight
+    #: recorder (:mod:`tsid_py.scenarios.recorder`) then copies those arrays each step;
+    #: otherwise it keeps a copy of the task's whole state each step (a pickle: hundreds of
+    #: µs). The library's tasks (:mod:`tsid_py.tasks`) are complete; a class elsewhere says so
+    #: in its own body, not by inheritance: a subclass may add state of its own.
+    targets_complete: ClassVar[bool] = False
+
     def __init__(self, dim: int | None = None, *, weight=1.0, priority: str | int = "soft", mask=None,
                  name: str | None = None):
         self._priority = check_priority(priority)
