@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 import tsid_py as tp
-from tsid_py.scenarios.realtime import run_realtime
+from tsid_py.scenarios.realtime import _report, run_realtime
 
 
 def test_the_harness_counts_ticks_and_attributes_every_miss():
@@ -13,3 +15,25 @@ def test_the_harness_counts_ticks_and_attributes_every_miss():
     assert sum(report["miss_episodes_by_first_cause"].values()) <= report["deadline_misses"]
     assert report["compute_us"]["median"] > 0 and report["latency_us"]["median"] >= report["compute_us"]["median"]
     assert report["gc_frozen_objects"] > 0 and not report["fell"]
+
+
+def test_a_compute_over_the_period_is_ours_unless_the_os_switched_the_controller_out():
+    """Misses attributed from the ticks' records: tick 2's compute (1.5 periods) made ticks 2
+    and 3 miss; tick 6's too, but its thread was switched out meanwhile; tick 9 began late."""
+    period, ticks = 1e-3, 10
+    compute = np.full(ticks, 2e-4)
+    compute[[3, 7]] = np.nan                             # the controller was busy: no state served
+    compute[[2, 6]] = 1.5e-3
+    preempted = np.zeros(ticks, dtype=bool)
+    preempted[6] = True
+    missed = np.zeros(ticks, dtype=bool)
+    missed[[2, 3, 6, 7, 9]] = True
+    late_start = np.zeros(ticks)
+    late_start[9] = 0.8 * period
+    latency = np.where(missed, np.nan, 3e-4)
+    report = _report("talos", 1000.0, ticks, latency, compute, preempted, missed, late_start, np.full(ticks, 1e-4),
+                     period, fell=False, controller={}, core=1)
+    assert report["misses_by_cause"] == {"controller": 2, "controller_preempted": 2, "transport": 0, "simulator": 1}
+    assert report["miss_episodes_by_first_cause"] == {"controller": 1, "controller_preempted": 1, "transport": 0,
+                                                      "simulator": 1}
+    assert report["controller_over_period"] == 2 and report["controller_over_period_preempted"] == 1

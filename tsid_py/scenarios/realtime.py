@@ -19,7 +19,11 @@ Each tick records: the *latency* (state published → torques received), the con
 *compute* time (measured in its process) and whether the deadline was missed. A miss is
 attributed to
 
-* ``controller``: its compute alone exceeded the period (our code);
+* ``controller``: its compute alone exceeded the period and the OS left its thread alone
+  meanwhile (our code);
+* ``controller_preempted``: its compute exceeded the period, but the OS switched its thread out
+  during it (an involuntary context switch, ``getrusage(RUSAGE_THREAD).ru_nivcsw``, counted
+  around each compute: the time includes another process's);
 * ``transport``: compute fitted, but the wake-ups and the pipe took the rest (the OS);
 * ``simulator``: the simulator itself started the tick late (its previous step overran).
 
@@ -32,6 +36,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import resource
 import time
 from multiprocessing import shared_memory
 
@@ -42,6 +47,8 @@ from ..loop import prepare_loop
 
 #: Header slots of the shared block: tick number published, tick number answered, stop flag.
 _TICK, _ANSWERED, _STOP = 0, 1, 2
+#: The calling thread's resource usage where the OS has it per thread (Linux), else the process's.
+_THREAD = getattr(resource, "RUSAGE_THREAD", resource.RUSAGE_SELF)
 
 
 class _Link:
@@ -133,22 +140,24 @@ def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, a
     for _ in range(200):                                          # build layouts, compile, warm caches
         controller.step(robot.q_ref, robot.zero_velocity())
     settings = prepare_loop(core=core)
-    computes, ticks, link, tick = [], [], _Link(mode, shared, wake, answer), -1
+    computes, preempted, ticks, link, tick = [], [], [], _Link(mode, shared, wake, answer), -1
     answer.send_bytes(b"ready")
     try:
         while True:
             tick = link.next_state(tick)
             if tick is None:
                 break
+            switches = resource.getrusage(_THREAD).ru_nivcsw
             tic = time.perf_counter()
             solution = controller.step(q.copy(), v.copy())
             tau[:] = solution.tau_actuated
             computes.append(time.perf_counter() - tic)
+            preempted.append(resource.getrusage(_THREAD).ru_nivcsw != switches)
             ticks.append(tick)
             link.answered(tick)
     finally:
         settings.restore()
-        results.send({"compute_s": computes, "ticks": ticks, "gc_frozen": settings.gc_frozen,
+        results.send({"compute_s": computes, "preempted": preempted, "ticks": ticks, "gc_frozen": settings.gc_frozen,
                       "notes": settings.notes})
         del q, v, tau, shared
         block.close()
@@ -235,16 +244,18 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
         del shared
         block.close()
         block.unlink()
-    compute = np.full(ticks, np.nan)
-    compute[np.array(controller.get("ticks", []), dtype=int)] = controller["compute_s"]
-    report = _report(robot_name, rate, ticks, latency, compute, missed, late_start, sim_step, period,
+    compute, preempted = np.full(ticks, np.nan), np.zeros(ticks, dtype=bool)
+    served_ticks = np.array(controller.get("ticks", []), dtype=int)
+    compute[served_ticks] = controller["compute_s"]
+    preempted[served_ticks] = controller.get("preempted", [])
+    report = _report(robot_name, rate, ticks, latency, compute, preempted, missed, late_start, sim_step, period,
                      fell=bool(sim.state()[0][2] < 0.5 * q_start), controller=controller, core=core)
     report["wait"] = wait
     return report
 
 
-def _report(robot_name, rate, ticks, latency, compute, missed, late_start, sim_step, period, *, fell, controller,
-            core) -> dict:
+def _report(robot_name, rate, ticks, latency, compute, preempted, missed, late_start, sim_step, period, *, fell,
+            controller, core) -> dict:
     """Percentiles and the misses by cause (see the module)."""
     def percentiles(values):
         values = values[np.isfinite(values)] * 1e6
@@ -255,12 +266,14 @@ def _report(robot_name, rate, ticks, latency, compute, missed, late_start, sim_s
         if late_start[k] > 0.5 * period:                  # the tick itself began too late to serve a state
             return "simulator"
         served = np.flatnonzero(np.isfinite(compute[:k + 1]))
-        if served.size and compute[served[-1]] > period and served[-1] >= k - int(compute[served[-1]] / period) - 1:
-            return "controller"                           # the state being worked on took more than a period
+        last = served[-1] if served.size else -1
+        if last >= 0 and compute[last] > period and last >= k - int(compute[last] / period) - 1:
+            # the state being worked on took more than a period: ours, unless the OS took the core meanwhile
+            return "controller_preempted" if preempted[last] else "controller"
         return "transport"
 
-    causes = {"controller": 0, "transport": 0, "simulator": 0}
-    episodes = {"controller": 0, "transport": 0, "simulator": 0}
+    causes = dict.fromkeys(("controller", "controller_preempted", "transport", "simulator"), 0)
+    episodes = dict(causes)
     miss_ticks = np.flatnonzero(missed)
     for k in miss_ticks:
         causes[cause(k)] += 1
@@ -269,6 +282,8 @@ def _report(robot_name, rate, ticks, latency, compute, missed, late_start, sim_s
     return {"robot": robot_name, "rate_hz": rate, "ticks": ticks, "deadline_misses": int(missed.sum()),
             "misses_by_cause": causes, "miss_episodes_by_first_cause": episodes,
             "controller_over_period": int(np.sum(compute[np.isfinite(compute)] > period)),
+            "controller_over_period_preempted": int(np.sum((np.nan_to_num(compute) > period) & preempted)),
+            "controller_preempted_steps": int(preempted.sum()),
             "miss_ticks": miss_ticks[:50].tolist(),
             "latency_us": percentiles(latency), "compute_us": percentiles(compute),
             "simulator_step_us": percentiles(sim_step), "late_start_us": percentiles(late_start),
