@@ -46,13 +46,17 @@ BASES = {"held": (), "pitch": (4,), "pitch+roll": (3, 4)}
 TURN = 0.6
 
 
-def furthest_forward(model, q, feet, placements, stance, *, turns=(), max_extension=None, starts=4):
+def furthest_forward(model, q, feet, placements, stance, *, turns=(), max_extension=None, starts=4,
+                     clearance=None, sole_size=None, max_turn=None):
     """The largest forward offset (m) of the CoM from the point ``stance`` (2,) the legs reach
     with the soles at ``placements``, the CoM across the walk over ``stance``, the base free to
     turn about its local axes ``turns`` (3: x, 4: y) and each leg stretched at most
     ``max_extension``; with the fit's base roll-pitch-yaw (deg), legs' extensions, the joints
     it leaves at a bound and its configuration ``q``. None when no start satisfies the
-    constraints."""
+    constraints. A foot whose placement is None swings free: any pose whose sole rectangle
+    (``sole_size``, centred on the foot frame) has every corner ``clearance`` m or more above
+    the floor (z = 0), tilted as the legs' ranges allow. ``max_turn`` (rad): the base turns at
+    most this much about each free axis from how it stands (None: unbounded)."""
     legs = [leg_geometry(model, q, foot) for foot in feet]
     lower, upper = model.lowerPositionLimit, model.upperPositionLimit
     joints = sorted({joint for leg in legs for joint in leg.joints if model.joints[joint].nq == 1
@@ -62,7 +66,8 @@ def furthest_forward(model, q, feet, placements, stance, *, turns=(), max_extens
     data, frames = model.createData(), [model.getFrameId(foot) for foot in feet]
     base = pin.XYZQUATToSE3(q[:7])
     chains = [(leg.joints[0], ankle_of(model, leg), leg.straight_length) for leg in legs if leg.knee is not None]
-    forward, left = (axis[:2] for axis in walk_axes(placements))
+    present = [placement for placement in placements if placement is not None]
+    forward, left = (axis[:2] for axis in walk_axes([present[0], present[-1]]))
     free = 3 + len(turns)
 
     def configuration(x):
@@ -80,24 +85,41 @@ def furthest_forward(model, q, feet, placements, stance, *, turns=(), max_extens
         return np.array([np.linalg.norm(point_of(data, end) - data.oMi[hip].translation) / straight
                          for hip, end, straight in chains])
 
+    held = [(frame, target) for frame, target in zip(frames, placements) if target is not None]
+    swinging = [frame for frame, target in zip(frames, placements) if target is None]
+    corners = (None if sole_size is None else
+               np.array([[sx * sole_size[0] / 2, sy * sole_size[1] / 2, 0.0] for sx in (1, -1) for sy in (1, -1)]))
+
     def equalities(x):
         configuration(x)
-        soles = [pin.log6(target.actInv(data.oMf[frame])).vector for frame, target in zip(frames, placements)]
+        soles = [pin.log6(target.actInv(data.oMf[frame])).vector for frame, target in held]
         return np.r_[np.concatenate(soles), left @ com_offset(x)]
 
+    def clearances(x):
+        configuration(x)
+        return np.concatenate([(corners @ data.oMf[frame].rotation.T + data.oMf[frame].translation)[:, 2] - clearance
+                               for frame in swinging])
+
     constraints = [{"type": "eq", "fun": equalities}]
+    if swinging:
+        constraints.append({"type": "ineq", "fun": clearances})
     if max_extension is not None:
         constraints.append({"type": "ineq", "fun": lambda x: max_extension - extensions(x)})
-    bounds = [(None, None)] * free + list(zip(low, high))
+    turn_bound = (None, None) if max_turn is None else (-max_turn, max_turn)
+    bounds = [(None, None)] * 3 + [turn_bound] * (free - 3) + list(zip(low, high))
     best = None
     turn_seeds = np.linspace(-TURN, TURN, max(starts - 1, 1))
     for start in range(starts):
         rng = np.random.default_rng(start)
         x0 = (np.r_[np.zeros(free), np.clip(q[index], low, high)] if start == 0
               else np.r_[rng.normal(0.0, 0.02, 3), np.full(free - 3, turn_seeds[start - 1]), rng.uniform(low, high)])
+        x0 = np.clip(x0, [b[0] if b[0] is not None else -np.inf for b in bounds],
+                     [b[1] if b[1] is not None else np.inf for b in bounds])
         result = minimize(lambda x: -forward @ com_offset(x), x0, method="SLSQP", bounds=bounds,
                           constraints=constraints, options={"maxiter": 300, "ftol": 1e-12})
         violation = np.abs(equalities(result.x)).max()
+        if swinging:
+            violation = max(violation, float(-np.min(clearances(result.x))))
         if max_extension is not None:
             violation = max(violation, float(np.max(extensions(result.x) - max_extension)))
         if violation < 1e-5 and (best is None or result.fun < best.fun):
