@@ -36,6 +36,7 @@ from tsid_py.scenarios.demos import DEFAULT_CONDITIONS
 from tsid_py.scenarios.reports import write_json
 from tsid_py.scenarios.walk import run_walk
 
+
 def swing_pitch_weighted(pitch_weight: float) -> type:
     """The walking controller with its swing tasks' weight about the world's y axis (the
     sole's pitch on a walk along x) set to ``pitch_weight``: a swing foot free to tilt toes
