@@ -1,6 +1,6 @@
 """How far forward a biped's legs can bring its CoM over flat soles, inside their joint ranges.
 
-    python benchmarks/com_reach.py --robot PATH [--starts 4] [--json FILE]
+    python benchmarks/com_reach.py --robot PATH [--starts 4] [--parts double single mid-swing] [--json FILE]
 
 A walk on flat soles needs the CoM over the soles (over their middle in double support, over
 the stance sole in single support) with every joint inside its range (MuJoCo enforces them).
@@ -17,7 +17,11 @@ spread over the base's turns: a local search, so a lower bound on the true large
   are bent: the posture rule's 0.95, :data:`~tsid_py.models.posture.MAX_EXTENSION`);
 * **single support**, the CoM's forward offset from the stance sole's centre (across the walk
   over it) with the other foot lifted flat by 0, 1, 2 cm and the gait's step height, the base
-  held or free to pitch.
+  held or free to pitch;
+* **mid-swing**, the same with the other foot free to tilt (toes down, its knee bent, the hip
+  hiked by the base's roll) above its standing place, every corner of its sole 1 or 2 cm clear
+  of the floor, the base free to pitch (or pitch and roll) by at most 0.15 or 0.3 rad from how
+  it stands, every leg up to straight.
 
 A robot whose legs reach the walk gives offsets ≥ 0 (the CoM can be at or ahead of the soles'
 centres); a negative offset larger than the sole's half length is off the sole.
@@ -44,15 +48,24 @@ BASES = {"held": (), "pitch": (4,), "pitch+roll": (3, 4)}
 #: The starts after the first turn the base by -TURN … TURN (rad, evenly) about each free
 #: axis, the legs' joints drawn at random in their ranges.
 TURN = 0.6
+#: Mid-swing (the swing foot beside its standing place, free to tilt, its sole this many m
+#: clear of the floor) with the base turned at most MID_SWING_TURNS rad from how it stands.
+SWING_CLEARANCES = (0.01, 0.02)
+MID_SWING_TURNS = (0.15, 0.3)
+PARTS = ("double", "single", "mid-swing")
 
 
-def furthest_forward(model, q, feet, placements, stance, *, turns=(), max_extension=None, starts=4):
+def furthest_forward(model, q, feet, placements, stance, *, turns=(), max_extension=None, starts=4,
+                     clearance=None, sole_size=None, max_turn=None):
     """The largest forward offset (m) of the CoM from the point ``stance`` (2,) the legs reach
     with the soles at ``placements``, the CoM across the walk over ``stance``, the base free to
     turn about its local axes ``turns`` (3: x, 4: y) and each leg stretched at most
     ``max_extension``; with the fit's base roll-pitch-yaw (deg), legs' extensions, the joints
     it leaves at a bound and its configuration ``q``. None when no start satisfies the
-    constraints."""
+    constraints. A foot given as ``(x, y)`` instead of a placement is at mid-swing: its frame
+    above that point, its sole rectangle (``sole_size``, centred on the frame) with every
+    corner ``clearance`` m or more above the floor (z = 0), tilted as the legs' ranges allow. ``max_turn`` (rad): the base turns at
+    most this much about each free axis from how it stands (None: unbounded)."""
     legs = [leg_geometry(model, q, foot) for foot in feet]
     lower, upper = model.lowerPositionLimit, model.upperPositionLimit
     joints = sorted({joint for leg in legs for joint in leg.joints if model.joints[joint].nq == 1
@@ -62,7 +75,8 @@ def furthest_forward(model, q, feet, placements, stance, *, turns=(), max_extens
     data, frames = model.createData(), [model.getFrameId(foot) for foot in feet]
     base = pin.XYZQUATToSE3(q[:7])
     chains = [(leg.joints[0], ankle_of(model, leg), leg.straight_length) for leg in legs if leg.knee is not None]
-    forward, left = (axis[:2] for axis in walk_axes(placements))
+    present = [placement for placement in placements if isinstance(placement, pin.SE3)]
+    forward, left = (axis[:2] for axis in walk_axes([present[0], present[-1]]))
     free = 3 + len(turns)
 
     def configuration(x):
@@ -80,24 +94,43 @@ def furthest_forward(model, q, feet, placements, stance, *, turns=(), max_extens
         return np.array([np.linalg.norm(point_of(data, end) - data.oMi[hip].translation) / straight
                          for hip, end, straight in chains])
 
+    held = [(frame, target) for frame, target in zip(frames, placements) if isinstance(target, pin.SE3)]
+    swinging = [(frame, np.asarray(target)) for frame, target in zip(frames, placements)
+                if not isinstance(target, pin.SE3)]
+    corners = (None if sole_size is None else
+               np.array([[sx * sole_size[0] / 2, sy * sole_size[1] / 2, 0.0] for sx in (1, -1) for sy in (1, -1)]))
+
     def equalities(x):
         configuration(x)
-        soles = [pin.log6(target.actInv(data.oMf[frame])).vector for frame, target in zip(frames, placements)]
-        return np.r_[np.concatenate(soles), left @ com_offset(x)]
+        soles = [pin.log6(target.actInv(data.oMf[frame])).vector for frame, target in held]
+        above = [data.oMf[frame].translation[:2] - xy for frame, xy in swinging]
+        return np.r_[np.concatenate(soles + above), left @ com_offset(x)]
+
+    def clearances(x):
+        configuration(x)
+        return np.concatenate([(corners @ data.oMf[frame].rotation.T + data.oMf[frame].translation)[:, 2] - clearance
+                               for frame, _ in swinging])
 
     constraints = [{"type": "eq", "fun": equalities}]
+    if swinging:
+        constraints.append({"type": "ineq", "fun": clearances})
     if max_extension is not None:
         constraints.append({"type": "ineq", "fun": lambda x: max_extension - extensions(x)})
-    bounds = [(None, None)] * free + list(zip(low, high))
+    turn_bound = (None, None) if max_turn is None else (-max_turn, max_turn)
+    bounds = [(None, None)] * 3 + [turn_bound] * (free - 3) + list(zip(low, high))
     best = None
     turn_seeds = np.linspace(-TURN, TURN, max(starts - 1, 1))
     for start in range(starts):
         rng = np.random.default_rng(start)
         x0 = (np.r_[np.zeros(free), np.clip(q[index], low, high)] if start == 0
               else np.r_[rng.normal(0.0, 0.02, 3), np.full(free - 3, turn_seeds[start - 1]), rng.uniform(low, high)])
+        x0 = np.clip(x0, [b[0] if b[0] is not None else -np.inf for b in bounds],
+                     [b[1] if b[1] is not None else np.inf for b in bounds])
         result = minimize(lambda x: -forward @ com_offset(x), x0, method="SLSQP", bounds=bounds,
                           constraints=constraints, options={"maxiter": 300, "ftol": 1e-12})
         violation = np.abs(equalities(result.x)).max()
+        if swinging:
+            violation = max(violation, float(-np.min(clearances(result.x))))
         if max_extension is not None:
             violation = max(violation, float(np.max(extensions(result.x) - max_extension)))
         if violation < 1e-5 and (best is None or result.fun < best.fun):
@@ -108,7 +141,13 @@ def furthest_forward(model, q, feet, placements, stance, *, turns=(), max_extens
     rpy = np.degrees(pin.rpy.matrixToRpy(pin.XYZQUATToSE3(trial[:7]).rotation))
     at_limits = [model.names[joint] for joint, value, a, b in zip(joints, best.x[free:], low, high)
                  if min(value - a, b - value) < 1e-5]
-    return {"forward_m": round(float(-best.fun), 4), "base_rpy_deg": np.round(rpy, 1).tolist(),
+    swing = {}
+    if swinging:
+        low_corners = clearances(best.x) + clearance
+        swing = {"swing_clearance_m": round(float(np.min(low_corners)), 4),
+                 "swing_pitch_deg": [round(float(np.degrees(pin.rpy.matrixToRpy(data.oMf[frame].rotation)[1])), 1)
+                                     for frame, _ in swinging]}
+    return {"forward_m": round(float(-best.fun), 4), "base_rpy_deg": np.round(rpy, 1).tolist(), **swing,
             "extensions": np.round(extensions(best.x), 3).tolist(), "at_limits": at_limits, "q": trial.tolist()}
 
 
@@ -131,14 +170,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--robot", required=True, help="a biped's URDF or MJCF file (or a built-in name)")
     parser.add_argument("--starts", type=int, default=4, help="starts of each optimisation (default 4)")
+    parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS), help="the stances to measure")
     parser.add_argument("--json", help="write the results to this file")
     args = parser.parse_args()
     robot, profile, q, feet, soles, middle = load_biped(parser, args.robot)
     model = robot.model
     print(f"{args.robot}: soles {profile.sole_size} m, gait step {profile.gait.step_length:.3f} m, "
           f"height {profile.gait.step_height:.3f} m")
-    results = {"double": [], "single": []}
-    for base, turns in BASES.items():
+    results = {"double": [], "single": [], "mid_swing": []}
+    for base, turns in BASES.items() if "double" in args.parts else ():
         for extension in EXTENSIONS:
             found = furthest_forward(model, q, feet, soles, middle, turns=turns, max_extension=extension,
                                      starts=args.starts)
@@ -149,8 +189,8 @@ def main() -> None:
                   + ("no fit" if found is None else f"CoM {100 * found['forward_m']:+.1f} cm from the soles' middle; "
                      f"base rpy {found['base_rpy_deg']} deg, legs {found['extensions']}, at limits {found['at_limits']}"),
                   flush=True)
-    for lift, (base, turns) in itertools.product(sorted({0.0, 0.01, 0.02, round(profile.gait.step_height, 4)}),
-                                                 list(BASES.items())[:2]):
+    lifts = sorted({0.0, 0.01, 0.02, round(profile.gait.step_height, 4)}) if "single" in args.parts else ()
+    for lift, (base, turns) in itertools.product(lifts, list(BASES.items())[:2]):
         for stance_index, foot in enumerate(feet):
             placements = [sole.copy() for sole in soles]
             placements[1 - stance_index].translation = placements[1 - stance_index].translation + [0.0, 0.0, lift]
@@ -163,6 +203,23 @@ def main() -> None:
                   + ("no fit" if found is None else f"CoM {100 * found['forward_m']:+.1f} cm from its centre; "
                      f"base rpy {found['base_rpy_deg']} deg, legs {found['extensions']}, at limits {found['at_limits']}"),
                   flush=True)
+    mid_swing = SWING_CLEARANCES if "mid-swing" in args.parts else ()
+    for clearance, (base, turns), max_turn in itertools.product(mid_swing, list(BASES.items())[1:], MID_SWING_TURNS):
+        for stance_index, foot in enumerate(feet):
+            placements: list = [sole.copy() for sole in soles]
+            placements[1 - stance_index] = soles[1 - stance_index].translation[:2].copy()
+            found = furthest_forward(model, q, feet, placements, soles[stance_index].translation[:2], turns=turns,
+                                     starts=args.starts, clearance=clearance, sole_size=profile.sole_size,
+                                     max_turn=max_turn)
+            if found:
+                found.pop("q")
+            results["mid_swing"].append({"stance": foot, "clearance_m": clearance, "base": base,
+                                         "max_turn_rad": max_turn, **(found or {"forward_m": None})})
+            print(f"mid-swing on {foot}, the other sole {100 * clearance:.0f} cm clear above its place, base {base} "
+                  f"turned <= {max_turn} rad: " + ("no fit" if found is None else
+                  f"CoM {100 * found['forward_m']:+.1f} cm from its centre; base rpy {found['base_rpy_deg']} deg, "
+                  f"legs {found['extensions']}, swing sole {100 * found['swing_clearance_m']:.1f} cm up, pitched "
+                  f"{found['swing_pitch_deg']} deg, at limits {found['at_limits']}"), flush=True)
     write_json(args.json, results)
 
 

@@ -137,7 +137,9 @@ def test_robots_the_library_does_not_know_load_standing_on_their_feet(name, path
     data = robot.model.createData()
     pin.framesForwardKinematics(robot.model, data, robot.q_ref)
     heights = [data.oMf[robot.frame_id(foot)].translation[2] for foot in robot.feet]
-    assert min(heights) == pytest.approx(0.0, abs=1e-9) and max(heights) < 0.01
+    # every foot on the floor, not only the lowest: Simple Humanoid's fit left its right sole
+    # 5.1 mm up, which MuJoCo dropped and its controller did not
+    assert min(heights) == pytest.approx(0.0, abs=1e-9) and max(heights) < 1e-4
     if sole:
         tilt = max(np.arccos(np.clip(data.oMf[robot.frame_id(f)].rotation[2, 2], -1, 1)) for f in robot.feet)
         assert tilt < np.radians(0.5)

@@ -329,3 +329,21 @@ def test_touchdown_counts_force_along_the_normal_and_lowers_a_late_foot_at_most_
     np.testing.assert_allclose(target.translation, placement.translation - 0.02 * normal, atol=1e-12)
     np.testing.assert_allclose(velocity[:3], -0.2 * normal) and not done
     assert touchdown.lowered(placement, normal, 0.2)[2]
+
+
+def test_a_flat_terrain_plans_the_walk_planned_without_one():
+    """The flat floor given as a Terrain and no terrain at all (flat at the feet) plan the same
+    footsteps and swings for a robot standing on the floor."""
+    import tsid_py as tp
+    from tsid_py.control.walking import WalkingController
+
+    plans = []
+    for terrain in (None, Terrain.flat()):
+        controller = WalkingController(tp.robots.load("talos"), 1e-3, terrain=terrain)
+        plans.append(controller.walk_distance(0.6))
+    steps = [[(s.foot, s.x, s.y, s.yaw, s.z, s.normal) for s in plan.footsteps] for plan in plans]
+    assert np.allclose([row[1:5] for row in steps[0]], [row[1:5] for row in steps[1]], atol=1e-9)
+    for a, b in zip(*(plan.swings for plan in plans)):
+        assert a.apex == pytest.approx(b.apex, abs=1e-9) and a.delays == b.delays
+        for t in np.linspace(a.lift_off, a.touch_down, 7):
+            assert np.allclose(a.sample(t).placement.homogeneous, b.sample(t).placement.homogeneous, atol=1e-9)

@@ -29,7 +29,10 @@ Both by one least-squares fit of the base and the legs' joints (bounded to the r
 residuals in decreasing weight: the feet stay where they stood (each sole's pose, each point
 foot's position) and each leg's extension above :data:`MAX_EXTENSION` is a residual (10 per m,
 rad or unit of extension); the CoM stays above the same point of the ground (3); the base
-keeps its orientation (1); the joints move as little as they can (0.01 per rad). The fit
+keeps its orientation (1); the joints move as little as they can (0.01 per rad). A fit that
+leaves a foot off its place (by more than :data:`FOOT_TOLERANCE`) is fitted again with the
+feet weighted :data:`FOOT_WEIGHT`: every foot starts on the floor, the legs' extension gives
+way. The fit
 starts from the posture and from its knees bent to :data:`MAX_EXTENSION` (at a straight knee
 the extension's gradient vanishes) and keeps the better. Where the ranges leave no room
 (Simple Humanoid's: its left knee's upper limit, 0.70 rad, and both ankles' lower one, 0,
@@ -61,6 +64,14 @@ LIMIT_MARGIN = 0.02
 #: already stands on one edge (iCub's SRDF posture splays its soles ±1.1e-3 rad in roll, and
 #: it starts by rolling them flat at 0.9 rad/s).
 FLAT_TOLERANCE = 1e-4
+#: A fit that leaves a foot farther than this (m, or rad for a sole's tilt) from its place is
+#: fitted again with the feet's residuals weighted :data:`FOOT_WEIGHT` instead of 10: a robot
+#: must start with every foot on the floor. Simple Humanoid's fit traded its legs' extension
+#: (0.98 where 0.95 is asked) for its right sole 5.1 mm above the floor; MuJoCo dropped the
+#: foot and rolled the robot 1.6°, while its controller (and estimator) held the foot 5.1 mm
+#: up, and planned its footsteps there.
+FOOT_TOLERANCE = 1e-4
+FOOT_WEIGHT = 1e4
 
 
 def standing_posture(model: pin.Model, q: np.ndarray, feet: list[FootGeometry]) -> np.ndarray:
@@ -138,7 +149,27 @@ def fitted_posture(model: pin.Model, q: np.ndarray, feet, *, point_feet: bool = 
             drop = max(drop, leg.length - length)
     bent[2] -= drop                       # the base down by what the legs shortened
     fits = [_fit(model, q, start, feet, legs, leg_index, low, high, point_feet) for start in (clipped, bent)]
-    return min(fits, key=lambda fit: fit[1])[0]
+    fitted = min(fits, key=lambda fit: fit[1])[0]
+    if _largest_foot_error(model, q, fitted, feet, point_feet) > FOOT_TOLERANCE:
+        fitted = _fit(model, q, fitted, feet, legs, leg_index, low, high, point_feet, foot_weight=FOOT_WEIGHT)[0]
+    return fitted
+
+
+def _largest_foot_error(model: pin.Model, original: np.ndarray, q: np.ndarray, feet, point_feet: bool) -> float:
+    """The largest distance (m) or angle (rad) of a foot at ``q`` from its place in
+    ``original`` (its position; a sole's pose, made flat)."""
+    data, moved = model.createData(), model.createData()
+    pin.framesForwardKinematics(model, data, original)
+    pin.framesForwardKinematics(model, moved, q)
+    errors = []
+    for foot in feet:
+        frame = model.getFrameId(foot)
+        if point_feet:
+            errors.append(np.linalg.norm(moved.oMf[frame].translation - data.oMf[frame].translation))
+        else:
+            error = pin.log6(_flat(data.oMf[frame]).actInv(moved.oMf[frame])).vector
+            errors.extend([np.linalg.norm(error[:3]), np.linalg.norm(error[3:])])
+    return float(max(errors))
 
 
 def _bent_knee(model: pin.Model, q: np.ndarray, leg: Leg, low: float, high: float) -> tuple[float, float]:
@@ -217,10 +248,10 @@ def joint_bounds(lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 def _fit(model, original, start, feet, legs: list[Leg], leg_index, low, high,
-         point_feet: bool) -> tuple[np.ndarray, float]:
+         point_feet: bool, foot_weight: float = 10.0) -> tuple[np.ndarray, float]:
     """The least-squares fit of :func:`fitted_posture` from ``start`` (a configuration inside
     the bounds) and its cost; the targets are the feet's and the CoM's places in ``original``
-    and the base's orientation there."""
+    and the base's orientation there, the feet's residuals weighted ``foot_weight``."""
     from scipy.optimize import least_squares
 
     data = model.createData()
@@ -240,8 +271,8 @@ def _fit(model, original, start, feet, legs: list[Leg], leg_index, low, high,
         pin.framesForwardKinematics(model, data, q)
         parts = []
         for frame, target in zip(frames, targets):
-            parts.append(10.0 * (data.oMf[frame].translation - target.translation) if point_feet
-                         else 10.0 * pin.log6(target.actInv(data.oMf[frame])).vector)
+            parts.append(foot_weight * (data.oMf[frame].translation - target.translation) if point_feet
+                         else foot_weight * pin.log6(target.actInv(data.oMf[frame])).vector)
         parts.append(x[3:6])                                          # the base's orientation
         parts.append(3.0 * (pin.centerOfMass(model, data, q, False)[:2] - com))   # the CoM above the same point
         for hip, end, straight in chains:
