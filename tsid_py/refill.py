@@ -102,6 +102,14 @@ class Refill:
             for target, source in self.copies:
                 np.copyto(target, source)
 
+    def run_planned(self, x_in: np.ndarray, D: np.ndarray, bias: np.ndarray, zero_rows: int) -> None:
+        """:meth:`run` once planned on the compiled pass's buffer (``arguments`` not None),
+        ``x_in`` a float64 vector of ``x``'s size (a backend's own buffer): the compiled call
+        alone (a steady step's, :mod:`tsid_py.solver_steady`)."""
+        solution, gather = self.solution, self.arguments
+        _refill(x_in, solution.x, D, bias, zero_rows, solution.tau, gather[0], gather[1], gather[2], gather[3],
+                gather[4], gather[5])
+
     def plan(self) -> None:
         """Put the solution's rotations and point contacts' wrenches (those that are not views
         of ``x``) in two flat buffers — the solution's arrays become views of them, with the
