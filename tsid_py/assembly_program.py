@@ -133,7 +133,7 @@ _RECORDS, _INTS, _FLOATS, _ROWS2 = intp[:, ::1], intp[::1], float64[::1], float6
 
 
 @njit(void(_RECORDS, _INTS, _FLOATS, _FLOATS, intp, intp, float64[::1], float64[::1], _ROWS2, _ROWS2, _FLOATS,
-           _ROWS2, _FLOATS, _FLOATS, _ROWS2, _FLOATS, _FLOATS), cache=True, fastmath=FASTMATH)
+           _ROWS2, _FLOATS, _FLOATS, _ROWS2, _FLOATS, _FLOATS), cache=True, fastmath=FASTMATH, _nrt=False)
 def run_program(records, ints, floats, robot, nv, frames, q, v, D, A, b, A_soft, b_soft, e, C, l, u):
     """Every record's writer, in order, from the robot's pass outputs ``robot``
     (:func:`tsid_py.rigid_body.outputs`, ``nv`` velocities and ``frames`` frames) and state
@@ -174,7 +174,7 @@ def run_program(records, ints, floats, robot, nv, frames, q, v, D, A, b, A_soft,
 _ANY1, _ANY2 = types.Array(float64, 1, "A", readonly=True), types.Array(float64, 2, "A", readonly=True)
 
 
-@njit(void(_FLOATS, intp, _ANY1, _ANY2, _ANY1, _ANY1), cache=True)
+@njit(void(_FLOATS, intp, _ANY1, _ANY2, _ANY1, _ANY1), cache=True, _nrt=False)
 def pack_targets(floats, offset, position, rotation, velocity, acceleration):
     """``floats[offset:]`` = the position (3 for a frame's translation or the CoM, else dim),
     the rotation's 9 entries (none for a task without one), the velocity and the

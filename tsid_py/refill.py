@@ -23,7 +23,7 @@ _FLOAT64 = np.dtype(np.float64)
 
 
 @njit(void(_VALUES, _VALUES, float64[:, :], _VALUES, intp, _VALUES, _VALUES, _INDICES, _VALUES, _INDICES,
-           _INDICES, _VALUES), cache=True, fastmath=FASTMATH)
+           _INDICES, _VALUES), cache=True, fastmath=FASTMATH, _nrt=False)
 def refill(x_in, x, D, bias, zero_rows, tau, sources, source_index, rotations, force_index, force_target, forces):
     """``x = x_in``; ``τ = D x + h`` with its first ``zero_rows`` entries 0 (the generalised
     forces, whose unactuated root's rows the equalities zero); ``rotations[k] = sources[source_index[k]]`` (the
