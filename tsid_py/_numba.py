@@ -8,8 +8,9 @@ the concept they implement (frame kinematics in :mod:`tsid_py.frames`, row write
 task's law in :mod:`tsid_py.tasks.joint`, the active-set solver in
 :mod:`tsid_py.backends.active_set`); this module holds what they share.
 
-The kernels a steady control step calls that allocate nothing (the dynamics pass, the
-assembly's program and its targets' copy, the refill, the finiteness test) are compiled
+The kernels a steady control step calls, which allocate nothing (the dynamics pass, the
+assembly's program and its targets' copy, the reduced backend's step, the refill, the
+finiteness test), are compiled
 without numba's runtime (``_nrt=False``): their array arguments are then not wrapped in
 reference-counted records, nor their views counted (an atomic increment and decrement each)
 — about 30 ns less per array argument and a third of the assembly program's time. Such a
