@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import boolean, float64, intp, njit
-
 from numba.core import types
 from numba.core.errors import TypingError
 from numba.core.typing import signature
