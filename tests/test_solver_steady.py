@@ -2,7 +2,8 @@
 and goes the general way whenever something it reuses changed between steps: a target set
 or edited in place, a setting assigned, a step with overrides, a contact anchored anew, a
 task removed and added back, a bound changed. The reference is a solver of the same problem
-stepping without ``out=`` (a new solution each step: never the steady step)."""
+stepping without ``out=`` (a new solution each step: never the steady step); a backend
+assigned also sends it the general way."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 import tsid_py as tp
 from tsid_py.control.reference import humanoid_balance, quadruped_stance
+from tsid_py.backends import make_backend
 from tsid_py.overrides import StepOverrides
 
 
@@ -44,6 +46,8 @@ def _event(k: int, controller, centre) -> StepOverrides | None:
         next(iter(solver.contacts.values())).f_max *= 0.9
     elif k == 95:
         controller.posture.acceleration_ref[3] = 0.5          # a diagonal cost's target, in place
+    elif k == 100:
+        solver.backend = make_backend("reduced")              # another backend, started cold
     return None
 
 

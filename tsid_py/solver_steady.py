@@ -70,9 +70,11 @@ class SteadyStep:
     def current(self) -> bool:
         """Whether nothing this step reuses changed since it was kept: the items (the solver's
         configuration epoch), a setting, the program's packed buffers or watched arrays, the
-        backend's kept step."""
-        return (self.valid and self.solver.configuration_epoch == self.epoch and self.program.floats is self.floats
-                and self.backend.kept_step() is self.kept and self.program.unchanged())
+        backend (or its kept step)."""
+        solver = self.solver
+        return (self.valid and solver.configuration_epoch == self.epoch and solver.backend is self.backend
+                and self.program.floats is self.floats and self.backend.kept_step() is self.kept
+                and self.program.unchanged())
 
     def step(self, q, v) -> Solution | None:
         """The steady step at ``(q, v)``: the refilled solution, or None (nothing done) when
