@@ -8,43 +8,16 @@ active-set solve (see :mod:`tsid_py.backends.reduced` for the method).
 * :func:`solve_on_active_set`: the equality-constrained QP on a guessed active set
   (Cholesky and Schur complement), expanded to ``x`` and checked against every row, the
   active set repaired one row at a time when the check fails;
-* :func:`eliminate_and_guess_into`: the three in one call, the control loop's path (each call
-  from Python costs about a microsecond of dispatch, and results are written into buffers
-  the caller keeps, since boxing a new array costs as much again); their work arrays live in
-  one ``scratch`` buffer the caller keeps too, so that the step allocates nothing. The
-  functions above, and :func:`eliminate_and_guess`, allocate that buffer themselves.
+* :func:`eliminate_and_guess_into`: the three in one call into buffers the caller keeps (work
+  arrays in ``scratch``): the control loop's path, compiled without numba's runtime.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import boolean, float64, intp, njit
-from numba.core import types
-from numba.core.errors import TypingError
-from numba.core.typing import signature
-from numba.extending import intrinsic
-from numba.np.linalg import dot_3_mm, ensure_blas
 
-from .._numba import FASTMATH, direct_calls
-
-
-@intrinsic
-def _product_into(typingcontext, a, b, out):
-    """``out = a b`` for C- or F-ordered float64 matrices: numba's own ``np.dot(a, b, out)``
-    (the same BLAS call, so the same numbers) without returning ``out``, so that a kernel
-    compiled without numba's runtime can use it (see :mod:`tsid_py._numba`)."""
-    if not all(isinstance(x, types.Array) and x.ndim == 2 and x.dtype == types.float64 and x.layout in "CF"
-               for x in (a, b, out)) or out.layout != "C":
-        raise TypingError("_product_into takes C- or F-ordered float64 matrices, out C-ordered")
-
-    def codegen(context, builder, sig, args):
-        ensure_blas()
-        product = dot_3_mm(context, builder, signature(out, a, b, out), args)
-        if context.enable_nrt:                # (dot_3_mm returns out borrowed: a reference to give back)
-            context.nrt.decref(builder, out, product)
-        return context.get_dummy_value()
-
-    return signature(types.none, a, b, out), codegen
+from .._numba import FASTMATH, direct_calls, product_into
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -144,7 +117,7 @@ def _reduce_least_squares_into(R, s, d, e, basis, free, E, x_basis, H, g, scratc
         residual[i] = value
     W = _block(scratch, rows * m + rows, rows + m, k)
     RZ = W[:rows]
-    _product_into(R_basis, E, RZ)             # R_B E (one BLAS product), then R Z = R_N − R_B E
+    product_into(R_basis, E, RZ)             # R_B E (one BLAS product), then R Z = R_N − R_B E
     for j in range(k):                        # with (R Z)ᵀ (R x_p − s) − e_N
         g[j] = -e[free[j]]
     for i in range(rows):
@@ -159,7 +132,7 @@ def _reduce_least_squares_into(R, s, d, e, basis, free, E, x_basis, H, g, scratc
         for j in range(k):
             W[rows + c, j] = root * E[c, j]
             g[j] -= E[c, j] * shifted
-    _product_into(W.T, W, H)
+    product_into(W.T, W, H)
     for j in range(k):
         g[j] *= 2.0
         H[j, j] += d[free[j]]
@@ -197,10 +170,7 @@ def _forward(L, B, X):
     r, n = B.shape
     for j in range(r):
         for i in range(n):
-            X[j, i] = B[j, i]
-    for j in range(r):
-        for i in range(n):
-            value = X[j, i]
+            value = B[j, i]               # (X may be B: its entry i is read before written)
             for p in range(i):
                 value -= L[i, p] * X[j, p]
             X[j, i] = value / L[i, i]
@@ -464,9 +434,8 @@ COST_NOT_REDUCED = 4
 _ROWS, _FLAT, _INDICES, _FLAGS = float64[:, ::1], float64[::1], intp[::1], boolean[::1]
 
 
-@njit(intp(_ROWS, _FLAT, _ROWS, _FLAT, _FLAT, _FLAT, _ROWS, _FLAT, _FLAT, _INDICES, _INDICES, _INDICES, _FLAGS,
-           _INDICES, intp, _FLAT, _ROWS, _FLAT, _ROWS, _FLAT, _FLAT, _FLAGS, _FLAT), cache=True, fastmath=FASTMATH,
-      _nrt=False)
+@njit(intp(_ROWS, _FLAT, _ROWS, _FLAT, _FLAT, _FLAT, _ROWS, _FLAT, _FLAT, _INDICES, _INDICES, _INDICES, _FLAGS, _INDICES,
+           intp, _FLAT, _ROWS, _FLAT, _ROWS, _FLAT, _FLAT, _FLAGS, _FLAT), cache=True, fastmath=FASTMATH, _nrt=False)
 def eliminate_and_guess_into(A, b, R, s, d, e, C, l, u, basis, free, active, at_upper, sizes, changes_allowed,
                              tolerances, E, x_basis, H, g, x, violated, scratch):
     """The control step's fast path in one call: :func:`eliminate_basis`,
