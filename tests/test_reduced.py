@@ -242,3 +242,36 @@ def test_compiled_step_refuses_what_it_cannot_do(rng):
     negative[free[0]] = -1.0
     assert step(basis, negative) == _kernels.COST_NOT_REDUCED
     assert step(basis, cost.d) == 0
+
+
+def test_the_kernels_matrix_products_free_what_they_allocate():
+    """The reduced cost's two matrix products (numba's BLAS call without its returned
+    reference, usable in kernels compiled without numba's runtime) give ``ZᵀHZ`` and
+    ``Zᵀ(g + H x_p)`` (against numpy), and a kernel with its runtime that calls them — its
+    work buffer allocated inside — frees every block it allocates."""
+    from numba.core.runtime import _nrt_python, rtsys
+
+    rng = np.random.default_rng(3)
+    rows, m, k = 7, 3, 4
+    n = m + k
+    R, s, d, e = rng.normal(size=(rows, n)), rng.normal(size=rows), rng.random(n), rng.normal(size=n)
+    basis, free = np.arange(m, dtype=np.intp), np.arange(m, n, dtype=np.intp)
+    E, x_basis, H, g = rng.normal(size=(m, k)), rng.normal(size=m), np.empty((k, k)), np.empty(k)
+    _kernels.reduce_least_squares(R, s, d, e, basis, free, E, x_basis, H, g)
+    _nrt_python.memsys_enable_stats()
+    try:
+        before = rtsys.get_allocation_stats()
+        for _ in range(100):
+            _kernels.reduce_least_squares(R, s, d, e, basis, free, E, x_basis, H, g)
+        after = rtsys.get_allocation_stats()
+    finally:
+        _nrt_python.memsys_disable_stats()
+    assert after.alloc - before.alloc >= 100 and after.free - before.free == after.alloc - before.alloc
+    assert after.mi_alloc - before.mi_alloc == after.mi_free - before.mi_free
+    Z = np.zeros((n, k))
+    Z[basis], Z[free] = -E, np.eye(k)
+    x_p = np.zeros(n)
+    x_p[basis] = x_basis
+    hessian, gradient = 2 * (R.T @ R + np.diag(d)), -2 * (R.T @ s + e)
+    assert np.allclose(H, Z.T @ hessian @ Z, atol=1e-12)
+    assert np.allclose(g, Z.T @ (gradient + hessian @ x_p), atol=1e-12)

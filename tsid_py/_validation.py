@@ -14,7 +14,7 @@ from ._numba import VECTOR, compiled_function
 _FLOAT64 = np.dtype(np.float64)
 
 
-@njit(boolean(VECTOR), cache=True)
+@njit(boolean(VECTOR), cache=True, _nrt=False)
 def all_finite(x):
     """Whether every entry of ``x`` is finite (no NaN, no inf); strict IEEE arithmetic."""
     for i in range(x.size):

@@ -462,6 +462,11 @@ class Layout:
             self._diagonal_weights = [weight for _, weight in entries]
 
     # ------------------------------------------------------------------ extraction
+    def refill_of(self, solution: Solution) -> Refill | None:
+        """How :meth:`extract` refills ``solution`` (the last one it returned), or None."""
+        refill = self._refill
+        return refill if refill is not None and refill.solution is solution else None
+
     def extract(self, result, out: Solution | None = None) -> Solution:
         """The solution from the QP's ``x`` (the solution's own array: ``ddq``, ``tau_actuated``
         and planar contacts' local wrenches are views of it and of ``tau``).

@@ -133,7 +133,7 @@ _RECORDS, _INTS, _FLOATS, _ROWS2 = intp[:, ::1], intp[::1], float64[::1], float6
 
 
 @njit(void(_RECORDS, _INTS, _FLOATS, _FLOATS, intp, intp, float64[::1], float64[::1], _ROWS2, _ROWS2, _FLOATS,
-           _ROWS2, _FLOATS, _FLOATS, _ROWS2, _FLOATS, _FLOATS), cache=True, fastmath=FASTMATH)
+           _ROWS2, _FLOATS, _FLOATS, _ROWS2, _FLOATS, _FLOATS), cache=True, fastmath=FASTMATH, _nrt=False)
 def run_program(records, ints, floats, robot, nv, frames, q, v, D, A, b, A_soft, b_soft, e, C, l, u):
     """Every record's writer, in order, from the robot's pass outputs ``robot``
     (:func:`tsid_py.rigid_body.outputs`, ``nv`` velocities and ``frames`` frames) and state
@@ -174,7 +174,7 @@ def run_program(records, ints, floats, robot, nv, frames, q, v, D, A, b, A_soft,
 _ANY1, _ANY2 = types.Array(float64, 1, "A", readonly=True), types.Array(float64, 2, "A", readonly=True)
 
 
-@njit(void(_FLOATS, intp, _ANY1, _ANY2, _ANY1, _ANY1), cache=True)
+@njit(void(_FLOATS, intp, _ANY1, _ANY2, _ANY1, _ANY1), cache=True, _nrt=False)
 def pack_targets(floats, offset, position, rotation, velocity, acceleration):
     """``floats[offset:]`` = the position (3 for a frame's translation or the CoM, else dim),
     the rotation's 9 entries (none for a task without one), the velocity and the
@@ -247,6 +247,9 @@ class StepProgram:
         robot = layout.robot
         self.layout, self.items, self.robot = layout, items, robot
         self.watched = [entry for entry in items if entry.watch is not None]
+        #: The watched entries whose targets are packed at every step, and the others.
+        self.packed_each_step = [entry for entry in self.watched if entry.kind in _TARGETS_READ_EACH_STEP]
+        self.packed_on_change = [entry for entry in self.watched if entry.kind not in _TARGETS_READ_EACH_STEP]
         self.records = np.array([entry.record for entry in items], dtype=np.intp).reshape(len(items), RECORD)
         self.changes = -1
         self._pack_all()
@@ -444,6 +447,34 @@ class StepProgram:
         for constraint, matrix, lower, upper in rest.linear:
             constraint.write_rows(context, matrix, lower, upper)
 
+    # ------------------------------------------------------------------ a steady step
+    def unchanged(self) -> bool:
+        """Whether :meth:`run` would pack nothing but the tasks' targets now: no setting
+        assigned since the last run, no watched array replaced, the tasks' error buffers
+        still this program's (a steady step's test, :mod:`tsid_py.solver_steady`)."""
+        if CHANGES[0] != self.changes:
+            return False
+        for entry in self.packed_on_change:
+            if getattr(entry.item, entry.watch) is not entry.seen:
+                return False
+        for entry in self.packed_each_step:
+            if entry.buffers is not None and entry.item.error_buffers is not entry.buffers:
+                return False
+        return True
+
+    def run_steady(self, arguments: tuple) -> None:
+        """:meth:`run` when :meth:`unchanged`: the targets packed, then the compiled rows on
+        ``arguments`` (:meth:`arguments`' tuple, made while ``floats`` is the same array)."""
+        for entry in self.packed_each_step:
+            self._pack_targets(entry)
+        _run(*arguments)
+
+    def arguments(self, D, A, b, A_soft, b_soft, e, C, l, u) -> tuple:
+        """:func:`run_program`'s arguments for these buffers (the robot's and the packed ones)."""
+        robot, dynamics = self.robot, self.robot.dynamics
+        return (self.records, self.ints, self.floats, dynamics.buffer, robot.nv, dynamics.frame_parents.size, robot.q,
+                robot.v, D, A, b, A_soft, b_soft, e, C, l, u)
+
     def run(self, D, A, b, A_soft, b_soft, e, C, l, u) -> None:
         """The compiled items' rows at the robot's last update (see the module)."""
         if CHANGES[0] != self.changes and self._settings_changed():
@@ -458,7 +489,5 @@ class StepProgram:
                     self._pack_targets(entry)
                 if entry.buffers is not None and item.error_buffers is not entry.buffers:
                     self._point_errors(entry)      # another layout's program ran with the task
-        robot, dynamics = self.robot, self.robot.dynamics
-        _run(self.records, self.ints, self.floats, dynamics.buffer, robot.nv, dynamics.frame_parents.size, robot.q,
-             robot.v, D, A, b, A_soft, b_soft, e, C, l, u)
+        _run(*self.arguments(D, A, b, A_soft, b_soft, e, C, l, u))
 

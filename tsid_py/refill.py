@@ -23,7 +23,7 @@ _FLOAT64 = np.dtype(np.float64)
 
 
 @njit(void(_VALUES, _VALUES, float64[:, :], _VALUES, intp, _VALUES, _VALUES, _INDICES, _VALUES, _INDICES,
-           _INDICES, _VALUES), cache=True, fastmath=FASTMATH)
+           _INDICES, _VALUES), cache=True, fastmath=FASTMATH, _nrt=False)
 def refill(x_in, x, D, bias, zero_rows, tau, sources, source_index, rotations, force_index, force_target, forces):
     """``x = x_in``; ``τ = D x + h`` with its first ``zero_rows`` entries 0 (the generalised
     forces, whose unactuated root's rows the equalities zero); ``rotations[k] = sources[source_index[k]]`` (the
@@ -101,6 +101,14 @@ class Refill:
                     *_NOTHING)
             for target, source in self.copies:
                 np.copyto(target, source)
+
+    def run_planned(self, x_in: np.ndarray, D: np.ndarray, bias: np.ndarray, zero_rows: int) -> None:
+        """:meth:`run` once planned on the compiled pass's buffer (``arguments`` not None),
+        ``x_in`` a float64 vector of ``x``'s size (a backend's own buffer): the compiled call
+        alone (a steady step's, :mod:`tsid_py.solver_steady`)."""
+        solution, gather = self.solution, self.arguments
+        _refill(x_in, solution.x, D, bias, zero_rows, solution.tau, gather[0], gather[1], gather[2], gather[3],
+                gather[4], gather[5])
 
     def plan(self) -> None:
         """Put the solution's rotations and point contacts' wrenches (those that are not views

@@ -308,7 +308,7 @@ _INTS, _ROWS, _VALUES = intp[:, ::1], float64[:, ::1], float64[::1]
 
 @njit(intp(_INTS, _ROWS, _VALUES, _VALUES, intp[::1], _ROWS, intp[::1], float64[:], float64[:], float64[::1],
            float64[::1], _ROWS, _VALUES, float64),
-      cache=True, fastmath=FASTMATH)
+      cache=True, fastmath=FASTMATH, _nrt=False)
 def update_state(tree, bodies, gravity, armature, frame_parents, frame_placements, tracked, q_in, v_in, q, v, work,
                  buffer, quaternion_tolerance):
     """Check ``(q_in, v_in)``, copy them into the robot's ``q`` and ``v`` (a floating root's

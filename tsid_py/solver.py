@@ -12,7 +12,6 @@ backend.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
 from time import perf_counter
 
 import numpy as np
@@ -33,6 +32,8 @@ from .ramps import ForceRamp, normal_force_limits
 from .robot import Robot
 from .settings import CHANGES, Setting, positive
 from .solution import Solution
+from .solver_ramps import ContactRamps
+from .solver_steady import SteadyStep
 from .tasks.base import Task
 from .tasks.regularization import (DEFAULT_REGULARIZATION, regularization_tasks,  # noqa: F401 (re-exported)
                                   regularization_weights)
@@ -40,7 +41,7 @@ from .tasks.regularization import (DEFAULT_REGULARIZATION, regularization_tasks,
 _NOTHING_SOFTENED: frozenset = frozenset()
 
 
-class DynamicsSolver:
+class DynamicsSolver(ContactRamps):
     """Task-space inverse dynamics: one QP over ``[q̈; f]`` per call to :meth:`solve`.
 
     Parameters
@@ -103,6 +104,7 @@ class DynamicsSolver:
         self._busy = threading.Lock()
         self.last_qp: QP | None = None
         self._stamps = [0.0] * 5                         # perf_counter at the phases' ends
+        self._steady: SteadyStep | None = None           # what the next steady step reuses
         #: Incremented whenever the QP's configuration changes otherwise than by targets and
         #: settings: an item added or removed, a layout invalidated, a contact anchored, a
         #: force ramp started or finished (what a flight recorder keeps a new copy of the
@@ -385,7 +387,24 @@ class DynamicsSolver:
         return solution
 
     def _solve(self, q, v, overrides, out) -> Solution:
-        """:meth:`solve`'s step, holding the solver."""
+        """:meth:`solve`'s step, holding the solver: the steady step when it serves
+        (:mod:`tsid_py.solver_steady`), else the general one."""
+        steady = self._steady
+        if (steady is not None and out is steady.solution
+                and (overrides is None or type(overrides) is StepOverrides and not overrides.active)):
+            solution = steady.step(q, v)
+            if solution is not None:
+                self._last_solution = solution       # a removal's ramp starts from its forces
+                return solution
+        self._steady = None
+        solution, overrides, layout, result = self._general_step(q, v, overrides, out)
+        if out is not None and overrides is None and not self._transitions and not self._unanchored:
+            self._steady = SteadyStep.of(self, layout, result, solution, self._stamps)
+        return solution
+
+    def _general_step(self, q, v, overrides, out) -> tuple:
+        """A step the general way: its solution, overrides (None when inactive), layout and
+        the backend's result."""
         tic = perf_counter()
         self.robot.update(q, v)                      # q and v checked (the error names them), one pass
         t_dynamics = perf_counter()
@@ -428,29 +447,12 @@ class DynamicsSolver:
         self._last_solution = solution          # a removal's ramp starts from its forces
         for task in layout.recording_tasks:
             task.record(solution)
-        return solution
+        return solution, overrides, layout, result
 
     def _contacts_moved(self) -> None:
         """A contact was added, removed, anchored anew or resized."""
         self.contact_epoch += 1
         self.configuration_epoch += 1
-
-    @property
-    def has_transitions(self) -> bool:
-        """Whether a contact force ramp is under way."""
-        return bool(self._transitions)
-
-    def transition_state(self) -> dict[str, float]:
-        """The elapsed time (s) of each contact force ramp under way, by contact name."""
-        return {name: transition.elapsed for name, transition in self._transitions.items()}
-
-    def restore_transition_state(self, elapsed: Mapping[str, float]) -> None:
-        """Set the ramps' elapsed times to recorded ones (:meth:`transition_state`); the ramps
-        themselves must be those of the recording (a replay from its copy of the solver)."""
-        if set(elapsed) != set(self._transitions):
-            raise ValueError(f"ramps {sorted(elapsed)} recorded, {sorted(self._transitions)} under way")
-        for name, value in elapsed.items():
-            self._transitions[name].elapsed = float(value)
 
     def _anchor_new_contacts(self) -> None:
         """Anchor the contacts added since the last solve where their frames are now."""
@@ -469,24 +471,13 @@ class DynamicsSolver:
         return {"dynamics": dynamics - start, "assembly": assembly - dynamics, "qp": qp - assembly,
                 "extraction": end - qp}
 
-    def _retire_finished_transitions(self) -> None:
-        for name, transition in list(self._transitions.items()):
-            if transition.done:
-                del self._transitions[name]
-                self.configuration_epoch += 1
-                if transition.removing:
-                    self.contacts.pop(name).detach()
-                    self._retired.add(name)
-                    self.invalidate()
-                    self._contacts_moved()
-
     # ------------------------------------------------------------------------ copies
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state["_busy"] = None
         state["_layouts"] = {}                       # views of the robot's buffers: rebuilt
         state["last_layout"] = None
-        state["last_qp"] = None
+        state["last_qp"] = state["_steady"] = None
         state["recorder"] = state["step_log"] = None     # a recorder watches one solver
         return state
 
@@ -494,7 +485,7 @@ class DynamicsSolver:
         """Restore a pickled or copied solver: its items are bound to its own robot again
         (they hold views of the robot's buffers, which a copy does not share)."""
         self.__dict__.update(state)
-        self._busy, self.step_log = threading.Lock(), None
+        self._busy, self.step_log, self._steady = threading.Lock(), None, None
         for item in [*self.contacts.values(), *self.tasks, *self.regularization_tasks, *self.constraints,
                      *self.external_wrenches, *self.closures.values()]:
             item.bind(self.robot)

@@ -48,7 +48,8 @@ _NO_FLOATS = np.zeros(1)
 _NDARRAY = np.ndarray
 
 
-@njit(boolean(float64[:, ::1], intp[::1], _ANY1, _ANY1, float64[::1], _ANY1, intp, intp, float64), cache=True)
+@njit(boolean(float64[:, ::1], intp[::1], _ANY1, _ANY1, float64[::1], _ANY1, intp, intp, float64), cache=True,
+      _nrt=False)
 def write_row(rows, ints, q, v, floats, x, status, iterations, microseconds):
     """Write the next row (``ints[COUNT] mod capacity``; see the module's table): the state, ``x``
     (at most ``ints[X_WIDTH]`` entries), ``rows[r, c:c + n] = floats[s:s + n]`` for each of the

@@ -8,11 +8,8 @@ active-set solve (see :mod:`tsid_py.backends.reduced` for the method).
 * :func:`solve_on_active_set`: the equality-constrained QP on a guessed active set
   (Cholesky and Schur complement), expanded to ``x`` and checked against every row, the
   active set repaired one row at a time when the check fails;
-* :func:`eliminate_and_guess_into`: the three in one call, the control loop's path (each call
-  from Python costs about a microsecond of dispatch, and results are written into buffers
-  the caller keeps, since boxing a new array costs as much again); their work arrays live in
-  one ``scratch`` buffer the caller keeps too, so that the step allocates nothing. The
-  functions above, and :func:`eliminate_and_guess`, allocate that buffer themselves.
+* :func:`eliminate_and_guess_into`: the three in one call into buffers the caller keeps (work
+  arrays in ``scratch``): the control loop's path, compiled without numba's runtime.
 """
 
 from __future__ import annotations
@@ -20,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import boolean, float64, intp, njit
 
-from .._numba import FASTMATH, direct_calls
+from .._numba import FASTMATH, direct_calls, product_into
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -31,7 +28,7 @@ def eliminate_basis(A, b, basis, free, E, x_basis):
     return _eliminate_basis_into(A, b, basis, free, E, x_basis, np.empty(m * m + m * (k + 1)))
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _block(scratch, offset, rows, columns):
     """A ``rows × columns`` matrix over ``scratch[offset:]`` (a view: no allocation)."""
     return scratch[offset:offset + rows * columns].reshape((rows, columns))
@@ -120,7 +117,7 @@ def _reduce_least_squares_into(R, s, d, e, basis, free, E, x_basis, H, g, scratc
         residual[i] = value
     W = _block(scratch, rows * m + rows, rows + m, k)
     RZ = W[:rows]
-    np.dot(R_basis, E, RZ)                    # R_B E (one BLAS product), then R Z = R_N − R_B E
+    product_into(R_basis, E, RZ)             # R_B E (one BLAS product), then R Z = R_N − R_B E
     for j in range(k):                        # with (R Z)ᵀ (R x_p − s) − e_N
         g[j] = -e[free[j]]
     for i in range(rows):
@@ -135,7 +132,7 @@ def _reduce_least_squares_into(R, s, d, e, basis, free, E, x_basis, H, g, scratc
         for j in range(k):
             W[rows + c, j] = root * E[c, j]
             g[j] -= E[c, j] * shifted
-    np.dot(W.T, W, H)
+    product_into(W.T, W, H)
     for j in range(k):
         g[j] *= 2.0
         H[j, j] += d[free[j]]
@@ -171,10 +168,9 @@ def _forward(L, B, X):
     """``L⁻¹ bᵀ`` for each row ``b`` of ``B`` (r × n), as the rows of ``X`` (returned); L is
     lower-triangular (row-wise, so that the inner products run over contiguous memory)."""
     r, n = B.shape
-    X[:] = B
     for j in range(r):
         for i in range(n):
-            value = X[j, i]
+            value = B[j, i]               # (X may be B: its entry i is read before written)
             for p in range(i):
                 value -= L[i, p] * X[j, p]
             X[j, i] = value / L[i, i]
@@ -187,7 +183,8 @@ def _backward(L, y, x):
     the ones above it along a row of L (contiguous memory, where the inner-product form would
     stride down a column)."""
     n = y.size
-    x[:] = y
+    for i in range(n):
+        x[i] = y[i]
     for i in range(n - 1, -1, -1):
         value = x[i] / L[i, i]
         x[i] = value
@@ -216,7 +213,8 @@ def _solve_held(L, g, C, l, u, basis, free, E, x_basis, active, at_upper, x, mul
     offset += 2 * count * count
     rhs, forward, held = _block(scratch, offset, 1, count), _block(scratch, offset + count, 1, count), \
         scratch[offset + 2 * count:offset + 3 * count]
-    right[0] = g
+    for j in range(g.size):
+        right[0, j] = g[j]
     for a in range(count):
         row = active[a]
         value = u[row] if at_upper[a] else l[row]
@@ -230,7 +228,8 @@ def _solve_held(L, g, C, l, u, basis, free, E, x_basis, active, at_upper, x, mul
                     right[a + 1, j] -= coefficient * E[c, j]
         target[a] = value
     _forward(L, right, solved)                # [w; Y] = (L⁻¹ [g, Kᵀ])ᵀ
-    w[:] = solved[0]
+    for j in range(w.size):
+        w[j] = solved[0, j]
     if count:                                 # (small products in loops: cheaper than BLAS calls)
         Y = solved[1:]
         for a in range(count):                # S = K H⁻¹ Kᵀ = Y Yᵀ, rhs = −(target + Y w)
@@ -435,8 +434,8 @@ COST_NOT_REDUCED = 4
 _ROWS, _FLAT, _INDICES, _FLAGS = float64[:, ::1], float64[::1], intp[::1], boolean[::1]
 
 
-@njit(intp(_ROWS, _FLAT, _ROWS, _FLAT, _FLAT, _FLAT, _ROWS, _FLAT, _FLAT, _INDICES, _INDICES, _INDICES, _FLAGS,
-           _INDICES, intp, _FLAT, _ROWS, _FLAT, _ROWS, _FLAT, _FLAT, _FLAGS, _FLAT), cache=True, fastmath=FASTMATH)
+@njit(intp(_ROWS, _FLAT, _ROWS, _FLAT, _FLAT, _FLAT, _ROWS, _FLAT, _FLAT, _INDICES, _INDICES, _INDICES, _FLAGS, _INDICES,
+           intp, _FLAT, _ROWS, _FLAT, _ROWS, _FLAT, _FLAT, _FLAGS, _FLAT), cache=True, fastmath=FASTMATH, _nrt=False)
 def eliminate_and_guess_into(A, b, R, s, d, e, C, l, u, basis, free, active, at_upper, sizes, changes_allowed,
                              tolerances, E, x_basis, H, g, x, violated, scratch):
     """The control step's fast path in one call: :func:`eliminate_basis`,

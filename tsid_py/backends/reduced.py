@@ -80,6 +80,8 @@ _TOLERANCES = np.array([BASIS_TOLERANCE, FEASIBILITY_TOLERANCE, DUAL_TOLERANCE])
 ACTIVE_SET_CHANGES = 32
 
 
+_eliminate_and_guess = active_set.direct.eliminate_and_guess_into
+
 _KEPT_ACTIVE_SET = "optimal (active set of the previous step)"
 
 #: The compiled step's statuses by the number of changes it made (formed once: a status is
@@ -325,11 +327,48 @@ class ReducedBackend(Backend):
             # step (so the same shapes): the box's bounds refreshed, and the compiled step.
             C, l, u = qp.rows_with_box()
             self.rounds = 0
-            code = active_set.direct.eliminate_and_guess_into(*kept[5])
+            code = _eliminate_and_guess(*kept[5])
             if code == active_set.BASIS_REJECTED:
                 code = self._new_basis_step(qp, C, l, u)
         else:
             C, l, u, code = self._first_step(qp)
+        return self._outcome(qp, C, l, u, code, reuse)
+
+    def kept_step(self) -> tuple | None:
+        """The compiled step's kept arguments (their first: the QP they were made for) while
+        :meth:`solve_kept` may run on them, else None (none kept, a warm start pending). Their
+        identity changes with anything else the backend keeps."""
+        return self._arguments if self._pending is None else None
+
+    @property
+    def kept_result(self) -> QPResult:
+        """The result ``solve(qp, True)`` and :meth:`solve_kept` refill when the compiled step
+        finds the optimum (its ``x`` checked against every row)."""
+        return self._result
+
+    def solve_kept(self, qp: QP) -> QPResult:
+        """``solve(qp, True)`` for the QP of the last call, when nothing but its rows' and
+        cost's values changed since — the same buffers, basis, active set and box bounds (a
+        steady control step: :mod:`tsid_py.solver_steady` checks that): the compiled step on
+        the kept arguments, without the checks and the box's refresh."""
+        self.rounds = 0
+        code = _eliminate_and_guess(*self._arguments[5])
+        if code == 0:               # (the control loop's case, as :meth:`_outcome` fills it)
+            self.rounds = 1
+            changes = self._active.sizes.item(1)
+            result = self._result
+            result.x, result.status, result.success, result.iterations = (
+                self._work.x, _REPAIRED_ACTIVE_SET[changes], True, changes)
+            result.active = None
+            return result
+        C, l, u = qp.rows_with_box()
+        if code == active_set.BASIS_REJECTED:
+            code = self._new_basis_step(qp, C, l, u)
+        return self._outcome(qp, C, l, u, code, True)
+
+    def _outcome(self, qp: QP, C, l, u, code: int, reuse: bool) -> QPResult:
+        """The result of a step whose compiled step returned ``code``: its solution when it
+        found the optimum, else numpy's elimination or the kept one, and the screened DAQP."""
         if code == 0:
             self.rounds = 1
             count, changes = self._active.sizes.item(0), self._active.sizes.item(1)

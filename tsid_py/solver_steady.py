@@ -1,0 +1,114 @@
+"""The control loop's steady step: :meth:`tsid_py.DynamicsSolver.solve` when nothing but the
+state and the tasks' targets changed since the last step.
+
+A step in general decides a lot before it computes: whether a force ramp is under way, the
+step's overrides, which layout serves them, whether a setting or an item changed, whether
+the backend's kept arguments still fit the QP, how to hand the solution back. In a control
+loop these answers are the same step after step, and deciding them again costs a third of
+the step (Python between the compiled calls). :class:`SteadyStep` keeps the answers of a
+step that went the general way — its layout, its program's and refill's arguments, the
+backend's kept step — with what they depend on: the solver's
+:attr:`~tsid_py.DynamicsSolver.configuration_epoch` (items, contacts, anchors, ramps), the
+count of settings assigned (:data:`tsid_py.settings.CHANGES`) and the identity of the
+arrays the program packs from. The next step then runs the same compiled calls in the same
+order on the same buffers (so the same numbers, bit for bit):
+
+1. the dynamics pass at ``(q, v)`` (:meth:`~tsid_py.Robot.update`'s checks first),
+2. the tasks' targets packed and the program's rows (:mod:`tsid_py.assembly_program`),
+   the diagonal costs,
+3. the backend's compiled step on its kept arguments
+   (:meth:`~tsid_py.backends.reduced.ReducedBackend.solve_kept`),
+4. the refill of the caller's solution (:mod:`tsid_py.refill`).
+
+Anything else — a changed epoch or setting, a target array of another kind, inputs the
+pass refuses — sends the step the general way (before anything but the idempotent pass and
+rows ran), and that step keeps its answers anew when it is steady again. When the backend's
+compiled step does not find the optimum, the backend continues as its general path would
+(its DAQP rounds), and the next step goes the general way.
+"""
+
+from __future__ import annotations
+
+from time import perf_counter
+
+from ._validation import finite_vector
+from .solution import Solution
+
+
+class SteadyStep:
+    """What a steady step of ``solver`` on ``layout`` reuses (see the module): kept after a
+    general step that returned ``solution`` refilled, when :meth:`of` finds it steady.
+    ``stamps``: the solver's list of the phases' ``perf_counter`` ends (written here too)."""
+
+    def __init__(self, solver, layout, solution: Solution, stamps: list):
+        program, backend = layout.program, solver.backend
+        self.solver, self.layout, self.qp, self.solution = solver, layout, layout.qp, solution
+        self.program, self.backend, self.robot, self.stamps = program, backend, solver.robot, stamps
+        self.epoch, self.floats, self.kept = solver.configuration_epoch, program.floats, backend.kept_step()
+        self.run_arguments = program.arguments(layout.D, layout.A, layout.b, layout.A_soft, layout.b_soft,
+                                               layout.cost_diagonal_targets, layout.C, layout.l, layout.u)
+        self.refill, self.zero_rows = layout.refill_of(solution), 6 if layout.root_equalities else 0
+        #: False once a step went the backend's general way (the next step goes the solver's).
+        self.valid = True
+
+    @classmethod
+    def of(cls, solver, layout, result, solution: Solution, stamps: list) -> SteadyStep | None:
+        """The steady step to keep after a general step of ``solver`` on ``layout`` without
+        overrides or force ramps, which gave ``result`` and returned ``solution``; None when
+        its QP has levels or bounds on single variables, items the program does not write, a
+        backend other than one with a kept compiled step, or when ``solution`` is not refilled."""
+        program, backend = layout.program, solver.backend
+        kept = getattr(backend, "kept_step", lambda: None)()
+        refill = layout.refill_of(solution)
+        if (kept is None or kept[0] is not layout.qp or result is not backend.kept_result or layout.levels
+                or layout.bounds or program is None or program.python.hard or program.python.soft
+                or program.python.linear or refill is None or refill.arguments is None
+                or not solver.robot.dynamics.checks_inputs or layout.context.torque_limit_scale != 1.0):
+            return None
+        return cls(solver, layout, solution, stamps)
+
+    def current(self) -> bool:
+        """Whether nothing this step reuses changed since it was kept: the items (the solver's
+        configuration epoch), a setting, the program's packed buffers or watched arrays, the
+        backend (or its kept step)."""
+        solver = self.solver
+        return (self.valid and solver.configuration_epoch == self.epoch and solver.backend is self.backend
+                and self.program.floats is self.floats and self.backend.kept_step() is self.kept
+                and self.program.unchanged())
+
+    def step(self, q, v) -> Solution | None:
+        """The steady step at ``(q, v)``: the refilled solution, or None (nothing done) when
+        this step must go the general way."""
+        tic = perf_counter()
+        if not self.current():
+            return None
+        self.robot.update(q, v)                      # q and v checked (the error names them), one pass
+        t_dynamics = perf_counter()
+        layout, program = self.layout, self.program
+        layout.context.dynamics_written = True
+        program.run_steady(self.run_arguments)
+        layout.fill_diagonal_costs(layout.context, None, program.diagonal)
+        qp = self.qp
+        qp.cost_changed()
+        t_assembly = perf_counter()
+        backend = self.backend
+        result = backend.solve_kept(qp)
+        t_qp = perf_counter()
+        solution = self.solution
+        if result is not backend.kept_result or not finite_vector(result.x):
+            self.valid = False                       # (the backend's general path, or a failure: as a general step)
+            if not (result.success and finite_vector(result.x)):
+                from .diagnosis import (
+                    step_failure,  # (a failed step only: imported then)
+                )
+
+                raise step_failure(self.solver, layout, qp, result)
+            solution = layout.extract(result, solution)
+        else:      # the compiled step's optimum, checked against every row (a program's layout: no passive joints)
+            self.refill.run_planned(result.x, layout.D, layout.bias, self.zero_rows)
+            solution.refilled(result.status, result.iterations)
+        stamps = self.stamps
+        stamps[0], stamps[1], stamps[2], stamps[3], stamps[4] = tic, t_dynamics, t_assembly, t_qp, perf_counter()
+        for task in layout.recording_tasks:
+            task.record(solution)
+        return solution
