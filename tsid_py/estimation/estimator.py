@@ -217,7 +217,9 @@ class StateEstimator:
         self._frames = [robot.frame_id(foot) for foot in self.feet]
         model = robot.model
         self.kinematics = LegKinematics(robot, self._frames)
-        if not self.kinematics.supported:          # pinocchio's forward kinematics, on the legs only
+        #: The feet's positions by pinocchio's forward kinematics (on the legs only), not the kernel's.
+        self._pinocchio_legs = not self.kinematics.supported
+        if self._pinocchio_legs:
             self._legs, self._leg_model, self._leg_frames = self._leg_kinematics_model()
             self._data = self._leg_model.createData()
             self._q_kinematics = pin.neutral(self._leg_model)
@@ -291,23 +293,28 @@ class StateEstimator:
         planned; finite, ``inf`` for "as it stands") and the acceleration the controller
         commanded at its last step (``acceleration`` (nv,), None: zero). Returns ``(q, v)``, the
         estimator's own arrays (refreshed by the next update: copy to keep)."""
-        if not isinstance(readings, SensorReadings):
-            raise ValueError(f"readings must be a SensorReadings, got {type(readings).__name__}")
+        if readings is not self._readings:
+            self._bind(readings)
         if forces is not self._forces:
             np.copyto(self._forces, forces)
         if acceleration is None:
             self._acceleration.fill(0.0)
         else:
             np.copyto(self._acceleration, acceleration)
-        if not self.kinematics.supported:
+        if self._pinocchio_legs:
             self._leg_kinematics(readings.joint_positions)
-        if readings is not self._readings:
-            if readings.joint_positions.shape != (self.robot.na,):
-                raise ValueError(f"readings must hold {self.robot.na} joint positions (robot {self.robot.name!r}), got "
-                                 f"{readings.joint_positions.shape[0]}")
-            self._readings, self._values = readings, readings.values
         _step(self._values, self._floats, self._integers)
         return self.q, self.v
+
+    def _bind(self, readings) -> None:
+        """Check ``readings`` and read them from now on (its values' buffer is the kernel's
+        argument; a new object is checked once)."""
+        if not isinstance(readings, SensorReadings):
+            raise ValueError(f"readings must be a SensorReadings, got {type(readings).__name__}")
+        if readings.joint_positions.shape != (self.robot.na,):
+            raise ValueError(f"readings must hold {self.robot.na} joint positions (robot {self.robot.name!r}), got "
+                             f"{readings.joint_positions.shape[0]}")
+        self._readings, self._values = readings, readings.values
 
     def _leg_kinematics_model(self):
         """The model of the joints from the base to the feet only (the others locked at the
