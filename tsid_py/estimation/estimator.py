@@ -39,7 +39,7 @@ from .contacts import ContactDetector
 from .joints import JointFilter, joint_filter_step
 from .kalman import INDICES, MATRIX, VECTOR, quaternion_of
 from .kinematics import LegKinematics, feet_positions
-from .packing import Buffers, float_field, integer_field
+from .packing import Buffers, float_field, float_matrix, float_tensor, integer_field
 from .readings import SensorReadings, SensorSpec
 
 #: χ² quantile of 3 degrees of freedom at 0.999: the filters' gate on a foot's residual.
@@ -154,20 +154,19 @@ def estimator_step(readings, floats, integers):
     joint_q, joint_v = float_field(floats, integers, _JOINT_Q), float_field(floats, integers, _JOINT_V)
     na = joint_q.size
     encoders, gyro, accel = readings[:na], readings[na:na + 3], readings[na + 3:na + 6]
-    feet = float_field(floats, integers, _FEET).reshape((k, 3))
+    feet = float_matrix(floats, integers, _FEET, 3)
     joint_filter_step(joint_q, joint_v, encoders, float_field(floats, integers, _ACCELERATION)[6:], alpha, beta, dt)
     if scalars[5] > 0.0:
         parents = integer_field(integers, _FLOAT_FIELDS, _PARENTS)
-        chain = parents.size
         feet_positions(encoders, parents, integer_field(integers, _FLOAT_FIELDS, _INDICES),
-                       float_field(floats, integers, _ROTATIONS).reshape((chain, 3, 3)),
-                       float_field(floats, integers, _TRANSLATIONS).reshape((chain, 3)),
-                       float_field(floats, integers, _AXES).reshape((chain, 3)),
+                       float_tensor(floats, integers, _ROTATIONS, 3, 3),
+                       float_matrix(floats, integers, _TRANSLATIONS, 3),
+                       float_matrix(floats, integers, _AXES, 3),
                        float_field(floats, integers, _PRISMATIC), integer_field(integers, _FLOAT_FIELDS, _FOOT_JOINTS),
-                       float_field(floats, integers, _FOOT_TRANSLATIONS).reshape((k, 3)),
-                       float_field(floats, integers, _FRAME_ROTATIONS).reshape((chain, 3, 3)),
-                       float_field(floats, integers, _FRAME_TRANSLATIONS).reshape((chain, 3)), feet,
-                       float_field(floats, integers, _SCRATCH).reshape((7, 3)))
+                       float_matrix(floats, integers, _FOOT_TRANSLATIONS, 3),
+                       float_tensor(floats, integers, _FRAME_ROTATIONS, 3, 3),
+                       float_matrix(floats, integers, _FRAME_TRANSLATIONS, 3), feet,
+                       float_matrix(floats, integers, _SCRATCH, 3))
     for i in range(k):
         if stance[i] > 0.0:
             if forces[i] < off:
@@ -175,10 +174,10 @@ def estimator_step(readings, floats, integers):
         elif forces[i] > on:
             stance[i] = 1.0
     n = FEET + 3 * k
-    R, X = float_field(floats, integers, _R).reshape((3, 3)), float_field(floats, integers, _X).reshape((k + 4, 3))
-    base_step(R, X, float_field(floats, integers, _P).reshape((n, n)), float_field(floats, integers, _ACTIVE),
+    R, X = float_matrix(floats, integers, _R, 3), float_matrix(floats, integers, _X, 3)
+    base_step(R, X, float_matrix(floats, integers, _P, n), float_field(floats, integers, _ACTIVE),
               float_field(floats, integers, _REJECTIONS), gyro, accel, feet, stance,
-              float_field(floats, integers, _PARAMS), dt, float_field(floats, integers, _WORK).reshape(work_shape(n)))
+              float_field(floats, integers, _PARAMS), dt, float_matrix(floats, integers, _WORK, work_shape(n)[1]))
     assemble_state(float_field(floats, integers, _Q), float_field(floats, integers, _V), R, X[0], X[1], gyro, X[2],
                    joint_q, joint_v)
 
