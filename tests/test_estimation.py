@@ -328,7 +328,12 @@ def test_state_estimator_kernel_reads_each_part_where_it_lies():
     """The estimator's kernel reads its fields by index: each part's array is the buffer's
     field of that index (a field out of order would be read as another)."""
     from tsid_py.estimation import estimator as module
-    from tsid_py.estimation.packing import float_field, float_matrix, float_tensor, integer_field
+    from tsid_py.estimation.packing import (
+        float_field,
+        float_matrix,
+        float_tensor,
+        integer_field,
+    )
 
     estimator = StateEstimator(load_robot("talos"), DT)
     floats, integers = estimator._floats, estimator._integers
