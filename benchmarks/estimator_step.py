@@ -11,7 +11,9 @@ sensors) in this checkout, and — with ``--base`` — ``tsid-py demo balance`` 
 checkout (e.g. the main branch before the estimator), each in its own process; it reports
 the median of the runs' ``median_step_us`` (the controller's step as the demo times it: the
 estimation stage included, the simulation and the sensors' simulation not). The machine's
-load changes between runs: compare medians of interleaved rounds, not single runs.
+load changes between runs: compare medians of interleaved rounds, not single runs. Each
+variant's ratio to the ground truth's step within a round (runs seconds apart) is reported
+too, with its median over the rounds: it follows the load less than the ratio of medians.
 """
 
 from __future__ import annotations
@@ -62,7 +64,14 @@ def main(argv=None) -> dict:
     medians = {name: float(np.median(values)) for name, values in times.items()}
     for name, value in medians.items():
         print(f"{name:22s} median {value:7.1f} us  ({value / medians[reference] - 1:+.1%} vs {reference})")
-    report = {"robot": args.robot, "rounds": args.rounds, "times_us": times, "medians_us": medians}
+    truth = times["ground truth"]
+    ratios = {name: [value / truth_value - 1 for value, truth_value in zip(values, truth)]
+              for name, values in times.items() if name != "ground truth"}
+    for name, values in ratios.items():
+        print(f"{name:22s} per round {', '.join(f'{value:+.1%}' for value in values)}  (median "
+              f"{np.median(values):+.1%} vs ground truth)")
+    report = {"robot": args.robot, "rounds": args.rounds, "times_us": times, "medians_us": medians,
+              "round_ratios": {name: [float(value) for value in values] for name, values in ratios.items()}}
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2))
     return report

@@ -328,7 +328,12 @@ def test_state_estimator_kernel_reads_each_part_where_it_lies():
     """The estimator's kernel reads its fields by index: each part's array is the buffer's
     field of that index (a field out of order would be read as another)."""
     from tsid_py.estimation import estimator as module
-    from tsid_py.estimation.packing import float_field, integer_field
+    from tsid_py.estimation.packing import (
+        float_field,
+        float_matrix,
+        float_tensor,
+        integer_field,
+    )
 
     estimator = StateEstimator(load_robot("talos"), DT)
     floats, integers = estimator._floats, estimator._integers
@@ -342,3 +347,10 @@ def test_state_estimator_kernel_reads_each_part_where_it_lies():
     assert integers.size > module._FLOAT_FIELDS + 4
     np.testing.assert_array_equal(integer_field(integers, module._FLOAT_FIELDS, module._FOOT_JOINTS),
                                   estimator.kinematics.foot_joints)
+    estimator.base.covariance[1, 2] = 0.25                  # an asymmetric mark: the matrix's orientation shows
+    shaped = [(float_matrix(floats, integers, module._P, estimator.base.covariance.shape[1]), estimator.base.covariance),
+              (float_matrix(floats, integers, module._X, 3), estimator.base.state),
+              (float_tensor(floats, integers, module._ROTATIONS, 3, 3), estimator.kinematics.rotations)]
+    for view, array in shaped:
+        assert view.shape == array.shape and np.shares_memory(view, array)
+        np.testing.assert_array_equal(view, array)

@@ -46,6 +46,8 @@ class EstimationStage(Stage):
             raise ValueError(f"estimator must be a tsid_py.estimation.StateEstimator, got {type(estimator).__name__}")
         self.estimator, self.solver = estimator, solver
         self.feet = list(estimator.feet)
+        self._numbered_feet = tuple(enumerate(self.feet))
+        self._dt = estimator.dt
         self.forces = estimator.forces                 # filled in place: no copy in the update
         self._update = estimator.update
         self.settle_steps = int(round(positive_scalar(settle_time, "settle_time", allow_zero=True) / estimator.dt))
@@ -58,7 +60,7 @@ class EstimationStage(Stage):
         readings = state.sensors
         if readings is None:
             raise ValueError("the estimation stage needs sensor readings: call step(sensors=readings)")
-        if self.solver.dt != self.estimator.dt:
+        if self.solver.dt != self._dt:
             raise ValueError(f"the controller's dt is {self.solver.dt!r} s but its estimator's is "
                              f"{self.estimator.dt!r} s (its filters' gains come from it): attach a StateEstimator "
                              "made for the new dt")
@@ -67,7 +69,7 @@ class EstimationStage(Stage):
         wrenches = state.wrenches
         forces, previous, contacts, held, settle = self.forces, state.previous, self.solver.contacts, self.held, \
             self.settle_steps
-        for i, foot in enumerate(self.feet):
+        for i, foot in self._numbered_feet:
             if wrenches is not None and foot in wrenches:
                 forces[i] = wrenches[foot][2]
             elif previous is not None and foot in contacts:

@@ -39,7 +39,7 @@ from .contacts import ContactDetector
 from .joints import JointFilter, joint_filter_step
 from .kalman import INDICES, MATRIX, VECTOR, quaternion_of
 from .kinematics import LegKinematics, feet_positions
-from .packing import Buffers, float_field, integer_field
+from .packing import Buffers, float_field, float_matrix, float_tensor, integer_field
 from .readings import SensorReadings, SensorSpec
 
 #: χ² quantile of 3 degrees of freedom at 0.999: the filters' gate on a foot's residual.
@@ -154,20 +154,19 @@ def estimator_step(readings, floats, integers):
     joint_q, joint_v = float_field(floats, integers, _JOINT_Q), float_field(floats, integers, _JOINT_V)
     na = joint_q.size
     encoders, gyro, accel = readings[:na], readings[na:na + 3], readings[na + 3:na + 6]
-    feet = float_field(floats, integers, _FEET).reshape((k, 3))
+    feet = float_matrix(floats, integers, _FEET, 3)
     joint_filter_step(joint_q, joint_v, encoders, float_field(floats, integers, _ACCELERATION)[6:], alpha, beta, dt)
     if scalars[5] > 0.0:
         parents = integer_field(integers, _FLOAT_FIELDS, _PARENTS)
-        chain = parents.size
         feet_positions(encoders, parents, integer_field(integers, _FLOAT_FIELDS, _INDICES),
-                       float_field(floats, integers, _ROTATIONS).reshape((chain, 3, 3)),
-                       float_field(floats, integers, _TRANSLATIONS).reshape((chain, 3)),
-                       float_field(floats, integers, _AXES).reshape((chain, 3)),
+                       float_tensor(floats, integers, _ROTATIONS, 3, 3),
+                       float_matrix(floats, integers, _TRANSLATIONS, 3),
+                       float_matrix(floats, integers, _AXES, 3),
                        float_field(floats, integers, _PRISMATIC), integer_field(integers, _FLOAT_FIELDS, _FOOT_JOINTS),
-                       float_field(floats, integers, _FOOT_TRANSLATIONS).reshape((k, 3)),
-                       float_field(floats, integers, _FRAME_ROTATIONS).reshape((chain, 3, 3)),
-                       float_field(floats, integers, _FRAME_TRANSLATIONS).reshape((chain, 3)), feet,
-                       float_field(floats, integers, _SCRATCH).reshape((7, 3)))
+                       float_matrix(floats, integers, _FOOT_TRANSLATIONS, 3),
+                       float_tensor(floats, integers, _FRAME_ROTATIONS, 3, 3),
+                       float_matrix(floats, integers, _FRAME_TRANSLATIONS, 3), feet,
+                       float_matrix(floats, integers, _SCRATCH, 3))
     for i in range(k):
         if stance[i] > 0.0:
             if forces[i] < off:
@@ -175,10 +174,10 @@ def estimator_step(readings, floats, integers):
         elif forces[i] > on:
             stance[i] = 1.0
     n = FEET + 3 * k
-    R, X = float_field(floats, integers, _R).reshape((3, 3)), float_field(floats, integers, _X).reshape((k + 4, 3))
-    base_step(R, X, float_field(floats, integers, _P).reshape((n, n)), float_field(floats, integers, _ACTIVE),
+    R, X = float_matrix(floats, integers, _R, 3), float_matrix(floats, integers, _X, 3)
+    base_step(R, X, float_matrix(floats, integers, _P, n), float_field(floats, integers, _ACTIVE),
               float_field(floats, integers, _REJECTIONS), gyro, accel, feet, stance,
-              float_field(floats, integers, _PARAMS), dt, float_field(floats, integers, _WORK).reshape(work_shape(n)))
+              float_field(floats, integers, _PARAMS), dt, float_matrix(floats, integers, _WORK, work_shape(n)[1]))
     assemble_state(float_field(floats, integers, _Q), float_field(floats, integers, _V), R, X[0], X[1], gyro, X[2],
                    joint_q, joint_v)
 
@@ -217,7 +216,9 @@ class StateEstimator:
         self._frames = [robot.frame_id(foot) for foot in self.feet]
         model = robot.model
         self.kinematics = LegKinematics(robot, self._frames)
-        if not self.kinematics.supported:          # pinocchio's forward kinematics, on the legs only
+        #: The feet's positions by pinocchio's forward kinematics (on the legs only), not the kernel's.
+        self._pinocchio_legs = not self.kinematics.supported
+        if self._pinocchio_legs:
             self._legs, self._leg_model, self._leg_frames = self._leg_kinematics_model()
             self._data = self._leg_model.createData()
             self._q_kinematics = pin.neutral(self._leg_model)
@@ -291,23 +292,28 @@ class StateEstimator:
         planned; finite, ``inf`` for "as it stands") and the acceleration the controller
         commanded at its last step (``acceleration`` (nv,), None: zero). Returns ``(q, v)``, the
         estimator's own arrays (refreshed by the next update: copy to keep)."""
-        if not isinstance(readings, SensorReadings):
-            raise ValueError(f"readings must be a SensorReadings, got {type(readings).__name__}")
+        if readings is not self._readings:
+            self._bind(readings)
         if forces is not self._forces:
             np.copyto(self._forces, forces)
         if acceleration is None:
             self._acceleration.fill(0.0)
         else:
             np.copyto(self._acceleration, acceleration)
-        if not self.kinematics.supported:
+        if self._pinocchio_legs:
             self._leg_kinematics(readings.joint_positions)
-        if readings is not self._readings:
-            if readings.joint_positions.shape != (self.robot.na,):
-                raise ValueError(f"readings must hold {self.robot.na} joint positions (robot {self.robot.name!r}), got "
-                                 f"{readings.joint_positions.shape[0]}")
-            self._readings, self._values = readings, readings.values
         _step(self._values, self._floats, self._integers)
         return self.q, self.v
+
+    def _bind(self, readings) -> None:
+        """Check ``readings`` and read them from now on (its values' buffer is the kernel's
+        argument; a new object is checked once)."""
+        if not isinstance(readings, SensorReadings):
+            raise ValueError(f"readings must be a SensorReadings, got {type(readings).__name__}")
+        if readings.joint_positions.shape != (self.robot.na,):
+            raise ValueError(f"readings must hold {self.robot.na} joint positions (robot {self.robot.name!r}), got "
+                             f"{readings.joint_positions.shape[0]}")
+        self._readings, self._values = readings, readings.values
 
     def _leg_kinematics_model(self):
         """The model of the joints from the base to the feet only (the others locked at the
