@@ -84,7 +84,7 @@ from tsid_py.scenarios import terrains as tsid_terrains
 from tsid_py.scenarios.conditions import Conditions
 from tsid_py.scenarios.walk import run_walk
 from tsid_py.sim import Simulation
-from tsid_py.sim.contact import ContactOptions
+from tsid_py.sim.contact import MUJOCO_OPTIONS, ContactOptions
 
 #: The contact models compared (None: MuJoCo's own for a built model, the file's for MJCF).
 OPTIONS = {
@@ -93,18 +93,19 @@ OPTIONS = {
     "elliptic, impratio 1": ContactOptions(cone="elliptic", impratio=1.0, point_foot_impedance=None),
     "elliptic, impratio 10": ContactOptions(cone="elliptic", impratio=10.0, point_foot_impedance=None),
     "elliptic, impratio 100": ContactOptions(cone="elliptic", impratio=100.0, point_foot_impedance=None),
-    "pyramidal, no-slip 3": ContactOptions(noslip_iterations=3, point_foot_impedance=None),
-    "feet d 0.999": ContactOptions(point_foot_impedance=0.999),
-    "feet d 0.9999 (default)": ContactOptions(),
+    "pyramidal, no-slip 3": ContactOptions(**MUJOCO_OPTIONS, noslip_iterations=3, point_foot_impedance=None),
+    "pyramidal, feet d 0.999": ContactOptions(**MUJOCO_OPTIONS, point_foot_impedance=0.999),
+    "pyramidal, feet d 0.9999": ContactOptions(**MUJOCO_OPTIONS),
+    "elliptic, impratio 100, feet d 0.9999 (the default)": ContactOptions(),
 }
 
 #: The contact models compared for soles (the harness's sole boxes).
 SOLE_OPTIONS = {
-    "pyramidal, impratio 1 (MuJoCo's, the default)": ContactOptions(),
-    "elliptic, impratio 100": ContactOptions(cone="elliptic", impratio=100.0),
-    "pyramidal, no-slip 3": ContactOptions(noslip_iterations=3),
-    "soles d 0.999": ContactOptions(sole_impedance=0.999),
-    "soles d 0.9999": ContactOptions(sole_impedance=0.9999),
+    "pyramidal, impratio 1 (MuJoCo's)": ContactOptions(**MUJOCO_OPTIONS),
+    "elliptic, impratio 100 (the default)": ContactOptions(),
+    "pyramidal, no-slip 3": ContactOptions(**MUJOCO_OPTIONS, noslip_iterations=3),
+    "pyramidal, soles d 0.999": ContactOptions(**MUJOCO_OPTIONS, sole_impedance=0.999),
+    "pyramidal, soles d 0.9999": ContactOptions(**MUJOCO_OPTIONS, sole_impedance=0.9999),
 }
 
 

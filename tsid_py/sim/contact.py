@@ -40,15 +40,22 @@ from dataclasses import dataclass
 #: MuJoCo's friction cones by name.
 CONES = ("pyramidal", "elliptic")
 
+#: MuJoCo's own global contact options (``ContactOptions(**MUJOCO_OPTIONS)``: a pyramidal
+#: cone, friction rows as soft as the normal rows).
+MUJOCO_OPTIONS = {"cone": "pyramidal", "impratio": 1.0}
+
 
 @dataclass(frozen=True)
 class ContactOptions:
     """The contact model the harness gives the floor and the feet.
 
     friction : sliding friction coefficient of the floor and the feet it builds.
-    cone : ``"pyramidal"`` (MuJoCo's default) or ``"elliptic"`` friction cone.
+    cone : ``"elliptic"`` (the default) or ``"pyramidal"`` (MuJoCo's default) friction cone.
     impratio : ratio of the friction rows' impedance to the normal rows' (≥ 1; larger is
         stiffer friction, less creep under a steady tangential force: every contact).
+        Default 100 (MuJoCo's is 1): the friction rows' regulariser is a hundredth of the
+        normal rows', so a loaded sole does not creep while its normal compliance (MuJoCo's
+        ``solimp``) stays as it is.
     noslip_iterations : MuJoCo's no-slip post-solve iterations (0: off; every contact).
     point_foot_impedance : the impedance ``d`` (``solimp``, in (0, 1)) of the contacts of the
         sphere feet the harness builds, which take precedence over the floor's (``priority``
@@ -67,8 +74,8 @@ class ContactOptions:
     """
 
     friction: float = 1.0
-    cone: str = "pyramidal"
-    impratio: float = 1.0
+    cone: str = "elliptic"
+    impratio: float = 100.0
     noslip_iterations: int = 0
     point_foot_impedance: float | None = 0.9999
     point_foot_timeconst: float | None = None
@@ -128,12 +135,12 @@ def _set_impedance(geom, impedance: float | None, timeconst: float | None) -> No
 #: The harness's contact model (see the module for the measurements behind it).
 DEFAULT_CONTACT = ContactOptions()
 
-#: Point feet for gaits: ``d`` = 0.993 corrected in 2 ms. Under the default (``d`` = 0.9999
-#: corrected in 20 ms) a trotting Go2's loaded foot lost its contact for one physics step
-#: every ~50 ms (41 steps in 2 s) and came back sliding, 5.4 mm per stance (median); with
-#: these, none and 0.03 mm, while a standing Go2's worst foot creeps 1.1 mm in 5 s instead of
-#: 0.15 mm (``benchmarks/trot_contact.py``).
-WALKING_CONTACT = ContactOptions(point_foot_impedance=0.993, point_foot_timeconst=0.002)
+#: Point feet for gaits, on MuJoCo's global options (as measured): ``d`` = 0.993 corrected
+#: in 2 ms. Under the default feet (``d`` = 0.9999 corrected in 20 ms) a trotting Go2's
+#: loaded foot lost its contact for one physics step every ~50 ms (41 steps in 2 s) and came
+#: back sliding, 5.4 mm per stance (median); with these, none and 0.03 mm, while a standing
+#: Go2's worst foot creeps 1.1 mm in 5 s instead of 0.15 mm (``benchmarks/trot_contact.py``).
+WALKING_CONTACT = ContactOptions(**MUJOCO_OPTIONS, point_foot_impedance=0.993, point_foot_timeconst=0.002)
 
 
 #: MuJoCo's default friction triple (sliding, torsional m, rolling m).
