@@ -19,18 +19,28 @@ assuming stance feet fixed, took for walking: 11–19 cm of drift over a 3 m wal
   parameters (``priority``): 0.15 mm in 5 s for Go2's point feet; 1.2 mm (G1) and 0.5 mm
   (Talos) for soles at ``d`` = 0.999 on the 10° slope, no cost per step.
 
-Soles at ``d`` = 0.999 take G1's ``--realistic`` climb of 10° from 0 to 5 of 5 walks
-(``benchmarks/terrain_walks.py``), but G1 then falls under the balance demo's 130 N forward
-push (ground truth; it survives 125 N; 130 N is 94 % of its rigid-contact bound, 139 N): the
-soles tip on their toes (9°) and the robot topples 1.7 s later. ``d`` = 0.99 survives it,
-0.995 and 0.998 do not. The walking controller's angular-momentum task keeps G1's walk on
-stiff soles (without it, G1 on ``d`` = 0.999 soles tips a sole at 1.9 s of its flat walk);
-the flat-walk fall with the global options measured when this module was written (elliptic
-``impratio`` 100: a sole slid 5 cm at 6.5 s) no longer happens (nor with the walk of
-2026-11-25 04:32). So
-:data:`DEFAULT_CONTACT` keeps MuJoCo's global options and sole parameters, and gives point
-feet :attr:`ContactOptions.point_foot_impedance` = 0.9999; ``ContactOptions(sole_impedance=
-0.999)`` is the non-creeping sole model.
+A contact's normal and friction rows share ``solimp``, so a sole's own impedance stiffens
+both; ``impratio`` stiffens only the friction rows. That difference decides rough ground: a
+standing humanoid's soles sink 0.73 mm into the floor under MuJoCo's ``d`` (G1 and Talos
+alike, 4 corners a sole, 1 s of the balance demo), 0.008 mm at ``d`` = 0.999. The walk's
+planner takes every point of a footprint within 2 mm of the plane the sole rests on as
+bearing (:data:`tsid_py.control.terrain.CONTACT_TOLERANCE`); a sole that sinks under load
+bears on the ±2 cm height field around those points, a rigid one only on its three highest
+points, and rolls (10–16°) when the centre of pressure is asked at a corner of the planner's
+polygon that does not bear (G1's 5 cm wide soles, ``--realistic``: rough ground 3/5 on
+MuJoCo's soles, 0/5 at ``d`` = 0.999). Stiff soles also take away the 7 mm slide with which
+G1 rides out the 130 N standing push (at ``d`` = 0.999 it falls; 130 N is 94 % of its
+rigid-contact bound).
+
+So :data:`DEFAULT_CONTACT` stiffens friction only: an elliptic cone with ``impratio`` 100 (the
+global options of Unitree's own ``go2.xml``), the soles' ``solimp`` and ``solref`` MuJoCo's,
+and point feet at :attr:`ContactOptions.point_foot_impedance` = 0.9999. Measured
+(``benchmarks/terrain_walks.py``, ``--realistic``; ``tsid-py demo balance --ground-truth``):
+G1 climbs 10° in 5 of 5 seeds where MuJoCo's options gave 0 (the estimator's drift 16.8 →
+≤ 3 cm), keeps rough ground, steps and the 130 N forward push, and its largest sideways push
+falls from 200 to 190 N (at 200 N its soles no longer slide and tip 7.5°). The point-foot
+gait contact :data:`WALKING_CONTACT` keeps MuJoCo's global options it was measured on.
+``ContactOptions(sole_impedance=0.999)`` remains the rigid-sole option.
 """
 
 from __future__ import annotations
