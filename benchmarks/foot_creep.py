@@ -44,12 +44,12 @@ times were taken on a loaded machine: ±10 %):
 contact model                      robot  stand mm  step µs  walk m  stance mm  drift cm
 =================================  =====  ========  =======  ======  =========  ========
 MuJoCo's                           G1     37.9      42.7     2.818   26.9       18.7
-elliptic, impratio 100 (default)   G1     1.06      42.7     2.965   5.7        3.9
+elliptic, impratio 100             G1     1.06      42.7     2.965   5.7        3.9
 pyramidal, no-slip 3               G1     0.81      58.1     2.965   5.7        4.0
 soles d 0.999                      G1     1.18      45.4     2.957   5.1        4.4
 soles d 0.9999                     G1     0.70      48.6     2.959   5.2        4.1
 MuJoCo's                           Talos  37.3      56.8     2.888   24.8       10.9
-elliptic, impratio 100 (default)   Talos  0.73      49.6     2.997   2.1        0.46
+elliptic, impratio 100             Talos  0.73      49.6     2.997   2.1        0.46
 pyramidal, no-slip 3               Talos  0.62      71.6     2.993   2.2        0.48
 soles d 0.999                      Talos  0.53      48.2     2.997   3.0        0.40
 soles d 0.9999                     Talos  0.06      51.3     2.999   2.8        0.48
@@ -65,8 +65,8 @@ dipped to 40 % of the weight, its centre of pressure at the toe.
 The global options stiffen every contact; each foot's own impedance only the feet, at no
 cost per step, but it stiffens their normal rows as well: rigid soles bear on the three
 highest points of rough ground and G1 tips them there (0/5), and lose the slide with which G1
-rides out its 130 N standing push. The default is an elliptic cone with ``impratio`` 100
-(friction rows only), MuJoCo's ``solimp`` on the soles and ``d`` = 0.9999 on point feet
+rides out its 130 N standing push. The default is an elliptic cone with ``impratio`` 10
+(friction rows only; not measured in these tables), MuJoCo's ``solimp`` on the soles and ``d`` = 0.9999 on point feet
 (:mod:`tsid_py.sim.contact`).
 """
 
@@ -99,13 +99,14 @@ OPTIONS = {
     "pyramidal, no-slip 3": ContactOptions(**MUJOCO_OPTIONS, noslip_iterations=3, point_foot_impedance=None),
     "pyramidal, feet d 0.999": ContactOptions(**MUJOCO_OPTIONS, point_foot_impedance=0.999),
     "pyramidal, feet d 0.9999": ContactOptions(**MUJOCO_OPTIONS),
-    "elliptic, impratio 100, feet d 0.9999 (the default)": ContactOptions(),
+    "elliptic, impratio 10, feet d 0.9999 (the default)": ContactOptions(),
 }
 
 #: The contact models compared for soles (the harness's sole boxes).
 SOLE_OPTIONS = {
     "pyramidal, impratio 1 (MuJoCo's)": ContactOptions(**MUJOCO_OPTIONS),
-    "elliptic, impratio 100 (the default)": ContactOptions(),
+    "elliptic, impratio 100": ContactOptions(cone="elliptic", impratio=100.0),
+    "elliptic, impratio 10 (the default)": ContactOptions(),
     "pyramidal, no-slip 3": ContactOptions(**MUJOCO_OPTIONS, noslip_iterations=3),
     "pyramidal, soles d 0.999": ContactOptions(**MUJOCO_OPTIONS, sole_impedance=0.999),
     "pyramidal, soles d 0.9999": ContactOptions(**MUJOCO_OPTIONS, sole_impedance=0.9999),

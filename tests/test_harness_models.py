@@ -324,11 +324,11 @@ def test_standing_point_feet_do_not_creep():
 
 def test_standing_soles_do_not_creep_on_a_slope():
     """G1 holding still on a 10° slope (17 % of its weight along it): under the default
-    contact model (friction rows 100 times stiffer than the normal rows: elliptic cone,
-    ``impratio`` 100) and with a sole impedance of 0.999 each sole stays within half a
-    millimetre over 1 s once the contacts have settled (0.2 s); MuJoCo's own options
-    (pyramidal cone, ``impratio`` 1) let them creep down the slope (measured: 37.9 mm in 5 s,
-    benchmarks/foot_creep.py)."""
+    contact model (friction rows 10 times stiffer than the normal rows: elliptic cone,
+    ``impratio`` 10; measured 0.32 mm) and with a sole impedance of 0.999 each sole stays
+    within half a millimetre over 1 s once the contacts have settled (0.2 s); MuJoCo's own
+    options (pyramidal cone, ``impratio`` 1) let them creep down the slope (measured: 37.9 mm
+    in 5 s, benchmarks/foot_creep.py)."""
     from tsid_py.control import BalanceController
     from tsid_py.scenarios.terrains import slope_stance
 

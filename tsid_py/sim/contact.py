@@ -32,15 +32,19 @@ MuJoCo's soles, 0/5 at ``d`` = 0.999). Stiff soles also take away the 7 mm slide
 G1 rides out the 130 N standing push (at ``d`` = 0.999 it falls; 130 N is 94 % of its
 rigid-contact bound).
 
-So :data:`DEFAULT_CONTACT` stiffens friction only: an elliptic cone with ``impratio`` 100 (the
-global options of Unitree's own ``go2.xml``), the soles' ``solimp`` and ``solref`` MuJoCo's,
-and point feet at :attr:`ContactOptions.point_foot_impedance` = 0.9999. Measured
-(``benchmarks/terrain_walks.py``, ``--realistic``; ``tsid-py demo balance --ground-truth``):
-G1 climbs 10° in 5 of 5 seeds where MuJoCo's options gave 0 (the estimator's drift 16.8 →
-≤ 3 cm), keeps rough ground, steps and the 130 N forward push, and its largest sideways push
-falls from 200 to 190 N (at 200 N its soles no longer slide and tip 7.5°). The point-foot
-gait contact :data:`WALKING_CONTACT` keeps MuJoCo's global options it was measured on.
-``ContactOptions(sole_impedance=0.999)`` remains the rigid-sole option.
+So :data:`DEFAULT_CONTACT` stiffens friction only: an elliptic cone with ``impratio`` 10, the
+soles' ``solimp`` and ``solref`` MuJoCo's, and point feet at
+:attr:`ContactOptions.point_foot_impedance` = 0.9999. A standing G1 on the 10° slope creeps
+0.32 mm in 1 s on it (MuJoCo's options: 7.6 mm a second; ``impratio`` 100, the global
+options of Unitree's own ``go2.xml``: 0.03 mm). Measured (``benchmarks/terrain_walks.py``,
+``--realistic``, seeds 0–4): G1 climbs 10° in 5 of 5 seeds where MuJoCo's options gave 0,
+the estimator's drift 3.8 cm at most (16.8 cm on MuJoCo's; 3.0 cm at ``impratio`` 100).
+``impratio`` 100 was not taken: on it Talos falls after the stepping recovery from a 600 N
+sideways push (+y, ``tests/test_step_recovery.py``; its stance sole tips at 2.2 s), as it
+does at 30, not at 10 or on MuJoCo's. On any of them G1's largest sideways standing push
+falls from 200 to 190 N (at 200 N its soles tip 7.5°, where on MuJoCo's they slide 1.1 cm).
+The point-foot gait contact :data:`WALKING_CONTACT` keeps MuJoCo's global options it was
+measured on. ``ContactOptions(sole_impedance=0.999)`` remains the rigid-sole option.
 """
 
 from __future__ import annotations
@@ -63,9 +67,9 @@ class ContactOptions:
     cone : ``"elliptic"`` (the default) or ``"pyramidal"`` (MuJoCo's default) friction cone.
     impratio : ratio of the friction rows' impedance to the normal rows' (≥ 1; larger is
         stiffer friction, less creep under a steady tangential force: every contact).
-        Default 100 (MuJoCo's is 1): the friction rows' regulariser is a hundredth of the
-        normal rows', so a loaded sole does not creep while its normal compliance (MuJoCo's
-        ``solimp``) stays as it is.
+        Default 10 (MuJoCo's is 1): the friction rows' regulariser is a tenth of the normal
+        rows', so a loaded sole creeps 24 times slower while its normal compliance (MuJoCo's
+        ``solimp``) stays as it is (see the module).
     noslip_iterations : MuJoCo's no-slip post-solve iterations (0: off; every contact).
     point_foot_impedance : the impedance ``d`` (``solimp``, in (0, 1)) of the contacts of the
         sphere feet the harness builds, which take precedence over the floor's (``priority``
@@ -85,7 +89,7 @@ class ContactOptions:
 
     friction: float = 1.0
     cone: str = "elliptic"
-    impratio: float = 100.0
+    impratio: float = 10.0
     noslip_iterations: int = 0
     point_foot_impedance: float | None = 0.9999
     point_foot_timeconst: float | None = None
