@@ -49,8 +49,8 @@ def record(robot_name: str, duration: float, targets: Callable, *, settle: float
 
     The floor contact is MuJoCo's own (``ContactOptions(**MUJOCO_OPTIONS)``), not the
     harness's default: how two soles share the vertical load is not determined by the
-    motion alone (a pair of equal and opposite internal forces changes it). Under the
-    default's stiff friction rows the recovered split of Talos' 80-frame sway is off by 73 N
+    motion alone (a pair of equal and opposite internal forces changes it). With the
+    friction rows 100 times stiffer than the normal rows (``impratio`` 100) the recovered split of Talos' 80-frame sway is off by 73 N
     RMS per foot (8 % of the weight; the total still right), in equal and opposite pairs: an
     internal force the stance holds, which positions cannot show; under MuJoCo's soft friction
     rows it is within the 5 % the inverse dynamics is tested to."""
