@@ -26,7 +26,7 @@ elliptic, impratio 10                    3.9 mm, 15.6 µs   2.7 mm, 15.6 µs   1
 elliptic, impratio 100                   0.4 mm, 15.5 µs   0.3 mm, 15.5 µs   0.2 mm, 24.9 µs
 pyramidal, no-slip 3 iterations          0.0 mm, 19.4 µs   0.0 mm, 19.3 µs   3.1 mm, 44.8 µs
 pyramidal, feet d 0.999                  1.5 mm, 15.9 µs   1.1 mm, 15.9 µs
-pyramidal, feet d 0.9999 (the default)   0.15 mm, 16.0 µs  0.11 mm, 15.9 µs
+pyramidal, feet d 0.9999                 0.15 mm, 16.0 µs  0.11 mm, 15.9 µs
 the file's own (elliptic, impratio 100)                                      0.2 mm, 25.0 µs
 ======================================  ================  ================  ================
 
@@ -43,12 +43,12 @@ times were taken on a loaded machine: ±10 %):
 =================================  =====  ========  =======  ======  =========  ========
 contact model                      robot  stand mm  step µs  walk m  stance mm  drift cm
 =================================  =====  ========  =======  ======  =========  ========
-MuJoCo's (the default)             G1     37.9      42.7     2.818   26.9       18.7
+MuJoCo's                           G1     37.9      42.7     2.818   26.9       18.7
 elliptic, impratio 100             G1     1.06      42.7     2.965   5.7        3.9
 pyramidal, no-slip 3               G1     0.81      58.1     2.965   5.7        4.0
 soles d 0.999                      G1     1.18      45.4     2.957   5.1        4.4
 soles d 0.9999                     G1     0.70      48.6     2.959   5.2        4.1
-MuJoCo's (the default)             Talos  37.3      56.8     2.888   24.8       10.9
+MuJoCo's                           Talos  37.3      56.8     2.888   24.8       10.9
 elliptic, impratio 100             Talos  0.73      49.6     2.997   2.1        0.46
 pyramidal, no-slip 3               Talos  0.62      71.6     2.993   2.2        0.48
 soles d 0.999                      Talos  0.53      48.2     2.997   3.0        0.40
@@ -63,8 +63,11 @@ CoM, which had lagged its height reference up the slope, overshot it and the sol
 dipped to 40 % of the weight, its centre of pressure at the toe.
 
 The global options stiffen every contact; each foot's own impedance only the feet, at no
-cost per step. The default is ``d`` = 0.9999 on point feet and MuJoCo's on soles: on
-``d`` = 0.999 soles G1 falls under the balance demo's 130 N push (:mod:`tsid_py.sim.contact`).
+cost per step, but it stiffens their normal rows as well: rigid soles bear on the three
+highest points of rough ground and G1 tips them there (0/5), and lose the slide with which G1
+rides out its 130 N standing push. The default is an elliptic cone with ``impratio`` 10
+(friction rows only; not measured in these tables), MuJoCo's ``solimp`` on the soles and ``d`` = 0.9999 on point feet
+(:mod:`tsid_py.sim.contact`).
 """
 
 from __future__ import annotations
@@ -84,7 +87,7 @@ from tsid_py.scenarios import terrains as tsid_terrains
 from tsid_py.scenarios.conditions import Conditions
 from tsid_py.scenarios.walk import run_walk
 from tsid_py.sim import Simulation
-from tsid_py.sim.contact import ContactOptions
+from tsid_py.sim.contact import MUJOCO_OPTIONS, ContactOptions
 
 #: The contact models compared (None: MuJoCo's own for a built model, the file's for MJCF).
 OPTIONS = {
@@ -93,18 +96,20 @@ OPTIONS = {
     "elliptic, impratio 1": ContactOptions(cone="elliptic", impratio=1.0, point_foot_impedance=None),
     "elliptic, impratio 10": ContactOptions(cone="elliptic", impratio=10.0, point_foot_impedance=None),
     "elliptic, impratio 100": ContactOptions(cone="elliptic", impratio=100.0, point_foot_impedance=None),
-    "pyramidal, no-slip 3": ContactOptions(noslip_iterations=3, point_foot_impedance=None),
-    "feet d 0.999": ContactOptions(point_foot_impedance=0.999),
-    "feet d 0.9999 (default)": ContactOptions(),
+    "pyramidal, no-slip 3": ContactOptions(**MUJOCO_OPTIONS, noslip_iterations=3, point_foot_impedance=None),
+    "pyramidal, feet d 0.999": ContactOptions(**MUJOCO_OPTIONS, point_foot_impedance=0.999),
+    "pyramidal, feet d 0.9999": ContactOptions(**MUJOCO_OPTIONS),
+    "elliptic, impratio 10, feet d 0.9999 (the default)": ContactOptions(),
 }
 
 #: The contact models compared for soles (the harness's sole boxes).
 SOLE_OPTIONS = {
-    "pyramidal, impratio 1 (MuJoCo's, the default)": ContactOptions(),
+    "pyramidal, impratio 1 (MuJoCo's)": ContactOptions(**MUJOCO_OPTIONS),
     "elliptic, impratio 100": ContactOptions(cone="elliptic", impratio=100.0),
-    "pyramidal, no-slip 3": ContactOptions(noslip_iterations=3),
-    "soles d 0.999": ContactOptions(sole_impedance=0.999),
-    "soles d 0.9999": ContactOptions(sole_impedance=0.9999),
+    "elliptic, impratio 10 (the default)": ContactOptions(),
+    "pyramidal, no-slip 3": ContactOptions(**MUJOCO_OPTIONS, noslip_iterations=3),
+    "pyramidal, soles d 0.999": ContactOptions(**MUJOCO_OPTIONS, sole_impedance=0.999),
+    "pyramidal, soles d 0.9999": ContactOptions(**MUJOCO_OPTIONS, sole_impedance=0.9999),
 }
 
 

@@ -1,7 +1,7 @@
 """Walks on real floors: 3 m walks of the walk demo on terrains, over seeds, robots in MuJoCo.
 
     python benchmarks/terrain_walks.py [--robot talos g1] [--terrain slope:10 slope:-10 steps:0.05 rough:0.02 flat]
-        [--friction MU ...] [--seeds 5] [--distance 3] [--ideal] [--force-noise N] [--sole-impedance D]
+        [--friction MU ...] [--seeds 5] [--first-seed 0] [--distance 3] [--ideal] [--force-noise N] [--sole-impedance D]
         [--workers 2] [--json FILE]
 
 Each run is ``tsid-py demo walk --robot R --terrain T --realistic --friction MU --seed S`` (the
@@ -100,6 +100,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--terrain", nargs="+", default=["slope:10", "slope:-10", "steps:0.05", "rough:0.02"])
     parser.add_argument("--friction", nargs="+", type=float, default=[None])
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--first-seed", type=int, default=0, help="seeds first-seed … first-seed + seeds − 1")
     parser.add_argument("--distance", type=float, default=3.0)
     parser.add_argument("--ideal", action="store_true", help="the simulator's exact state and plant")
     parser.add_argument("--force-noise", type=float, help="foot force sensors of this noise, N")
@@ -109,7 +110,7 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     jobs = [(robot, terrain, friction, seed, args.distance, args.ideal, args.force_noise, args.sole_impedance)
             for robot in args.robot for terrain in args.terrain
-            for friction in args.friction for seed in range(args.seeds)]
+            for friction in args.friction for seed in range(args.first_seed, args.first_seed + args.seeds)]
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         results = list(pool.map(one_walk, jobs))
     report = {"distance_m": args.distance, "seeds": args.seeds, "realistic": not args.ideal,

@@ -35,13 +35,13 @@ import tsid_py as tp
 from tsid_py.control.quadruped import QuadrupedController
 from tsid_py.control.reference import quadruped_stance
 from tsid_py.sim import Simulation
-from tsid_py.sim.contact import WALKING_CONTACT, ContactOptions
+from tsid_py.sim.contact import MUJOCO_OPTIONS, WALKING_CONTACT, ContactOptions
 
 MODELS = {
-    "d 0.9999, 20 ms (default)": ContactOptions(),
-    "d 0.999, 5 ms": ContactOptions(point_foot_impedance=0.999, point_foot_timeconst=0.005),
-    "d 0.99, 5 ms": ContactOptions(point_foot_impedance=0.99, point_foot_timeconst=0.005),
-    "d 0.99, 2 ms": ContactOptions(point_foot_impedance=0.99, point_foot_timeconst=0.002),
+    "d 0.9999, 20 ms (the default's feet)": ContactOptions(**MUJOCO_OPTIONS),
+    "d 0.999, 5 ms": ContactOptions(**MUJOCO_OPTIONS, point_foot_impedance=0.999, point_foot_timeconst=0.005),
+    "d 0.99, 5 ms": ContactOptions(**MUJOCO_OPTIONS, point_foot_impedance=0.99, point_foot_timeconst=0.005),
+    "d 0.99, 2 ms": ContactOptions(**MUJOCO_OPTIONS, point_foot_impedance=0.99, point_foot_timeconst=0.002),
     "d 0.993, 2 ms (WALKING_CONTACT)": WALKING_CONTACT,
 }
 

@@ -19,18 +19,32 @@ assuming stance feet fixed, took for walking: 11–19 cm of drift over a 3 m wal
   parameters (``priority``): 0.15 mm in 5 s for Go2's point feet; 1.2 mm (G1) and 0.5 mm
   (Talos) for soles at ``d`` = 0.999 on the 10° slope, no cost per step.
 
-Soles at ``d`` = 0.999 take G1's ``--realistic`` climb of 10° from 0 to 5 of 5 walks
-(``benchmarks/terrain_walks.py``), but G1 then falls under the balance demo's 130 N forward
-push (ground truth; it survives 125 N; 130 N is 94 % of its rigid-contact bound, 139 N): the
-soles tip on their toes (9°) and the robot topples 1.7 s later. ``d`` = 0.99 survives it,
-0.995 and 0.998 do not. The walking controller's angular-momentum task keeps G1's walk on
-stiff soles (without it, G1 on ``d`` = 0.999 soles tips a sole at 1.9 s of its flat walk);
-the flat-walk fall with the global options measured when this module was written (elliptic
-``impratio`` 100: a sole slid 5 cm at 6.5 s) no longer happens (nor with the walk of
-2026-11-25 04:32). So
-:data:`DEFAULT_CONTACT` keeps MuJoCo's global options and sole parameters, and gives point
-feet :attr:`ContactOptions.point_foot_impedance` = 0.9999; ``ContactOptions(sole_impedance=
-0.999)`` is the non-creeping sole model.
+A contact's normal and friction rows share ``solimp``, so a sole's own impedance stiffens
+both; ``impratio`` stiffens only the friction rows. That difference decides rough ground: a
+standing humanoid's soles sink 0.73 mm into the floor under MuJoCo's ``d`` (G1 and Talos
+alike, 4 corners a sole, 1 s of the balance demo), 0.008 mm at ``d`` = 0.999. The walk's
+planner takes every point of a footprint within 2 mm of the plane the sole rests on as
+bearing (:data:`tsid_py.control.terrain.CONTACT_TOLERANCE`); a sole that sinks under load
+bears on the ±2 cm height field around those points, a rigid one only on its three highest
+points, and rolls (10–16°) when the centre of pressure is asked at a corner of the planner's
+polygon that does not bear (G1's 5 cm wide soles, ``--realistic``: rough ground 3/5 on
+MuJoCo's soles, 0/5 at ``d`` = 0.999). Stiff soles also take away the 7 mm slide with which
+G1 rides out the 130 N standing push (at ``d`` = 0.999 it falls; 130 N is 94 % of its
+rigid-contact bound).
+
+So :data:`DEFAULT_CONTACT` stiffens friction only: an elliptic cone with ``impratio`` 10, the
+soles' ``solimp`` and ``solref`` MuJoCo's, and point feet at
+:attr:`ContactOptions.point_foot_impedance` = 0.9999. A standing G1 on the 10° slope creeps
+0.32 mm in 1 s on it (MuJoCo's options: 7.6 mm a second; ``impratio`` 100, the global
+options of Unitree's own ``go2.xml``: 0.03 mm). Measured (``benchmarks/terrain_walks.py``,
+``--realistic``, seeds 0–4): G1 climbs 10° in 5 of 5 seeds where MuJoCo's options gave 0,
+the estimator's drift 3.8 cm at most (16.8 cm on MuJoCo's; 3.0 cm at ``impratio`` 100).
+``impratio`` 100 was not taken: on it Talos falls after the stepping recovery from a 600 N
+sideways push (+y, ``tests/test_step_recovery.py``; its stance sole tips at 2.2 s), as it
+does at 30, not at 10 or on MuJoCo's. On any of them G1's largest sideways standing push
+falls from 200 to 190 N (at 200 N its soles tip 7.5°, where on MuJoCo's they slide 1.1 cm).
+The point-foot gait contact :data:`WALKING_CONTACT` keeps MuJoCo's global options it was
+measured on. ``ContactOptions(sole_impedance=0.999)`` remains the rigid-sole option.
 """
 
 from __future__ import annotations
@@ -40,15 +54,22 @@ from dataclasses import dataclass
 #: MuJoCo's friction cones by name.
 CONES = ("pyramidal", "elliptic")
 
+#: MuJoCo's own global contact options (``ContactOptions(**MUJOCO_OPTIONS)``: a pyramidal
+#: cone, friction rows as soft as the normal rows).
+MUJOCO_OPTIONS = {"cone": "pyramidal", "impratio": 1.0}
+
 
 @dataclass(frozen=True)
 class ContactOptions:
     """The contact model the harness gives the floor and the feet.
 
     friction : sliding friction coefficient of the floor and the feet it builds.
-    cone : ``"pyramidal"`` (MuJoCo's default) or ``"elliptic"`` friction cone.
+    cone : ``"elliptic"`` (the default) or ``"pyramidal"`` (MuJoCo's default) friction cone.
     impratio : ratio of the friction rows' impedance to the normal rows' (≥ 1; larger is
         stiffer friction, less creep under a steady tangential force: every contact).
+        Default 10 (MuJoCo's is 1): the friction rows' regulariser is a tenth of the normal
+        rows', so a loaded sole creeps 24 times slower while its normal compliance (MuJoCo's
+        ``solimp``) stays as it is (see the module).
     noslip_iterations : MuJoCo's no-slip post-solve iterations (0: off; every contact).
     point_foot_impedance : the impedance ``d`` (``solimp``, in (0, 1)) of the contacts of the
         sphere feet the harness builds, which take precedence over the floor's (``priority``
@@ -67,8 +88,8 @@ class ContactOptions:
     """
 
     friction: float = 1.0
-    cone: str = "pyramidal"
-    impratio: float = 1.0
+    cone: str = "elliptic"
+    impratio: float = 10.0
     noslip_iterations: int = 0
     point_foot_impedance: float | None = 0.9999
     point_foot_timeconst: float | None = None
@@ -128,12 +149,12 @@ def _set_impedance(geom, impedance: float | None, timeconst: float | None) -> No
 #: The harness's contact model (see the module for the measurements behind it).
 DEFAULT_CONTACT = ContactOptions()
 
-#: Point feet for gaits: ``d`` = 0.993 corrected in 2 ms. Under the default (``d`` = 0.9999
-#: corrected in 20 ms) a trotting Go2's loaded foot lost its contact for one physics step
-#: every ~50 ms (41 steps in 2 s) and came back sliding, 5.4 mm per stance (median); with
-#: these, none and 0.03 mm, while a standing Go2's worst foot creeps 1.1 mm in 5 s instead of
-#: 0.15 mm (``benchmarks/trot_contact.py``).
-WALKING_CONTACT = ContactOptions(point_foot_impedance=0.993, point_foot_timeconst=0.002)
+#: Point feet for gaits, on MuJoCo's global options (as measured): ``d`` = 0.993 corrected
+#: in 2 ms. Under the default feet (``d`` = 0.9999 corrected in 20 ms) a trotting Go2's
+#: loaded foot lost its contact for one physics step every ~50 ms (41 steps in 2 s) and came
+#: back sliding, 5.4 mm per stance (median); with these, none and 0.03 mm, while a standing
+#: Go2's worst foot creeps 1.1 mm in 5 s instead of 0.15 mm (``benchmarks/trot_contact.py``).
+WALKING_CONTACT = ContactOptions(**MUJOCO_OPTIONS, point_foot_impedance=0.993, point_foot_timeconst=0.002)
 
 
 #: MuJoCo's default friction triple (sliding, torsional m, rolling m).
