@@ -15,6 +15,9 @@ def test_the_harness_counts_ticks_and_attributes_every_miss():
     assert sum(report["miss_episodes_by_first_cause"].values()) <= report["deadline_misses"]
     assert report["compute_us"]["median"] > 0 and report["latency_us"]["median"] >= report["compute_us"]["median"]
     assert report["gc_frozen_objects"] > 0 and not report["fell"]
+    for slow in report["slow_computes"]:          # computes over half a period, with their context
+        assert slow["compute_us"] > 0.5 * 2000 and set(slow["phases_us"]) == {"dynamics", "assembly", "qp", "extraction"}
+        assert isinstance(slow["general_step"], bool) and slow["collections"] >= 0 and slow["page_faults"] >= 0
 
 
 def test_a_compute_over_the_period_is_ours_unless_the_os_switched_the_controller_out():

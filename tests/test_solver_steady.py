@@ -34,7 +34,7 @@ def _event(k: int, controller, centre) -> StepOverrides | None:
         controller.posture.kp = 20.0                          # a setting
     elif k == 50:
         overrides = StepOverrides()
-        overrides.torque_limit_scale = 0.9
+        overrides.scale_torque_limits(0.9)
         return overrides
     elif k == 60:
         solver.reanchor_contact(next(iter(solver.contacts)))
@@ -61,8 +61,8 @@ def test_steady_steps_equal_general_steps_through_changes(robot_name):
     for k in range(110):
         overrides = _event(k, general, centre)
         _event(k, steady, centre)
-        kept = steady.solver._steady is not None and steady.solver._steady.current()
-        steady_steps += kept and overrides is None
+        kept = steady.solver._steady is not None and steady.solver._steady.current() and overrides is None
+        steady_steps += kept
         new = general.solver.solve(q, v, overrides)
         sol = steady.solver.solve(q, v, overrides, out=sol)
         assert np.array_equal(new.x, sol.x) and np.array_equal(new.tau, sol.tau), f"step {k}"
@@ -71,6 +71,7 @@ def test_steady_steps_equal_general_steps_through_changes(robot_name):
             assert np.array_equal(new.local_wrenches[name], sol.local_wrenches[name])
             assert np.array_equal(new.wrenches[name], sol.wrenches[name])
         assert general.solver.timings.keys() == steady.solver.timings.keys()
+        assert steady.solver.last_step_steady == kept and not general.solver.last_step_steady
         v = v + 1e-3 * sol.ddq
         q = pin.integrate(robot_a.model, q, 1e-3 * v)
     assert steady_steps > 80                # most steps went the steady way

@@ -105,6 +105,7 @@ class DynamicsSolver(ContactRamps):
         self.last_qp: QP | None = None
         self._stamps = [0.0] * 5                         # perf_counter at the phases' ends
         self._steady: SteadyStep | None = None           # what the next steady step reuses
+        self._last_steady = False                        # whether the last solve was a steady step
         #: Incremented whenever the QP's configuration changes otherwise than by targets and
         #: settings: an item added or removed, a layout invalidated, a contact anchored, a
         #: force ramp started or finished (what a flight recorder keeps a new copy of the
@@ -394,9 +395,9 @@ class DynamicsSolver(ContactRamps):
                 and (overrides is None or type(overrides) is StepOverrides and not overrides.active)):
             solution = steady.step(q, v)
             if solution is not None:
-                self._last_solution = solution       # a removal's ramp starts from its forces
+                self._last_solution, self._last_steady = solution, True   # (a removal's ramp starts from its forces)
                 return solution
-        self._steady = None
+        self._steady, self._last_steady = None, False
         solution, overrides, layout, result = self._general_step(q, v, overrides, out)
         if out is not None and overrides is None and not self._transitions and not self._unanchored:
             self._steady = SteadyStep.of(self, layout, result, solution, self._stamps)
@@ -461,6 +462,9 @@ class DynamicsSolver(ContactRamps):
                 contact.anchor_at(self.robot.frame_placement(contact.frame_id))
         self._unanchored.clear()
         self._contacts_moved()
+
+    last_step_steady = property(lambda self: self._last_steady, doc="""Whether the last solve ran the
+        steady step (:mod:`tsid_py.solver_steady`) rather than the general one.""")
 
     @property
     def timings(self) -> dict[str, float]:

@@ -16,7 +16,14 @@ collector) waits for the state, steps, writes ``tau_actuated`` and signals back.
 base every ``push_every`` s keep the controller busy.
 
 Each tick records: the *latency* (state published → torques received), the controller's own
-*compute* time (measured in its process) and whether the deadline was missed. A miss is
+*compute* time (measured in its process) and whether the deadline was missed. A compute
+longer than half a period is kept in ``slow_computes`` with what can explain it: the solver's
+phases (:attr:`~tsid_py.DynamicsSolver.timings`, µs), whether the solve went the solver's
+general way (not its steady step, :mod:`tsid_py.solver_steady`), the garbage collections
+during it (``gc.callbacks``) and the thread's involuntary context switches and page faults
+during it (``getrusage``). What none of these shows — a
+virtual machine's hypervisor running something else on the core (steal time), the other
+hardware thread — is not seen. A miss is
 attributed to
 
 * ``controller``: its compute alone exceeded the period and the OS left its thread alone
@@ -34,6 +41,7 @@ how many steps of the controller took longer than a period at all.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing as mp
 import os
 import resource
@@ -49,6 +57,8 @@ from ..loop import prepare_loop
 _TICK, _ANSWERED, _STOP = 0, 1, 2
 #: The calling thread's resource usage where the OS has it per thread (Linux), else the process's.
 _THREAD = getattr(resource, "RUSAGE_THREAD", resource.RUSAGE_SELF)
+#: The most slow computes kept (see the module).
+_SLOW_KEPT = 100
 
 
 class _Link:
@@ -126,7 +136,8 @@ def _layout(nq: int, nv: int, na: int) -> dict[str, slice]:
     return out
 
 
-def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, answer, results) -> None:
+def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, answer, results,
+                period: float) -> None:
     """The controller process: wait for a state, step, publish the torques; at the end send
     the compute times back."""
     from ..control import BalanceController
@@ -141,23 +152,34 @@ def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, a
         controller.step(robot.q_ref, robot.zero_velocity())
     settings = prepare_loop(core=core)
     computes, preempted, ticks, link, tick = [], [], [], _Link(mode, shared, wake, answer), -1
+    slow, solver, collections = [], controller.solver, [0]
+    gc.callbacks.append(lambda phase, info: collections.__setitem__(0, collections[0] + (phase == "start")))
     answer.send_bytes(b"ready")
     try:
         while True:
             tick = link.next_state(tick)
             if tick is None:
                 break
-            switches = resource.getrusage(_THREAD).ru_nivcsw
+            before, collected = resource.getrusage(_THREAD), collections[0]
             tic = time.perf_counter()
             solution = controller.step(q.copy(), v.copy())
             tau[:] = solution.tau_actuated
-            computes.append(time.perf_counter() - tic)
-            preempted.append(resource.getrusage(_THREAD).ru_nivcsw != switches)
+            compute = time.perf_counter() - tic
+            after = resource.getrusage(_THREAD)
+            computes.append(compute)
+            preempted.append(after.ru_nivcsw != before.ru_nivcsw)
+            if compute > 0.5 * period and len(slow) < _SLOW_KEPT:
+                slow.append({"tick": tick, "compute_us": 1e6 * compute, "preempted": preempted[-1],
+                             "general_step": not solver.last_step_steady,
+                             "page_faults": (after.ru_minflt - before.ru_minflt) + (after.ru_majflt - before.ru_majflt),
+                             "collections": collections[0] - collected,
+                             "phases_us": {name: 1e6 * value for name, value in solver.timings.items()}})
             ticks.append(tick)
             link.answered(tick)
     finally:
         settings.restore()
-        results.send({"compute_s": computes, "preempted": preempted, "ticks": ticks, "gc_frozen": settings.gc_frozen,
+        results.send({"compute_s": computes, "preempted": preempted, "ticks": ticks, "slow": slow,
+                      "gc_frozen": settings.gc_frozen,
                       "notes": settings.notes})
         del q, v, tau, shared
         block.close()
@@ -191,7 +213,7 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
     answer_receiver, answer_sender = context.Pipe(duplex=False)
     results_receiver, results_sender = context.Pipe(duplex=False)
     process = context.Process(target=_controller, args=(block.name, robot_name, core, wait, wake_receiver,
-                                                         answer_sender, results_sender), daemon=True)
+                                                         answer_sender, results_sender, 1.0 / rate), daemon=True)
     link = _Link(wait, shared, wake_sender, answer_receiver)
     process.start()
     if hasattr(os, "sched_setaffinity") and len(allowed) > 1 and core is not None:
@@ -288,4 +310,4 @@ def _report(robot_name, rate, ticks, latency, compute, preempted, missed, late_s
             "latency_us": percentiles(latency), "compute_us": percentiles(compute),
             "simulator_step_us": percentiles(sim_step), "late_start_us": percentiles(late_start),
             "fell": fell, "controller_core": core, "gc_frozen_objects": controller.get("gc_frozen"),
-            "notes": controller.get("notes", [])}
+            "slow_computes": controller.get("slow", []), "notes": controller.get("notes", [])}
