@@ -463,8 +463,10 @@ class DynamicsSolver(ContactRamps):
         self._unanchored.clear()
         self._contacts_moved()
 
-    last_step_steady = property(lambda self: self._last_steady, doc="""Whether the last solve ran the
-        steady step (:mod:`tsid_py.solver_steady`) rather than the general one.""")
+    @property
+    def last_step_steady(self) -> bool:
+        """Whether the last solve ran the steady step (:mod:`tsid_py.solver_steady`)."""
+        return self._last_steady
 
     @property
     def timings(self) -> dict[str, float]:
