@@ -209,3 +209,30 @@ def test_a_user_stage_runs_in_order_and_sees_the_step_state():
         controller.insert(_RecordingStage(), after=object())
     with pytest.raises(ValueError, match="step"):
         controller.insert(object())
+
+
+def test_assigning_a_scalar_override_is_its_method(talos):
+    """``overrides.torque_limit_scale = f`` and ``overrides.levels_from = k`` do what
+    ``scale_torque_limits(f)`` and ``drop_levels(k)`` do — checked and active, the same step —
+    instead of being stored on an inactive object the solver ignores; ``clear()`` resets them."""
+    q, v = talos.q_ref.copy(), talos.zero_velocity()
+    by_method, assigned = StepOverrides(), StepOverrides()
+    by_method.scale_torque_limits(0.6)
+    assigned.torque_limit_scale = 0.6
+    assert assigned.active and assigned.torque_limit_scale == 0.6
+
+
+    def solved(overrides):
+        solver = standing_solver(talos)
+        solver.add_constraint(tp.constraints.TorqueLimits())
+        return solver.solve(q, v, overrides).x
+
+    assert np.array_equal(solved(assigned), solved(by_method))
+    with pytest.raises(ValueError, match="factor"):
+        assigned.torque_limit_scale = 0.0
+    assigned.levels_from = 2
+    assert assigned.levels_from == 2
+    with pytest.raises(ValueError, match="first"):
+        assigned.levels_from = "soft"
+    assigned.clear()
+    assert not assigned.active and assigned.torque_limit_scale == 1.0 and assigned.levels_from is None

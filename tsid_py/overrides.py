@@ -52,17 +52,15 @@ class ContactOverride:
 class StepOverrides:
     """The overrides of one solve (see the module). Empty when built."""
 
-    __slots__ = ("contacts", "torque_limit_scale", "task_weights", "levels_from", "relaxed_constraints", "active")
+    __slots__ = ("contacts", "_torque_limit_scale", "task_weights", "_levels_from", "relaxed_constraints", "active")
 
     def __init__(self):
         #: Contact name -> :class:`ContactOverride`.
         self.contacts: dict[str, ContactOverride] = {}
-        #: Factor on every torque limit (1: as configured).
-        self.torque_limit_scale = 1.0
+        self._torque_limit_scale = 1.0
         #: Soft task -> its per-axis weights (dim,) for this step.
         self.task_weights: dict = {}
-        #: The first priority level left out of this step (None: every level is solved).
-        self.levels_from: int | None = None
+        self._levels_from: int | None = None
         #: Constraints whose rows are relaxed this step.
         self.relaxed_constraints: set = set()
         #: Whether any override was set since the last :meth:`clear` (read on the control
@@ -78,8 +76,7 @@ class StepOverrides:
             self.contacts.clear()
             self.task_weights.clear()
             self.relaxed_constraints.clear()
-            self.torque_limit_scale = 1.0
-            self.levels_from = None
+            self._torque_limit_scale, self._levels_from = 1.0, None
             self.active = False
 
     def copy(self) -> StepOverrides:
@@ -88,8 +85,10 @@ class StepOverrides:
         other.contacts.update(self.contacts)
         other.task_weights.update(self.task_weights)
         other.relaxed_constraints.update(self.relaxed_constraints)
-        other.torque_limit_scale = self.torque_limit_scale
-        other.levels_from = self.levels_from
+        if self._torque_limit_scale != 1.0:
+            other.scale_torque_limits(self._torque_limit_scale)
+        if self._levels_from is not None:
+            other.drop_levels(self._levels_from)
         other.active = self.active
         return other
 
@@ -131,9 +130,29 @@ class StepOverrides:
         return {name: entry.soft_weight for name, entry in self.contacts.items() if entry.soft_weight is not None}
 
     # ------------------------------------------------------------------ limits and tasks
+    @property
+    def torque_limit_scale(self) -> float:
+        """Factor on every torque limit this step (1: as configured); assigning it is
+        :meth:`scale_torque_limits`."""
+        return self._torque_limit_scale
+
+    @torque_limit_scale.setter
+    def torque_limit_scale(self, factor: float) -> None:
+        self.scale_torque_limits(factor)
+
+    @property
+    def levels_from(self) -> int | None:
+        """The first priority level left out of this step (None: every level is solved);
+        assigning a level is :meth:`drop_levels`."""
+        return self._levels_from
+
+    @levels_from.setter
+    def levels_from(self, first: int) -> None:
+        self.drop_levels(first)
+
     def scale_torque_limits(self, factor: float) -> None:
         """Multiply every torque limit by ``factor`` (> 0) this step."""
-        self.torque_limit_scale = positive_scalar(factor, "factor")
+        self._torque_limit_scale = positive_scalar(factor, "factor")
         self.active = True
 
     def drop_levels(self, first: int) -> None:
@@ -142,7 +161,7 @@ class StepOverrides:
         level = priority(first, "first")
         if not isinstance(level, int):
             raise ValueError(f"first must be a level 1, 2, … (an int), got {first!r}")
-        self.levels_from = level
+        self._levels_from = level
         self.active = True
 
     def relax(self, constraint) -> None:
