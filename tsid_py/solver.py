@@ -364,15 +364,15 @@ class DynamicsSolver(ContactRamps):
         if not self._busy.acquire(False):          # not blocking
             raise RuntimeError("this DynamicsSolver is being used by another thread; use one solver per thread")
         recorder = self.recorder
+        plain = overrides is None or type(overrides) is StepOverrides and not overrides.active   # (no override)
         log = self.step_log if recorder is not None else None
         if log is not None and not (log.armed and log.owner is recorder and log.epoch == self.configuration_epoch
-                                    and log.changes == CHANGES[0] and not self._transitions
-                                    and (overrides is None or type(overrides) is StepOverrides and not overrides.active)):
+                                    and log.changes == CHANGES[0] and not self._transitions and plain):
             log = None                               # (not a step the log covers: the hooks see it)
         try:
             if recorder is not None and log is None:
                 recorder.before_step(self, q, v, overrides)
-            solution = self._solve(q, v, overrides, out)
+            solution = self._solve(q, v, overrides, out, plain)
         except BaseException as error:
             if recorder is not None:
                 if log is not None:                  # a covered step: its hooks see it now
@@ -387,12 +387,11 @@ class DynamicsSolver(ContactRamps):
             recorder.after_step(self, solution, None)
         return solution
 
-    def _solve(self, q, v, overrides, out) -> Solution:
-        """:meth:`solve`'s step, holding the solver: the steady step when it serves
-        (:mod:`tsid_py.solver_steady`), else the general one."""
+    def _solve(self, q, v, overrides, out, plain: bool) -> Solution:
+        """:meth:`solve`'s step, holding the solver (``plain``: no override this step): the
+        steady step when it serves (:mod:`tsid_py.solver_steady`), else the general one."""
         steady = self._steady
-        if (steady is not None and out is steady.solution
-                and (overrides is None or type(overrides) is StepOverrides and not overrides.active)):
+        if steady is not None and out is steady.solution and plain:
             solution = steady.step(q, v)
             if solution is not None:
                 self._last_solution, self._last_steady = solution, True   # (a removal's ramp starts from its forces)

@@ -62,7 +62,7 @@ class EstimationStage(Stage):
             raise ValueError("the estimation stage needs sensor readings: call step(sensors=readings)")
         if self.solver.dt != self._dt:
             raise ValueError(f"the controller's dt is {self.solver.dt!r} s but its estimator's is "
-                             f"{self.estimator.dt!r} s (its filters' gains come from it): attach a StateEstimator "
+                             f"{self._dt!r} s (its filters' gains come from it): attach a StateEstimator "
                              "made for the new dt")
         if state.wrenches is None and readings.wrenches is not None:     # the force sensors', for the stages after
             state.wrenches = checked_wrenches(readings.wrenches)

@@ -153,7 +153,10 @@ def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, a
     settings = prepare_loop(core=core)
     computes, preempted, ticks, link, tick = [], [], [], _Link(mode, shared, wake, answer), -1
     slow, solver, collections = [], controller.solver, [0]
-    gc.callbacks.append(lambda phase, info: collections.__setitem__(0, collections[0] + (phase == "start")))
+    def count_collections(phase, info):
+        collections[0] += phase == "start"
+
+    gc.callbacks.append(count_collections)
     answer.send_bytes(b"ready")
     try:
         while True:
@@ -177,6 +180,7 @@ def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, a
             ticks.append(tick)
             link.answered(tick)
     finally:
+        gc.callbacks.remove(count_collections)
         settings.restore()
         results.send({"compute_s": computes, "preempted": preempted, "ticks": ticks, "slow": slow,
                       "gc_frozen": settings.gc_frozen,
