@@ -111,6 +111,18 @@ def test_cli_bench_reports_timings(tmp_path, capsys):
     assert 0 < report["computeAllTerms_us"] <= report["computeAllTerms_p99_us"]
 
 
+def test_bench_phase_shares_ignore_a_step_switched_out_by_the_os():
+    """One 10 ms step among 49 of 30 µs (the OS switched the process out between two phases):
+    the shares are those of the undisturbed steps, 'other' 10 % as in each of them."""
+    from tsid_py.bench import _phase_shares
+
+    totals = np.full(50, 30e-6)
+    totals[7] = 10e-3
+    phases = {key: np.full(50, 6.75e-6) for key in ("dynamics", "assembly", "qp", "extraction")}
+    share = _phase_shares(totals, phases)
+    assert share["other"] == pytest.approx(0.1) and share["qp"] == pytest.approx(0.225)
+
+
 def test_short_soak_with_pushes_and_a_contact_switch():
     """The short version of benchmarks/soak.py: one 2 s cycle (a random push, then one foot
     unloaded, lifted 1 cm and put back) without a failure, a NaN or a fall."""

@@ -94,17 +94,25 @@ def _benchmark(robot_name: str, steps: int, warmup: int, qp_solver: str) -> dict
             for key, values in phases.items():
                 values[k] = timings[key]
     totals_us = totals * 1e6
-    total_time = totals.sum()
     yardstick = _dynamics_pass_us(problem.robot)
-    share = {key: float(values.sum() / total_time) for key, values in phases.items()}
-    share["other"] = 1.0 - sum(share.values())      # input checks, transitions, bookkeeping
     return {
         "robot": robot_name, "nv": problem.robot.nv, "steps": steps, "qp_solver": qp_solver,
         "median_us": float(np.median(totals_us)), "p99_us": float(np.percentile(totals_us, 99)),
-        "max_us": float(totals_us.max()), "share": share,
+        "max_us": float(totals_us.max()), "share": _phase_shares(totals, phases),
         "computeAllTerms_us": yardstick[0], "computeAllTerms_p99_us": yardstick[1],
         "samples_us": totals_us.tolist(),
     }
+
+
+def _phase_shares(totals: np.ndarray, phases: dict[str, np.ndarray]) -> dict[str, float]:
+    """Each phase's share of the step time over the undisturbed steps — the 90 % fastest: one
+    step switched out by the OS outside the phases (a 10 ms preemption among 50 steps of
+    30 µs) would otherwise show as most of the time going to "other"."""
+    undisturbed = totals <= np.percentile(totals, 90)
+    total_time = totals[undisturbed].sum()
+    share = {key: float(values[undisturbed].sum() / total_time) for key, values in phases.items()}
+    share["other"] = 1.0 - sum(share.values())      # input checks, transitions, bookkeeping
+    return share
 
 
 def _dynamics_pass_us(robot, calls: int = 2000) -> tuple[float, float]:
