@@ -1,7 +1,7 @@
 """Where a step's tail comes from: each step of the reference problem timed with its phases,
 the QP's repair work, the process's involuntary context switches and garbage collections.
 
-    python benchmarks/tail.py [--robot talos] [--steps 20000]
+    python benchmarks/tail.py [--robot talos] [--steps 20000] [--core K] [--realtime-priority P]
 
 Inside :func:`tsid_py.loop.prepare_loop` (one core, one BLAS thread, gc frozen), each step
 records: its time and phases (``solver.timings``), the reduced backend's active-set changes and
@@ -40,6 +40,8 @@ def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--robot", default="talos")
     parser.add_argument("--steps", type=int, default=20000)
+    parser.add_argument("--core", type=int, default=-1, help="core to pin the loop to (-1: the last allowed)")
+    parser.add_argument("--realtime-priority", type=int, help="SCHED_FIFO priority 1-99 (root or CAP_SYS_NICE)")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
     problem = ReferenceProblem(args.robot)
@@ -54,7 +56,7 @@ def main(argv=None) -> dict:
     gc.callbacks.append(lambda phase, info: collections.append(1) if phase == "start" else None)
     backend = problem.solver.backend
     usage = resource.RUSAGE_THREAD if hasattr(resource, "RUSAGE_THREAD") else resource.RUSAGE_SELF
-    with prepare_loop():
+    with prepare_loop(args.core, realtime_priority=args.realtime_priority) as settings:
         last = resource.getrusage(usage).ru_nivcsw
         for k in range(steps):
             before = resource.getrusage(usage).ru_nivcsw
@@ -86,7 +88,7 @@ def main(argv=None) -> dict:
         excess = {key: values[k] - np.median(values) for key, values in phases.items()}
         quiet_phase[max(excess, key=excess.get)] += 1
     spread = {key: float(np.median([values[k] / np.median(values) for k in quiet_slow])) for key, values in phases.items()}
-    report = {"robot": args.robot, "steps": steps, "median_us": median, "p99_us": float(p99),
+    report = {"robot": args.robot, "steps": steps, "loop_notes": settings.notes, "median_us": median, "p99_us": float(p99),
               "p99_over_median": p99 / median, "max_us": float(times_us.max()),
               "median_without_preempted_us": float(np.median(times_us[quiet])),
               "p99_without_preempted_us": float(np.percentile(times_us[quiet], 99)),
