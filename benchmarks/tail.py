@@ -7,8 +7,9 @@ Inside :func:`tsid_py.loop.prepare_loop` (one core, one BLAS thread, gc frozen),
 records: its time and phases (``solver.timings``), the reduced backend's active-set changes and
 QP rounds (1: the compiled step was optimal; more: DAQP took over), whether the OS switched
 the process out during the step or just before it (``getrusage(RUSAGE_THREAD).ru_nivcsw``,
-Linux; a step right after another process ran starts with cold caches) and whether a
-collection ran. The slowest 1 % of the steps are then sorted by cause: preempted by the OS,
+Linux; a step right after another process ran starts with cold caches), whether the kernel
+served an interrupt on the loop's core during the step (a timer tick, an inter-processor call:
+``/proc/interrupts``, read between steps) and whether a collection ran. The slowest 1 % of the steps are then sorted by cause: preempted by the OS,
 else the QP's repair (changes or DAQP rounds), else none of these (the phase that grew is named);
 and the slowest 1 % of the steps the OS left alone (``quiet_tail``): their QP repairs, the phase
 that grew most, and how much slower each phase ran than usual (all alike: the core itself was
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import resource
 import time
 
@@ -56,11 +58,14 @@ def main(argv=None) -> dict:
     gc.callbacks.append(lambda phase, info: collections.append(1) if phase == "start" else None)
     backend = problem.solver.backend
     usage = resource.RUSAGE_THREAD if hasattr(resource, "RUSAGE_THREAD") else resource.RUSAGE_SELF
+    interrupted = np.zeros(steps)
     with prepare_loop(args.core, realtime_priority=args.realtime_priority) as settings:
+        interrupts = CoreInterrupts(settings.core)
         last = resource.getrusage(usage).ru_nivcsw
         for k in range(steps):
-            before = resource.getrusage(usage).ru_nivcsw
+            before, count = resource.getrusage(usage).ru_nivcsw, interrupts.count()
             times[k] = problem.step()
+            interrupted[k] = interrupts.count() - count
             after = resource.getrusage(usage).ru_nivcsw
             switches[k], switched_before[k], last = after - before, before - last, after
             changes[k], rounds[k] = getattr(backend, "changes", 0), getattr(backend, "rounds", 1)
@@ -88,21 +93,49 @@ def main(argv=None) -> dict:
         excess = {key: values[k] - np.median(values) for key, values in phases.items()}
         quiet_phase[max(excess, key=excess.get)] += 1
     spread = {key: float(np.median([values[k] / np.median(values) for k in quiet_slow])) for key, values in phases.items()}
-    report = {"robot": args.robot, "steps": steps, "loop_notes": settings.notes, "median_us": median, "p99_us": float(p99),
+    undisturbed = quiet & (interrupted == 0)
+    report = {"robot": args.robot, "steps": steps, "loop_notes": settings.notes + interrupts.notes, "median_us": median, "p99_us": float(p99),
               "p99_over_median": p99 / median, "max_us": float(times_us.max()),
               "median_without_preempted_us": float(np.median(times_us[quiet])),
               "p99_without_preempted_us": float(np.percentile(times_us[quiet], 99)),
               "p99_over_median_without_preempted": float(np.percentile(times_us[quiet], 99) / np.median(times_us[quiet])),
               "steps_preempted": int(np.sum(switches > 0)), "slowest_1pc": int(slow.size),
+              "steps_interrupted": int(np.sum(interrupted > 0)), "slowest_interrupted": int(np.sum(interrupted[slow] > 0)),
+              "p99_over_median_without_preempted_or_interrupted":
+                  float(np.percentile(times_us[undisturbed], 99) / np.median(times_us[undisturbed])),
               "slowest_preempted_by_os": int(preempted.sum()), "slowest_qp_repair": int(repaired.sum()),
               "slowest_other_by_phase": grew, "steps_with_qp_repair": int(np.sum((changes > 0) | (rounds > 1))),
               "collections": len(collections),
               "quiet_tail": {"steps": int(quiet_slow.size), "qp_repair": quiet_repair, "largest_growth_in": quiet_phase,
                              "median_phase_ratio_to_typical": spread},
-              "yardstick": yardstick.report(yardstick_times * 1e6, yardstick_switches == 0)}
+              "yardstick": yardstick.report(yardstick_times * 1e6, yardstick_switches == 0),
+              # the same-length C++ block right after each of the slowest undisturbed steps, over its median:
+              # well above 1 when the machine, not the step, was slow at that moment
+              "yardstick_after_quiet_tail": float(np.median(yardstick_times[quiet_slow]) / np.median(yardstick_times))}
     print(json.dumps(report, indent=2))
     write_json(args.json, report)
     return report
+
+
+class CoreInterrupts:
+    """The interrupts (timer ticks, inter-processor calls, devices) the kernel has served on one
+    core so far, read from ``/proc/interrupts`` (Linux) between two steps: an isolated core
+    (``isolcpus``, ``nohz_full``, IRQ affinity) serves almost none, a shared one a few hundred a
+    second — each a few to tens of µs, with the caches it disturbs."""
+
+    def __init__(self, core: int | None):
+        self.core, self.notes = core, []
+        if core is None or not os.path.exists("/proc/interrupts"):
+            self.core = None
+            self.notes.append("interrupts not counted (no pinned core or no /proc/interrupts)")
+
+    def count(self) -> int:
+        if self.core is None:
+            return 0
+        with open("/proc/interrupts") as table:
+            columns = next(table).split().index(f"CPU{self.core}") + 1
+            return sum(int(fields[columns]) for fields in map(str.split, table)
+                       if len(fields) > columns and fields[columns].isdigit())
 
 
 class Yardstick:
