@@ -294,8 +294,8 @@ class FlightRecorder:
             self._read_gathered(log.count % self.capacity)    # another layout's program, or none: rare
             self._prepare_gather(program)
         log.record(q, v, solution, sum(solver.timings.values()))
-        if program is not None and not self._read_before and not self._opaque_tasks:
-            log.arm(*self._epochs)
+        if program is not None and not self._read_before and not self._opaque_tasks and not solver.has_transitions:
+            log.arm(*self._epochs)            # (a ramp's start or end changes the epoch: disarmed until then)
 
     def _forget_gather(self) -> None:
         """No target read from a program: every task's read before the step."""
