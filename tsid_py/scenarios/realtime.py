@@ -19,9 +19,13 @@ Each tick records: the *latency* (state published → torques received), the con
 *compute* time (measured in its process) and whether the deadline was missed. A compute
 longer than half a period is kept in ``slow_computes`` with what can explain it: the solver's
 phases (:attr:`~tsid_py.DynamicsSolver.timings`, µs), whether the solve went the solver's
-general way (not its steady step, :mod:`tsid_py.solver_steady`), the garbage collections
-during it (``gc.callbacks``) and the thread's involuntary context switches and page faults
-during it (``getrusage``). What none of these shows — a
+general way (not its steady step, :mod:`tsid_py.solver_steady`), the time outside the solver
+(the controller's stages), the garbage collections, layouts built and numba compilations
+during it (``gc.callbacks``, :attr:`~tsid_py.DynamicsSolver.layouts_built`, numba's compile
+events) and the thread's involuntary context switches and page faults during it
+(``getrusage``). The controller is prepared before the loop
+(:meth:`~tsid_py.control.pipeline.Pipeline.prepare`: its layouts for every set of soles a
+step may soften built), unless ``prepare=False``. What none of these shows — a
 virtual machine's hypervisor running something else on the core (steal time), the other
 hardware thread — is not seen. A miss is
 attributed to
@@ -49,9 +53,8 @@ import time
 from multiprocessing import shared_memory
 
 import numpy as np
-
 from .. import robots
-from ..loop import prepare_loop
+from ..loop import CompilationCounter, prepare_loop
 
 #: Header slots of the shared block: tick number published, tick number answered, stop flag.
 _TICK, _ANSWERED, _STOP = 0, 1, 2
@@ -137,7 +140,7 @@ def _layout(nq: int, nv: int, na: int) -> dict[str, slice]:
 
 
 def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, answer, results,
-                period: float) -> None:
+                period: float, prepare: bool = True) -> None:
     """The controller process: wait for a state, step, publish the torques; at the end send
     the compute times back."""
     from ..control import BalanceController
@@ -150,20 +153,23 @@ def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, a
     controller = BalanceController(robot)
     for _ in range(200):                                          # build layouts, compile, warm caches
         controller.step(robot.q_ref, robot.zero_velocity())
-    settings = prepare_loop(core=core)
+    settings = prepare_loop(core=core, controllers=[controller] if prepare else ())
     computes, preempted, ticks, link, tick = [], [], [], _Link(mode, shared, wake, answer), -1
-    slow, solver, collections = [], controller.solver, [0]
+    slow, solver, collections, compilations = [], controller.solver, [0], CompilationCounter()
     def count_collections(phase, info):
         collections[0] += phase == "start"
 
     gc.callbacks.append(count_collections)
+    built_before_loop = solver.layouts_built
+    compilations.start()
     answer.send_bytes(b"ready")
     try:
         while True:
             tick = link.next_state(tick)
             if tick is None:
                 break
-            before, collected = resource.getrusage(_THREAD), collections[0]
+            before, collected, layouts, compiled = (resource.getrusage(_THREAD), collections[0], solver.layouts_built,
+                                                    compilations.count)
             tic = time.perf_counter()
             solution = controller.step(q.copy(), v.copy())
             tau[:] = solution.tau_actuated
@@ -176,14 +182,19 @@ def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, a
                              "general_step": not solver.last_step_steady,
                              "page_faults": (after.ru_minflt - before.ru_minflt) + (after.ru_majflt - before.ru_majflt),
                              "collections": collections[0] - collected,
-                             "phases_us": {name: 1e6 * value for name, value in solver.timings.items()}})
+                             "layouts_built": solver.layouts_built - layouts,
+                             "compilations": compilations.count - compiled,
+                             "phases_us": {name: 1e6 * value for name, value in solver.timings.items()},
+                             "outside_solver_us": 1e6 * (compute - sum(solver.timings.values()))})
             ticks.append(tick)
             link.answered(tick)
     finally:
         gc.callbacks.remove(count_collections)
+        compilations.stop()
         settings.restore()
         results.send({"compute_s": computes, "preempted": preempted, "ticks": ticks, "slow": slow,
-                      "gc_frozen": settings.gc_frozen,
+                      "gc_frozen": settings.gc_frozen, "layouts_prepared": settings.layouts_prepared,
+                      "layouts_built_in_loop": solver.layouts_built - built_before_loop,
                       "notes": settings.notes})
         del q, v, tau, shared
         block.close()
@@ -191,9 +202,11 @@ def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, a
 
 def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60.0, rate: float = 1000.0, *,
                  push_every: float = 5.0, push_force: float | None = None, controller_core: int | None = -1,
-                 wait: str = "pipe") -> dict:
+                 wait: str = "pipe", prepare: bool = True) -> dict:
     """Run the harness (see the module) for ``duration`` s of wall-clock time at ``rate`` Hz;
-    ``wait``: how the processes signal each other (:class:`_Link`: ``"pipe"`` or ``"spin"``).
+    ``wait``: how the processes signal each other (:class:`_Link`: ``"pipe"`` or ``"spin"``);
+    ``prepare``: have :func:`~tsid_py.loop.prepare_loop` prepare the controller
+    (:meth:`~tsid_py.control.pipeline.Pipeline.prepare`: its layouts built before the loop).
     Returns the report: ticks, deadline misses by cause, latency and compute percentiles (µs),
     the simulator's own step time, whether the robot fell."""
     if wait not in ("pipe", "spin"):
@@ -217,7 +230,8 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
     answer_receiver, answer_sender = context.Pipe(duplex=False)
     results_receiver, results_sender = context.Pipe(duplex=False)
     process = context.Process(target=_controller, args=(block.name, robot_name, core, wait, wake_receiver,
-                                                         answer_sender, results_sender, 1.0 / rate), daemon=True)
+                                                         answer_sender, results_sender, 1.0 / rate, prepare),
+                              daemon=True)
     link = _Link(wait, shared, wake_sender, answer_receiver)
     process.start()
     if hasattr(os, "sched_setaffinity") and len(allowed) > 1 and core is not None:
@@ -276,7 +290,7 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
     preempted[served_ticks] = controller.get("preempted", [])
     report = _report(robot_name, rate, ticks, latency, compute, preempted, missed, late_start, sim_step, period,
                      fell=bool(sim.state()[0][2] < 0.5 * q_start), controller=controller, core=core)
-    report["wait"] = wait
+    report["wait"], report["prepared"] = wait, prepare
     return report
 
 
@@ -314,4 +328,6 @@ def _report(robot_name, rate, ticks, latency, compute, preempted, missed, late_s
             "latency_us": percentiles(latency), "compute_us": percentiles(compute),
             "simulator_step_us": percentiles(sim_step), "late_start_us": percentiles(late_start),
             "fell": fell, "controller_core": core, "gc_frozen_objects": controller.get("gc_frozen"),
+            "layouts_prepared": controller.get("layouts_prepared"),
+            "layouts_built_in_loop": controller.get("layouts_built_in_loop"),
             "slow_computes": controller.get("slow", []), "notes": controller.get("notes", [])}
