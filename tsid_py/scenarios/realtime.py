@@ -25,9 +25,9 @@ during it (``gc.callbacks``, :attr:`~tsid_py.DynamicsSolver.layouts_built`, numb
 events) and the thread's involuntary context switches and page faults during it
 (``getrusage``). The controller is prepared before the loop
 (:meth:`~tsid_py.control.pipeline.Pipeline.prepare`: its layouts for every set of soles a
-step may soften built), unless ``prepare=False``. What none of these shows — a
-virtual machine's hypervisor running something else on the core (steal time), the other
-hardware thread — is not seen. A miss is
+step may soften built), unless ``prepare=False``. A slow compute also has its thread's CPU time
+(``cpu_us``) and voluntary context switches (a wait). What none of these shows — the other
+hardware thread slowing this one — is not seen. A miss is
 attributed to
 
 * ``controller``: its compute alone exceeded the period and the OS left its thread alone
@@ -35,6 +35,10 @@ attributed to
 * ``controller_preempted``: its compute exceeded the period, but the OS switched its thread out
   during it (an involuntary context switch, ``getrusage(RUSAGE_THREAD).ru_nivcsw``, counted
   around each compute: the time includes another process's);
+* ``controller_off_cpu``: its compute exceeded the period without a context switch, but its
+  thread ran for at most a period of it (its CPU time, :func:`time.thread_time`, which a
+  virtual machine's kernel keeps without the time the hypervisor took the core away: *steal*):
+  the rest of the time the thread was not running — not our code;
 * ``transport``: compute fitted, but the wake-ups and the pipe took the rest (the OS);
 * ``simulator``: the simulator itself started the tick late (its previous step overran).
 
@@ -154,7 +158,7 @@ def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, a
     for _ in range(200):                                          # build layouts, compile, warm caches
         controller.step(robot.q_ref, robot.zero_velocity())
     settings = prepare_loop(core=core, controllers=[controller] if prepare else ())
-    computes, preempted, ticks, link, tick = [], [], [], _Link(mode, shared, wake, answer), -1
+    computes, preempted, off_cpu, ticks, link, tick = [], [], [], [], _Link(mode, shared, wake, answer), -1
     slow, solver, collections, compilations = [], controller.solver, [0], CompilationCounter()
     def count_collections(phase, info):
         collections[0] += phase == "start"
@@ -170,15 +174,17 @@ def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, a
                 break
             before, collected, layouts, compiled = (resource.getrusage(_THREAD), collections[0], solver.layouts_built,
                                                     compilations.count)
-            tic = time.perf_counter()
+            cpu, tic = time.thread_time(), time.perf_counter()
             solution = controller.step(q.copy(), v.copy())
             tau[:] = solution.tau_actuated
-            compute = time.perf_counter() - tic
+            compute, cpu = time.perf_counter() - tic, time.thread_time() - cpu
             after = resource.getrusage(_THREAD)
             computes.append(compute)
             preempted.append(after.ru_nivcsw != before.ru_nivcsw)
+            off_cpu.append(max(compute - cpu, 0.0))
             if compute > 0.5 * period and len(slow) < _SLOW_KEPT:
-                slow.append({"tick": tick, "compute_us": 1e6 * compute, "preempted": preempted[-1],
+                slow.append({"tick": tick, "compute_us": 1e6 * compute, "cpu_us": 1e6 * cpu, "preempted": preempted[-1],
+                             "voluntary_switches": after.ru_nvcsw - before.ru_nvcsw,
                              "general_step": not solver.last_step_steady,
                              "page_faults": (after.ru_minflt - before.ru_minflt) + (after.ru_majflt - before.ru_majflt),
                              "collections": collections[0] - collected,
@@ -192,7 +198,7 @@ def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, a
         gc.callbacks.remove(count_collections)
         compilations.stop()
         settings.restore()
-        results.send({"compute_s": computes, "preempted": preempted, "ticks": ticks, "slow": slow,
+        results.send({"compute_s": computes, "preempted": preempted, "off_cpu_s": off_cpu, "ticks": ticks, "slow": slow,
                       "gc_frozen": settings.gc_frozen, "layouts_prepared": settings.layouts_prepared,
                       "layouts_built_in_loop": solver.layouts_built - built_before_loop,
                       "notes": settings.notes})
@@ -284,19 +290,22 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
         del shared
         block.close()
         block.unlink()
-    compute, preempted = np.full(ticks, np.nan), np.zeros(ticks, dtype=bool)
+    compute, preempted, off_cpu = np.full(ticks, np.nan), np.zeros(ticks, dtype=bool), np.zeros(ticks)
     served_ticks = np.array(controller.get("ticks", []), dtype=int)
     compute[served_ticks] = controller["compute_s"]
     preempted[served_ticks] = controller.get("preempted", [])
+    off_cpu[served_ticks] = controller.get("off_cpu_s", [])
     report = _report(robot_name, rate, ticks, latency, compute, preempted, missed, late_start, sim_step, period,
-                     fell=bool(sim.state()[0][2] < 0.5 * q_start), controller=controller, core=core)
+                     fell=bool(sim.state()[0][2] < 0.5 * q_start), controller=controller, core=core, off_cpu=off_cpu)
     report["wait"], report["prepared"] = wait, prepare
     return report
 
 
 def _report(robot_name, rate, ticks, latency, compute, preempted, missed, late_start, sim_step, period, *, fell,
-            controller, core) -> dict:
-    """Percentiles and the misses by cause (see the module)."""
+            controller, core, off_cpu=None) -> dict:
+    """Percentiles and the misses by cause (see the module); ``off_cpu``: per tick, the
+    compute's wall time its thread was not running (wall − thread CPU time; None: zeros)."""
+    off_cpu = np.zeros(ticks) if off_cpu is None else off_cpu
     def percentiles(values):
         values = values[np.isfinite(values)] * 1e6
         return {"median": float(np.median(values)), "p99": float(np.percentile(values, 99)),
@@ -309,10 +318,12 @@ def _report(robot_name, rate, ticks, latency, compute, preempted, missed, late_s
         last = served[-1] if served.size else -1
         if last >= 0 and compute[last] > period and last >= k - int(compute[last] / period) - 1:
             # the state being worked on took more than a period: ours, unless the OS took the core meanwhile
-            return "controller_preempted" if preempted[last] else "controller"
+            if preempted[last]:
+                return "controller_preempted"
+            return "controller_off_cpu" if compute[last] - off_cpu[last] <= period else "controller"
         return "transport"
 
-    causes = dict.fromkeys(("controller", "controller_preempted", "transport", "simulator"), 0)
+    causes = dict.fromkeys(("controller", "controller_preempted", "controller_off_cpu", "transport", "simulator"), 0)
     episodes = dict(causes)
     miss_ticks = np.flatnonzero(missed)
     for k in miss_ticks:
