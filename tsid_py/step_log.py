@@ -34,10 +34,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
-from llvmlite import ir
 from numba import boolean, float64, intp, njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
 from ._numba import compiled_function
 from ._validation import _FLOAT64
@@ -51,28 +48,6 @@ X_SIZE, STATUS, ITERATIONS, MICROSECONDS, FIXED_COLUMNS = range(5)
 COUNT, PERIOD, Q_COLUMN, V_COLUMN, X_COLUMN, X_WIDTH, RUNS, HEADER = range(8)
 
 _ANY1 = types.Array(float64, 1, "A", readonly=True)
-#: Doubles in a cache line (64 bytes).
-LINE = 8
-
-
-@intrinsic
-def prefetch_for_writing(typingcontext, array, index):
-    """Ask the CPU to bring the cache line of ``array[index]`` (1-D) into its cache, owned for
-    writing (x86 ``prefetchw``; a hint: no fault, no effect on the values)."""
-    if not (isinstance(array, types.Array) and array.ndim == 1 and isinstance(index, types.Integer)):
-        return None
-
-    def codegen(context, builder, sig, args):
-        view = context.make_array(sig.args[0])(context, builder, args[0])
-        pointer = cgutils.get_item_pointer(context, builder, sig.args[0], view, [args[1]], wraparound=False)
-        i32 = ir.IntType(32)
-        function = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(ir.VoidType(), [pointer.type, i32, i32, i32]), "llvm.prefetch.p0")
-        builder.call(function, [pointer, i32(1), i32(3), i32(1)])     # write, keep in all levels, data
-        return context.get_dummy_value()
-
-    return types.void(array, index), codegen
-
 _NO_FLOATS = np.zeros(1)
 #: What :attr:`StepLog.program` is when nothing is mapped (no entry read from its floats).
 _NO_PROGRAM = SimpleNamespace(floats=_NO_FLOATS)
@@ -85,10 +60,8 @@ def write_row(rows, ints, q, v, floats, x, status, iterations, seconds):
     """Write the next row (``ints[COUNT] mod capacity``; see the module's table): the state, ``x``
     (at most ``ints[X_WIDTH]`` entries), ``rows[r, c:c + n] = floats[s:s + n]`` for each of the
     ``ints[RUNS]`` mapped runs ``(s, c, n)``, the status, iterations and time (``seconds``,
-    written in µs); count the step, and have the CPU fetch the next step's row into its cache
-    meanwhile (the ring is larger than the caches: its next row is cold, and writing a cold row
-    waits on memory). Returns whether the next step is still covered (not a multiple of
-    ``ints[PERIOD]``)."""
+    written in µs); count the step. Returns whether the next step is still covered (not a
+    multiple of ``ints[PERIOD]``)."""
     count = ints[COUNT]
     row = rows[count % rows.shape[0]]
     start = ints[Q_COLUMN]
@@ -106,9 +79,6 @@ def write_row(rows, ints, q, v, floats, x, status, iterations, seconds):
             row[column + a] = floats[source + a]
     row[X_SIZE], row[STATUS], row[ITERATIONS], row[MICROSECONDS] = size, status, iterations, 1e6 * seconds
     ints[COUNT] = count + 1
-    following = rows[(count + 1) % rows.shape[0]]      # the next step's row, fetched while the step runs
-    for a in range(0, following.size, LINE):
-        prefetch_for_writing(following, a)
     return (count + 1) % ints[PERIOD] != 0
 
 
