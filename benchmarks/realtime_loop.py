@@ -1,7 +1,8 @@
 """The real-time loop harness at 1 kHz: the balance controller in its own process against
 MuJoCo, pushes every 5 s; deadline misses by cause and the latency distribution.
 
-    python benchmarks/realtime_loop.py [--duration 60] [--rate 1000] [--robot talos] [--wait pipe|spin] [--json FILE]
+    python benchmarks/realtime_loop.py [--duration 60] [--rate 1000] [--robot talos] [--wait pipe|spin] [--no-prepare]
+                                         [--json FILE]
 
 See :mod:`tsid_py.scenarios.realtime` for what is measured and how misses are attributed.
 """
@@ -23,9 +24,11 @@ def main(argv=None) -> dict:
     parser.add_argument("--robot", default=robots.DEFAULT_HUMANOID)
     parser.add_argument("--wait", choices=["pipe", "spin"], default="pipe",
                         help="how the processes signal each other: blocking pipes, or polling shared memory")
+    parser.add_argument("--no-prepare", action="store_true",
+                        help="do not build the controller's layouts before the loop (the first softened sole builds one)")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
-    report = run_realtime(args.robot, args.duration, args.rate, wait=args.wait)
+    report = run_realtime(args.robot, args.duration, args.rate, wait=args.wait, prepare=not args.no_prepare)
     print(json.dumps(report, indent=2))
     write_json(args.json, report)
     return report

@@ -213,6 +213,22 @@ def test_a_rerun_file_holds_the_robot_the_contacts_and_the_plots(tmp_path):
         RerunView(controller.solver, "nowhere", attach=False)
 
 
+def test_the_entries_of_overridden_steps_leave_with_their_steps():
+    """Every step softens a foot (an entry of the step's overrides each step): the entries
+    of the steps no longer in the ring are dropped at the next warm start kept (every
+    capacity / 4 steps here), so memory stays bounded."""
+    robot = tp.robots.load(tp.robots.DEFAULT_HUMANOID)
+    solver = humanoid_balance(robot, 1e-3).solver
+    recorder = FlightRecorder(solver, capacity=20)
+    q, v = robot.q_ref.copy(), robot.zero_velocity()
+    overrides = StepOverrides()
+    overrides.soften(robot.feet[1], 1e4)
+    for _ in range(120):
+        solver.solve(q, v, overrides)
+    assert min(recorder.sparse) >= 120 - 20 - 5 and len(recorder.sparse) <= 20 + 5
+    assert all("overrides" in recorder.sparse[step] for step in range(100, 120))
+
+
 def test_weighted_and_failed_steps_are_recorded_and_replayed(tmp_path):
     """A step that weighs a task and one that weighs the regularisation replay as recorded; a
     step that raised is recorded with its error and raises again in the replay."""

@@ -24,6 +24,7 @@ import gc
 import os
 from dataclasses import dataclass, field
 
+from numba.core import event
 from threadpoolctl import threadpool_limits
 
 
@@ -36,6 +37,7 @@ class LoopSettings:
     gc_frozen: int = 0
     gc_disabled: bool = False
     priority: int | None = None
+    layouts_prepared: int = 0
     notes: list[str] = field(default_factory=list)
     _undo: list = field(default_factory=list, repr=False)
 
@@ -56,7 +58,7 @@ class LoopSettings:
 
 
 def prepare_loop(core: int | None = -1, *, blas_threads: int | None = 1, freeze_gc: bool = True,
-                 disable_gc: bool = False, realtime_priority: int | None = None) -> LoopSettings:
+                 disable_gc: bool = False, realtime_priority: int | None = None, controllers=()) -> LoopSettings:
     """Set the process up for a control loop; call once, after building the controller and
     one warm-up step (so that what they allocate is frozen), before the loop.
 
@@ -70,10 +72,18 @@ def prepare_loop(core: int | None = -1, *, blas_threads: int | None = 1, freeze_
         no collection; a loop that does then grows — call :func:`gc.collect` between runs).
     realtime_priority : ``SCHED_FIFO`` priority 1–99 (Linux, needs ``CAP_SYS_NICE``; a
         refusal is noted in ``notes``, not raised).
+    controllers : controllers (:class:`~tsid_py.control.pipeline.Pipeline`: anything with a
+        ``prepare()``) to prepare first, so that what they build ahead of the loop — the
+        solver's layouts for every set of contacts a step may soften — is frozen too
+        (``layouts_prepared`` counts them).
 
     Returns the :class:`LoopSettings` applied (a context manager that restores them).
     """
     settings = LoopSettings()
+    for controller in controllers:
+        if not callable(getattr(controller, "prepare", None)):
+            raise ValueError(f"controllers must have a prepare() method, got {type(controller).__name__}")
+        settings.layouts_prepared += controller.prepare()
     if core is not None:
         if hasattr(os, "sched_setaffinity"):
             allowed = os.sched_getaffinity(0)
@@ -119,3 +129,24 @@ def _set_realtime_priority(settings: LoopSettings, priority: int) -> None:
         return
     settings.priority = priority
     settings.on_restore(lambda: os.sched_setscheduler(0, policy, param))
+
+
+class CompilationCounter(event.Listener):
+    """Counts numba's compilations (a kernel's first call with new argument types, in the
+    loop: a code path not warmed up) between :meth:`start` and :meth:`stop`."""
+
+    def __init__(self):
+        self.count = 0
+
+    def start(self) -> CompilationCounter:
+        event.register("numba:compile", self)
+        return self
+
+    def stop(self) -> None:
+        event.unregister("numba:compile", self)
+
+    def on_start(self, event) -> None:
+        self.count += 1
+
+    def on_end(self, event) -> None:
+        """(Counted at the start.)"""

@@ -32,16 +32,14 @@ from .ramps import ForceRamp, normal_force_limits
 from .robot import Robot
 from .settings import CHANGES, Setting, positive
 from .solution import Solution
+from .solver_layouts import _NOTHING_SOFTENED, SolverLayouts
 from .solver_ramps import ContactRamps
 from .solver_steady import SteadyStep
 from .tasks.base import Task
 from .tasks.regularization import (DEFAULT_REGULARIZATION, regularization_tasks,  # noqa: F401 (re-exported)
                                   regularization_weights)
 
-_NOTHING_SOFTENED: frozenset = frozenset()
-
-
-class DynamicsSolver(ContactRamps):
+class DynamicsSolver(ContactRamps, SolverLayouts):
     """Task-space inverse dynamics: one QP over ``[q̈; f]`` per call to :meth:`solve`.
 
     Parameters
@@ -309,24 +307,6 @@ class DynamicsSolver(ContactRamps):
         self.invalidate()
 
     # ------------------------------------------------------------------------ the QP
-    @property
-    def layout(self) -> Layout:
-        """The QP's :class:`~tsid_py.assembly.Layout` for the current items (built on demand)."""
-        return self.layout_for(_NOTHING_SOFTENED)
-
-    def layout_for(self, softened: frozenset) -> Layout:
-        """The layout for the current items with the hard contacts ``softened`` (names) made
-        costs, built the first time that set is asked for (until the items change)."""
-        layout = self._layouts.get(softened)
-        if layout is None:
-            layout = self._layouts[softened] = Layout(
-                self.robot, self._dt, list(self.contacts.values()), self.tasks, self.constraints,
-                self.regularization_tasks, root_equalities=not self.actuated_root, softened=softened,
-                external_wrenches=self.external_wrenches, closures=list(self.closures.values()),
-                passive=[self.robot.joint_v_index(joint) for joint in self._passive_joints])
-            self.layouts_built += 1
-        return layout
-
     def normal_force_limits(self, overrides: StepOverrides | None = None) -> dict[str, tuple[float, float]]:
         """``(f_min, f_max)`` of the contacts whose normal force is ramping now, or whose
         bounds ``overrides`` change this step (within the ramp: its bound caps ``f_max``)."""
@@ -366,8 +346,8 @@ class DynamicsSolver(ContactRamps):
         recorder = self.recorder
         plain = overrides is None or type(overrides) is StepOverrides and not overrides.active   # (no override)
         log = self.step_log if recorder is not None else None
-        if log is not None and not (log.armed and log.owner is recorder and log.epoch == self.configuration_epoch
-                                    and log.changes == CHANGES[0] and not self._transitions and plain):
+        if log is not None and not (log.armed and log.epoch == self.configuration_epoch and log.changes == CHANGES[0]
+                                    and plain):
             log = None                               # (not a step the log covers: the hooks see it)
         try:
             if recorder is not None and log is None:

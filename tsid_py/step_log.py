@@ -19,15 +19,19 @@ Counts and codes are stored as floats (exact below 2⁵³).
 
 The contract with :class:`~tsid_py.DynamicsSolver` (its ``step_log``): the log *covers* a
 step — the solver calls :meth:`StepLog.record` after it instead of its ``recorder``'s hooks —
-when the log's :attr:`~StepLog.owner` is the solver's ``recorder``, the owner :meth:`armed
-<StepLog.arm>` it for the solver's current :attr:`~tsid_py.DynamicsSolver.configuration_epoch`
-and settings count (:data:`tsid_py.settings.CHANGES`), and the step has no active overrides
-and no force ramp under way. Every other step goes through the owner's hooks. Each
+when the solver has a ``recorder`` (the log's :attr:`~StepLog.owner`, which sets both), the
+owner :meth:`armed <StepLog.arm>` it for the solver's current
+:attr:`~tsid_py.DynamicsSolver.configuration_epoch` and settings count
+(:data:`tsid_py.settings.CHANGES`), and the step has no active overrides. The owner arms it
+only when no force ramp is under way (a ramp's start and end change the epoch). Every other
+step goes through the owner's hooks. Each
 ``period``-th step disarms the log (the owner's hooks see it: a recorder keeps a warm
 start there). The log knows nothing of the owner's file.
 """
 
 from __future__ import annotations
+
+from types import SimpleNamespace
 
 import numpy as np
 from numba import boolean, float64, intp, njit, types
@@ -45,16 +49,19 @@ COUNT, PERIOD, Q_COLUMN, V_COLUMN, X_COLUMN, X_WIDTH, RUNS, HEADER = range(8)
 
 _ANY1 = types.Array(float64, 1, "A", readonly=True)
 _NO_FLOATS = np.zeros(1)
+#: What :attr:`StepLog.program` is when nothing is mapped (no entry read from its floats).
+_NO_PROGRAM = SimpleNamespace(floats=_NO_FLOATS)
 _NDARRAY = np.ndarray
 
 
 @njit(boolean(float64[:, ::1], intp[::1], _ANY1, _ANY1, float64[::1], _ANY1, intp, intp, float64), cache=True,
       _nrt=False)
-def write_row(rows, ints, q, v, floats, x, status, iterations, microseconds):
+def write_row(rows, ints, q, v, floats, x, status, iterations, seconds):
     """Write the next row (``ints[COUNT] mod capacity``; see the module's table): the state, ``x``
     (at most ``ints[X_WIDTH]`` entries), ``rows[r, c:c + n] = floats[s:s + n]`` for each of the
-    ``ints[RUNS]`` mapped runs ``(s, c, n)``, the status, iterations and time; count the step.
-    Returns whether the next step is still covered (not a multiple of ``ints[PERIOD]``)."""
+    ``ints[RUNS]`` mapped runs ``(s, c, n)``, the status, iterations and time (``seconds``,
+    written in µs); count the step. Returns whether the next step is still covered (not a
+    multiple of ``ints[PERIOD]``)."""
     count = ints[COUNT]
     row = rows[count % rows.shape[0]]
     start = ints[Q_COLUMN]
@@ -70,7 +77,7 @@ def write_row(rows, ints, q, v, floats, x, status, iterations, microseconds):
         source, column = ints[run], ints[run + 1]
         for a in range(ints[run + 2]):
             row[column + a] = floats[source + a]
-    row[X_SIZE], row[STATUS], row[ITERATIONS], row[MICROSECONDS] = size, status, iterations, microseconds
+    row[X_SIZE], row[STATUS], row[ITERATIONS], row[MICROSECONDS] = size, status, iterations, 1e6 * seconds
     ints[COUNT] = count + 1
     return (count + 1) % ints[PERIOD] != 0
 
@@ -99,8 +106,8 @@ class StepLog:
         self.rows = np.zeros((self.capacity, self.extra_column + self.extra))
         self.rows[:, STATUS] = -1.0
         self.rows[:, self.x_column:self.extra_column] = np.nan     # (and every page touched)
-        #: The program whose floats the mapped entries are read from (None: none mapped).
-        self.program = None
+        #: The program whose floats the mapped entries are read from (:data:`_NO_PROGRAM`: none mapped).
+        self.program = _NO_PROGRAM
         #: The statuses seen, by code.
         self.statuses: list[str] = []
         self._codes: dict[str, int] = {}
@@ -165,7 +172,7 @@ class StepLog:
         ints[:HEADER] = self.ints[:HEADER]
         ints[RUNS] = starts.size
         ints[HEADER:] = np.column_stack([sources[starts], columns[starts], lengths]).ravel()
-        self.ints, self.program, self.armed = ints, program, False
+        self.ints, self.program, self.armed = ints, _NO_PROGRAM if program is None else program, False
 
     def arm(self, epoch: int, changes: int) -> None:
         """Cover the next steps of the solver at this configuration epoch and settings count
@@ -190,11 +197,11 @@ class StepLog:
             q, v = float_vector(q), float_vector(v)
         # (the solver accepted them: a float64 array is a vector of the robot's size)
         status = solution.status
-        code = self._code if status is self._status else self.status_code(status)
-        program = self.program
-        covers_next = _write_row(self.rows, self.ints, q, v, _NO_FLOATS if program is None else program.floats,
-                                 solution.x, code, solution.iterations, 1e6 * seconds)
-        self.armed = self.armed and covers_next
+        if status is not self._status:
+            self.status_code(status)
+        if not _write_row(self.rows, self.ints, q, v, self.program.floats, solution.x, self._code,
+                          solution.iterations, seconds):
+            self.armed = False
 
     def record_failure(self, q, v, seconds: float) -> None:
         """Write the row of a step that raised: the state (NaN where it is not a vector of
@@ -202,8 +209,7 @@ class StepLog:
         step was asked from the items themselves); disarms the log."""
         ints = self.ints[:HEADER].copy()
         ints[RUNS] = 0
-        _write_row(self.rows, ints, _state(q, self.nq), _state(v, self.nv), _NO_FLOATS, _NO_FLOATS[:0], -1, 0,
-                   1e6 * seconds)
+        _write_row(self.rows, ints, _state(q, self.nq), _state(v, self.nv), _NO_FLOATS, _NO_FLOATS[:0], -1, 0, seconds)
         self.ints[COUNT], self.armed = ints[COUNT], False
 
 

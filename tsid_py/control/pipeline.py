@@ -188,6 +188,20 @@ class Pipeline:
         self.time += self.dt
         return solution
 
+    def prepare(self) -> int:
+        """Do now, before the control loop, what a step would otherwise do the first time it
+        meets a case: build the solver's layouts for every set of its contacts a stage may
+        soften (:meth:`~tsid_py.DynamicsSolver.prepare_layouts`: a layout's build takes about a
+        control period, and a contact monitor first softens a sole in the middle of a push).
+        They stay until the solver's items change. Returns how many layouts were built.
+        :func:`tsid_py.loop.prepare_loop` calls it for the controllers it is given."""
+        solver = self._period_solver
+        if solver is None:
+            solvers = [getattr(stage.solver, "solver", stage.solver) for stage in self.stages
+                       if isinstance(stage, SolveStage)]
+            solver = solvers[0] if solvers else None
+        return solver.prepare_layouts() if hasattr(solver, "prepare_layouts") else 0
+
     def insert(self, stage: Stage, *, before: Stage | type | None = None, after: Stage | type | None = None) -> Stage:
         """Add ``stage``: at the end, or just ``before`` / ``after`` a stage (an instance, or
         the first stage of a type). Returns the stage."""

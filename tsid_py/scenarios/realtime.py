@@ -19,11 +19,15 @@ Each tick records: the *latency* (state published → torques received), the con
 *compute* time (measured in its process) and whether the deadline was missed. A compute
 longer than half a period is kept in ``slow_computes`` with what can explain it: the solver's
 phases (:attr:`~tsid_py.DynamicsSolver.timings`, µs), whether the solve went the solver's
-general way (not its steady step, :mod:`tsid_py.solver_steady`), the garbage collections
-during it (``gc.callbacks``) and the thread's involuntary context switches and page faults
-during it (``getrusage``). What none of these shows — a
-virtual machine's hypervisor running something else on the core (steal time), the other
-hardware thread — is not seen. A miss is
+general way (not its steady step, :mod:`tsid_py.solver_steady`), the time outside the solver
+(the controller's stages), the garbage collections, layouts built and numba compilations
+during it (``gc.callbacks``, :attr:`~tsid_py.DynamicsSolver.layouts_built`, numba's compile
+events) and the thread's involuntary context switches and page faults during it
+(``getrusage``). The controller is prepared before the loop
+(:meth:`~tsid_py.control.pipeline.Pipeline.prepare`: its layouts for every set of soles a
+step may soften built), unless ``prepare=False``. A slow compute also has its thread's CPU time
+(``cpu_us``) and voluntary context switches (a wait). What none of these shows — the other
+hardware thread slowing this one — is not seen. A miss is
 attributed to
 
 * ``controller``: its compute alone exceeded the period and the OS left its thread alone
@@ -31,6 +35,10 @@ attributed to
 * ``controller_preempted``: its compute exceeded the period, but the OS switched its thread out
   during it (an involuntary context switch, ``getrusage(RUSAGE_THREAD).ru_nivcsw``, counted
   around each compute: the time includes another process's);
+* ``controller_off_cpu``: its compute exceeded the period without a context switch, but its
+  thread ran for at most a period of it (its CPU time, :func:`time.thread_time`, which a
+  virtual machine's kernel keeps without the time the hypervisor took the core away: *steal*):
+  the rest of the time the thread was not running — not our code;
 * ``transport``: compute fitted, but the wake-ups and the pipe took the rest (the OS);
 * ``simulator``: the simulator itself started the tick late (its previous step overran).
 
@@ -49,9 +57,8 @@ import time
 from multiprocessing import shared_memory
 
 import numpy as np
-
 from .. import robots
-from ..loop import prepare_loop
+from ..loop import CompilationCounter, prepare_loop
 
 #: Header slots of the shared block: tick number published, tick number answered, stop flag.
 _TICK, _ANSWERED, _STOP = 0, 1, 2
@@ -137,7 +144,7 @@ def _layout(nq: int, nv: int, na: int) -> dict[str, slice]:
 
 
 def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, answer, results,
-                period: float) -> None:
+                period: float, prepare: bool = True) -> None:
     """The controller process: wait for a state, step, publish the torques; at the end send
     the compute times back."""
     from ..control import BalanceController
@@ -150,40 +157,50 @@ def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, a
     controller = BalanceController(robot)
     for _ in range(200):                                          # build layouts, compile, warm caches
         controller.step(robot.q_ref, robot.zero_velocity())
-    settings = prepare_loop(core=core)
-    computes, preempted, ticks, link, tick = [], [], [], _Link(mode, shared, wake, answer), -1
-    slow, solver, collections = [], controller.solver, [0]
+    settings = prepare_loop(core=core, controllers=[controller] if prepare else ())
+    computes, preempted, off_cpu, ticks, link, tick = [], [], [], [], _Link(mode, shared, wake, answer), -1
+    slow, solver, collections, compilations = [], controller.solver, [0], CompilationCounter()
     def count_collections(phase, info):
         collections[0] += phase == "start"
 
     gc.callbacks.append(count_collections)
+    built_before_loop = solver.layouts_built
+    compilations.start()
     answer.send_bytes(b"ready")
     try:
         while True:
             tick = link.next_state(tick)
             if tick is None:
                 break
-            before, collected = resource.getrusage(_THREAD), collections[0]
-            tic = time.perf_counter()
+            before, collected, layouts, compiled = (resource.getrusage(_THREAD), collections[0], solver.layouts_built,
+                                                    compilations.count)
+            cpu, tic = time.thread_time(), time.perf_counter()
             solution = controller.step(q.copy(), v.copy())
             tau[:] = solution.tau_actuated
-            compute = time.perf_counter() - tic
+            compute, cpu = time.perf_counter() - tic, time.thread_time() - cpu
             after = resource.getrusage(_THREAD)
             computes.append(compute)
             preempted.append(after.ru_nivcsw != before.ru_nivcsw)
+            off_cpu.append(max(compute - cpu, 0.0))
             if compute > 0.5 * period and len(slow) < _SLOW_KEPT:
-                slow.append({"tick": tick, "compute_us": 1e6 * compute, "preempted": preempted[-1],
+                slow.append({"tick": tick, "compute_us": 1e6 * compute, "cpu_us": 1e6 * cpu, "preempted": preempted[-1],
+                             "voluntary_switches": after.ru_nvcsw - before.ru_nvcsw,
                              "general_step": not solver.last_step_steady,
                              "page_faults": (after.ru_minflt - before.ru_minflt) + (after.ru_majflt - before.ru_majflt),
                              "collections": collections[0] - collected,
-                             "phases_us": {name: 1e6 * value for name, value in solver.timings.items()}})
+                             "layouts_built": solver.layouts_built - layouts,
+                             "compilations": compilations.count - compiled,
+                             "phases_us": {name: 1e6 * value for name, value in solver.timings.items()},
+                             "outside_solver_us": 1e6 * (compute - sum(solver.timings.values()))})
             ticks.append(tick)
             link.answered(tick)
     finally:
         gc.callbacks.remove(count_collections)
+        compilations.stop()
         settings.restore()
-        results.send({"compute_s": computes, "preempted": preempted, "ticks": ticks, "slow": slow,
-                      "gc_frozen": settings.gc_frozen,
+        results.send({"compute_s": computes, "preempted": preempted, "off_cpu_s": off_cpu, "ticks": ticks, "slow": slow,
+                      "gc_frozen": settings.gc_frozen, "layouts_prepared": settings.layouts_prepared,
+                      "layouts_built_in_loop": solver.layouts_built - built_before_loop,
                       "notes": settings.notes})
         del q, v, tau, shared
         block.close()
@@ -191,9 +208,11 @@ def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, a
 
 def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60.0, rate: float = 1000.0, *,
                  push_every: float = 5.0, push_force: float | None = None, controller_core: int | None = -1,
-                 wait: str = "pipe") -> dict:
+                 wait: str = "pipe", prepare: bool = True) -> dict:
     """Run the harness (see the module) for ``duration`` s of wall-clock time at ``rate`` Hz;
-    ``wait``: how the processes signal each other (:class:`_Link`: ``"pipe"`` or ``"spin"``).
+    ``wait``: how the processes signal each other (:class:`_Link`: ``"pipe"`` or ``"spin"``);
+    ``prepare``: have :func:`~tsid_py.loop.prepare_loop` prepare the controller
+    (:meth:`~tsid_py.control.pipeline.Pipeline.prepare`: its layouts built before the loop).
     Returns the report: ticks, deadline misses by cause, latency and compute percentiles (µs),
     the simulator's own step time, whether the robot fell."""
     if wait not in ("pipe", "spin"):
@@ -217,7 +236,8 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
     answer_receiver, answer_sender = context.Pipe(duplex=False)
     results_receiver, results_sender = context.Pipe(duplex=False)
     process = context.Process(target=_controller, args=(block.name, robot_name, core, wait, wake_receiver,
-                                                         answer_sender, results_sender, 1.0 / rate), daemon=True)
+                                                         answer_sender, results_sender, 1.0 / rate, prepare),
+                              daemon=True)
     link = _Link(wait, shared, wake_sender, answer_receiver)
     process.start()
     if hasattr(os, "sched_setaffinity") and len(allowed) > 1 and core is not None:
@@ -270,19 +290,22 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
         del shared
         block.close()
         block.unlink()
-    compute, preempted = np.full(ticks, np.nan), np.zeros(ticks, dtype=bool)
+    compute, preempted, off_cpu = np.full(ticks, np.nan), np.zeros(ticks, dtype=bool), np.zeros(ticks)
     served_ticks = np.array(controller.get("ticks", []), dtype=int)
     compute[served_ticks] = controller["compute_s"]
     preempted[served_ticks] = controller.get("preempted", [])
+    off_cpu[served_ticks] = controller.get("off_cpu_s", [])
     report = _report(robot_name, rate, ticks, latency, compute, preempted, missed, late_start, sim_step, period,
-                     fell=bool(sim.state()[0][2] < 0.5 * q_start), controller=controller, core=core)
-    report["wait"] = wait
+                     fell=bool(sim.state()[0][2] < 0.5 * q_start), controller=controller, core=core, off_cpu=off_cpu)
+    report["wait"], report["prepared"] = wait, prepare
     return report
 
 
 def _report(robot_name, rate, ticks, latency, compute, preempted, missed, late_start, sim_step, period, *, fell,
-            controller, core) -> dict:
-    """Percentiles and the misses by cause (see the module)."""
+            controller, core, off_cpu=None) -> dict:
+    """Percentiles and the misses by cause (see the module); ``off_cpu``: per tick, the
+    compute's wall time its thread was not running (wall − thread CPU time; None: zeros)."""
+    off_cpu = np.zeros(ticks) if off_cpu is None else off_cpu
     def percentiles(values):
         values = values[np.isfinite(values)] * 1e6
         return {"median": float(np.median(values)), "p99": float(np.percentile(values, 99)),
@@ -295,10 +318,12 @@ def _report(robot_name, rate, ticks, latency, compute, preempted, missed, late_s
         last = served[-1] if served.size else -1
         if last >= 0 and compute[last] > period and last >= k - int(compute[last] / period) - 1:
             # the state being worked on took more than a period: ours, unless the OS took the core meanwhile
-            return "controller_preempted" if preempted[last] else "controller"
+            if preempted[last]:
+                return "controller_preempted"
+            return "controller_off_cpu" if compute[last] - off_cpu[last] <= period else "controller"
         return "transport"
 
-    causes = dict.fromkeys(("controller", "controller_preempted", "transport", "simulator"), 0)
+    causes = dict.fromkeys(("controller", "controller_preempted", "controller_off_cpu", "transport", "simulator"), 0)
     episodes = dict(causes)
     miss_ticks = np.flatnonzero(missed)
     for k in miss_ticks:
@@ -314,4 +339,6 @@ def _report(robot_name, rate, ticks, latency, compute, preempted, missed, late_s
             "latency_us": percentiles(latency), "compute_us": percentiles(compute),
             "simulator_step_us": percentiles(sim_step), "late_start_us": percentiles(late_start),
             "fell": fell, "controller_core": core, "gc_frozen_objects": controller.get("gc_frozen"),
+            "layouts_prepared": controller.get("layouts_prepared"),
+            "layouts_built_in_loop": controller.get("layouts_built_in_loop"),
             "slow_computes": controller.get("slow", []), "notes": controller.get("notes", [])}

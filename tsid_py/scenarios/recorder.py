@@ -260,7 +260,7 @@ class FlightRecorder:
 
     def _checkpoint(self, solver: DynamicsSolver, count: int) -> None:
         """Keep the reduced backend's warm start (the step a replay may start from)."""
-        self.sparse.pop(count - self.capacity, None)      # the oldest entries leave with their steps
+        self._forget_sparse_before(count - self.capacity + 1)
         if not self._warm_starts:
             return
         backend = solver.backend
@@ -270,6 +270,17 @@ class FlightRecorder:
         self.sparse.setdefault(count, {})["warm"] = {
             "rows": rows[:held].tolist(), "at_upper": at_upper[:held].tolist(), "shape": signature.tolist(),
             "basis": None if basis is None else [basis[0].tolist(), basis[1].tolist()]}
+
+    def _forget_sparse_before(self, oldest: int) -> None:
+        """Drop the sparse entries of the steps before ``oldest`` (they left the ring): the
+        entries are kept in step order, so only the stale ones at the front are looked at."""
+        stale = []
+        for step in self.sparse:
+            if step >= oldest:
+                break
+            stale.append(step)
+        for step in stale:
+            del self.sparse[step]
 
     def after_step(self, solver: DynamicsSolver, solution, error) -> None:
         """The step's row (called by the solver after a step :meth:`before_step` saw): the
@@ -294,8 +305,8 @@ class FlightRecorder:
             self._read_gathered(log.count % self.capacity)    # another layout's program, or none: rare
             self._prepare_gather(program)
         log.record(q, v, solution, sum(solver.timings.values()))
-        if program is not None and not self._read_before and not self._opaque_tasks:
-            log.arm(*self._epochs)
+        if program is not None and not self._read_before and not self._opaque_tasks and not solver.has_transitions:
+            log.arm(*self._epochs)            # (a ramp's start or end changes the epoch: disarmed until then)
 
     def _forget_gather(self) -> None:
         """No target read from a program: every task's read before the step."""
