@@ -1,17 +1,19 @@
 """Pushes during a walk: a 0.1 s push on the base while the robot walks 3 m on flat ground,
 survived with step adjustment or not.
 
-    python benchmarks/walk_push.py [--robot talos g1] [--ratio 0.5] [--directions +x +y -x -y]
-        [--phases 4] [--no-adjustment] [--workers 2] [--json FILE]
+    python benchmarks/walk_push.py [--robot talos g1] [--ratio 0.5 ...] [--directions=+x,+y,-x,-y]
+        [--phases 4] [--no-adjustment] [--realistic [--seeds N]] [--workers 2] [--json FILE]
 
 The push is ``ratio`` times the robot's standing bound in its direction — the largest 0.1 s
 push at t = 1 s the balance controller survives standing, measured with
 ``benchmarks/balance_sweep.py`` (issue 28's table: Talos +x 280 N, +y 460 N; G1 130 N, 200 N;
 −x and −y take the +x and +y values) — applied at ``--phases`` instants spread over one step
 period in the middle of the walk (the start of the 5th swing, then every period / phases s):
-single support early and late, double support. Each run is judged by the walk demo's judge
-(fell, distance); reported: falls, the step adjustments made (and the swings they brought
-down early), the distance walked.
+single support early and late, double support; on the simulator's exact state, or with
+``--realistic`` the walk demo's preset (seeds 0 … N − 1). Each run is judged by the walk demo's judge
+(fell, distance); reported per robot, direction and ratio (several ``--ratio`` values sweep
+the push): falls, the step adjustments made (and the swings they brought down early), the
+distance walked.
 """
 
 from __future__ import annotations
@@ -40,7 +42,10 @@ def one_walk(job: tuple) -> dict:
     import tsid_py as tp
     from tsid_py.scenarios.walk import SETTLE, run_walk
 
-    robot_name, direction, force, phase, adjustment = job
+    from tsid_py.scenarios.conditions import Conditions
+
+    robot_name, direction, force, phase, options, seed = job
+    conditions = None if seed is None else Conditions.realistic(seed)
     robot = tp.robots.load(robot_name)
     gait = robot.profile.gait
     first_swing = SETTLE + gait.start_time + 4 * gait.step_period         # the 5th swing's lift-off
@@ -48,40 +53,70 @@ def one_walk(job: tuple) -> dict:
     vector = np.array([*DIRECTIONS[direction], 0.0]) * force
     with threadpool_limits(limits=1, user_api="blas"):
         summary, _, _ = run_walk(robot, distance=3.0, pushes=[(at, vector, 0.1)],
-                                 controller_options={"step_adjustment": adjustment})
-    return {"robot": robot_name, "direction": direction, "force_N": force, "push_at_s": round(at, 3),
+                                 controller_options=options, conditions=conditions)
+    return {"robot": robot_name, "direction": direction, "force_N": force, "seed": seed, "push_at_s": round(at, 3),
             "phase_in_step": phase, "fell": summary["fell"], "fall_reason": summary.get("fall_reason"),
             "distance_m": round(summary["distance_m"], 3), "step_adjustments": summary["step_adjustments"],
             "early_touch_downs": summary["early_touch_downs"]}
 
 
+def _directions(text: str) -> list[str]:
+    """``--directions``: comma-separated push directions among :data:`DIRECTIONS`."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in DIRECTIONS]
+    if not names or unknown:
+        raise argparse.ArgumentTypeError(f"expected comma-separated directions among {', '.join(DIRECTIONS)}, "
+                                         f"got {text!r}")
+    return names
+
+
+def _ratio(text: str) -> float:
+    """``--ratio``: a push as a positive share of the standing bound."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number (push / standing bound), got {text!r}")
+    return value
+
+
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--robot", nargs="+", default=["talos", "g1"])
-    parser.add_argument("--ratio", type=float, default=0.5)
-    parser.add_argument("--directions", nargs="+", default=["+x", "+y", "-x", "-y"], choices=list(DIRECTIONS))
+    parser.add_argument("--robot", nargs="+", default=["talos", "g1"], choices=list(STANDING_BOUNDS))
+    parser.add_argument("--ratio", type=_ratio, nargs="+", default=[0.5],
+                        help="push / standing bound; several values sweep the push")
+    parser.add_argument("--directions", type=_directions, default=list(DIRECTIONS),
+                        help="comma-separated, e.g. --directions=+y,-y (the '=' lets argparse take '-y')")
     parser.add_argument("--phases", type=int, default=4, help="push instants over one step period")
     parser.add_argument("--no-adjustment", action="store_true", help="walk without step adjustment")
+    parser.add_argument("--realistic", action="store_true",
+                        help="the --realistic preset (estimator, sensor noise, delay, plant errors), seeded")
+    parser.add_argument("--seeds", type=int, default=1, help="with --realistic: seeds 0..N-1 of each run")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", help="write the report here")
     args = parser.parse_args(argv)
-    jobs = [(robot, direction, args.ratio * STANDING_BOUNDS[robot][direction[1]], k / args.phases,
-             not args.no_adjustment) for robot in args.robot for direction in args.directions
-            for k in range(args.phases)]
+    options = {"step_adjustment": not args.no_adjustment}
+    seeds = list(range(args.seeds)) if args.realistic else [None]
+    jobs = [(robot, direction, ratio * STANDING_BOUNDS[robot][direction[1]], k / args.phases, options, seed)
+            for robot in args.robot for direction in args.directions for ratio in args.ratio
+            for k in range(args.phases) for seed in seeds]
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         runs = list(pool.map(one_walk, jobs))
     rows = []
     for robot in args.robot:
         for direction in args.directions:
-            mine = [run for run in runs if run["robot"] == robot and run["direction"] == direction]
-            rows.append({"robot": robot, "direction": direction, "force_N": mine[0]["force_N"],
-                         "survived": f"{sum(not run['fell'] for run in mine)}/{len(mine)}",
-                         "adjustments": [run["step_adjustments"] for run in mine],
-                         "early_touch_downs": [run["early_touch_downs"] for run in mine],
-                         "falls": [(run["push_at_s"], run["fall_reason"]) for run in mine if run["fell"]]})
+            for ratio in args.ratio:
+                force = ratio * STANDING_BOUNDS[robot][direction[1]]
+                mine = [run for run in runs if (run["robot"], run["direction"], run["force_N"]) == (robot, direction, force)]
+                rows.append({"robot": robot, "direction": direction, "ratio": ratio, "force_N": force,
+                             "survived": f"{sum(not run['fell'] for run in mine)}/{len(mine)}",
+                             "adjustments": [run["step_adjustments"] for run in mine],
+                             "early_touch_downs": [run["early_touch_downs"] for run in mine],
+                             "falls": [(run["push_at_s"], run["fall_reason"]) for run in mine if run["fell"]]})
     for row in rows:
         print(json.dumps(row))
-    report = {"ratio": args.ratio, "step_adjustment": not args.no_adjustment, "rows": rows, "runs": runs}
+    report = {"ratio": args.ratio, **options, "realistic": args.realistic, "rows": rows, "runs": runs}
     write_json(args.json, report)
     return report
 
