@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import tsid_py as tp
 from tsid_py.scenarios.realtime import _report, run_realtime
@@ -49,3 +50,8 @@ def test_a_compute_over_the_period_is_ours_unless_the_os_switched_the_controller
     assert report["miss_episodes_by_first_cause"] == {"controller": 2, "controller_preempted": 1,
                                                       "controller_off_cpu": 1, "transport": 0, "simulator": 1}
     assert report["controller_over_period"] == 4 and report["controller_over_period_preempted"] == 1
+
+
+def test_the_harness_refuses_a_priority_outside_sched_fifo_range():
+    with pytest.raises(ValueError, match=r"realtime_priority must be in 1\.\.99 \(SCHED_FIFO\), got 0"):
+        run_realtime(tp.robots.DEFAULT_HUMANOID, duration=0.1, realtime_priority=0)

@@ -144,7 +144,7 @@ def _layout(nq: int, nv: int, na: int) -> dict[str, slice]:
 
 
 def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, answer, results,
-                period: float, prepare: bool = True) -> None:
+                period: float, prepare: bool = True, realtime_priority: int | None = None) -> None:
     """The controller process: wait for a state, step, publish the torques; at the end send
     the compute times back."""
     from ..control import BalanceController
@@ -157,7 +157,7 @@ def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, a
     controller = BalanceController(robot)
     for _ in range(200):                                          # build layouts, compile, warm caches
         controller.step(robot.q_ref, robot.zero_velocity())
-    settings = prepare_loop(core=core, controllers=[controller] if prepare else ())
+    settings = prepare_loop(core=core, controllers=[controller] if prepare else (), realtime_priority=realtime_priority)
     computes, preempted, off_cpu, ticks, link, tick = [], [], [], [], _Link(mode, shared, wake, answer), -1
     slow, solver, collections, compilations = [], controller.solver, [0], CompilationCounter()
     def count_collections(phase, info):
@@ -208,11 +208,15 @@ def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, a
 
 def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60.0, rate: float = 1000.0, *,
                  push_every: float = 5.0, push_force: float | None = None, controller_core: int | None = -1,
-                 wait: str = "pipe", prepare: bool = True) -> dict:
+                 wait: str = "pipe", prepare: bool = True, realtime_priority: int | None = None) -> dict:
     """Run the harness (see the module) for ``duration`` s of wall-clock time at ``rate`` Hz;
     ``wait``: how the processes signal each other (:class:`_Link`: ``"pipe"`` or ``"spin"``);
     ``prepare``: have :func:`~tsid_py.loop.prepare_loop` prepare the controller
     (:meth:`~tsid_py.control.pipeline.Pipeline.prepare`: its layouts built before the loop).
+    ``realtime_priority``: run both processes ``SCHED_FIFO`` at this priority (1–99; Linux,
+    root or ``CAP_SYS_NICE``, else noted in the report's ``notes``), each pinned to its core —
+    a robot's loop practice; the rest of the machine then gets what the kernel's real-time
+    throttling leaves (5 % by default).
     Returns the report: ticks, deadline misses by cause, latency and compute percentiles (µs),
     the simulator's own step time, whether the robot fell."""
     if wait not in ("pipe", "spin"):
@@ -222,6 +226,8 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
 
     if duration <= 0 or rate <= 0:
         raise ValueError(f"duration and rate must be > 0, got {duration} and {rate}")
+    if realtime_priority is not None and not 1 <= realtime_priority <= 99:
+        raise ValueError(f"realtime_priority must be in 1..99 (SCHED_FIFO), got {realtime_priority}")
     robot = robots.load(robot_name)
     sim = Simulation(robot, timestep=1.0 / rate)
     layout = _layout(robot.nq, robot.nv, robot.na)
@@ -236,12 +242,15 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
     answer_receiver, answer_sender = context.Pipe(duplex=False)
     results_receiver, results_sender = context.Pipe(duplex=False)
     process = context.Process(target=_controller, args=(block.name, robot_name, core, wait, wake_receiver,
-                                                         answer_sender, results_sender, 1.0 / rate, prepare),
+                                                         answer_sender, results_sender, 1.0 / rate, prepare,
+                                                         realtime_priority),
                               daemon=True)
     link = _Link(wait, shared, wake_sender, answer_receiver)
     process.start()
     if hasattr(os, "sched_setaffinity") and len(allowed) > 1 and core is not None:
         os.sched_setaffinity(0, set(allowed) - {core})          # the simulator on the other core(s)
+    simulator_settings = (prepare_loop(core=None, blas_threads=None, freeze_gc=False,
+                                       realtime_priority=realtime_priority) if realtime_priority is not None else None)
     push = default_push(robot) if push_force is None else push_force
     period, ticks = 1.0 / rate, int(round(duration * rate))
     latency, late_start, missed, sim_step = (np.full(ticks, np.nan), np.zeros(ticks), np.zeros(ticks, dtype=bool),
@@ -284,6 +293,8 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
         link.stop()
         controller = results_receiver.recv() if results_receiver.poll(30.0) else {"compute_s": []}
     finally:
+        if simulator_settings is not None:
+            simulator_settings.restore()
         process.join(10.0)
         if process.is_alive():
             process.terminate()
@@ -297,7 +308,9 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
     off_cpu[served_ticks] = controller.get("off_cpu_s", [])
     report = _report(robot_name, rate, ticks, latency, compute, preempted, missed, late_start, sim_step, period,
                      fell=bool(sim.state()[0][2] < 0.5 * q_start), controller=controller, core=core, off_cpu=off_cpu)
-    report["wait"], report["prepared"] = wait, prepare
+    report["wait"], report["prepared"], report["realtime_priority"] = wait, prepare, realtime_priority
+    if simulator_settings is not None:
+        report["simulator_notes"] = simulator_settings.notes
     return report
 
 
