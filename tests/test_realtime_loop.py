@@ -26,9 +26,11 @@ def test_the_harness_counts_ticks_and_attributes_every_miss():
 
 def test_a_compute_over_the_period_is_ours_unless_the_os_switched_the_controller_out():
     """Misses attributed from the ticks' records: tick 2's compute (1.5 periods) made ticks 2
-    and 3 miss; tick 6's too, but its thread was switched out meanwhile; tick 9 began late;
-    tick 11's compute (1.5 periods) ran on the CPU for 0.7 of a period only (off the CPU the
-    rest, without a switch: the hypervisor's); tick 14's ran 1.2 periods on the CPU (ours)."""
+    and 3 miss, on the CPU throughout, but its dynamics pass took 5 × its median (a slow core);
+    tick 6's too, but its thread was switched out meanwhile; tick 9 began late; tick 11's
+    compute (1.5 periods) ran on the CPU for 0.7 of a period only (off the CPU the rest,
+    without a switch: the hypervisor's); tick 14's ran 1.2 periods on the CPU with a usual
+    dynamics pass (ours)."""
     period, ticks = 1e-3, 16
     compute = np.full(ticks, 2e-4)
     compute[[3, 7]] = np.nan                             # the controller was busy: no state served
@@ -43,12 +45,15 @@ def test_a_compute_over_the_period_is_ours_unless_the_os_switched_the_controller
     late_start = np.zeros(ticks)
     late_start[9] = 0.8 * period
     latency = np.where(missed, np.nan, 3e-4)
+    dynamics = np.where(np.isnan(compute), np.nan, 1.2e-5)
+    dynamics[2], dynamics[14] = 6e-5, 1.5e-5
     report = _report("talos", 1000.0, ticks, latency, compute, preempted, missed, late_start, np.full(ticks, 1e-4),
-                     period, fell=False, controller={}, core=1, off_cpu=off_cpu)
-    assert report["misses_by_cause"] == {"controller": 4, "controller_preempted": 2, "controller_off_cpu": 2,
-                                         "transport": 0, "simulator": 1}
-    assert report["miss_episodes_by_first_cause"] == {"controller": 2, "controller_preempted": 1,
-                                                      "controller_off_cpu": 1, "transport": 0, "simulator": 1}
+                     period, fell=False, controller={}, core=1, off_cpu=off_cpu, dynamics=dynamics)
+    assert report["misses_by_cause"] == {"controller": 2, "controller_preempted": 2, "controller_off_cpu": 2,
+                                         "controller_slow_core": 2, "transport": 0, "simulator": 1}
+    assert report["miss_episodes_by_first_cause"] == {"controller": 1, "controller_preempted": 1,
+                                                      "controller_off_cpu": 1, "controller_slow_core": 1,
+                                                      "transport": 0, "simulator": 1}
     assert report["controller_over_period"] == 4 and report["controller_over_period_preempted"] == 1
 
 

@@ -39,6 +39,11 @@ attributed to
   thread ran for at most a period of it (its CPU time, :func:`time.thread_time`, which a
   virtual machine's kernel keeps without the time the hypervisor took the core away: *steal*):
   the rest of the time the thread was not running — not our code;
+* ``controller_slow_core``: its compute exceeded the period on the CPU throughout, and its
+  dynamics pass — pinocchio's ``computeAllTerms`` and the frames, the same work every step,
+  no allocation, no branch on the data — ran over :data:`SLOW_CORE_RATIO` × its median: the
+  core itself was slow (interrupts served on it, the hypervisor), every phase inflated alike,
+  not a path of ours; the slow compute's phases are in ``slow_computes``;
 * ``transport``: compute fitted, but the wake-ups and the pipe took the rest (the OS);
 * ``simulator``: the simulator itself started the tick late (its previous step overran).
 
@@ -66,6 +71,8 @@ _TICK, _ANSWERED, _STOP = 0, 1, 2
 _THREAD = getattr(resource, "RUSAGE_THREAD", resource.RUSAGE_SELF)
 #: The most slow computes kept (see the module).
 _SLOW_KEPT = 100
+#: A dynamics pass this many times its median marks a compute on a slow core (see the module).
+SLOW_CORE_RATIO = 3.0
 
 
 class _Link:
@@ -159,6 +166,7 @@ def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, a
         controller.step(robot.q_ref, robot.zero_velocity())
     settings = prepare_loop(core=core, controllers=[controller] if prepare else (), realtime_priority=realtime_priority)
     computes, preempted, off_cpu, ticks, link, tick = [], [], [], [], _Link(mode, shared, wake, answer), -1
+    dynamics_passes = []
     slow, solver, collections, compilations = [], controller.solver, [0], CompilationCounter()
     def count_collections(phase, info):
         collections[0] += phase == "start"
@@ -182,6 +190,7 @@ def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, a
             computes.append(compute)
             preempted.append(after.ru_nivcsw != before.ru_nivcsw)
             off_cpu.append(max(compute - cpu, 0.0))
+            dynamics_passes.append(solver.timings["dynamics"])
             if compute > 0.5 * period and len(slow) < _SLOW_KEPT:
                 slow.append({"tick": tick, "compute_us": 1e6 * compute, "cpu_us": 1e6 * cpu, "preempted": preempted[-1],
                              "voluntary_switches": after.ru_nvcsw - before.ru_nvcsw,
@@ -199,6 +208,7 @@ def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, a
         compilations.stop()
         settings.restore()
         results.send({"compute_s": computes, "preempted": preempted, "off_cpu_s": off_cpu, "ticks": ticks, "slow": slow,
+                      "dynamics_s": dynamics_passes,
                       "gc_frozen": settings.gc_frozen, "layouts_prepared": settings.layouts_prepared,
                       "layouts_built_in_loop": solver.layouts_built - built_before_loop,
                       "notes": settings.notes})
@@ -306,8 +316,11 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
     compute[served_ticks] = controller["compute_s"]
     preempted[served_ticks] = controller.get("preempted", [])
     off_cpu[served_ticks] = controller.get("off_cpu_s", [])
+    dynamics = np.full(ticks, np.nan)
+    dynamics[served_ticks] = controller.get("dynamics_s", [])
     report = _report(robot_name, rate, ticks, latency, compute, preempted, missed, late_start, sim_step, period,
-                     fell=bool(sim.state()[0][2] < 0.5 * q_start), controller=controller, core=core, off_cpu=off_cpu)
+                     fell=bool(sim.state()[0][2] < 0.5 * q_start), controller=controller, core=core, off_cpu=off_cpu,
+                     dynamics=dynamics)
     report["wait"], report["prepared"], report["realtime_priority"] = wait, prepare, realtime_priority
     if simulator_settings is not None:
         report["simulator_notes"] = simulator_settings.notes
@@ -315,10 +328,14 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
 
 
 def _report(robot_name, rate, ticks, latency, compute, preempted, missed, late_start, sim_step, period, *, fell,
-            controller, core, off_cpu=None) -> dict:
+            controller, core, off_cpu=None, dynamics=None) -> dict:
     """Percentiles and the misses by cause (see the module); ``off_cpu``: per tick, the
-    compute's wall time its thread was not running (wall − thread CPU time; None: zeros)."""
+    compute's wall time its thread was not running (wall − thread CPU time; None: zeros);
+    ``dynamics``: per tick, the solver's dynamics pass, s (None: not known)."""
     off_cpu = np.zeros(ticks) if off_cpu is None else off_cpu
+    slow_core = np.zeros(ticks, dtype=bool)
+    if dynamics is not None and np.isfinite(dynamics).any():
+        slow_core = np.nan_to_num(dynamics) > SLOW_CORE_RATIO * np.nanmedian(dynamics)
     def percentiles(values):
         values = values[np.isfinite(values)] * 1e6
         return {"median": float(np.median(values)), "p99": float(np.percentile(values, 99)),
@@ -333,10 +350,13 @@ def _report(robot_name, rate, ticks, latency, compute, preempted, missed, late_s
             # the state being worked on took more than a period: ours, unless the OS took the core meanwhile
             if preempted[last]:
                 return "controller_preempted"
-            return "controller_off_cpu" if compute[last] - off_cpu[last] <= period else "controller"
+            if compute[last] - off_cpu[last] <= period:
+                return "controller_off_cpu"
+            return "controller_slow_core" if slow_core[last] else "controller"
         return "transport"
 
-    causes = dict.fromkeys(("controller", "controller_preempted", "controller_off_cpu", "transport", "simulator"), 0)
+    causes = dict.fromkeys(("controller", "controller_preempted", "controller_off_cpu", "controller_slow_core",
+                            "transport", "simulator"), 0)
     episodes = dict(causes)
     miss_ticks = np.flatnonzero(missed)
     for k in miss_ticks:
