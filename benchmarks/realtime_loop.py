@@ -26,12 +26,14 @@ def main(argv=None) -> dict:
                         help="how the processes signal each other: blocking pipes, or polling shared memory")
     parser.add_argument("--no-prepare", action="store_true",
                         help="do not build the controller's layouts before the loop (the first softened sole builds one)")
+    parser.add_argument("--no-refill", action="store_true",
+                        help="a new solution each step (the general step) instead of one refilled (the steady step)")
     parser.add_argument("--realtime-priority", type=int,
                         help="SCHED_FIFO priority 1-99 for both processes (root or CAP_SYS_NICE)")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
     report = run_realtime(args.robot, args.duration, args.rate, wait=args.wait, prepare=not args.no_prepare,
-                          realtime_priority=args.realtime_priority)
+                          realtime_priority=args.realtime_priority, refill=not args.no_refill)
     print(json.dumps(report, indent=2))
     write_json(args.json, report)
     return report

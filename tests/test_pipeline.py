@@ -236,3 +236,37 @@ def test_assigning_a_scalar_override_is_its_method(talos):
         assigned.levels_from = "soft"
     assigned.clear()
     assert not assigned.active and assigned.torque_limit_scale == 1.0 and assigned.levels_from is None
+
+
+def test_a_refilling_solve_stage_takes_the_steady_step_with_the_same_torques_through_a_relaxed_step():
+    """Two balance controllers on Talos, one with ``solve_stage.refill``, recovering from a
+    sideways base velocity (each integrating its own q̈), with a foot task the hard soles
+    cannot satisfy for five steps (the failure policy softens the soles: new solutions, then
+    refilled again): the same torques bit for bit every step, the refilling one in the
+    steady step on most of them and returning one object between relaxations."""
+    runs = []
+    for refill in (False, True):
+        robot = load_robot("talos")
+        controller = BalanceController(robot)
+        controller.solve_stage.refill = refill
+        q, v = robot.q_ref.copy(), robot.zero_velocity()
+        v[1] = 0.1
+        torques, steady, objects = [], 0, set()
+        for k in range(240):
+            if k == 100:
+                foot = controller.solver.add_task(tp.tasks.PositionTask(robot.feet[0], kp=0.0, priority="hard"))
+                foot.set_target(np.zeros(3), acceleration=[0.0, 0.0, 5.0])
+            if k == 105:
+                controller.solver.remove_task(foot)
+            solution = controller.step(q, v)
+            assert (k in range(100, 105)) == (not solution.success)
+            torques.append(solution.tau_actuated.copy())
+            steady += controller.solver.last_step_steady
+            if k >= 120:
+                objects.add(id(solution))
+            v = v + 1e-3 * solution.ddq
+            q = pin.integrate(robot.model, q, 1e-3 * v)
+        runs.append((np.array(torques), steady, len(objects)))
+    (plain, plain_steady, _), (refilled, refill_steady, refill_objects) = runs
+    np.testing.assert_array_equal(refilled, plain)
+    assert plain_steady == 0 and refill_steady >= 200 and refill_objects == 1

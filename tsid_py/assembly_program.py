@@ -438,7 +438,12 @@ class StepProgram:
         context.dynamics_written = True
         self.run(layout.D, layout.A, layout.b, layout.A_soft, layout.b_soft, layout.cost_diagonal_targets, layout.C,
                  layout.l, layout.u)
-        rest = self.python
+        self.write_others(context)
+
+    def write_others(self, context) -> None:
+        """After the compiled rows: the other items' own writers (hard tasks, soft tasks), the
+        diagonal costs, the other constraints' rows — in :meth:`write`'s order."""
+        layout, rest = self.layout, self.python
         for task, matrix, vector in rest.hard:
             task.write_rows(context, matrix, vector, weighted=False)
         for task, matrix, vector in rest.soft:

@@ -15,7 +15,8 @@ order on the same buffers (so the same numbers, bit for bit):
 
 1. the dynamics pass at ``(q, v)`` (:meth:`~tsid_py.Robot.update`'s checks first),
 2. the tasks' targets packed and the program's rows (:mod:`tsid_py.assembly_program`),
-   the diagonal costs,
+   then the rows of the items it does not compile by their own writers (a
+   :class:`~tsid_py.control.dcm.CapturePointTask`'s), the diagonal costs,
 3. the backend's compiled step on its kept arguments
    (:meth:`~tsid_py.backends.reduced.ReducedBackend.solve_kept`),
 4. the refill of the caller's solution (:mod:`tsid_py.refill`).
@@ -48,6 +49,8 @@ class SteadyStep:
         self.run_arguments = program.arguments(layout.D, layout.A, layout.b, layout.A_soft, layout.b_soft,
                                                layout.cost_diagonal_targets, layout.C, layout.l, layout.u)
         self.refill, self.zero_rows = layout.refill_of(solution), 6 if layout.root_equalities else 0
+        rest = program.python
+        self.others = bool(rest.hard or rest.soft or rest.linear)     # items with their own writers
         #: False once a step went the backend's general way (the next step goes the solver's).
         self.valid = True
 
@@ -55,14 +58,14 @@ class SteadyStep:
     def of(cls, solver, layout, result, solution: Solution, stamps: list) -> SteadyStep | None:
         """The steady step to keep after a general step of ``solver`` on ``layout`` without
         overrides or force ramps, which gave ``result`` and returned ``solution``; None when
-        its QP has levels or bounds on single variables, items the program does not write, a
-        backend other than one with a kept compiled step, or when ``solution`` is not refilled."""
+        its QP has levels or bounds on single variables, no program, a backend other than one
+        with a kept compiled step, or when ``solution`` is not refilled. Items the program does
+        not compile write their rows with their own writers, as in the general step."""
         program, backend = layout.program, solver.backend
         kept = getattr(backend, "kept_step", lambda: None)()
         refill = layout.refill_of(solution)
         if (kept is None or kept[0] is not layout.qp or result is not backend.kept_result or layout.levels
-                or layout.bounds or program is None or program.python.hard or program.python.soft
-                or program.python.linear or refill is None or refill.arguments is None
+                or layout.bounds or program is None or refill is None or refill.arguments is None
                 or not solver.robot.dynamics.checks_inputs or layout.context.torque_limit_scale != 1.0):
             return None
         return cls(solver, layout, solution, stamps)
@@ -87,7 +90,10 @@ class SteadyStep:
         layout, program = self.layout, self.program
         layout.context.dynamics_written = True
         program.run_steady(self.run_arguments)
-        layout.fill_diagonal_costs(layout.context, None, program.diagonal)
+        if self.others:
+            program.write_others(layout.context)
+        else:
+            layout.fill_diagonal_costs(layout.context, None, program.diagonal)
         qp = self.qp
         qp.cost_changed()
         t_assembly = perf_counter()

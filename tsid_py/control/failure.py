@@ -87,17 +87,19 @@ class FailurePolicy:
         #: With priority levels: how many steps each level gave way in (by priority).
         self.gave_way: dict = {}
 
-    def solve(self, q, v, overrides: StepOverrides | None = None) -> Solution:
+    def solve(self, q, v, overrides: StepOverrides | None = None, out: Solution | None = None) -> Solution:
         """One control step that returns a Solution whatever the QP does (see the module);
-        ``overrides``: the step's own, which each rung of the ladder adds to."""
+        ``overrides``: the step's own, which each rung of the ladder adds to; ``out``: a
+        solution of this solver's to refill (:meth:`~tsid_py.DynamicsSolver.solve`'s; a
+        relaxed step returns a new one)."""
         try:
-            solution = self.solver.solve(q, v, overrides)
+            solution = self.solver.solve(q, v, overrides, out=out)
         except SolverError as error:
             solution = self._relaxed(q, v, overrides, error)
         if solution.levels:
             for level in solution.gave_way:
                 self.gave_way[level] = self.gave_way.get(level, 0) + 1
-        self.last_tau_actuated = solution.tau_actuated     # each solution owns its arrays
+        np.copyto(self.last_tau_actuated, solution.tau_actuated)      # (a refilled solution's change)
         return solution
 
     # ------------------------------------------------------------------ the ladder

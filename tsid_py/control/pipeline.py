@@ -106,15 +106,27 @@ class SolveStage(Stage):
     """Solve the step's QP at ``(state.q, state.v)`` with ``state.overrides`` and set
     ``state.solution``. ``solver``: anything with ``solve(q, v, overrides)`` — a
     :class:`~tsid_py.DynamicsSolver`, or a :class:`~tsid_py.control.FailurePolicy` around
-    one (which never raises)."""
+    one (which never raises).
 
-    def __init__(self, solver):
-        self.solver = solver
+    ``refill`` (False by default): have the solver refill its last solution in place
+    (``solve(q, v, overrides, out=last)``, which the solver needs to take; see
+    :meth:`~tsid_py.DynamicsSolver.solve`): no allocation, and the solver's steady step
+    (:mod:`tsid_py.solver_steady`) on steps without overrides — the control loop's way. Each
+    step then returns the same object, overwritten by the next step, and ``state.previous``
+    is that object too: stages read it before the solve (as the library's do); copy what you
+    keep."""
+
+    def __init__(self, solver, *, refill: bool = False):
+        self.solver = solver                      # (and ``_last``: the solver's last solution, refill's next out)
+        self.refill = bool(refill)
 
     def step(self, state: StepState) -> None:
         """``state.solution = solver.solve(q, v, overrides)``, reported as relaxed
         (``success=False``) when a stage relaxed the step (``state.relaxed``)."""
-        solution = self._solve(state.q, state.v, state.overrides)
+        if self.refill:
+            solution = self._last = self._solve(state.q, state.v, state.overrides, out=self._last)
+        else:
+            solution = self._solve(state.q, state.v, state.overrides)
         if state.relaxed:
             solution = replace(solution, success=False, relaxed=state.relaxed + solution.relaxed,
                                status=f"relaxed ({', '.join(state.relaxed)}): {solution.status}")
@@ -129,7 +141,7 @@ class SolveStage(Stage):
     def solver(self, solver) -> None:
         if not callable(getattr(solver, "solve", None)):
             raise ValueError(f"solver must have a solve(q, v, overrides) method, got {type(solver).__name__}")
-        self._solver, self._solve = solver, solver.solve
+        self._solver, self._solve, self._last = solver, solver.solve, None
 
 
 class Pipeline:

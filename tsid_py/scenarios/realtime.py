@@ -151,7 +151,7 @@ def _layout(nq: int, nv: int, na: int) -> dict[str, slice]:
 
 
 def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, answer, results,
-                period: float, prepare: bool = True, realtime_priority: int | None = None) -> None:
+                period: float, prepare: bool = True, realtime_priority: int | None = None, refill: bool = True) -> None:
     """The controller process: wait for a state, step, publish the torques; at the end send
     the compute times back."""
     from ..control import BalanceController
@@ -162,6 +162,7 @@ def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, a
     shared = np.ndarray((layout["total"].stop,), dtype=np.float64, buffer=block.buf)
     q, v, tau = shared[layout["q"]], shared[layout["v"]], shared[layout["tau"]]
     controller = BalanceController(robot)
+    controller.solve_stage.refill = refill
     for _ in range(200):                                          # build layouts, compile, warm caches
         controller.step(robot.q_ref, robot.zero_velocity())
     settings = prepare_loop(core=core, controllers=[controller] if prepare else (), realtime_priority=realtime_priority)
@@ -218,11 +219,14 @@ def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, a
 
 def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60.0, rate: float = 1000.0, *,
                  push_every: float = 5.0, push_force: float | None = None, controller_core: int | None = -1,
-                 wait: str = "pipe", prepare: bool = True, realtime_priority: int | None = None) -> dict:
+                 wait: str = "pipe", prepare: bool = True, realtime_priority: int | None = None,
+                 refill: bool = True) -> dict:
     """Run the harness (see the module) for ``duration`` s of wall-clock time at ``rate`` Hz;
     ``wait``: how the processes signal each other (:class:`_Link`: ``"pipe"`` or ``"spin"``);
     ``prepare``: have :func:`~tsid_py.loop.prepare_loop` prepare the controller
     (:meth:`~tsid_py.control.pipeline.Pipeline.prepare`: its layouts built before the loop).
+    ``refill``: the controller refills one solution in place each step
+    (:class:`~tsid_py.control.pipeline.SolveStage`'s ``refill``: the solver's steady step).
     ``realtime_priority``: run both processes ``SCHED_FIFO`` at this priority (1–99; Linux,
     root or ``CAP_SYS_NICE``, else noted in the report's ``notes``), each pinned to its core —
     a robot's loop practice; the rest of the machine then gets what the kernel's real-time
@@ -253,7 +257,7 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
     results_receiver, results_sender = context.Pipe(duplex=False)
     process = context.Process(target=_controller, args=(block.name, robot_name, core, wait, wake_receiver,
                                                          answer_sender, results_sender, 1.0 / rate, prepare,
-                                                         realtime_priority),
+                                                         realtime_priority, refill),
                               daemon=True)
     link = _Link(wait, shared, wake_sender, answer_receiver)
     process.start()
@@ -322,6 +326,7 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
                      fell=bool(sim.state()[0][2] < 0.5 * q_start), controller=controller, core=core, off_cpu=off_cpu,
                      dynamics=dynamics)
     report["wait"], report["prepared"], report["realtime_priority"] = wait, prepare, realtime_priority
+    report["refill"] = refill
     if simulator_settings is not None:
         report["simulator_notes"] = simulator_settings.notes
     return report
