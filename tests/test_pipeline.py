@@ -239,7 +239,7 @@ def test_assigning_a_scalar_override_is_its_method(talos):
 
 
 def test_a_refilling_solve_stage_takes_the_steady_step_with_the_same_torques_through_a_relaxed_step():
-    """Two balance controllers on Talos, one with ``solve_stage.refill``, recovering from a
+    """Two balance controllers on Talos, one with ``refill`` (its solve stage's), recovering from a
     sideways base velocity (each integrating its own q̈), with a foot task the hard soles
     cannot satisfy for five steps (the failure policy softens the soles: new solutions, then
     refilled again): the same torques bit for bit every step, the refilling one in the
@@ -248,7 +248,7 @@ def test_a_refilling_solve_stage_takes_the_steady_step_with_the_same_torques_thr
     for refill in (False, True):
         robot = load_robot("talos")
         controller = BalanceController(robot)
-        controller.solve_stage.refill = refill
+        controller.refill = refill
         q, v = robot.q_ref.copy(), robot.zero_velocity()
         v[1] = 0.1
         torques, steady, objects = [], 0, set()
@@ -270,3 +270,5 @@ def test_a_refilling_solve_stage_takes_the_steady_step_with_the_same_torques_thr
     (plain, plain_steady, _), (refilled, refill_steady, refill_objects) = runs
     np.testing.assert_array_equal(refilled, plain)
     assert plain_steady == 0 and refill_steady >= 200 and refill_objects == 1
+    with pytest.raises(ValueError, match="refill must be True or False, got 'yes'"):
+        controller.refill = "yes"

@@ -214,6 +214,21 @@ class Pipeline:
             solver = solvers[0] if solvers else None
         return solver.prepare_layouts() if hasattr(solver, "prepare_layouts") else 0
 
+    @property
+    def refill(self) -> bool:
+        """Whether the solve stages refill one solution in place each step (the control loop's
+        way: no allocation, the solver's steady step; see :class:`SolveStage`): each step then
+        returns the same object, overwritten by the next — copy what you keep. False by default."""
+        return any(stage.refill for stage in self.stages if isinstance(stage, SolveStage))
+
+    @refill.setter
+    def refill(self, value: bool) -> None:
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"refill must be True or False, got {value!r}")
+        for stage in self.stages:
+            if isinstance(stage, SolveStage):
+                stage.refill = bool(value)
+
     def insert(self, stage: Stage, *, before: Stage | type | None = None, after: Stage | type | None = None) -> Stage:
         """Add ``stage``: at the end, or just ``before`` / ``after`` a stage (an instance, or
         the first stage of a type). Returns the stage."""

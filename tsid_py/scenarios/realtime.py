@@ -162,7 +162,7 @@ def _controller(name: str, robot_name: str, core: int | None, mode: str, wake, a
     shared = np.ndarray((layout["total"].stop,), dtype=np.float64, buffer=block.buf)
     q, v, tau = shared[layout["q"]], shared[layout["v"]], shared[layout["tau"]]
     controller = BalanceController(robot)
-    controller.solve_stage.refill = refill
+    controller.refill = refill
     for _ in range(200):                                          # build layouts, compile, warm caches
         controller.step(robot.q_ref, robot.zero_velocity())
     settings = prepare_loop(core=core, controllers=[controller] if prepare else (), realtime_priority=realtime_priority)
