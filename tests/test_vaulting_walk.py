@@ -1,0 +1,112 @@
+"""A vaulting walk: a biped whose legs cannot put its CoM over a sole at its standing height
+rises in single support (:func:`tsid_py.models.reach.com_rise`), its swing sole free to tilt;
+a walk ends with the CoM where it stood relative to its feet (the plan's rest point)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import tsid_py as tp
+from tsid_py.control.walking import WalkingController
+from tsid_py.control.walking.controller import FREE_TILT_SHARE
+from tsid_py.control.walking.footsteps import Footstep, plan_footsteps
+from tsid_py.control.walking.height import RiseProfile
+from tsid_py.control.walking.plan import WalkPlan
+from tsid_py.models.gait import Gait
+from tsid_py.models.reach import RISE_EXTENSION
+from tsid_py.robots import data_root
+
+SIMPLE_HUMANOID = "simple_humanoid_description/urdf/simple_humanoid.urdf"
+
+
+@pytest.fixture(scope="module")
+def simple_humanoid():
+    return tp.robots.load(data_root() / SIMPLE_HUMANOID)
+
+
+def test_a_robot_that_cannot_reach_over_its_soles_vaults_by_its_straightened_stance_leg(simple_humanoid):
+    """Simple Humanoid's ankles only turn its shanks back: its gait rises by ``RISE_EXTENSION
+    ℓ_s − h``, the smaller over its legs, ``ℓ_s`` the thigh and shank lengths of the URDF
+    (its joints' offsets from hip to ankle, 0.3535 + 0.3 m) and ``h`` the hip joint's height over
+    the ankle joint's by pinocchio's forward kinematics; a robot that reaches keeps a level walk."""
+    robot = simple_humanoid
+    model, q = robot.model, robot.profile.posture
+    data = model.createData()
+    pin.forwardKinematics(model, data, q)
+    rises = []
+    for side in ("LLEG", "RLEG"):
+        hip, ankle = (model.getJointId(f"{side}_{name}") for name in ("HIP_R", "ANKLE_P"))
+        straight = sum(np.linalg.norm(model.jointPlacements[model.getJointId(f"{side}_{name}")].translation)
+                       for name in ("HIP_P", "HIP_Y", "KNEE", "ANKLE_P"))    # the thigh's and shank's offsets
+        assert straight == pytest.approx(0.6535)
+        rises.append(RISE_EXTENSION * straight - (data.oMi[hip].translation[2] - data.oMi[ankle].translation[2]))
+    gait = robot.profile.gait
+    assert gait.com_rise == pytest.approx(min(rises), abs=1e-9)
+    assert 0.02 < gait.com_rise < 0.035 and gait.free_swing_tilt
+    level = tp.robots.load(data_root() / "romeo_description/urdf/romeo.urdf").profile.gait
+    assert level.com_rise == 0.0 and not level.free_swing_tilt
+
+
+def test_the_rise_is_a_bump_over_each_single_support_with_its_derivatives():
+    """``64 H r³ (1 − r)³``: ``H`` at mid-swing, 0 outside the swings; its rate and
+    acceleration are the central differences of its height."""
+    rise = RiseProfile([(1.0, 1.8), (2.0, 2.8)], 0.03)
+    assert rise.state(1.4)[0] == pytest.approx(0.03) and rise.state(2.4)[0] == pytest.approx(0.03)
+    assert rise.state(0.5) == (0.0, 0.0, 0.0) and rise.state(1.9) == (0.0, 0.0, 0.0)
+    h = 1e-5
+    for t in (1.1, 1.3, 2.65):
+        z, dz, ddz = rise.state(t)
+        assert dz == pytest.approx((rise.state(t + h)[0] - rise.state(t - h)[0]) / (2 * h), rel=1e-6)
+        assert ddz == pytest.approx((rise.state(t + h)[1] - rise.state(t - h)[1]) / (2 * h), rel=1e-5)
+
+
+def feet_at(yaw: float = 0.0):
+    c, s = np.cos(yaw), np.sin(yaw)
+    return {"left": Footstep("left", -0.1 * s, 0.1 * c, yaw), "right": Footstep("right", 0.1 * s, -0.1 * c, yaw)}
+
+
+def test_the_plan_rises_in_single_support_and_rests_where_the_com_stood_relative_to_its_feet():
+    """The CoM's height at mid-swing is the start height plus the gait's rise; a CoM that
+    starts 6 cm behind and 1 cm left of the feet's middle comes to rest 6 cm behind and 1 cm
+    left of their middle where they end (turned 20°: in their frame), and a CoM over the
+    middle rests over the middle."""
+    gait = Gait(step_length=0.1, com_rise=0.02)
+    feet = feet_at()
+    footsteps = plan_footsteps(feet["left"], feet["right"], [0.3, 0.0, np.radians(20.0)], gait)
+    omega = np.sqrt(9.81 / 0.8)
+    plan = WalkPlan(feet, footsteps, [-0.06, 0.01, 0.8], omega, gait)
+    single = next(phase for phase in plan.phases if phase.kind == "single")
+    assert plan.com_state(0.5 * (single.start + single.end))[2] == pytest.approx(0.82)
+    assert plan.com(0.5 * (single.start + single.end))[0][2] == pytest.approx(0.82)
+    end = plan.footholds_at(plan.duration)
+    yaw = np.mean([step.yaw for step in end.values()])
+    middle = np.mean([step.xy for step in end.values()], axis=0)
+    offset = np.array([[np.cos(yaw), -np.sin(yaw)], [np.sin(yaw), np.cos(yaw)]]) @ [-0.06, 0.01]
+    assert yaw == pytest.approx(np.radians(20.0))
+    np.testing.assert_allclose(plan.zmp(plan.duration + 1.0), middle + offset, atol=1e-9)
+    np.testing.assert_allclose(plan.com(plan.duration + 20.0)[0][:2], middle + offset, atol=1e-6)
+    centred = WalkPlan(feet, footsteps, [0.0, 0.0, 0.8], omega, Gait(step_length=0.1))
+    np.testing.assert_allclose(centred.zmp(centred.duration + 1.0), middle, atol=1e-9)
+    assert centred.com_state(0.5 * (single.start + single.end))[2] == 0.8
+
+
+def test_a_free_swing_tilt_weighs_the_soles_tilt_little(simple_humanoid):
+    """With the gait's ``free_swing_tilt`` the swing task weighs rotations about the world's
+    horizontal axes ``FREE_TILT_SHARE`` of its other axes."""
+    controller = WalkingController(simple_humanoid, 1e-3, swing_weight=10.0)
+    weight = np.broadcast_to(controller.swing_tasks[simple_humanoid.feet[0]].weight, (6,))
+    np.testing.assert_allclose(weight, [10.0, 10.0, 10.0, 10.0 * FREE_TILT_SHARE, 10.0 * FREE_TILT_SHARE, 10.0])
+    level = WalkingController(simple_humanoid, 1e-3, gait=simple_humanoid.profile.gait.with_(free_swing_tilt=False))
+    np.testing.assert_allclose(np.broadcast_to(level.swing_tasks[simple_humanoid.feet[0]].weight, (6,)), 10.0)
+
+
+def test_simple_humanoid_takes_its_first_steps_in_mujoco(simple_humanoid):
+    """Its walk with the derived gait in MuJoCo (the demo's run): three steps and the
+    closing one without falling (with a level walk it fell in its first swing, 2.3 s in)."""
+    from tsid_py.scenarios.walk import run_walk
+
+    summary, _, _ = run_walk(simple_humanoid, distance=3 * simple_humanoid.profile.gait.step_length)
+    assert not summary["fell"] and summary["steps"] == summary["planned_steps"] == 4
+    assert summary["distance_m"] > 2.5 * simple_humanoid.profile.gait.step_length
