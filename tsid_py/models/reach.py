@@ -31,8 +31,9 @@ iCub's by rolling its pelvis 6°), the joints moved little, every leg joint with
 When no width or length is reachable the rule keeps the gait's (the robot cannot walk on
 flat soles within its ranges: the model check says which joints stop it).
 
-* :func:`com_rise`: a biped whose legs cannot put the CoM over either sole at its standing
-  height (no width passes :func:`over_each_sole`) walks **vaulting**: its CoM rises in each
+* :func:`com_rise`: a biped whose legs sway its CoM across the walk over each sole but
+  cannot put it over the sole at its standing height (:func:`needs_vault`: along the walk
+  is what stops it) walks **vaulting**: its CoM rises in each
   single support (the gait's ``com_rise``, :class:`~tsid_py.control.walking.height.RiseProfile`)
   by as much as its stance leg can lift the hip when it turns vertical under it and stretches
   to :data:`RISE_EXTENSION` of its straight length — ``RISE_EXTENSION ℓ_s − h``, ``h`` the
@@ -97,11 +98,12 @@ class Reach:
     at_limits: tuple[str, ...]
 
 
-def reach(model: pin.Model, q: np.ndarray, feet, placements, com_xy) -> Reach:
+def reach(model: pin.Model, q: np.ndarray, feet, placements, com_xy, com_axis=None) -> Reach:
     """The best fit of ``model``'s legs (those ending at the contact frames ``feet``) putting
     the soles at ``placements`` (``pin.SE3`` each) and the CoM's horizontal position at
     ``com_xy`` (2,), every leg joint inside :func:`~tsid_py.models.posture.joint_bounds`, from
-    the configuration ``q`` (see the module)."""
+    the configuration ``q`` (see the module). ``com_axis`` (a unit (2,) vector): only the CoM's
+    position along it is fitted (and its error reported)."""
     from scipy.optimize import least_squares
 
     lower, upper = model.lowerPositionLimit, model.upperPositionLimit
@@ -121,7 +123,8 @@ def reach(model: pin.Model, q: np.ndarray, feet, placements, com_xy) -> Reach:
         pin.framesForwardKinematics(model, data, trial)
         feet_error = np.concatenate([pin.log6(target.actInv(data.oMf[frame])).vector
                                      for frame, target in zip(frames, placements)])
-        return feet_error, pin.centerOfMass(model, data, trial, False)[:2] - target_com
+        com_error = pin.centerOfMass(model, data, trial, False)[:2] - target_com
+        return feet_error, com_error if com_axis is None else np.atleast_1d(com_axis @ com_error)
 
     def residuals(x):
         feet_error, com_error = errors(x)
@@ -224,11 +227,17 @@ def step_length(model: pin.Model, q: np.ndarray, feet, length: float, width: flo
     return None
 
 
-def reaches_over_soles(model: pin.Model, q: np.ndarray, feet, width: float | None) -> bool:
-    """Whether the legs put the CoM over each sole (:func:`over_each_sole`) with the feet
-    ``width`` m apart (None: as they stand at ``q``)."""
-    soles = standing_soles(model, q, feet)
-    return all(result.reached for result in over_each_sole(model, q, feet, stance(soles, width=width)))
+def needs_vault(model: pin.Model, q: np.ndarray, feet, width: float | None) -> bool:
+    """Whether the biped walks vaulting (see the module): with the feet ``width`` m apart
+    (None: as they stand at ``q``), its legs sway the CoM across the walk over each sole but
+    cannot put it over the sole (:func:`over_each_sole`) — what stops it is along the walk."""
+    placements = stance(standing_soles(model, q, feet), width=width)
+    if all(result.reached for result in over_each_sole(model, q, feet, placements)):
+        return False
+    middle = 0.5 * (placements[0].translation[:2] + placements[1].translation[:2])
+    across = walk_axes(placements)[1][:2]
+    return all(reach(model, q, feet, placements, middle + SWAY * (sole.translation[:2] - middle), across).reached
+               for sole in placements)
 
 
 def com_rise(model: pin.Model, q: np.ndarray, feet) -> float:

@@ -148,9 +148,9 @@ class WalkingController(Pipeline):
         #: ``(roll, pitch)`` rad: the largest tilt of a foothold's surface about the sole's
         #: length and width axes (:data:`ANKLE_TILT_SHARE` of the ankles' range).
         self.foothold_tilt_limits = tuple(ANKLE_TILT_SHARE * min(axis) for axis in zip(*ranges))
-        swing_weights = np.full(6, positive_scalar(swing_weight, "swing_weight"))
-        if self.gait.free_swing_tilt:
-            swing_weights[3:5] *= FREE_TILT_SHARE
+        swing_weights = positive_scalar(swing_weight, "swing_weight")
+        if self.gait.free_swing_tilt:                    # the sole's tilt weighed less (world x, y rotations)
+            swing_weights = np.r_[np.full(3, swing_weights), [FREE_TILT_SHARE * swing_weights] * 2, swing_weights]
         self.swing_tasks = {foot: tasks.FrameTask(foot, kp=positive_scalar(swing_kp, "swing_kp"), weight=swing_weights,
                                                   name=f"swing({foot})") for foot in balance.profile.feet}
         posture = balance.posture

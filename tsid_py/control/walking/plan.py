@@ -5,10 +5,10 @@ The timeline of a walk of ``n`` footsteps with the :class:`~.footsteps.Gait`'s d
 ====================  ==================  ==============================================
 phase                  duration            ZMP (the LIPM plan, :mod:`.lipm`)
 ====================  ==================  ==============================================
-start (both feet)      ``start_time``      from the rest point to the first stance foot
+start (both feet)      ``start_time``      from near the CoM to the first stance foot
 step i: single         ``single_support``  fixed at the stance foot's support point
 step i: double         ``double_support``  linearly to the foot that just landed
-(last step: double)    ``end_time``        linearly to the rest point of the two feet
+(last step: double)    ``end_time``        linearly to the middle of the two feet
 rest                   (open-ended)        stays there; the CoM converges to it
 ====================  ==================  ==============================================
 
@@ -17,15 +17,6 @@ the double support before its lift-off (:meth:`tsid_py.DynamicsSolver.remove_con
 a transition), it swings along a :class:`~.swing.SwingTrajectory`, and at touch-down it is
 added back with a ramp of ``transition`` s. The ZMP reaches the stance foot exactly when the
 other foot lifts, so the planned load of a lifting foot is zero.
-
-The **rest point** of two feet is where the walk's start puts the CoM with respect to them:
-the start CoM's horizontal offset from the middle of the feet's support points, in the frame
-of their mean heading, carried with the feet to where they stand at the end. A robot whose CoM
-stands over the middle of its feet rests there; one that stands with its CoM off the middle
-(Simple Humanoid's ankles cannot turn its shanks forward: it stands with its CoM 10 cm behind
-its ankles and cannot bring it over their middle at all) comes to rest as it stood, rather
-than falling short of a point its legs cannot reach (measured: with the rest at the middle its
-walks fell back in the end phase, the CoM 11 cm behind the plan).
 
 The footsteps carry their full pose (height and surface normal, :mod:`.footholds` places
 them on a :class:`~tsid_py.control.terrain.Terrain`); the swings land aligned with it and, given the
@@ -46,7 +37,7 @@ from .footsteps import MAX_FOOTSTEPS, Footstep, Gait
 from .lipm import DCMTrajectory, ZMPSegment
 from ..capture_point import sole_outline
 from ..terrain import Terrain
-from .angles import mean_yaw, wrap_angle, yaw_rotation
+from .angles import mean_yaw, wrap_angle
 from .footholds import clear_swing
 from .height import HeightProfile, RiseProfile
 from .swing import SwingTrajectory
@@ -164,9 +155,6 @@ class WalkPlan:
         check_reach(feet, self.footsteps, gait, sole_size)
         self.start_feet = dict(feet)
         self.com_start = as_vector(com, "com", 3).copy()
-        #: The start CoM's offset from the middle of the start feet, in their heading's frame
-        #: (2,) m: the rest point (see the module).
-        self.rest_offset = yaw_rotation(self._heading_of(feet))[:2, :2].T @ (self.com_start[:2] - self._middle(feet))
         self.omega = positive_scalar(omega, "omega")
         self.phases: list[Phase] = []
         self.events: list[tuple[float, str, str, int]] = []
@@ -233,33 +221,17 @@ class WalkPlan:
         where = {name: step.support_point for name, step in self.start_feet.items()}
         first = self.footsteps[0].foot
         stance = next(name for name in names if name != first)
-        segments = [ZMPSegment(self.gait.start_time, self.rest_point(self.start_feet), where[stance])]
-        feet = dict(self.start_feet)
+        segments = [ZMPSegment(self.gait.start_time, 0.5 * (where[names[0]] + where[names[1]]), where[stance])]
         for phase in self.phases[1:]:
             step = self.footsteps[phase.step]
             stance = next(name for name in names if name != step.foot)
             if phase.kind == "single":
                 segments.append(ZMPSegment(phase.end - phase.start, where[stance], where[stance]))
                 continue
-            where[step.foot], feet[step.foot] = step.support_point, step
-            target = self.rest_point(feet) if phase.kind == "end" else where[step.foot]
+            where[step.foot] = step.support_point
+            target = 0.5 * (where[names[0]] + where[names[1]]) if phase.kind == "end" else where[step.foot]
             segments.append(ZMPSegment(phase.end - phase.start, where[stance], target))
         return segments
-
-    @staticmethod
-    def _middle(feet: dict[str, Footstep]) -> np.ndarray:
-        """The middle (x, y) of the feet's support points, m."""
-        return np.mean([step.support_point for step in feet.values()], axis=0)
-
-    @staticmethod
-    def _heading_of(feet: dict[str, Footstep]) -> float:
-        """The feet's mean yaw, rad."""
-        return mean_yaw(*(step.yaw for step in feet.values()))
-
-    def rest_point(self, feet: dict[str, Footstep]) -> np.ndarray:
-        """Where (x, y) m the CoM rests over two ``feet`` ({name: Footstep}): the middle of
-        their support points moved by :attr:`rest_offset` in their heading's frame."""
-        return self._middle(feet) + yaw_rotation(self._heading_of(feet))[:2, :2] @ self.rest_offset
 
     def _ground_knots(self) -> tuple[list[float], list[float]]:
         """The ground-height knots of :mod:`.height`: the start, each double support's
