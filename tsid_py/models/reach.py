@@ -31,22 +31,22 @@ iCub's by rolling its pelvis 6°), the joints moved little, every leg joint with
 When no width or length is reachable the rule keeps the gait's (the robot cannot walk on
 flat soles within its ranges: the model check says which joints stop it).
 
-* :func:`com_rise`: a biped whose legs sway its CoM across the walk over each sole but
-  cannot put it over the sole at its standing height (:func:`needs_vault`: along the walk
-  is what stops it) walks **vaulting**: its CoM rises in each
-  single support (the gait's ``com_rise``, :class:`~tsid_py.control.walking.height.RiseProfile`)
-  by as much as its stance leg can lift the hip when it turns vertical under it and stretches
-  to :data:`RISE_EXTENSION` of its straight length — ``RISE_EXTENSION ℓ_s − h``, ``h`` the
-  hip's height above the ankle standing, the smaller of the two legs' — and its swing sole
-  is left free to tilt (the gait's ``free_swing_tilt``). Simple Humanoid's ankles only turn
-  its shanks back from its feet (its ankles' pitch range is [0, 2.62] rad): it stands with
-  its ankles 16 cm ahead of its hips and its CoM 10 cm behind them, and with both soles flat
-  its CoM reaches no further than 4.8 cm behind their middle on straight legs. With its stance
-  leg straight under the hip and the swing sole pitched toes down it gets 4.4 cm ahead of the
+* :func:`com_rise`: a biped whose legs sway its CoM across the walk over each sole but cannot
+  put it over the sole at its standing height (:func:`needs_vault`: along the walk is what
+  stops it) walks **vaulting**: its CoM rises in each single support (the gait's ``com_rise``,
+  :class:`~tsid_py.control.walking.height.RiseProfile`) by as much as its stance leg can lift
+  the hip when it turns vertical under it and stretches to :data:`RISE_EXTENSION` of its
+  straight length — ``RISE_EXTENSION ℓ_s − h``, ``h`` the hip's height above the ankle
+  standing, the smaller of the two legs' — and its swing sole is left free to tilt (the gait's
+  ``free_swing_tilt``). Simple Humanoid's ankles only turn its shanks back from its feet (its
+  ankles' pitch range is [0, 2.62] rad): it stands with its ankles 16 cm ahead of its hips and
+  its CoM 10 cm behind its ankles, and with both soles flat and its base upright its CoM
+  reaches no further than 4.8 cm behind their middle, on straight legs. With its stance leg
+  straight under the hip and the swing sole pitched toes down it gets 4.4 cm ahead of the
   stance sole (``benchmarks/com_reach.py --parts mid-swing``). Its walk of 2 m, measured
-  (``benchmarks/walk_variants.py --rise H``): rises of 2.7 and 3.0 cm walk, 2.4, 3.2 and 3.5 cm
-  fall (the left leg, whose hip stands 3.19 cm below its straight vertical height, straightens
-  into its stop above about 3 cm); :data:`RISE_EXTENSION` gives 2.86 cm. A robot that reaches
+  (``benchmarks/walk_variants.py --rise H``): rises of 2.7 and 3.0 cm walk, 2.4, 3.2 and 3.5
+  cm fall (its left hip stands 3.19 cm below its straight vertical height: a larger rise asks
+  that leg for more than straight); :data:`RISE_EXTENSION` gives 2.86 cm. A robot that reaches
   over its soles keeps a constant height and a level swing sole.
 
 Units: m, rad.
