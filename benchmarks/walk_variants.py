@@ -1,7 +1,7 @@
 """A biped's walk with its gait or its posture changed: what a smaller gait or a leaning stance gives.
 
     python benchmarks/walk_variants.py --robot PATH [--distance 2] [--gait LENGTH HEIGHT]
-                                       [--lean EXTENSION] [--swing-pitch-weight W] [--json FILE]
+                                       [--lean EXTENSION] [--swing-pitch-weight W] [--rise H] [--json FILE]
 
 The walk of ``tsid-py demo walk --robot PATH --distance D`` (:func:`tsid_py.scenarios.walk.run_walk`
 with the demos' conditions: the controller on the state estimator, exact sensors), with the
@@ -16,7 +16,10 @@ profile changed by the options, none of which the library derives:
   ``--gait`` still overriding its length and height;
 * ``--swing-pitch-weight W``: the swing foot's task weighs its pitch ``W`` instead of the
   controller's swing weight (10): a foot free to tilt toes down in the air, as the mid-swing
-  stances of ``benchmarks/com_reach.py`` do.
+  stances of ``benchmarks/com_reach.py`` do;
+* ``--rise H``: the gait's ``com_rise`` (m) instead of the profile's (:func:`tsid_py.models.reach.com_rise`),
+  the swing sole's tilt free (``free_swing_tilt``) when ``H > 0``; ``--rise 0`` is a level walk
+  with a level swing sole.
 
 Prints the demo's summary (distance, steps, fall) as one JSON line.
 """
@@ -65,6 +68,7 @@ def main() -> None:
     parser.add_argument("--lean", type=float, metavar="EXTENSION", help="stand leaning, legs at most this extended")
     parser.add_argument("--swing-pitch-weight", type=float, metavar="WEIGHT",
                         help="the swing foot task's weight about the walk's side axis (its pitch), the others kept")
+    parser.add_argument("--rise", type=float, metavar="H", help="the CoM's rise in single support, m (0: level)")
     parser.add_argument("--json", help="write the summary to this file")
     args = parser.parse_args()
     robot, profile, q, feet, soles, middle = load_biped(parser, args.robot)
@@ -78,6 +82,10 @@ def main() -> None:
         result["stance"] = found
     if args.gait is not None:
         robot.profile = profile.with_(gait=profile.gait.with_(step_length=args.gait[0], step_height=args.gait[1]))
+    if args.rise is not None:
+        robot.profile = robot.profile.with_(gait=robot.profile.gait.with_(com_rise=args.rise,
+                                                                          free_swing_tilt=args.rise > 0))
+        result["rise"] = args.rise
     if args.swing_pitch_weight is not None:
         walk_module.WalkingController = swing_pitch_weighted(args.swing_pitch_weight)
         result["swing_pitch_weight"] = args.swing_pitch_weight

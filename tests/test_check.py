@@ -399,6 +399,8 @@ def test_simple_humanoid_posture_outside_its_ranges():
     # best fit of the walk's stances, from the posture on both soles, stops the right ankle)
     assert {"LLEG_ANKLE_P", "RLEG_ANKLE_P"} & set(only(report, "walk-out-of-reach").values["joints"])
     assert {"LLEG_ANKLE_P", "RLEG_ANKLE_P"} <= set(only(report, "step-out-of-reach").values["joints"])
+    # ... and the finding says what the derived gait does about it: it vaults (models.reach.com_rise)
+    assert "the derived gait vaults: its CoM rises 2.9 cm" in only(report, "step-out-of-reach").problem
 
 
 def test_romeo_sole_centre_is_reported_ahead_of_its_ankle():

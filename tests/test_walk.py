@@ -7,6 +7,7 @@ import re
 import numpy as np
 import pytest
 
+import tsid_py as tp
 from tests.conftest import load_robot
 from tests.test_examples import run_example
 from tsid_py.cli import main as cli_main
@@ -89,3 +90,15 @@ def test_a_walk_follows_its_planned_capture_point_out_of_the_stance_sole(talos):
     assert controller.com.reference_margin is None
     with pytest.raises(ValueError, match="reference_margin"):
         controller.com.reference_margin = -0.01
+
+
+def test_simple_humanoid_takes_its_first_steps_vaulting_in_mujoco():
+    """Simple Humanoid's walk with its derived (vaulting) gait in MuJoCo: three steps and the
+    closing one without falling (with a level walk it fell in its first swing, 2.3 s in)."""
+    from tsid_py.robots import data_root
+
+    simple_humanoid = tp.robots.load(data_root() / "simple_humanoid_description/urdf/simple_humanoid.urdf")
+    assert simple_humanoid.profile.gait.com_rise > 0                # a vaulting walk (tests/test_vaulting_walk.py)
+    summary, _, _ = run_walk(simple_humanoid, distance=3 * simple_humanoid.profile.gait.step_length)
+    assert not summary["fell"] and summary["steps"] == summary["planned_steps"] == 4
+    assert summary["distance_m"] > 2.5 * simple_humanoid.profile.gait.step_length

@@ -62,6 +62,12 @@ class Gait:
     step_height : swing foot's clearance at mid-swing, m.
     transition : the force ramp when a sole lands or is unloaded before lift-off, s (at most
         ``double_support``).
+    com_rise : how far the CoM rises above its walking height in each single support, m (a
+        bump, zero at lift-off and touch-down: :class:`~tsid_py.control.walking.height.RiseProfile`);
+        0 for a walk at a constant height.
+    free_swing_tilt : whether the swing sole's tilt (its rotation about the horizontal axes)
+        is left free in the air: the swing task weighs it
+        :data:`~tsid_py.control.walking.controller.FREE_TILT_SHARE` of its other axes.
     """
 
     step_length: float = 0.2
@@ -74,12 +80,17 @@ class Gait:
     end_time: float = 1.0
     step_height: float = 0.05
     transition: float = 0.05
+    com_rise: float = 0.0
+    free_swing_tilt: bool = False
 
     def __post_init__(self):
         for name in ("step_length", "lateral_step", "max_turn", "single_support", "double_support", "start_time",
                      "end_time", "transition"):
             positive_scalar(getattr(self, name), name)
         positive_scalar(self.step_height, "step_height", allow_zero=True)
+        positive_scalar(self.com_rise, "com_rise", allow_zero=True)
+        if not isinstance(self.free_swing_tilt, bool):
+            raise ValueError(f"free_swing_tilt must be a bool, got {self.free_swing_tilt!r}")
         if self.step_width is not None:
             positive_scalar(self.step_width, "step_width")
         if self.transition > min(self.double_support, self.start_time):

@@ -52,7 +52,7 @@ import pinocchio as pin
 from .._validation import positive_scalar
 from .gait import Gait, gait_for_size
 from .legs import leg_geometry
-from .reach import step_length, walking_width
+from .reach import com_rise, needs_vault, step_length, walking_width
 
 #: Margin (m) kept between the planned centre of pressure and the sole's edges, along the
 #: sole's length and its width. A compliant contact (MuJoCo's, a rubber sole) rolls the sole
@@ -233,7 +233,10 @@ def robot_gait(robot, feet, posture) -> Gait:
                          leg_length=max(leg.length for leg in legs))
     width = walking_width(model, posture, feet, None if robot.sole_size is None else robot.sole_size[1])
     length = step_length(model, posture, feet, gait.step_length, width)
-    return gait.with_(step_width=width, step_length=gait.step_length if length is None else length)
+    gait = gait.with_(step_width=width, step_length=gait.step_length if length is None else length)
+    if robot.sole_size is not None and len(feet) == 2 and needs_vault(model, posture, feet, width):
+        gait = gait.with_(com_rise=com_rise(model, posture, feet), free_swing_tilt=True)     # a vaulting walk
+    return gait
 
 
 def leg_joints(model: pin.Model, foot_frames, floating_base: bool) -> frozenset[str]:

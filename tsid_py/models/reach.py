@@ -31,6 +31,24 @@ iCub's by rolling its pelvis 6°), the joints moved little, every leg joint with
 When no width or length is reachable the rule keeps the gait's (the robot cannot walk on
 flat soles within its ranges: the model check says which joints stop it).
 
+* :func:`com_rise`: a biped whose legs sway its CoM across the walk over each sole but cannot
+  put it over the sole at its standing height (:func:`needs_vault`: along the walk is what
+  stops it) walks **vaulting**: its CoM rises in each single support (the gait's ``com_rise``,
+  :class:`~tsid_py.control.walking.height.RiseProfile`) by as much as its stance leg can lift
+  the hip when it turns vertical under it and stretches to :data:`RISE_EXTENSION` of its
+  straight length — ``RISE_EXTENSION ℓ_s − h``, ``h`` the hip's height above the ankle
+  standing, the smaller of the two legs' — and its swing sole is left free to tilt (the gait's
+  ``free_swing_tilt``). Simple Humanoid's ankles only turn its shanks back from its feet (its
+  ankles' pitch range is [0, 2.62] rad): it stands with its ankles 16 cm ahead of its hips and
+  its CoM 10 cm behind its ankles, and with both soles flat and its base upright its CoM
+  reaches no further than 4.8 cm behind their middle, on straight legs. With its stance leg
+  straight under the hip and the swing sole pitched toes down it gets 4.4 cm ahead of the
+  stance sole (``benchmarks/com_reach.py --parts mid-swing``). Its walk of 2 m, measured
+  (``benchmarks/walk_variants.py --rise H``): rises of 2.7 and 3.0 cm walk, 2.4, 3.2 and 3.5
+  cm fall (its left hip stands 3.19 cm below its straight vertical height: a larger rise asks
+  that leg for more than straight); :data:`RISE_EXTENSION` gives 2.86 cm. A robot that reaches
+  over its soles keeps a constant height and a level swing sole.
+
 Units: m, rad.
 """
 
@@ -41,7 +59,7 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from .legs import leg_geometry
+from .legs import ankle_of, leg_geometry, point_of
 from .posture import joint_bounds, moved_configuration
 
 #: The CoM's lateral target, as a fraction of the way from the feet's middle to a sole's
@@ -59,6 +77,9 @@ REGULARIZATION = 1e-3
 #: A fit reaches its targets when the soles are within this of theirs (m, rad) and the CoM
 #: within :data:`COM_TOLERANCE` m.
 FOOT_TOLERANCE, COM_TOLERANCE = 1e-3, 2e-3
+#: A vaulting walk's stance leg stretches to this fraction of its straight length under the
+#: hip at mid-swing (:func:`com_rise`; measured on Simple Humanoid, see the module).
+RISE_EXTENSION = 0.995
 
 
 @dataclass(frozen=True)
@@ -77,11 +98,12 @@ class Reach:
     at_limits: tuple[str, ...]
 
 
-def reach(model: pin.Model, q: np.ndarray, feet, placements, com_xy) -> Reach:
+def reach(model: pin.Model, q: np.ndarray, feet, placements, com_xy, com_axis=None) -> Reach:
     """The best fit of ``model``'s legs (those ending at the contact frames ``feet``) putting
     the soles at ``placements`` (``pin.SE3`` each) and the CoM's horizontal position at
     ``com_xy`` (2,), every leg joint inside :func:`~tsid_py.models.posture.joint_bounds`, from
-    the configuration ``q`` (see the module)."""
+    the configuration ``q`` (see the module). ``com_axis`` (a unit (2,) vector): only the CoM's
+    position along it is fitted (and its error reported)."""
     from scipy.optimize import least_squares
 
     lower, upper = model.lowerPositionLimit, model.upperPositionLimit
@@ -101,7 +123,8 @@ def reach(model: pin.Model, q: np.ndarray, feet, placements, com_xy) -> Reach:
         pin.framesForwardKinematics(model, data, trial)
         feet_error = np.concatenate([pin.log6(target.actInv(data.oMf[frame])).vector
                                      for frame, target in zip(frames, placements)])
-        return feet_error, pin.centerOfMass(model, data, trial, False)[:2] - target_com
+        com_error = pin.centerOfMass(model, data, trial, False)[:2] - target_com
+        return feet_error, com_error if com_axis is None else np.atleast_1d(com_axis @ com_error)
 
     def residuals(x):
         feet_error, com_error = errors(x)
@@ -202,3 +225,33 @@ def step_length(model: pin.Model, q: np.ndarray, feet, length: float, width: flo
             return None if fraction == 1.0 else fraction * length
         fraction = round(fraction - LENGTH_STEP, 10)
     return None
+
+
+def needs_vault(model: pin.Model, q: np.ndarray, feet, width: float | None) -> bool:
+    """Whether the biped walks vaulting (see the module): with the feet ``width`` m apart
+    (None: as they stand at ``q``), its legs sway the CoM across the walk over each sole but
+    cannot put it over the sole (:func:`over_each_sole`) — what stops it is along the walk."""
+    placements = stance(standing_soles(model, q, feet), width=width)
+    if all(result.reached for result in over_each_sole(model, q, feet, placements)):
+        return False
+    middle = 0.5 * (placements[0].translation[:2] + placements[1].translation[:2])
+    across = walk_axes(placements)[1][:2]
+    return all(reach(model, q, feet, placements, middle + SWAY * (sole.translation[:2] - middle), across).reached
+               for sole in placements)
+
+
+def com_rise(model: pin.Model, q: np.ndarray, feet) -> float:
+    """The vaulting walk's rise of the CoM in single support (m, see the module): the smaller
+    over the legs ending at the contact frames ``feet`` of ``RISE_EXTENSION ℓ_s − h`` at the
+    posture ``q`` (``ℓ_s`` the leg's straight length, ``h`` its hip's height above its
+    ankle), at least 0."""
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, q)
+    rises = []
+    for foot in feet:
+        leg = leg_geometry(model, q, foot)
+        if leg.knee is None:
+            continue
+        height = float(data.oMi[leg.joints[0]].translation[2] - point_of(data, ankle_of(model, leg))[2])
+        rises.append(RISE_EXTENSION * leg.straight_length - height)
+    return max(0.0, min(rises)) if rises else 0.0

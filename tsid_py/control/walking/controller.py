@@ -68,6 +68,12 @@ from .touchdown import Touchdown
 #: their ±15°. Rough ground put a G1 sole on a facet rolled 16.8°: its ankle roll sat at its
 #: stop through the stance, and the sole tipped over its edge.
 ANKLE_TILT_SHARE = 0.5
+#: With the gait's ``free_swing_tilt``, the swing task's weight on the sole's tilt (about the
+#: world's horizontal axes), as a share of its ``swing_weight``: low enough that the legs tilt
+#: the sole where their ranges need (Simple Humanoid's stance leg reaches over its sole only
+#: with the swing sole pitched toes down, ``benchmarks/com_reach.py --parts mid-swing``), the
+#: contact flattening it at touch-down.
+FREE_TILT_SHARE = 1e-3
 
 
 def default_gait(robot: Robot) -> Gait:
@@ -84,7 +90,8 @@ class WalkingController(Pipeline):
     dt : control period, s.
     gait : the :class:`~.footsteps.Gait` (default: the robot profile's).
     swing_kp : stiffness of the swing foot's frame task, 1/s² (kd = 2√kp).
-    swing_weight : its weight (the CoM task's is 1).
+    swing_weight : its weight (the CoM task's is 1; on the sole's tilt
+        :data:`FREE_TILT_SHARE` of it when the gait's ``free_swing_tilt``).
     leg_posture_weight : weight of the posture task on the legs' joints (those between the
         base and a foot). The balance controller's posture task pulls every joint toward
         ``robot.q_ref``; a walk moves the legs far from it, and with the balance weight that
@@ -141,8 +148,10 @@ class WalkingController(Pipeline):
         #: ``(roll, pitch)`` rad: the largest tilt of a foothold's surface about the sole's
         #: length and width axes (:data:`ANKLE_TILT_SHARE` of the ankles' range).
         self.foothold_tilt_limits = tuple(ANKLE_TILT_SHARE * min(axis) for axis in zip(*ranges))
-        self.swing_tasks = {foot: tasks.FrameTask(foot, kp=positive_scalar(swing_kp, "swing_kp"),
-                                                  weight=positive_scalar(swing_weight, "swing_weight"),
+        swing_weights = positive_scalar(swing_weight, "swing_weight")
+        if self.gait.free_swing_tilt:                    # the sole's tilt weighed less (world x, y rotations)
+            swing_weights = np.r_[np.full(3, swing_weights), [FREE_TILT_SHARE * swing_weights] * 2, swing_weights]
+        self.swing_tasks = {foot: tasks.FrameTask(foot, kp=positive_scalar(swing_kp, "swing_kp"), weight=swing_weights,
                                                   name=f"swing({foot})") for foot in balance.profile.feet}
         posture = balance.posture
         weights = posture.weight.copy()

@@ -21,6 +21,12 @@ height is ``z(t) = g(t) + z_0``, ``z_0`` the start's CoM height above ``ḡ_0``.
 slope the knots are nearly evenly spaced on a line and the CoM rises at nearly constant
 speed; on level ground every knot is ``ḡ_0`` and ``z`` is the start height.
 
+A walk may also **rise** in each single support (:class:`RiseProfile`, the gait's
+``com_rise``): a robot whose stance leg reaches the CoM over its sole only when it
+straightens (see :func:`tsid_py.models.reach.com_rise`) lifts its CoM by
+``h(r) = 64 H r³ (1 − r)³``, ``r`` the fraction of the swing done: ``H`` at mid-swing, zero
+with zero velocity and acceleration at lift-off and touch-down.
+
 Units: m, s.
 """
 
@@ -29,6 +35,8 @@ from __future__ import annotations
 import bisect
 
 import numpy as np
+
+from .swing import bump
 
 
 class HeightProfile:
@@ -68,3 +76,22 @@ class HeightProfile:
     def sample(self, t) -> np.ndarray:
         """Heights at the times ``t`` (an array), m."""
         return np.array([self.state(float(time))[0] for time in np.atleast_1d(t)])
+
+
+class RiseProfile:
+    """The CoM's rise ``(h, ḣ, ḧ)`` at ``t``: ``bump(rise, T, t − start)`` within each of the
+    ``intervals`` ``[(start, end), …]`` s (increasing, disjoint; the single supports), 0
+    outside them (see the module)."""
+
+    def __init__(self, intervals, rise: float):
+        self.intervals = [(float(start), float(end)) for start, end in intervals]
+        self.rise = float(rise)
+        self._starts = [start for start, _ in self.intervals]
+
+    def state(self, t: float) -> tuple[float, float, float]:
+        """``(h, ḣ, ḧ)`` at ``t`` s (m, m/s, m/s²), plain floats."""
+        index = bisect.bisect_right(self._starts, t) - 1
+        if self.rise == 0.0 or index < 0 or t >= self.intervals[index][1]:
+            return 0.0, 0.0, 0.0
+        start, end = self.intervals[index]
+        return bump(self.rise, end - start, t - start)

@@ -21,8 +21,8 @@ other foot lifts, so the planned load of a lifting foot is zero.
 The footsteps carry their full pose (height and surface normal, :mod:`.footholds` places
 them on a :class:`~tsid_py.control.terrain.Terrain`); the swings land aligned with it and, given the
 terrain, clear the ground between footholds (:func:`~.footholds.swing_apex`). The CoM plan
-is horizontal (the LIPM above); its height follows the ground under the walker
-(:mod:`.height`).
+is horizontal (the LIPM above); its height follows the ground under the walker and rises
+in single support by the gait's ``com_rise`` (:mod:`.height`).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from ..capture_point import sole_outline
 from ..terrain import Terrain
 from .angles import mean_yaw, wrap_angle
 from .footholds import clear_swing
-from .height import HeightProfile
+from .height import HeightProfile, RiseProfile
 from .swing import SwingTrajectory
 
 #: Contact events of a plan, in time order: ``(time, kind, foot, step)``.
@@ -170,6 +170,8 @@ class WalkPlan:
         #: The ground height under the walker (:mod:`.height`); the CoM is ``com_height`` above it.
         self.ground = HeightProfile(*ground)
         self.com_height = float(self.com_start[2] - ground[1][0])
+        #: The CoM's rise in each single support (:class:`~.height.RiseProfile`, the gait's ``com_rise``).
+        self.rise = self._rise()
 
     def _timeline(self, feet: dict[str, Footstep]) -> None:
         """Phases and contact events, step by step."""
@@ -290,6 +292,12 @@ class WalkPlan:
                                             as_vector(com_velocity, "com_velocity", 2), solve_start=False)
         self.com_origin = float(t)
         self.ground = HeightProfile(*self._ground_knots())
+        self.rise = self._rise()
+
+    def _rise(self) -> RiseProfile:
+        """The rise profile of the single supports."""
+        return RiseProfile([(phase.start, phase.end) for phase in self.phases if phase.kind == "single"],
+                           self.gait.com_rise)
 
     def _bring_forward(self, landing: float, shift: float) -> None:
         """Move the touch-down at ``landing`` s and every phase and event after it by
@@ -311,9 +319,10 @@ class WalkPlan:
     def com(self, t):
         """CoM position, velocity, acceleration (3,) at ``t`` s (arrays (n, 3) for an array
         of times): the LIPM plan horizontally, :attr:`com_height` above the ground
-        (:mod:`.height`) vertically."""
+        (:mod:`.height`), plus its single supports' rise, vertically."""
         sample = self.com_trajectory.sample(np.asarray(t, dtype=float) - self.com_origin)
-        vertical = np.array([self.ground.state(float(time)) for time in np.atleast_1d(t)])
+        vertical = np.array([np.add(self.ground.state(float(time)), self.rise.state(float(time)))
+                             for time in np.atleast_1d(t)])
         vertical[:, 0] += self.com_height
         if np.ndim(t) == 0:
             vertical = vertical[0]
@@ -326,6 +335,9 @@ class WalkPlan:
         without numpy's per-call cost (a control loop's path)."""
         cx, cy, vx, vy, ax, ay = self.com_trajectory.state(t - self.com_origin)
         z, vz, az = self.ground.state(t)
+        if self.gait.com_rise:
+            rise, rate, acceleration = self.rise.state(t)
+            z, vz, az = z + rise, vz + rate, az + acceleration
         return cx, cy, z + self.com_height, vx, vy, vz, ax, ay, az
 
     def dcm(self, t) -> np.ndarray:

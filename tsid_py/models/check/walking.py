@@ -34,7 +34,7 @@ def walking_findings(robot, file: str) -> list[Finding]:
             + " or ".join(f"{foot!r} ({_fit(result)})" for foot, result in missed)
             + " at the walk's width; " + (f"the fit leaves {listed(joints)} at the end of their ranges" if joints
                                            else "no joint is at a limit: the legs have no motion that takes it there "
-                                                "(legs without a hip roll cannot sway)"),
+                                                "(legs without a hip roll cannot sway)") + _vault(gait),
             "a walk needs its CoM over each sole in turn: check these joints' ranges in the file (and the "
             "mirrored leg's); narrower steps (Gait.step_width) ask less of the hips", None,
             joints=joints, com_error_m=[result.com_error for _, result in missed]))
@@ -47,11 +47,19 @@ def walking_findings(robot, file: str) -> list[Finding]:
             f"with the soles flat and the joints inside their ranges, the legs cannot hold the feet one step "
             f"({gait.step_length:.3f} m) apart with the centre of mass between them, nor any shorter step the "
             f"gait rule tried ({_fit(worst)}); the fit leaves {listed(joints) or 'no joint'} at the end of "
-            "their ranges, and a walk on flat soles falls",
+            "their ranges, and a walk on flat soles at a constant height falls" + _vault(gait),
             "check these joints' ranges in the file against the robot's (and the mirrored leg's): a walk needs "
             "each ankle and hip to turn both ways from standing", None,
             joints=joints, step_length_m=gait.step_length))
     return found
+
+
+def _vault(gait) -> str:
+    """What the profile's gait does about it, when it vaults (:func:`~tsid_py.models.reach.com_rise`)."""
+    if not gait.com_rise:
+        return ""
+    return (f"; the derived gait vaults: its CoM rises {gait.com_rise * 100:.1f} cm in each single support, the swing "
+            "sole free to tilt (Gait.com_rise, Gait.free_swing_tilt)")
 
 
 def _fit(result) -> str:
