@@ -322,20 +322,23 @@ class ContactStateMonitor:
                 continue
             still = 4.0 * speed < limit * limit and force >= self.min_normal_force
             flat = not planar or self._tilt(name, contact) < self._max_tilt + z * self._position_noise * spread
-            resting = planar and still and self._rests(name, contact, spread, solution, wrenches)
             if still and flat:
+                self._poses.pop(name, None)        # a rest off its surface starts anew
                 softened[name] = settled + 1
                 if settled + 1 >= self.settle_steps:
                     self._harden(name)
                     self.hardenings += 1
                     changed = True
-            elif resting:                  # at rest on another surface than its own: that is its surface now
+            elif still and planar and self._rests(name, contact, spread, solution, wrenches):
+                # at rest on another surface than its own: that is its surface now
                 self._harden(name)
                 self._surfaces[name] = (contact, np.array(robot.frame_rotation(contact.frame_id)[:, 2], dtype=float))
                 self.rest_hardenings += 1
                 changed = True
             else:
                 softened[name] = 0
+                if not still:
+                    self._poses.pop(name, None)    # a rest starts anew
         return changed
 
     def _harden(self, name: str) -> None:
