@@ -14,7 +14,7 @@ end; a walk whose plan is rejected — ``ValueError``, e.g. footholds that cross
 not done and its error reported). Reported per (robot, terrain, friction): walks completed of
 the seeds, the distances, the worst sole slip and tilt, the estimator's largest horizontal
 and yaw drift against the simulator (cm, degrees; none with ``--ideal``), early and late
-touch-downs, the failure policy's relaxed steps; each fall's time and reason, each rejected plan's error.
+touch-downs, the failure policy's relaxed steps, each walk's contact-state counts (softenings, hardenings flat on the contact's surface, hardenings at rest on another surface); each fall's time and reason, each rejected plan's error.
 Runs go in ``--workers`` processes (MuJoCo is single threaded; timings are not the point).
 """
 
@@ -25,6 +25,7 @@ import json
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -49,7 +50,8 @@ def one_walk(job: tuple) -> dict:
     conditions = replace(conditions, plant=replace(conditions.plant, friction=friction),
                          sensors=replace(conditions.sensors, force_noise=force_noise))
     keys = dict(robot=robot, terrain=terrain, friction=friction, seed=seed)
-    with threadpool_limits(limits=1, user_api="blas"):
+    monitors = []
+    with threadpool_limits(limits=1, user_api="blas"), _watching(monitors):
         try:
             run = walk(robot, terrain=parse_terrain(terrain), conditions=conditions, distance=distance,
                        contact=None if sole_impedance is None else ContactOptions(sole_impedance=sole_impedance))
@@ -58,7 +60,27 @@ def one_walk(job: tuple) -> dict:
     summary = dict(run.summary)
     summary.pop("conditions", None)
     summary.update(keys)
+    summary["contact_state"] = {key: sum(getattr(monitor, key) for monitor in monitors)
+                                for key in ("softenings", "hardenings", "rest_hardenings")}
     return summary
+
+
+@contextmanager
+def _watching(monitors: list):
+    """Collect in ``monitors`` each contact-state monitor made meanwhile (for its counts)."""
+    from tsid_py.control.contact_state import ContactStateMonitor
+
+    made = ContactStateMonitor.__init__
+
+    def init(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        monitors.append(self)
+
+    ContactStateMonitor.__init__ = init
+    try:
+        yield monitors
+    finally:
+        ContactStateMonitor.__init__ = made
 
 
 def table(results: list[dict], distance: float) -> list[dict]:
@@ -82,6 +104,8 @@ def table(results: list[dict], distance: float) -> list[dict]:
             "early_landings": sum(run.get("early_landings", 0) for run in runs),
             "late_landings": sum(run.get("late_landings", 0) for run in runs),
             "relaxed_steps": sum(run["failure_policy_step_count"] for run in runs),
+            "softened_hardened_at_rest": [[run["contact_state"][key] for key in
+                                           ("softenings", "hardenings", "rest_hardenings")] for run in runs],
             "falls": [{"seed": run["seed"], "at": round(run["fell_at"], 3), "reason": run["fall_reason"],
                        "distance_m": round(run["distance_m"], 3)} for run in runs if run["fell"]],
         })

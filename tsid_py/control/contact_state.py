@@ -13,7 +13,11 @@ each contact after every step and
   planned;
 * **hardens** it again once the sole has been still (angular velocity below half the
   threshold), flat on its surface (tilt below ``max_tilt``, rad) and loaded for
-  ``settle_time`` s;
+  ``settle_time`` s — or once it **rests** on another surface (a bump's face, whatever its
+  angle): still and loaded with its centre of pressure inside the sole, its measured z axis
+  and origin steady over a window (:attr:`ContactStateMonitor.rest_steps`, derived from the
+  control period and the joints' noise, :meth:`ContactStateMonitor._rests`); it is then
+  anchored where it rests, and that face is its surface from then on;
 * counts it **lost** while its frame is more than ``lost_distance`` (m) from where it was made
   or, for a sole, tilted more than ``lost_tilt`` (rad) from its surface (a robot lying on
   its side, a foot in the air): a lost contact is released (no force) and softened for the
@@ -116,6 +120,11 @@ class ContactStateMonitor:
         self._surface_epoch = -1
         self._leg_joints: dict[int, int] = {}
         self._unloaded: dict[str, int] = {}
+        self._poses: dict[str, list] = {}      # softened sole -> [z axis, origin, steps] at its rest's start
+        self._reaches: dict[int, float] = {}
+        #: How many times a contact was softened, hardened flat on its surface, and hardened at
+        #: rest on another surface than its own (:meth:`_rests`).
+        self.softenings = self.hardenings = self.rest_hardenings = 0
 
     # Validated settings: each may be changed between steps (the next update uses it).
     max_angular_velocity = Setting(positive)
@@ -212,6 +221,17 @@ class ContactStateMonitor:
             joints = self._leg_joints[frame_id] = int(np.sum(columns >= (6 if robot.floating_base else 0)))
         return float(np.sqrt(joints))
 
+    def _reach(self, frame_id: int) -> float:
+        """m, the frame's distance from the base (the root joint) at the reference posture:
+        the lever that turns the leg's joint noise into the frame's position noise."""
+        reach = self._reaches.get(frame_id)
+        if reach is None:
+            robot = self.solver.robot
+            frame = robot.placement_at(robot.q_ref, frame_id).translation
+            root = robot.q_ref[:3] if robot.floating_base else np.zeros(3)
+            reach = self._reaches[frame_id] = float(np.linalg.norm(frame - root))
+        return reach
+
     def _tilt(self, name: str, contact) -> float:
         """rad, the angle between the sole's z axis and its surface's normal."""
         z = self.solver.robot.frame_rotation(contact.frame_id)[:, 2]
@@ -296,19 +316,95 @@ class ContactStateMonitor:
                     self._unloaded.pop(name, None)
                     self.surface_normal(name)              # noted before the anchor moves
                     softened[name] = 0
+                    self.softenings += 1
                     solver.reanchor_contact(name)
                     changed = True
                 continue
+            still = 4.0 * speed < limit * limit and force >= self.min_normal_force
             flat = not planar or self._tilt(name, contact) < self._max_tilt + z * self._position_noise * spread
-            if 4.0 * speed < limit * limit and flat and force >= self.min_normal_force:
+            if still and flat:
+                self._poses.pop(name, None)        # a rest off its surface starts anew
                 softened[name] = settled + 1
                 if settled + 1 >= self.settle_steps:
-                    del softened[name]
-                    solver.reanchor_contact(name)
+                    self._harden(name)
+                    self.hardenings += 1
                     changed = True
+            elif still and planar and self._rests(name, contact, spread, solution, wrenches):
+                # at rest on another surface than its own: that is its surface now
+                self._harden(name)
+                self._surfaces[name] = (contact, np.array(robot.frame_rotation(contact.frame_id)[:, 2], dtype=float))
+                self.rest_hardenings += 1
+                changed = True
             else:
                 softened[name] = 0
+                if not still:
+                    self._poses.pop(name, None)    # a rest starts anew
         return changed
+
+    def _harden(self, name: str) -> None:
+        """Harden softened contact ``name`` again, anchored where its sole is now."""
+        del self.softened[name]
+        self._poses.pop(name, None)
+        self.solver.reanchor_contact(name)
+
+    @property
+    def rest_steps(self) -> int:
+        """The rest window in control periods (see :meth:`_rests`): ``settle_time``, or longer
+        when the noise needs it, ``⌈z σ_q √(2n) / (ω_max/2 · dt)⌉`` for the longest leg."""
+        spread = max(self._leg_joints.values(), default=0)
+        noise = self._noise_sigmas * self._position_noise * np.sqrt(2.0 * spread)
+        return max(self.settle_steps, int(np.ceil(noise / (0.5 * self._max_angular_velocity * self.solver.dt))))
+
+    def _rests(self, name: str, contact, spread: float, solution, wrenches) -> bool:
+        """Whether softened sole ``name`` rests, whatever the angle of what it rests on: loaded
+        with its centre of pressure inside its sole (the measured wrench, else the planned),
+        and for the last :attr:`rest_steps` control periods (``T`` s) its z axis within
+        ``ω_max/2 · T + z σ_q √(2n)`` rad and its origin within
+        ``ω_max/2 · T · r + z σ_q √(2n) · L`` m of where they were at the window's start —
+        still at half the rocking rate (``ω_max = max_angular_velocity``; ``r`` the sole's
+        half diagonal, ``L`` the frame's distance from the base), beyond what the noise of two
+        readings explains (``σ_q`` ``position_noise``, ``n`` the leg's joints, ``z``
+        ``noise_sigmas``). A reading outside starts the window anew from it. The window lasts
+        until the noise allowance is no more than the motion's: the noisier the joints, the
+        longer a sole must rest."""
+        robot = self.solver.robot
+        rotation = robot.frame_rotation(contact.frame_id)
+        axis = np.array(rotation[:, 2], dtype=float)
+        position = np.array(robot.frame_translation(contact.frame_id), dtype=float)
+        if not self._cop_inside(name, contact, rotation, solution, wrenches):
+            self._poses.pop(name, None)
+            return False
+        steps = self.rest_steps
+        start = self._poses.get(name)
+        if start is not None:
+            still_turn = 0.5 * self._max_angular_velocity * steps * self.solver.dt
+            noise = self._noise_sigmas * self._position_noise * np.sqrt(2.0) * spread
+            turned = float(np.arccos(min(1.0, max(-1.0, float(start[0] @ axis)))))
+            moved = float(np.linalg.norm(position - start[1]))
+            half_diagonal = 0.5 * float(np.hypot(contact.length, contact.width))
+            if turned < still_turn + noise and moved < still_turn * half_diagonal + noise * self._reach(contact.frame_id):
+                start[2] += 1
+                return start[2] >= steps
+        self._poses[name] = [axis, position, 0]
+        return False
+
+    @staticmethod
+    def _cop_inside(name: str, contact, rotation: np.ndarray, solution, wrenches) -> bool:
+        """Whether the centre of pressure of ``contact`` lies inside its sole's rectangle: of
+        the measured wrench (world-aligned at the sole frame, force then torque) if any, else
+        of the planned one (the sole frame's)."""
+        if wrenches is not None and name in wrenches:
+            wrench = wrenches[name]
+            force, torque = rotation.T @ wrench[:3], rotation.T @ wrench[3:]
+        else:
+            local = solution.local_wrenches.get(name) if solution is not None else None
+            if local is None:
+                return True
+            force, torque = local[:3], local[3:]
+        if not force[2] > 0.0:
+            return False
+        return (abs(float(torque[1])) <= 0.5 * contact.length * float(force[2])
+                and abs(float(torque[0])) <= 0.5 * contact.width * float(force[2]))
 
     def soften(self, overrides: StepOverrides) -> None:
         """Write this monitor's softened contacts into a step's ``overrides`` (their no-slip
