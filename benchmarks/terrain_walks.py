@@ -25,7 +25,6 @@ import json
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -50,8 +49,7 @@ def one_walk(job: tuple) -> dict:
     conditions = replace(conditions, plant=replace(conditions.plant, friction=friction),
                          sensors=replace(conditions.sensors, force_noise=force_noise))
     keys = dict(robot=robot, terrain=terrain, friction=friction, seed=seed)
-    monitors = []
-    with threadpool_limits(limits=1, user_api="blas"), _watching(monitors):
+    with threadpool_limits(limits=1, user_api="blas"):
         try:
             run = walk(robot, terrain=parse_terrain(terrain), conditions=conditions, distance=distance,
                        contact=None if sole_impedance is None else ContactOptions(sole_impedance=sole_impedance))
@@ -60,27 +58,7 @@ def one_walk(job: tuple) -> dict:
     summary = dict(run.summary)
     summary.pop("conditions", None)
     summary.update(keys)
-    summary["contact_state"] = {key: sum(getattr(monitor, key) for monitor in monitors)
-                                for key in ("softenings", "hardenings", "rest_hardenings")}
     return summary
-
-
-@contextmanager
-def _watching(monitors: list):
-    """Collect in ``monitors`` each contact-state monitor made meanwhile (for its counts)."""
-    from tsid_py.control.contact_state import ContactStateMonitor
-
-    made = ContactStateMonitor.__init__
-
-    def init(self, *args, **kwargs):
-        made(self, *args, **kwargs)
-        monitors.append(self)
-
-    ContactStateMonitor.__init__ = init
-    try:
-        yield monitors
-    finally:
-        ContactStateMonitor.__init__ = made
 
 
 def table(results: list[dict], distance: float) -> list[dict]:

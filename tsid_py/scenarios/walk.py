@@ -162,8 +162,16 @@ def _summary(judge, controller, plan, sim, start_feet, start_yaw, footholds, ste
         "max_sole_slip_m": judge.max_slip,
         "max_sole_tilt_deg": float(np.degrees(judge.max_tilt)),
         "failure_policy_step_count": int(sum(controller.balance.policy.counts.values())),
+        "contact_state": _contact_state_counts(controller.balance.contact_state),
         "simulated_time": float(len(steps_us) * sim.timestep),
         "median_step_us": float(np.median(steps_us)),
         "p99_step_us": float(np.percentile(steps_us, 99)),
     })
     return summary
+
+
+def _contact_state_counts(monitor) -> dict:
+    """The contact-state monitor's soles softened, hardened flat on their surface and hardened
+    at rest on another (zeros without a monitor)."""
+    return {key: 0 if monitor is None else int(getattr(monitor, key))
+            for key in ("softenings", "hardenings", "rest_hardenings")}
