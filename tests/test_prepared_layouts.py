@@ -80,6 +80,8 @@ def test_prepare_layouts_builds_every_softenable_set_once():
     assert set(solver._layouts) == {frozenset(s) for s in _subsets(robot.feet)}
     with pytest.raises(ValueError, match="most_softened must be a non-negative int"):
         solver.prepare_layouts(most_softened=-1)
+    with pytest.raises(ValueError, match="most_softened must be a non-negative int or None, got True"):
+        solver.prepare_layouts(most_softened=True)
 
 
 def _subsets(names):

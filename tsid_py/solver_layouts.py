@@ -51,7 +51,8 @@ class SolverLayouts:
         shapes the QP, drops them). ``2ⁿ`` layouts for ``n`` contacts. Returns how many were
         built (those already kept are not built again)."""
         names = self.softenable_contacts()
-        if most_softened is not None and (not isinstance(most_softened, int) or most_softened < 0):
+        if most_softened is not None and (not isinstance(most_softened, int) or isinstance(most_softened, bool)
+                                          or most_softened < 0):
             raise ValueError(f"most_softened must be a non-negative int or None, got {most_softened!r}")
         largest = len(names) if most_softened is None else min(most_softened, len(names))
         before = self.layouts_built
