@@ -94,15 +94,14 @@ def main(argv=None) -> dict:
         quiet_phase[max(excess, key=excess.get)] += 1
     spread = {key: float(np.median([values[k] / np.median(values) for k in quiet_slow])) for key, values in phases.items()}
     undisturbed = quiet & (interrupted == 0)
-    report = {"robot": args.robot, "steps": steps, "loop_notes": settings.notes + interrupts.notes, "median_us": median, "p99_us": float(p99),
-              "p99_over_median": p99 / median, "max_us": float(times_us.max()),
+    report = {"robot": args.robot, "steps": steps, "loop_notes": settings.notes + interrupts.notes,
+              "median_us": median, "p99_us": float(p99), "p99_over_median": p99 / median, "max_us": float(times_us.max()),
               "median_without_preempted_us": float(np.median(times_us[quiet])),
               "p99_without_preempted_us": float(np.percentile(times_us[quiet], 99)),
-              "p99_over_median_without_preempted": float(np.percentile(times_us[quiet], 99) / np.median(times_us[quiet])),
+              "p99_over_median_without_preempted": p99_over_median(times_us[quiet]),
               "steps_preempted": int(np.sum(switches > 0)), "slowest_1pc": int(slow.size),
               "steps_interrupted": int(np.sum(interrupted > 0)), "slowest_interrupted": int(np.sum(interrupted[slow] > 0)),
-              "p99_over_median_without_preempted_or_interrupted":
-                  float(np.percentile(times_us[undisturbed], 99) / np.median(times_us[undisturbed])),
+              "p99_over_median_without_preempted_or_interrupted": p99_over_median(times_us[undisturbed]),
               "slowest_preempted_by_os": int(preempted.sum()), "slowest_qp_repair": int(repaired.sum()),
               "slowest_other_by_phase": grew, "steps_with_qp_repair": int(np.sum((changes > 0) | (rounds > 1))),
               "collections": len(collections),
@@ -115,6 +114,11 @@ def main(argv=None) -> dict:
     print(json.dumps(report, indent=2))
     write_json(args.json, report)
     return report
+
+
+def p99_over_median(times: np.ndarray) -> float:
+    """The 99th percentile of ``times`` over their median."""
+    return float(np.percentile(times, 99) / np.median(times))
 
 
 class CoreInterrupts:
@@ -158,10 +162,9 @@ class Yardstick:
         return self._block(self.calls)
 
     def report(self, times_us: np.ndarray, quiet: np.ndarray) -> dict:
-        median, p99 = float(np.median(times_us)), float(np.percentile(times_us, 99))
-        quiet_median, quiet_p99 = float(np.median(times_us[quiet])), float(np.percentile(times_us[quiet], 99))
-        return {"calls": self.calls, "median_us": median, "p99_us": p99, "p99_over_median": p99 / median,
-                "p99_over_median_without_preempted": quiet_p99 / quiet_median}
+        return {"calls": self.calls, "median_us": float(np.median(times_us)),
+                "p99_us": float(np.percentile(times_us, 99)), "p99_over_median": p99_over_median(times_us),
+                "p99_over_median_without_preempted": p99_over_median(times_us[quiet])}
 
 
 if __name__ == "__main__":
