@@ -315,13 +315,16 @@ def run_realtime(robot_name: str = robots.DEFAULT_HUMANOID, duration: float = 60
         del shared
         block.close()
         block.unlink()
-    compute, preempted, off_cpu = np.full(ticks, np.nan), np.zeros(ticks, dtype=bool), np.zeros(ticks)
     served_ticks = np.array(controller.get("ticks", []), dtype=int)
-    compute[served_ticks] = controller["compute_s"]
-    preempted[served_ticks] = controller.get("preempted", [])
-    off_cpu[served_ticks] = controller.get("off_cpu_s", [])
-    dynamics = np.full(ticks, np.nan)
-    dynamics[served_ticks] = controller.get("dynamics_s", [])
+
+    def per_tick(key: str, unserved):
+        """The controller's list ``key`` (one entry per state it served) by tick."""
+        values = np.full(ticks, unserved)
+        values[served_ticks] = controller.get(key, [])
+        return values
+
+    compute, preempted = per_tick("compute_s", np.nan), per_tick("preempted", False)
+    off_cpu, dynamics = per_tick("off_cpu_s", 0.0), per_tick("dynamics_s", np.nan)
     report = _report(robot_name, rate, ticks, latency, compute, preempted, missed, late_start, sim_step, period,
                      fell=bool(sim.state()[0][2] < 0.5 * q_start), controller=controller, core=core, off_cpu=off_cpu,
                      dynamics=dynamics)
