@@ -8,9 +8,11 @@ Both follow the reference motion of ``tsid-py bench`` (a 4 cm lateral CoM sinuso
 * ``reference``: ``solver.solve`` of ``tsid_py.control.reference.humanoid_balance`` (what
   ``tsid-py bench`` times);
 * ``balance``: the whole :meth:`tsid_py.control.BalanceController.step` — capture-point
-  task, wrench regularisation, the failure policy's wrapper and the contact-state monitor.
+  task, wrench regularisation, the failure policy's wrapper and the contact-state monitor;
+* ``balance_refill``: the same with ``refill`` (:class:`~tsid_py.control.pipeline.SolveStage`:
+  one solution refilled in place, the solver's steady step).
 
-The two are timed interleaved, step by step, so that a shared machine's drift hits both.
+The three are timed interleaved, step by step, so that a shared machine's drift hits both.
 """
 
 from __future__ import annotations
@@ -55,12 +57,14 @@ def main(argv=None) -> dict:
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--warmup", type=int, default=200)
     args = parser.parse_args(argv)
-    reference_robot, balance_robot = tp.robots.load(args.robot), tp.robots.load(args.robot)
+    names = ("reference", "balance", "balance_refill")
+    reference_robot, balance_robot, refill_robot = (tp.robots.load(args.robot) for _ in names)
     reference = humanoid_balance(reference_robot)
-    balance = BalanceController(balance_robot)
+    balance, refilled = BalanceController(balance_robot), BalanceController(refill_robot)
+    refilled.refill = True
     loops = [(_Loop(reference_robot, reference.solver.solve), reference.com),
-             (_Loop(balance_robot, balance.step), balance.com)]
-    times = [[], []]
+             (_Loop(balance_robot, balance.step), balance.com), (_Loop(refill_robot, refilled.step), refilled.com)]
+    times = [[] for _ in names]
     allowed = os.sched_getaffinity(0) if hasattr(os, "sched_setaffinity") else None
     with threadpool_limits(limits=1, user_api="blas"):
         if allowed:
@@ -75,10 +79,10 @@ def main(argv=None) -> dict:
             if allowed:
                 os.sched_setaffinity(0, allowed)
     report = {name: {"median_us": float(np.median(values) * 1e6), "p99_us": float(np.percentile(values, 99) * 1e6)}
-              for name, values in zip(("reference", "balance"), times)}
+              for name, values in zip(names, times)}
     report["ratio"] = report["balance"]["median_us"] / report["reference"]["median_us"]
-    for name in ("reference", "balance"):
-        print(f"{name:9s} median {report[name]['median_us']:6.1f} µs  p99 {report[name]['p99_us']:6.1f} µs")
+    for name in names:
+        print(f"{name:14s} median {report[name]['median_us']:6.1f} µs  p99 {report[name]['p99_us']:6.1f} µs")
     print(f"balance / reference: {report['ratio']:.3f}")
     return report
 
