@@ -16,8 +16,8 @@ that grew most, and how much slower each phase ran than usual (all alike: the co
 slower — its other hardware thread busy, frequency — not one part of the step).
 
 The machine's own tail, for comparison (``yardstick``): after each step, a block of pinocchio
-``computeAllTerms`` calls as long as a typical step (the number of calls that makes its median
-the step's), timed the same way. Compiled C++ with no Python, no allocation and no branch on
+``rnea`` calls as long as a typical step taken in the loop (the number of calls, a few µs each,
+that makes its median the step's), timed the same way. Compiled C++ with no Python, no allocation and no branch on
 the data: its p99/median is what this machine does to any code of that length at that moment.
 """
 
@@ -47,8 +47,8 @@ def main(argv=None) -> dict:
     parser.add_argument("--json")
     args = parser.parse_args(argv)
     problem = ReferenceProblem(args.robot)
-    warm = np.array([problem.step() for _ in range(500)])
-    yardstick = Yardstick(problem.robot, float(np.median(warm)))
+    for _ in range(500):                        # compiles, fills the caches
+        problem.step()
     steps = args.steps
     times, switches, changes, rounds = np.zeros(steps), np.zeros(steps), np.zeros(steps), np.zeros(steps)
     switched_before = np.zeros(steps)           # switched out between the previous step and this one
@@ -61,6 +61,10 @@ def main(argv=None) -> dict:
     interrupted = np.zeros(steps)
     with prepare_loop(args.core, realtime_priority=args.realtime_priority) as settings:
         interrupts = CoreInterrupts(settings.core)
+        # the yardstick as long as the steps the loop below takes (pinned, between two reads of
+        # the interrupt table): sized from steps taken outside it, it ran a quarter shorter than
+        # them, so fewer timer ticks hit it and its tail looked lighter than the machine's
+        yardstick = Yardstick(problem.robot, float(np.median([counted_step(problem, interrupts) for _ in range(500)])))
         last = resource.getrusage(usage).ru_nivcsw
         for k in range(steps):
             before, count = resource.getrusage(usage).ru_nivcsw, interrupts.count()
@@ -116,6 +120,14 @@ def main(argv=None) -> dict:
     return report
 
 
+def counted_step(problem: ReferenceProblem, interrupts: "CoreInterrupts") -> float:
+    """One step's seconds, taken between two reads of the interrupt table as the loop takes it."""
+    interrupts.count()
+    elapsed = problem.step()
+    interrupts.count()
+    return elapsed
+
+
 def p99_over_median(times: np.ndarray) -> float:
     """The 99th percentile of ``times`` over their median."""
     return float(np.percentile(times, 99) / np.median(times))
@@ -143,18 +155,21 @@ class CoreInterrupts:
 
 
 class Yardstick:
-    """A block of ``computeAllTerms`` calls as long as a typical control step."""
+    """A block of ``rnea`` calls as long as a typical control step (one call, a few µs, sets the
+    grain: a block of whole ``computeAllTerms`` calls, 12 µs each, missed a 40 µs step by up to
+    a sixth, and a shorter block is hit by fewer timer ticks)."""
 
     def __init__(self, robot, step_seconds: float):
         self.model, self.data = robot.model, robot.model.createData()
         self.q, self.v = robot.q_ref.copy(), robot.zero_velocity()
+        self.a = robot.zero_velocity()
         single = np.median([self._block(1) for _ in range(500)])
         self.calls = max(1, round(step_seconds / single))
 
     def _block(self, calls: int) -> float:
         tic = time.perf_counter()
         for _ in range(calls):
-            pin.computeAllTerms(self.model, self.data, self.q, self.v)
+            pin.rnea(self.model, self.data, self.q, self.v, self.a)
         return time.perf_counter() - tic
 
     def time(self) -> float:
