@@ -410,8 +410,8 @@ def test_the_refill_and_row_kernel_is_the_refill_then_the_row():
         log.map(program, np.array([1, 2, 3, 6]), np.array([log.extra_column + c for c in (0, 1, 2, 4)]))
         logs.append(log)
         local = np.random.default_rng(11)
-        arguments = (local.standard_normal(nx), np.zeros(nx), local.standard_normal((nv, nx)), local.standard_normal(nv),
-                     6, np.zeros(nv), local.standard_normal(12), np.array([3, 1, 7], dtype=np.intp), np.zeros(3),
+        arguments = (local.standard_normal(nx), np.zeros(nx), local.standard_normal((nv, nx)),
+                     local.standard_normal(nv), 6, np.zeros(nv), local.standard_normal(12), np.array([3, 1, 7], dtype=np.intp), np.zeros(3),
                      np.array([2, 5], dtype=np.intp), np.array([0, 1], dtype=np.intp), np.zeros(6))
         q, v = local.standard_normal(nq), local.standard_normal(nv)
         for step in range(3):

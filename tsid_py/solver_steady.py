@@ -34,7 +34,10 @@ from time import perf_counter
 
 from ._validation import finite_vector
 from .solution import Solution
-from .step_log import StepLog, _refill_and_write_row, state_vectors
+from ._numba import compiled_function
+from .step_log import StepLog, refill_and_write_row, state_vectors
+
+_refill_and_write_row = compiled_function(refill_and_write_row)
 
 
 class SteadyStep:
@@ -115,10 +118,10 @@ class SteadyStep:
 
                 raise step_failure(self.solver, layout, qp, result)
             solution = layout.extract(result, solution)
-        elif log is None:  # the compiled step's optimum, checked against every row (a program's layout: no passive joints)
-            self.refill.run_planned(result.x, layout.D, layout.bias, self.zero_rows)
+        elif log is None:  # the compiled step's optimum, checked against every row (a program's layout:
+            self.refill.run_planned(result.x, layout.D, layout.bias, self.zero_rows)     # no passive joints)
             solution.refilled(result.status, result.iterations)
-        else:
+        else:                                        # (the same, and the log's row in the same call)
             self.refill_and_log(result, log, q, v)
             log = None                               # (written)
         stamps = self.stamps
@@ -144,10 +147,10 @@ class SteadyStep:
         status, iterations, stamps = result.status, result.iterations, self.stamps
         if status is not log.last_status:
             log.status_code(status)
-        try:      # (the solver accepted q and v: unless they are not float64 arrays, unpacked as they are)
+        try:          # (the solver accepted q and v: a float64 array is a vector of the robot's size)
             covered = _refill_and_write_row(arguments, log.row_arrays, q, v, log.last_code, iterations,
                                             stamps[4] - stamps[0])
-        except TypeError:                            # (refused before it ran: lists, other dtypes)
+        except TypeError:        # (not float64 arrays, refused before the call ran: a list, another dtype)
             q, v = state_vectors(q, v)
             covered = _refill_and_write_row(arguments, log.row_arrays, q, v, log.last_code, iterations,
                                             stamps[4] - stamps[0])

@@ -19,13 +19,14 @@ column layout. Step ``k`` writes row ``k mod capacity``:
 Counts and codes are stored as floats (exact below 2⁵³).
 
 A steady step (:mod:`tsid_py.solver_steady`) writes its row in the compiled call that refills
-its solution (:func:`refill_and_write_row`: no call of its own, ``x`` written while it is in
-cache), before its time is known: the row's time is pending (NaN) and the next write — the
-next step's row, whichever way it is written — or :meth:`StepLog.settle` fills it in from the
-solver's phase stamps, which still hold that step's times.
+its solution (:func:`refill_and_write_row`: no call and no Python of its own), before its
+time is known: the row's time is pending (NaN) until the next write — the next step's row,
+whichever way it is written — or :meth:`StepLog.settle` fills it in from the solver's phase
+stamps, which still hold that step's times.
 
 The contract with :class:`~tsid_py.DynamicsSolver` (its ``step_log``): the log *covers* a
-step — the solver calls :meth:`StepLog.record` after it instead of its ``recorder``'s hooks —
+step — the solver writes its row (:meth:`StepLog.record` after it, or a steady step in its
+refill) instead of calling its ``recorder``'s hooks —
 when the solver has a ``recorder`` (the log's :attr:`~StepLog.owner`, which sets both), the
 owner :meth:`armed <StepLog.arm>` it for the solver's current
 :attr:`~tsid_py.DynamicsSolver.configuration_epoch` and settings count
@@ -115,8 +116,6 @@ def refill_and_write_row(refill_arguments, row_arrays, q, v, status, iterations,
     rows, ints, floats = row_arrays
     return write_row(rows, ints, q, v, floats, refill_arguments[1], status, iterations, np.nan, previous_seconds)
 
-
-_refill_and_write_row = compiled_function(refill_and_write_row)
 
 
 def float_vector(value) -> np.ndarray:
@@ -227,17 +226,17 @@ class StepLog:
         self.last_status, self.last_code = status, code
         return code
 
-    def record(self, q, v, solution, seconds: float, previous_seconds: float = np.nan) -> None:
+    def record(self, q, v, solution, seconds: float) -> None:
         """Write the step's row (see :func:`write_row`): the state as given, the solution's
-        ``x``, status and iterations, the mapped entries, the time (and the previous row's
-        when pending: ``previous_seconds``); disarm at the period (an armed log stays armed
-        otherwise; only :meth:`arm` arms it)."""
+        ``x``, status and iterations, the mapped entries, the time (a pending time of the
+        previous row is settled before: :meth:`settle`); disarm at the period (an armed log
+        stays armed otherwise; only :meth:`arm` arms it)."""
         q, v = state_vectors(q, v)
         status = solution.status
         if status is not self.last_status:
             self.status_code(status)
         if not _write_row(self.rows, self.ints, q, v, self.program.floats, solution.x, self.last_code,
-                          solution.iterations, seconds, previous_seconds):
+                          solution.iterations, seconds, np.nan):
             self.armed = False
 
     def settle(self, seconds: float) -> None:
