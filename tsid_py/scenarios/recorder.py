@@ -22,8 +22,9 @@ its tolerance).
 Memory is bounded: the per-step rows are a ring of ``capacity`` steps, and keyframes older than
 the oldest step kept are dropped. The rows are a :class:`~tsid_py.step_log.StepLog`: a steady
 step (no configuration change, no overrides, no force ramp, every task's targets packed by the
-assembly's compiled program) costs the solver one compiled call after the solve and none of
-the recorder's Python (see :meth:`FlightRecorder.after_step`); the other steps go through its
+assembly's compiled program) costs the solver one compiled call after the solve — for the
+solver's steady step, none: its row is written in the refill's call — and none of the
+recorder's Python (see :meth:`FlightRecorder.after_step`); the other steps go through its
 hooks.
 """
 
