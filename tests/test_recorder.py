@@ -352,3 +352,78 @@ def test_a_recorded_steady_step_allocates_nothing_that_outlives_it():
     counted = json.loads(result.stdout.strip().splitlines()[-1])
     assert counted["retained"] == 0, f"{counted['retained']} bytes retained over {counted['steps']} steps"
     assert counted["kept"] == [] and counted["collections"] == [] and counted["numba_blocks"] == 0
+
+
+def test_steady_steps_write_their_rows_with_the_refill_and_replay_bit_for_bit(tmp_path):
+    """The control loop's refilled steps (``out=``): once the log is armed, each steady step
+    writes its row in the refill's compiled call, its time pending until the next step; the
+    rows hold the state as given (a list too), the loop's ``x`` and each step's own time
+    (the solver's phases), whichever way the next step went (steady, a checkpoint's hooks, a
+    general step, a setting, a detach), and replay bit for bit."""
+    robot = tp.robots.load(tp.robots.DEFAULT_HUMANOID)
+    controller = humanoid_balance(robot, 1e-3)
+    solver = controller.solver
+    recorder = FlightRecorder(solver, capacity=400)               # a checkpoint every 100 steps
+    robot.update(robot.q_ref, robot.zero_velocity())
+    centre, q, v, sol = robot.com.copy(), robot.q_ref.copy(), robot.zero_velocity(), None
+    given, xs, seconds, steady = [], [], [], 0
+    for k in range(260):
+        controller.com.set_target(centre + [0, 0.03 * np.sin(np.pi * k * 1e-3), 0])
+        if k == 170:
+            controller.com.kp = 80.0                              # a setting: hooked, then steady again
+        state = (list(q), list(v)) if k == 120 else (q, v)        # a steady step's list state: copied
+        if k == 230:                                              # a covered step the general way
+            solution = solver.solve(*state)
+        else:
+            solution = sol = solver.solve(*state, out=sol)
+        steady += solver.last_step_steady and recorder.log.armed
+        given.append(q.copy())
+        xs.append(solution.x.copy())
+        seconds.append(1e6 * sum(solver.timings.values()))
+        if k == 200:
+            assert recorder.step_us[k] == pytest.approx(seconds[k], rel=1e-9)   # read while pending
+        v = v + 1e-3 * solution.ddq
+        q = pin.integrate(robot.model, q, 1e-3 * v)
+    recorder.detach()
+    solver.solve(q, v, out=sol)                                   # unrecorded: the last row keeps its time
+    assert steady > 200
+    assert np.allclose(recorder.step_us[:260], seconds, rtol=1e-9, atol=0)
+    for k in range(260):
+        assert np.array_equal(recorder.q[k], given[k]) and np.array_equal(recorder.x[k, :xs[k].size], xs[k]), k
+    replayed = replay(Recording.load(recorder.save(tmp_path / "steady.tsidrec")))
+    assert not replayed.errors and replayed.identical_steps() == 260 and replayed.max_difference() == 0.0
+
+
+def test_the_refill_and_row_kernel_is_the_refill_then_the_row():
+    """:func:`tsid_py.step_log.refill_and_write_row` against its definition, on random
+    data: :func:`tsid_py.refill.refill` then :func:`tsid_py.step_log.write_row` with the time
+    pending (NaN), the previous pending time filled in."""
+    from tsid_py.refill import refill
+    from tsid_py.step_log import MICROSECONDS, StepLog, refill_and_write_row, write_row
+
+    rng = np.random.default_rng(7)
+    nx, nv, nq = 14, 9, 10
+    logs, refilled = [], []
+    for fused in (False, True):
+        log = StepLog(None, 4, nq, nv, 16, 5, 1000)
+        program = type("Program", (), {"floats": rng.standard_normal(8)})() if not fused else logs[0].program
+        log.map(program, np.array([1, 2, 3, 6]), np.array([log.extra_column + c for c in (0, 1, 2, 4)]))
+        logs.append(log)
+        local = np.random.default_rng(11)
+        arguments = (local.standard_normal(nx), np.zeros(nx), local.standard_normal((nv, nx)),
+                     local.standard_normal(nv), 6, np.zeros(nv), local.standard_normal(12), np.array([3, 1, 7], dtype=np.intp), np.zeros(3),
+                     np.array([2, 5], dtype=np.intp), np.array([0, 1], dtype=np.intp), np.zeros(6))
+        q, v = local.standard_normal(nq), local.standard_normal(nv)
+        for step in range(3):
+            if fused:
+                refill_and_write_row(arguments, log.row_arrays, q, v, 2, step, 1e-5 * (step + 1))
+            else:
+                refill(*arguments)
+                write_row(log.rows, log.ints, q, v, log.program.floats, arguments[1], 2, step,
+                          np.nan if step == 2 else 1e-5 * (step + 2), np.nan)
+        refilled.append([array.copy() for array in arguments[1:] if isinstance(array, np.ndarray)])
+    assert all(np.array_equal(a, b) for a, b in zip(*refilled))
+    assert np.array_equal(logs[0].rows, logs[1].rows, equal_nan=True)
+    assert np.isnan(logs[1].rows[2, MICROSECONDS]) and logs[1].rows[1, MICROSECONDS] == 1e6 * (1e-5 * 3)
+    logs[1].settle(4e-5)
+    assert logs[1].rows[2, MICROSECONDS] == 1e6 * 4e-5

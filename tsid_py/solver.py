@@ -35,6 +35,7 @@ from .solution import Solution
 from .solver_layouts import _NOTHING_SOFTENED, SolverLayouts
 from .solver_ramps import ContactRamps
 from .solver_steady import SteadyStep
+from .step_log import StepLog
 from .tasks.base import Task
 from .tasks.regularization import (DEFAULT_REGULARIZATION, regularization_tasks,  # noqa: F401 (re-exported)
                                   regularization_weights)
@@ -352,7 +353,7 @@ class DynamicsSolver(ContactRamps, SolverLayouts):
         try:
             if recorder is not None and log is None:
                 recorder.before_step(self, q, v, overrides)
-            solution = self._solve(q, v, overrides, out, plain)
+            solution = self._solve(q, v, overrides, out, plain, log)
         except BaseException as error:
             if recorder is not None:
                 if log is not None:                  # a covered step: its hooks see it now
@@ -362,20 +363,24 @@ class DynamicsSolver(ContactRamps, SolverLayouts):
         finally:
             self._busy.release()
         if log is not None:
-            log.record(q, v, solution, self._stamps[4] - self._stamps[0])
+            if not self._last_steady:                # (a steady step wrote its row)
+                log.record(q, v, solution, self._stamps[4] - self._stamps[0])
         elif recorder is not None:
             recorder.after_step(self, solution, None)
         return solution
 
-    def _solve(self, q, v, overrides, out, plain: bool) -> Solution:
-        """:meth:`solve`'s step, holding the solver (``plain``: no override this step): the
-        steady step when it serves (:mod:`tsid_py.solver_steady`), else the general one."""
+    def _solve(self, q, v, overrides, out, plain: bool, log: StepLog | None) -> Solution:
+        """:meth:`solve`'s step, holding the solver (``plain``: no override this step; ``log``:
+        the step log that covers it, whose row a steady step writes): the steady step when it
+        serves (:mod:`tsid_py.solver_steady`), else the general one."""
         steady = self._steady
         if steady is not None and out is steady.solution and plain:
-            solution = steady.step(q, v)
+            solution = steady.step(q, v, log)
             if solution is not None:
                 self._last_solution, self._last_steady = solution, True   # (a removal's ramp starts from its forces)
                 return solution
+        if log is not None:                          # (the last step's row may wait for its time)
+            log.settle(self._stamps[4] - self._stamps[0])
         self._steady, self._last_steady = None, False
         solution, overrides, layout, result = self._general_step(q, v, overrides, out)
         if out is not None and overrides is None and not self._transitions and not self._unanchored:

@@ -34,6 +34,10 @@ from time import perf_counter
 
 from ._validation import finite_vector
 from .solution import Solution
+from ._numba import compiled_function
+from .step_log import StepLog, refill_and_write_row, state_vectors
+
+_refill_and_write_row = compiled_function(refill_and_write_row)
 
 
 class SteadyStep:
@@ -53,6 +57,8 @@ class SteadyStep:
         self.others = bool(rest.hard or rest.soft or rest.linear)     # items with their own writers
         #: False once a step went the backend's general way (the next step goes the solver's).
         self.valid = True
+        #: :func:`~tsid_py.refill.refill`'s arguments as one tuple, for a recorded step (built at the first).
+        self.refill_arguments = None
 
     @classmethod
     def of(cls, solver, layout, result, solution: Solution, stamps: list) -> SteadyStep | None:
@@ -79,9 +85,11 @@ class SteadyStep:
                 and self.program.floats is self.floats and self.backend.kept_step() is self.kept
                 and self.program.unchanged())
 
-    def step(self, q, v) -> Solution | None:
+    def step(self, q, v, log: StepLog | None = None) -> Solution | None:
         """The steady step at ``(q, v)``: the refilled solution, or None (nothing done) when
-        this step must go the general way."""
+        this step must go the general way. ``log``: the :class:`~tsid_py.step_log.StepLog`
+        that covers this step, whose row the step writes (with the refill, in one compiled
+        call; the time pending, see :mod:`tsid_py.step_log`)."""
         tic = perf_counter()
         if not self.current():
             return None
@@ -110,11 +118,42 @@ class SteadyStep:
 
                 raise step_failure(self.solver, layout, qp, result)
             solution = layout.extract(result, solution)
-        else:      # the compiled step's optimum, checked against every row (a program's layout: no passive joints)
-            self.refill.run_planned(result.x, layout.D, layout.bias, self.zero_rows)
+        elif log is None:  # the compiled step's optimum, checked against every row (a program's layout:
+            self.refill.run_planned(result.x, layout.D, layout.bias, self.zero_rows)     # no passive joints)
             solution.refilled(result.status, result.iterations)
+        else:                                        # (the same, and the log's row in the same call)
+            self.refill_and_log(result, log, q, v)
+            log = None                               # (written)
         stamps = self.stamps
+        if log is not None:                          # (the last step's row may wait for its time)
+            log.settle(stamps[4] - stamps[0])
         stamps[0], stamps[1], stamps[2], stamps[3], stamps[4] = tic, t_dynamics, t_assembly, t_qp, perf_counter()
+        if log is not None:
+            log.record(q, v, solution, stamps[4] - tic)
         for task in layout.recording_tasks:
             task.record(solution)
         return solution
+
+    def refill_and_log(self, result, log: StepLog, q, v) -> None:
+        """The refill (as :meth:`~tsid_py.refill.Refill.run_planned`) and ``log``'s row of
+        the state ``(q, v)`` as given, in one compiled call
+        (:func:`~tsid_py.step_log.refill_and_write_row`; the last step's time from the
+        phase stamps, which still hold it)."""
+        arguments = self.refill_arguments
+        if arguments is None or arguments[0] is not result.x:     # (the backend's buffer: built once)
+            layout, solution = self.layout, self.solution
+            arguments = self.refill_arguments = (result.x, solution.x, layout.D, layout.bias, self.zero_rows,
+                                                 solution.tau, *self.refill.arguments)
+        status, iterations, stamps = result.status, result.iterations, self.stamps
+        if status is not log.last_status:
+            log.status_code(status)
+        try:          # (the solver accepted q and v: a float64 array is a vector of the robot's size)
+            covered = _refill_and_write_row(arguments, log.row_arrays, q, v, log.last_code, iterations,
+                                            stamps[4] - stamps[0])
+        except TypeError:        # (not float64 arrays, refused before the call ran: a list, another dtype)
+            q, v = state_vectors(q, v)
+            covered = _refill_and_write_row(arguments, log.row_arrays, q, v, log.last_code, iterations,
+                                            stamps[4] - stamps[0])
+        if not covered:
+            log.armed = False
+        self.solution.refilled(status, iterations)

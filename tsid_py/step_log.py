@@ -7,7 +7,8 @@ column layout. Step ``k`` writes row ``k mod capacity``:
 
 - ``X_SIZE``: the size of the QP's solution ``x`` (0: the step raised);
 - ``STATUS``: the status, as an index into :attr:`~StepLog.statuses` (−1: the step raised);
-- ``ITERATIONS``: the QP's iterations; ``MICROSECONDS``: the step's time, µs;
+- ``ITERATIONS``: the QP's iterations; ``MICROSECONDS``: the step's time, µs (NaN while
+  pending: a row written during its step, see below);
 - ``nq`` columns from :attr:`~StepLog.q_column`: ``q`` as given to
   :meth:`~tsid_py.DynamicsSolver.solve`; ``nv`` from :attr:`~StepLog.v_column`: ``v`` as given;
 - ``x_width`` from :attr:`~StepLog.x_column`: ``x`` (its first ``x_size`` entries);
@@ -17,8 +18,15 @@ column layout. Step ``k`` writes row ``k mod capacity``:
 
 Counts and codes are stored as floats (exact below 2⁵³).
 
+A steady step (:mod:`tsid_py.solver_steady`) writes its row in the compiled call that refills
+its solution (:func:`refill_and_write_row`: no call and no Python of its own), before its
+time is known: the row's time is pending (NaN) until the next write — the next step's row,
+whichever way it is written — or :meth:`StepLog.settle` fills it in from the solver's phase
+stamps, which still hold that step's times.
+
 The contract with :class:`~tsid_py.DynamicsSolver` (its ``step_log``): the log *covers* a
-step — the solver calls :meth:`StepLog.record` after it instead of its ``recorder``'s hooks —
+step — the solver writes its row (:meth:`StepLog.record` after it, or a steady step in its
+refill) instead of calling its ``recorder``'s hooks —
 when the solver has a ``recorder`` (the log's :attr:`~StepLog.owner`, which sets both), the
 owner :meth:`armed <StepLog.arm>` it for the solver's current
 :attr:`~tsid_py.DynamicsSolver.configuration_epoch` and settings count
@@ -38,6 +46,7 @@ from numba import boolean, float64, intp, njit, types
 
 from ._numba import compiled_function
 from ._validation import _FLOAT64
+from .refill import refill
 
 #: The fixed columns of a row.
 X_SIZE, STATUS, ITERATIONS, MICROSECONDS, FIXED_COLUMNS = range(5)
@@ -54,15 +63,22 @@ _NO_PROGRAM = SimpleNamespace(floats=_NO_FLOATS)
 _NDARRAY = np.ndarray
 
 
-@njit(boolean(float64[:, ::1], intp[::1], _ANY1, _ANY1, float64[::1], _ANY1, intp, intp, float64), cache=True,
-      _nrt=False)
-def write_row(rows, ints, q, v, floats, x, status, iterations, seconds):
+_ROWS, _INTS, _FLOATS = float64[:, ::1], intp[::1], float64[::1]
+
+
+@njit(boolean(_ROWS, _INTS, _ANY1, _ANY1, _FLOATS, _ANY1, intp, intp, float64, float64), cache=True, _nrt=False)
+def write_row(rows, ints, q, v, floats, x, status, iterations, seconds, previous_seconds):
     """Write the next row (``ints[COUNT] mod capacity``; see the module's table): the state, ``x``
     (at most ``ints[X_WIDTH]`` entries), ``rows[r, c:c + n] = floats[s:s + n]`` for each of the
     ``ints[RUNS]`` mapped runs ``(s, c, n)``, the status, iterations and time (``seconds``,
-    written in µs); count the step. Returns whether the next step is still covered (not a
-    multiple of ``ints[PERIOD]``)."""
+    written in µs; NaN: pending); the previous row's time when it is pending
+    (``previous_seconds``, the previous step's); count the step. Returns whether the next
+    step is still covered (not a multiple of ``ints[PERIOD]``)."""
     count = ints[COUNT]
+    if count > 0:
+        previous = rows[(count - 1) % rows.shape[0]]
+        if np.isnan(previous[MICROSECONDS]):
+            previous[MICROSECONDS] = 1e6 * previous_seconds
     row = rows[count % rows.shape[0]]
     start = ints[Q_COLUMN]
     for a in range(q.size):
@@ -83,6 +99,23 @@ def write_row(rows, ints, q, v, floats, x, status, iterations, seconds):
 
 
 _write_row = compiled_function(write_row)
+
+
+#: :func:`~tsid_py.refill.refill`'s arguments, as one tuple; a log's :attr:`StepLog.row_arrays`.
+REFILL_ARGUMENTS, ROW_ARRAYS = types.Tuple(refill.signatures[0]), types.Tuple((_ROWS, _INTS, _FLOATS))
+
+
+@njit(boolean(REFILL_ARGUMENTS, ROW_ARRAYS, _ANY1, _ANY1, intp, intp, float64), cache=True, _nrt=False)
+def refill_and_write_row(refill_arguments, row_arrays, q, v, status, iterations, previous_seconds):
+    """A steady step's :func:`~tsid_py.refill.refill` (``refill_arguments``) and then its row,
+    :func:`write_row` of the refilled ``x`` (the second argument) into ``row_arrays`` (the
+    rows, their ints and the mapped floats) with the time pending (see the module), in one
+    call; returns :func:`write_row`'s answer. (Two tuples: a call with fewer arguments costs
+    less to unpack.)"""
+    refill(*refill_arguments)
+    rows, ints, floats = row_arrays
+    return write_row(rows, ints, q, v, floats, refill_arguments[1], status, iterations, np.nan, previous_seconds)
+
 
 
 def float_vector(value) -> np.ndarray:
@@ -111,9 +144,12 @@ class StepLog:
         #: The statuses seen, by code.
         self.statuses: list[str] = []
         self._codes: dict[str, int] = {}
-        self._status, self._code = None, -1         # the last status and its code
+        #: The last status written and its code (a steady step's test: the same string object).
+        self.last_status, self.last_code = None, -1
         #: Whether the next steps are covered, for which configuration epoch and settings count.
         self.armed, self.epoch, self.changes = False, -1, -1
+        #: The rows, their ints and the program's floats: :func:`refill_and_write_row`'s tuple.
+        self.row_arrays = (self.rows, self.ints, self.program.floats)
 
     @property
     def count(self) -> int:
@@ -173,6 +209,7 @@ class StepLog:
         ints[RUNS] = starts.size
         ints[HEADER:] = np.column_stack([sources[starts], columns[starts], lengths]).ravel()
         self.ints, self.program, self.armed = ints, _NO_PROGRAM if program is None else program, False
+        self.row_arrays = (self.rows, self.ints, self.program.floats)
 
     def arm(self, epoch: int, changes: int) -> None:
         """Cover the next steps of the solver at this configuration epoch and settings count
@@ -186,22 +223,30 @@ class StepLog:
         if code is None:
             code = self._codes[status] = len(self.statuses)
             self.statuses.append(status)
-        self._status, self._code = status, code
+        self.last_status, self.last_code = status, code
         return code
 
     def record(self, q, v, solution, seconds: float) -> None:
         """Write the step's row (see :func:`write_row`): the state as given, the solution's
-        ``x``, status and iterations, the mapped entries, the time; disarm at the period (an
-        armed log stays armed otherwise; only :meth:`arm` arms it)."""
-        if type(q) is not _NDARRAY or type(v) is not _NDARRAY or q.dtype is not _FLOAT64 or v.dtype is not _FLOAT64:
-            q, v = float_vector(q), float_vector(v)
-        # (the solver accepted them: a float64 array is a vector of the robot's size)
+        ``x``, status and iterations, the mapped entries, the time (a pending time of the
+        previous row is settled before: :meth:`settle`); disarm at the period (an armed log
+        stays armed otherwise; only :meth:`arm` arms it)."""
+        q, v = state_vectors(q, v)
         status = solution.status
-        if status is not self._status:
+        if status is not self.last_status:
             self.status_code(status)
-        if not _write_row(self.rows, self.ints, q, v, self.program.floats, solution.x, self._code,
-                          solution.iterations, seconds):
+        if not _write_row(self.rows, self.ints, q, v, self.program.floats, solution.x, self.last_code,
+                          solution.iterations, seconds, np.nan):
             self.armed = False
+
+    def settle(self, seconds: float) -> None:
+        """Fill in the last row's time when it is pending (see the module): ``seconds``, the
+        time of the step that wrote it."""
+        count = self.count
+        if count:
+            row = self.rows[(count - 1) % self.capacity]
+            if np.isnan(row[MICROSECONDS]):
+                row[MICROSECONDS] = 1e6 * seconds
 
     def record_failure(self, q, v, seconds: float) -> None:
         """Write the row of a step that raised: the state (NaN where it is not a vector of
@@ -209,8 +254,17 @@ class StepLog:
         step was asked from the items themselves); disarms the log."""
         ints = self.ints[:HEADER].copy()
         ints[RUNS] = 0
-        _write_row(self.rows, ints, _state(q, self.nq), _state(v, self.nv), _NO_FLOATS, _NO_FLOATS[:0], -1, 0, seconds)
+        _write_row(self.rows, ints, _state(q, self.nq), _state(v, self.nv), _NO_FLOATS, _NO_FLOATS[:0], -1, 0, seconds,
+                   np.nan)
         self.ints[COUNT], self.armed = ints[COUNT], False
+
+
+def state_vectors(q, v) -> tuple[np.ndarray, np.ndarray]:
+    """``q`` and ``v`` as float64 arrays (themselves when they are; the solver accepted them,
+    so a float64 array is a vector of the robot's size)."""
+    if type(q) is not _NDARRAY or type(v) is not _NDARRAY or q.dtype is not _FLOAT64 or v.dtype is not _FLOAT64:
+        return float_vector(q), float_vector(v)
+    return q, v
 
 
 def _state(value, size: int) -> np.ndarray:

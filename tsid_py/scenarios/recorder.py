@@ -22,8 +22,9 @@ its tolerance).
 Memory is bounded: the per-step rows are a ring of ``capacity`` steps, and keyframes older than
 the oldest step kept are dropped. The rows are a :class:`~tsid_py.step_log.StepLog`: a steady
 step (no configuration change, no overrides, no force ramp, every task's targets packed by the
-assembly's compiled program) costs the solver one compiled call after the solve and none of
-the recorder's Python (see :meth:`FlightRecorder.after_step`); the other steps go through its
+assembly's compiled program) costs the solver one compiled call after the solve — for the
+solver's steady step, none: its row is written in the refill's call — and none of the
+recorder's Python (see :meth:`FlightRecorder.after_step`); the other steps go through its
 hooks.
 """
 
@@ -205,7 +206,18 @@ class FlightRecorder:
     x_size = property(lambda self: self.log.rows[:, X_SIZE], doc="The size of x (0: the step raised).")
     status = property(lambda self: self.log.rows[:, STATUS], doc="The status' index in statuses (-1: raised).")
     iterations = property(lambda self: self.log.rows[:, ITERATIONS], doc="The QP's iterations.")
-    step_us = property(lambda self: self.log.rows[:, MICROSECONDS], doc="The step's time, µs.")
+
+    @property
+    def step_us(self) -> np.ndarray:
+        """The step's time, µs (the last step's filled in when pending, see :mod:`tsid_py.step_log`)."""
+        self._settle()
+        return self.log.rows[:, MICROSECONDS]
+
+    def _settle(self) -> None:
+        """The last row's time, when the steady step that wrote it left it pending (this
+        solver's last step is the last row: every step is recorded while attached)."""
+        if self.solver.recorder is self:
+            self.log.settle(sum(self.solver.timings.values()))
 
     # ------------------------------------------------------------------ recording
     def attach(self) -> None:
@@ -216,6 +228,7 @@ class FlightRecorder:
 
     def detach(self) -> None:
         """Stop recording (the rows stay, to save)."""
+        self._settle()
         if self.solver.recorder is self:
             self.solver.recorder = None
         if self.solver.step_log is self.log:
@@ -228,6 +241,7 @@ class FlightRecorder:
         the configuration changed, the targets of the tasks the assembly's program does not
         pack (:meth:`after_step` has the others written from its packed floats), the warm
         start at checkpoints, the rarer inputs in ``sparse``."""
+        self._settle()                            # (the solver's stamps are still the last step's)
         count = self.count
         i = count % self.capacity
         fresh = solver.configuration_epoch != self._epochs[0] or CHANGES[0] != self._epochs[1]
