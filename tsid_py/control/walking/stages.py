@@ -24,6 +24,7 @@ from ..support import WALKING, BalanceMode
 from ..terrain import surface_placement
 from .adjustment import StepAdjustment
 from .angles import mean_yaw, yaw_of_sole, yaw_rotation
+from .footholds import landed_footstep
 from .footsteps import Footstep, Gait
 from .plan import LAND, LIFT, UNLOAD, WalkPlan
 from .recovery import RecoveryStep, StepRecovery
@@ -207,15 +208,18 @@ class PlanStage(Stage):
         time_left = (swing.touch_down if touch_down is None else touch_down) - t
         cx, cy, _, _, _, _, ax, ay, _ = plan.com_state(max(t, swing.lift_off))
         square = plan.omega * plan.omega                           # the plan's ZMP: c − c̈ / ω²
-        predicted = adjustment.predict(self.com.dcm_xy, (cx - ax / square, cy - ay / square), plan.omega, time_left)
-        reachable = adjustment.reachable(predicted, self._footholds[stance_foot].yaw, plan.omega, time_left)
+        stance_zmp = (cx - ax / square, cy - ay / square)
+        predicted = adjustment.predict(self.com.dcm_xy, stance_zmp, plan.omega, time_left)
+        reachable, scale = adjustment.through_double_support(
+            adjustment.reachable(predicted, self._footholds[stance_foot].yaw, plan.omega, time_left),
+            stance_zmp, planned.support_point, plan.omega)
         key = (self.solver.contact_epoch, stance_foot, planned)
         if self._target is None or self._target[0] != key:          # the soles' hull, while they stay
             length, width = adjustment.sole_size
             support = SupportPolygon(np.vstack([self.stance.footprint(stance_foot),
                                                 rectangle_corners(planned.placement, length, width)]))
             self._target = (key, adjustment.target(support))
-        return adjustment.shift(reachable, self._target[1])
+        return adjustment.shift(reachable, self._target[1], scale)
 
     def _check_adjustment(self, t: float) -> None:
         """Step adjustment (:mod:`.adjustment`): the capture point at touch-down at best;
@@ -330,11 +334,11 @@ class PlanStage(Stage):
             self.solver.remove_task(self.swing_tasks[foot])
             self.swinging = None
             footstep = self._footholds[foot] = self.plan.footsteps[index]
-            bearing = None if self.region is None else self.region(footstep)
+            placement = self.solver.robot.frame_placement(self.solver.robot.frame_id(foot))
+            landed = landed_footstep(footstep, placement.translation[0], placement.translation[1])
+            bearing = None if self.region is None else self.region(landed)     # where the sole landed
             anchor = None
             if not footstep.level or footstep.bearing is not None:      # on the ground's plane there
-                frame = self.solver.robot.frame_id(foot)
-                placement = self.solver.robot.frame_placement(frame)
                 anchor = surface_placement(placement.translation, yaw_of_sole(placement.rotation), footstep.normal)
             self.landed.append((self.stance.make(foot, ramp, bearing, anchor), index))
             self.steps_taken += 1
