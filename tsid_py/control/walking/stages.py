@@ -82,7 +82,9 @@ class PlanStage(Stage):
     way. With ``touchdown`` (:class:`~.touchdown.Touchdown`) and measured wrenches, a swing
     lands on contact: early from its apex on, or late with the plan's clock waiting (see
     :mod:`.touchdown`). ``region(footstep)`` (optional) gives the polygon a landing sole bears
-    on, its contact's :attr:`~tsid_py.PlanarContact.bearing` (None: all of it)."""
+    on, its contact's :attr:`~tsid_py.PlanarContact.bearing` (None: all of it), asked of the
+    footstep as the sole landed (:func:`~.footholds.landed_footstep`: at its measured
+    position, the foothold's polygon seen from there)."""
 
     def __init__(self, stance: Stance, com: CapturePointTask, torso, swing_tasks: dict, gait: Gait,
                  momentum=None, touchdown: Touchdown | None = None, adjustment: StepAdjustment | None = None,
@@ -199,9 +201,11 @@ class PlanStage(Stage):
 
     def _capture_move(self, index: int, t: float, touch_down: float | None = None):
         """The least move of footstep ``index``'s landing that lets the stance sole bring
-        the capture point into the support at its touch-down (:meth:`~.adjustment.StepAdjustment.shift`),
-        predicted at plan time ``t`` from the measured capture point, or None; at
-        ``touch_down`` (s) instead of the planned one when given."""
+        the capture point into the support by the end of the double support after its
+        touch-down (:meth:`~.adjustment.StepAdjustment.through_double_support`,
+        :meth:`~.adjustment.StepAdjustment.shift`), predicted at plan time ``t`` from the
+        measured capture point, or None; at ``touch_down`` (s) instead of the planned one when
+        given."""
         adjustment, plan = self.adjustment, self.plan
         swing, planned = plan.swings[index], plan.footsteps[index]
         stance_foot = next(name for name in self._footholds if name != planned.foot)
