@@ -339,8 +339,9 @@ class PlanStage(Stage):
             self.swinging = None
             footstep = self._footholds[foot] = self.plan.footsteps[index]
             placement = self.solver.robot.frame_placement(self.solver.robot.frame_id(foot))
-            landed = landed_footstep(footstep, placement.translation[0], placement.translation[1])
-            bearing = None if self.region is None else self.region(landed)     # where the sole landed
+            bearing = None
+            if self.region is not None and footstep.bearing is not None:     # seen from where the sole landed
+                bearing = self.region(landed_footstep(footstep, placement.translation[0], placement.translation[1]))
             anchor = None
             if not footstep.level or footstep.bearing is not None:      # on the ground's plane there
                 anchor = surface_placement(placement.translation, yaw_of_sole(placement.rotation), footstep.normal)
