@@ -214,9 +214,10 @@ class PlanStage(Stage):
         square = plan.omega * plan.omega                           # the plan's ZMP: c − c̈ / ω²
         stance_zmp = (cx - ax / square, cy - ay / square)
         predicted = adjustment.predict(self.com.dcm_xy, stance_zmp, plan.omega, time_left)
-        reachable, scale = adjustment.through_double_support(
-            adjustment.reachable(predicted, self._footholds[stance_foot].yaw, plan.omega, time_left),
-            stance_zmp, planned.support_point, plan.omega)
+        reachable, scale = adjustment.reachable(predicted, self._footholds[stance_foot].yaw, plan.omega, time_left), 1.0
+        if planned.bearing is not None:     # a landing on part of its sole: held through the double support
+            reachable, scale = adjustment.through_double_support(reachable, stance_zmp, planned.support_point,
+                                                                 plan.omega)
         key = (self.solver.contact_epoch, stance_foot, planned)
         if self._target is None or self._target[0] != key:          # the soles' hull, while they stay
             length, width = adjustment.sole_size
