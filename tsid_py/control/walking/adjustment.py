@@ -36,7 +36,12 @@ ground (seed 0, its last stances): the capture point at touch-down 2 cm inside t
 sole, inside the hull, no adjustment; 0.1 s later it was 1.2 cm outside the sole, which
 then rolled onto its edge, and the walk fell. A landing moved by ``d`` moves ``p_l`` by
 ``d`` too, so ``ξ_D`` by ``−k d``: the least move that brings the support to ``ξ_D`` is
-the hulls' separation over ``1 + k`` (:meth:`StepAdjustment.shift`'s ``scale``).
+the hulls' separation over ``1 + k`` (:meth:`StepAdjustment.shift`'s ``scale``). The walk
+asks it of a landing on part of its sole (a foothold with a bearing polygon, where that edge
+is near); on a whole sole it keeps the touch-down check. Asked there too, it moved G1's
+landings up a 10° slope 22–55 times a walk (0–7 without), each 1–2 cm outward on a
+prediction made 0.45 s ahead by the point-mass pendulum, and its soles slipped 21 mm
+(4.6 mm without).
 
 **The capture point leaving the support.** At touch-down the robot stands on the stance sole
 and the landed one: while a capture point the stance sole can reach lies in their convex
