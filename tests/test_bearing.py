@@ -11,7 +11,7 @@ import pytest
 from tsid_py._geometry import polygon_area, polygon_centroid
 from tsid_py.control.terrain import CONTACT_TOLERANCE, Terrain
 from tsid_py.control.walking import Footstep, WalkPlan, plan_footsteps
-from tsid_py.control.walking.footholds import contact_region, cop_room, place_footstep, place_footsteps
+from tsid_py.control.walking.footholds import contact_region, cop_room, landed_footstep, place_footstep, place_footsteps
 from tsid_py.models.gait import Gait
 
 SOLE = (0.2, 0.13)
@@ -166,7 +166,8 @@ def test_the_planes_a_sole_can_lie_on_are_on_or_above_the_ground_and_touch_it_at
 
 def test_a_sole_landing_on_bumps_bears_on_its_polygon_and_is_held_on_the_ground_s_plane():
     """The walk's touch-down on a footstep of rough ground makes a contact bearing on its
-    polygon less the sole's margins (contact_region), anchored where the sole is with the
+    polygon as seen from where the sole landed (landed_footstep: 3 mm ahead, 4 mm to the
+    right) less the sole's margins (contact_region), anchored where the sole is with the
     footstep's normal, and the capture point's support is built on that polygon."""
     import tsid_py as tp
     from tsid_py.control.walking import WalkingController
@@ -181,12 +182,20 @@ def test_a_sole_landing_on_bumps_bears_on_its_polygon_and_is_held_on_the_ground_
     for time, kind, foot, step in plan.events:
         if step > index:
             break
+        if kind == LAND and step == index:          # the sole lands 5 mm off its foothold
+            footstep, q = plan.footsteps[index], robot.q_ref.copy()
+            robot.update(q, robot.zero_velocity())
+            q[:2] += footstep.xy + [0.003, -0.004] - robot.frame_placement(robot.frame_id(foot)).translation[:2]
+            robot.update(q, robot.zero_velocity())
         stage._apply(time, kind, foot, step)
         if kind == LAND and step == index:
-            footstep = plan.footsteps[index]
             contact = controller.solver.contacts[foot]
-            expected = contact_region(footstep.bearing, (contact.length, contact.width), robot.sole_size)
+            sole = (contact.length, contact.width)
+            landed = landed_footstep(footstep, *robot.frame_placement(robot.frame_id(foot)).translation[:2])
+            expected = contact_region(landed.bearing, sole, robot.sole_size)
             np.testing.assert_allclose(_in_order(contact.bearing), _in_order(expected), atol=1e-12)
+            planned = contact_region(footstep.bearing, sole, robot.sole_size)
+            assert not np.allclose(polygon_centroid(planned), polygon_centroid(expected), atol=1e-3)
             np.testing.assert_allclose(contact.anchor.rotation[:, 2], footstep.normal, atol=1e-12)
             placement = robot.frame_placement(robot.frame_id(foot))
             np.testing.assert_allclose(contact.anchor.translation, placement.translation, atol=1e-12)

@@ -179,6 +179,26 @@ def contact_region(bearing, contact_size, sole_size) -> np.ndarray | None:
     return region if polygon_area(region) > 1e-6 else None
 
 
+def landed_footstep(planned: Footstep, x: float, y: float) -> Footstep:
+    """``planned`` as its sole landed: centred over ``(x, y)`` (m, world; the sole's measured
+    position) instead of the planned point, on the same plane (height there), heading and
+    normal, with its bearing polygon seen from there. The ground's points the sole bears on
+    stay where they are in the world, so in the sole's frame they move by the opposite of the
+    landing error: with ``(u, v)`` the landed centre in the planned sole's frame (the point
+    of its plane over ``(x, y)``), the polygon's vertices are ``b_i − (u, v)``. A sole that
+    lands 5 mm outward of a foothold whose polygon is a strip along its outer side has 5 mm
+    less of that strip under it; a contact bearing on the planned polygon would let the
+    centre of pressure go 5 mm past the real edge, and the sole rolls over it (G1 on rough
+    ground, its soles 5 cm wide, lands 2–6 mm off across its heading). Without a polygon (the
+    whole sole bears) the footstep is only moved."""
+    placement = planned.placement
+    n, origin = placement.rotation[:, 2], placement.translation
+    z = origin[2] - (n[0] * (float(x) - origin[0]) + n[1] * (float(y) - origin[1])) / n[2]
+    u, v, _ = placement.actInv(np.array([float(x), float(y), z]))
+    bearing = None if planned.bearing is None else tuple((bx - u, by - v) for bx, by in planned.bearing)
+    return Footstep(planned.foot, float(x), float(y), planned.yaw, float(z), planned.normal, bearing)
+
+
 def _offsets(search: float, resolution: float) -> list[tuple[float, float]]:
     """Candidate offsets ``(along, across)`` m: the planned point, then along the heading by
     increasing distance every ``resolution``, then across it every two (with the along

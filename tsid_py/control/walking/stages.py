@@ -24,6 +24,7 @@ from ..support import WALKING, BalanceMode
 from ..terrain import surface_placement
 from .adjustment import StepAdjustment
 from .angles import mean_yaw, yaw_of_sole, yaw_rotation
+from .footholds import landed_footstep
 from .footsteps import Footstep, Gait
 from .plan import LAND, LIFT, UNLOAD, WalkPlan
 from .recovery import RecoveryStep, StepRecovery
@@ -81,7 +82,9 @@ class PlanStage(Stage):
     way. With ``touchdown`` (:class:`~.touchdown.Touchdown`) and measured wrenches, a swing
     lands on contact: early from its apex on, or late with the plan's clock waiting (see
     :mod:`.touchdown`). ``region(footstep)`` (optional) gives the polygon a landing sole bears
-    on, its contact's :attr:`~tsid_py.PlanarContact.bearing` (None: all of it)."""
+    on, its contact's :attr:`~tsid_py.PlanarContact.bearing` (None: all of it), asked of the
+    footstep as the sole landed (:func:`~.footholds.landed_footstep`: at its measured
+    position, the foothold's polygon seen from there)."""
 
     def __init__(self, stance: Stance, com: CapturePointTask, torso, swing_tasks: dict, gait: Gait,
                  momentum=None, touchdown: Touchdown | None = None, adjustment: StepAdjustment | None = None,
@@ -198,24 +201,30 @@ class PlanStage(Stage):
 
     def _capture_move(self, index: int, t: float, touch_down: float | None = None):
         """The least move of footstep ``index``'s landing that lets the stance sole bring
-        the capture point into the support at its touch-down (:meth:`~.adjustment.StepAdjustment.shift`),
-        predicted at plan time ``t`` from the measured capture point, or None; at
-        ``touch_down`` (s) instead of the planned one when given."""
+        the capture point into the support by the end of the double support after its
+        touch-down (:meth:`~.adjustment.StepAdjustment.through_double_support`,
+        :meth:`~.adjustment.StepAdjustment.shift`), predicted at plan time ``t`` from the
+        measured capture point, or None; at ``touch_down`` (s) instead of the planned one when
+        given."""
         adjustment, plan = self.adjustment, self.plan
         swing, planned = plan.swings[index], plan.footsteps[index]
         stance_foot = next(name for name in self._footholds if name != planned.foot)
         time_left = (swing.touch_down if touch_down is None else touch_down) - t
         cx, cy, _, _, _, _, ax, ay, _ = plan.com_state(max(t, swing.lift_off))
         square = plan.omega * plan.omega                           # the plan's ZMP: c − c̈ / ω²
-        predicted = adjustment.predict(self.com.dcm_xy, (cx - ax / square, cy - ay / square), plan.omega, time_left)
-        reachable = adjustment.reachable(predicted, self._footholds[stance_foot].yaw, plan.omega, time_left)
+        stance_zmp = (cx - ax / square, cy - ay / square)
+        predicted = adjustment.predict(self.com.dcm_xy, stance_zmp, plan.omega, time_left)
+        reachable, scale = adjustment.reachable(predicted, self._footholds[stance_foot].yaw, plan.omega, time_left), 1.0
+        if planned.bearing is not None:     # a landing on part of its sole: held through the double support
+            reachable, scale = adjustment.through_double_support(reachable, stance_zmp, planned.support_point,
+                                                                 plan.omega)
         key = (self.solver.contact_epoch, stance_foot, planned)
         if self._target is None or self._target[0] != key:          # the soles' hull, while they stay
             length, width = adjustment.sole_size
             support = SupportPolygon(np.vstack([self.stance.footprint(stance_foot),
                                                 rectangle_corners(planned.placement, length, width)]))
             self._target = (key, adjustment.target(support))
-        return adjustment.shift(reachable, self._target[1])
+        return adjustment.shift(reachable, self._target[1], scale)
 
     def _check_adjustment(self, t: float) -> None:
         """Step adjustment (:mod:`.adjustment`): the capture point at touch-down at best;
@@ -330,11 +339,12 @@ class PlanStage(Stage):
             self.solver.remove_task(self.swing_tasks[foot])
             self.swinging = None
             footstep = self._footholds[foot] = self.plan.footsteps[index]
-            bearing = None if self.region is None else self.region(footstep)
+            placement = self.solver.robot.frame_placement(self.solver.robot.frame_id(foot))
+            bearing = None
+            if self.region is not None and footstep.bearing is not None:     # seen from where the sole landed
+                bearing = self.region(landed_footstep(footstep, placement.translation[0], placement.translation[1]))
             anchor = None
             if not footstep.level or footstep.bearing is not None:      # on the ground's plane there
-                frame = self.solver.robot.frame_id(foot)
-                placement = self.solver.robot.frame_placement(frame)
                 anchor = surface_placement(placement.translation, yaw_of_sole(placement.rotation), footstep.normal)
             self.landed.append((self.stance.make(foot, ramp, bearing, anchor), index))
             self.steps_taken += 1
