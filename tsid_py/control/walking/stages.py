@@ -27,6 +27,7 @@ from .angles import mean_yaw, yaw_of_sole, yaw_rotation
 from .footsteps import Footstep, Gait
 from .plan import LAND, LIFT, UNLOAD, WalkPlan
 from .recovery import RecoveryStep, StepRecovery
+from .sequence import StepSequence
 from .swing import SwingTrajectory
 from .touchdown import Touchdown
 
@@ -85,7 +86,7 @@ class PlanStage(Stage):
 
     def __init__(self, stance: Stance, com: CapturePointTask, torso, swing_tasks: dict, gait: Gait,
                  momentum=None, touchdown: Touchdown | None = None, adjustment: StepAdjustment | None = None,
-                 place=None, region=None, pelvis=None):
+                 place=None, region=None, pelvis=None, sequence: StepSequence | None = None):
         self.stance, self.solver, self.com, self.torso = stance, stance.solver, com, torso
         #: The orientation tasks turned with the heading, with their rest rotations: the
         #: torso's, and the pelvis's when it has one (``pelvis``).
@@ -95,9 +96,12 @@ class PlanStage(Stage):
         #: footstep``, which puts a moved footstep on the ground (None: as moved; ``under_way``:
         #: the landing of the swing under way, which is to stay near where it was moved).
         self.adjustment, self.place, self.region = adjustment, place, region
-        #: Footsteps moved by step adjustment so far (each re-plan counts), and the swings it
-        #: brought down early.
-        self.adjustments = self.early_touch_downs = 0
+        #: Two-step capture (:mod:`.sequence`; None: off), tried when step adjustment misses.
+        self.sequence = sequence
+        #: Footsteps moved by step adjustment so far (each re-plan counts), the swings it
+        #: brought down early, and the two-step captures among them.
+        self.adjustments = self.early_touch_downs = self.sequences = 0
+        self._sequenced: int | None = None               # the swing a two-step capture re-planned
         self._next_check, self._target = 0.0, None
         #: Touch-downs so far that came early, and late (the plan's clock waited), by contact.
         self.early_landings = self.late_landings = 0
@@ -118,6 +122,7 @@ class PlanStage(Stage):
     def start(self, plan: WalkPlan, time: float, feet: dict[str, Footstep]) -> None:
         """Follow ``plan`` from ``time`` (s), the feet standing at ``feet``."""
         self.plan, self.plan_start, self._event, self._footholds = plan, time, 0, feet
+        self._sequenced = None
         self._stop_requested, self._waiting_since = False, None
         if self.momentum is not None and not any(task is self.momentum for task in self.solver.tasks):
             self.solver.add_task(self.momentum)
@@ -140,6 +145,7 @@ class PlanStage(Stage):
             return
         if self._waiting_since is not None:              # a late touch-down: the plan's clock waits
             self.plan_start = state.time - self._land_time
+
         self._follow(state.time - self.plan_start, state.time, state.wrenches)
         if self._stop_requested and self.swinging is None:
             self._end_here()
@@ -225,7 +231,7 @@ class PlanStage(Stage):
         adjustment, plan, index = self.adjustment, self.plan, self._swing_index
         swing = plan.swings[index]
         self._next_check = t + adjustment.period
-        if t > swing.lift_off + adjustment.until * swing.duration:
+        if t > swing.lift_off + adjustment.until * swing.duration or self._sequenced == index:
             self._next_check = swing.touch_down         # until this swing lands
             return
         if self._capture_move(index, t) is None:
@@ -234,17 +240,13 @@ class PlanStage(Stage):
         stance_foot = next(name for name in self._footholds if name != self.swinging)
         contact = self.solver.contacts.get(stance_foot)
         stance = footstep_of(stance_foot, contact.anchor) if contact is not None else self._footholds[stance_foot]
-        best = None
-        for touch_down in adjustment.touch_downs(t, swing.lift_off, swing.touch_down, self.gait.single_support):
-            move = self._capture_move(index, t, touch_down)
-            shift = np.zeros(2)
-            if move is not None:
-                x, y = adjustment.landing(planned, move, stance, self._footholds[self.swinging])
-                shift = np.array([x - planned.x, y - planned.y])
-            key = adjustment.cost(shift, swing.touch_down, touch_down, missed=None if move is None else move - shift)
-            if best is None or key < best[0]:
-                best = (key, shift, touch_down)
-        _, shift, touch_down = best
+        lifted = self._footholds[self.swinging]
+        best = min(self._weigh(index, t, touch_down, stance, lifted)
+                   for touch_down in adjustment.touch_downs(t, swing.lift_off, swing.touch_down, self.gait.single_support))
+        key, shift, touch_down, move = best
+        if (key[0] > 0 and self.sequence is not None and self._across_stance(stance, move - shift)
+                and self._capture_in_two(t, index, stance, key[0])):
+            return
         early = touch_down < swing.touch_down - 1e-9
         landing = Footstep(planned.foot, planned.x + shift[0], planned.y + shift[1], planned.yaw, planned.z,
                            planned.normal)
@@ -266,6 +268,65 @@ class PlanStage(Stage):
         swing.retarget(self._registered(moved[0].placement), t, touch_down if early else None)
         self.adjustments += 1
         self.early_touch_downs += early
+
+    def _weigh(self, index: int, t: float, touch_down: float, stance: Footstep, lifted: Footstep):
+        """Swing ``index`` landing at ``touch_down`` (plan time) weighed at ``t``:
+        ``(cost, shift (2,) of its landing within reach, touch_down, the whole move)``
+        (:meth:`~.adjustment.StepAdjustment.cost`; the whole move is the shift when none is
+        needed)."""
+        adjustment, planned = self.adjustment, self.plan.footsteps[index]
+        move = self._capture_move(index, t, touch_down)
+        shift = np.zeros(2)
+        if move is not None:
+            x, y = adjustment.landing(planned, move, stance, lifted)
+            shift = np.array([x - planned.x, y - planned.y])
+        key = adjustment.cost(shift, self.plan.swings[index].touch_down, touch_down,
+                              missed=None if move is None else move - shift)
+        return key, shift, touch_down, shift if move is None else move
+
+    def _across_stance(self, stance: Footstep, missed) -> bool:
+        """Whether the part ``missed`` (2,) m of a landing's move that its reach clamped off
+        points across the ``stance`` sole, away from the swing foot's side (the swing foot
+        would have to cross the legs: the stance foot is the one to catch the capture point)."""
+        across = np.array([-math.sin(stance.yaw), math.cos(stance.yaw)])
+        side = float(across @ (self._footholds[self.swinging].xy - stance.xy))
+        return side * float(across @ np.asarray(missed, dtype=float)) < 0.0
+
+    def _capture_in_two(self, t: float, index: int, stance: Footstep, missed_cm: float) -> bool:
+        """Two-step capture (:mod:`.sequence`) when the one-step adjustment misses by
+        ``missed_cm`` (cm): the swing under way (footstep ``index``) lands early beside the
+        ``stance`` foot and the stance foot steps at once, re-timed; the later footsteps move
+        with the second. Whether it was taken (predicted to miss by less, and the re-plan
+        accepted)."""
+        plan = self.plan
+        if index + 1 >= len(plan.footsteps):
+            return False
+        swing = plan.swings[index]
+        choice = self.sequence.choose(self.adjustment, self.com.dcm_xy, plan.omega, t, swing.touch_down, stance,
+                                      self._footholds[self.swinging], plan.footsteps[index], plan.footsteps[index + 1])
+        if round(100.0 * choice.miss) >= missed_cm:
+            return False
+        first, second = choice.first, choice.second
+        if self.place is not None:
+            first, second = self.place(first, True), self.place(second, True)
+        shift = second.xy - plan.footsteps[index + 1].xy
+        later = [Footstep(step.foot, step.x + shift[0], step.y + shift[1], step.yaw, step.z, step.normal)
+                 for step in plan.footsteps[index + 2:]]
+        if self.place is not None:
+            later = [self.place(step, False) for step in later]
+        robot = self.solver.robot
+        early = choice.touch_down < swing.touch_down - 1e-9
+        try:
+            plan.replan(t, index, [first, second, *later], robot.com[:2], robot.com_velocity[:2],
+                        choice.touch_down if early else None, next_timing=choice.timing[:len(plan.footsteps) - index - 1])
+        except ValueError:                               # out of reach: keep the plan
+            return False
+        swing.retarget(self._registered(first.placement), t, choice.touch_down if early else None)
+        self._sequenced = index
+        self.sequences += 1
+        self.adjustments += 1
+        self.early_touch_downs += early
+        return True
 
     def _landing(self, t: float, now: float, wrench, time: float, foot: str, index: int):
         """The LAND event of a swing with measured wrenches (:mod:`.touchdown`): land now on
