@@ -34,7 +34,7 @@ two of its own before them::
 
     step recovery → walk plan → contact state → capture point's support → solve
 
-(:class:`~.stages.RecoveryStage`, :class:`~.stages.PlanStage`). Its defaults for the robot
+(:class:`~.recovery_stage.RecoveryStage`, :class:`~.stages.PlanStage`). Its defaults for the robot
 (gait, soles' friction, posture weight) come from the robot's profile.
 """
 
@@ -59,7 +59,8 @@ from .footsteps import Footstep, Gait, footsteps_from_velocity, plan_footsteps
 from .plan import WalkPlan
 from .recovery import RecoveryStep, StepRecovery
 from .sequence import StepSequence
-from .stages import PlanStage, RecoveryStage, footstep_of, standing_feet
+from .recovery_stage import RecoveryStage
+from .stages import PlanStage, footstep_of, standing_feet
 from .touchdown import Touchdown
 
 

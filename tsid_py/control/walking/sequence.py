@@ -49,6 +49,16 @@ from .adjustment import StepAdjustment
 from .footsteps import Footstep, Gait
 
 
+def crosses(stance: Footstep, lifted: Footstep, missed) -> bool:
+    """Whether the part ``missed`` (2,) m of a landing's move that its reach clamped off points
+    across the ``stance`` sole, away from the side the swing foot lifted from (``lifted``):
+    the swing foot would have to cross the legs, the stance foot is the one to catch the
+    capture point."""
+    across = np.array([-math.sin(stance.yaw), math.cos(stance.yaw)])
+    side = float(across @ (lifted.xy - stance.xy))
+    return side * float(across @ np.asarray(missed, dtype=float)) < 0.0
+
+
 @dataclass(frozen=True)
 class Sequence:
     """A chosen two-step capture: the swing under way lands at ``first`` at ``touch_down``
