@@ -109,8 +109,7 @@ def test_g1_pushed_toward_its_stance_foot_at_a_lift_off_lands_early_and_steps_ou
     its 3rd lift-off: a single landing cannot catch the capture point (the swing foot would
     cross), and without the sequence G1 falls 1.3 s later (``step_sequence=False``, as before
     it). With it the swing lands early beside the stance foot, the stance foot steps out at
-    once, and G1 is up 1.5 s after the push (and walks the whole 3 m:
-    ``benchmarks/walk_push.py``'s runs, docs/walking.md)."""
+    once, and G1 is up 1.5 s after the push (and to the end of the walk: docs/walking.md)."""
     robot = tp.robots.load("g1")
     gait = robot.profile.gait
     at = SETTLE + gait.start_time + 2 * gait.step_period
