@@ -143,7 +143,6 @@ class PlanStage(Stage):
             return
         if self._waiting_since is not None:              # a late touch-down: the plan's clock waits
             self.plan_start = state.time - self._land_time
-
         self._follow(state.time - self.plan_start, state.time, state.wrenches)
         if self._stop_requested and self.swinging is None:
             self._end_here()
@@ -239,8 +238,9 @@ class PlanStage(Stage):
         contact = self.solver.contacts.get(stance_foot)
         stance = footstep_of(stance_foot, contact.anchor) if contact is not None else self._footholds[stance_foot]
         lifted = self._footholds[self.swinging]
-        best = min(self._weigh(index, t, touch_down, stance, lifted)
-                   for touch_down in adjustment.touch_downs(t, swing.lift_off, swing.touch_down, self.gait.single_support))
+        best = min((self._weigh(index, t, touch_down, stance, lifted)       # the first of the cheapest
+                    for touch_down in adjustment.touch_downs(t, swing.lift_off, swing.touch_down,
+                                                             self.gait.single_support)), key=lambda weighed: weighed[0])
         key, shift, touch_down, move = best
         if (key[0] > 0 and self.sequence is not None and crosses(stance, lifted, move - shift)
                 and self._capture_in_two(t, index, stance, key[0])):
