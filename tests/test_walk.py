@@ -12,7 +12,7 @@ from tests.conftest import load_robot
 from tests.test_examples import run_example
 from tsid_py.cli import main as cli_main
 from tsid_py.control.walking import Footstep, default_gait, plan_footsteps
-from tsid_py.scenarios.walk import run_walk
+from tsid_py.scenarios.walk import SETTLE, run_walk
 
 
 @pytest.mark.parametrize("robot_name", ["talos", "g1"])
@@ -102,3 +102,22 @@ def test_simple_humanoid_takes_its_first_steps_vaulting_in_mujoco():
     summary, _, _ = run_walk(simple_humanoid, distance=3 * simple_humanoid.profile.gait.step_length)
     assert not summary["fell"] and summary["steps"] == summary["planned_steps"] == 4
     assert summary["distance_m"] > 2.5 * simple_humanoid.profile.gait.step_length
+
+
+def test_g1_pushed_toward_its_stance_foot_at_a_lift_off_lands_early_and_steps_out_in_mujoco():
+    """G1 walking, pushed 60 N (0.3 × its standing bound) toward the stance foot for 0.1 s at
+    its 3rd lift-off: a single landing cannot catch the capture point (the swing foot would
+    cross), and without the sequence G1 falls 1.3 s later (``step_sequence=False``, as before
+    it). With it the swing lands early beside the stance foot, the stance foot steps out at
+    once, and G1 is up 1.5 s after the push (and to the end of the walk: docs/walking.md)."""
+    robot = tp.robots.load("g1")
+    gait = robot.profile.gait
+    at = SETTLE + gait.start_time + 2 * gait.step_period
+    push = [(at, np.array([0.0, -60.0, 0.0]), 0.1)]
+    without, _, _ = run_walk(robot, distance=3.0, duration=at + 1.5, pushes=push,
+                             controller_options={"step_sequence": False})
+    assert without["fell"]
+    summary, _, info = run_walk(robot, distance=3.0, duration=at + 1.5, pushes=push)
+    assert not summary["fell"] and summary["two_step_captures"] == 1
+    right = [y for foot, _, y in info["footholds"] if foot == "right_sole"]
+    assert min(right) < -0.3                 # the stance foot stepped out, 0.2 m past its track

@@ -36,7 +36,7 @@ def test_directions_and_ratios_parse(walk_push, monkeypatch):
         def map(self, function, jobs):
             seen["jobs"] = list(jobs)
             return [{"robot": robot, "direction": direction, "force_N": force, "push_at_s": 4.0, "fell": False,
-                     "fall_reason": None, "step_adjustments": 0, "early_touch_downs": 0}
+                     "fall_reason": None, "step_adjustments": 0, "early_touch_downs": 0, "two_step_captures": 0}
                     for robot, direction, force, *_ in seen["jobs"]]
 
     monkeypatch.setattr(walk_push, "ProcessPoolExecutor", NoPool)

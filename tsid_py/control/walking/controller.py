@@ -34,7 +34,7 @@ two of its own before them::
 
     step recovery → walk plan → contact state → capture point's support → solve
 
-(:class:`~.stages.RecoveryStage`, :class:`~.stages.PlanStage`). Its defaults for the robot
+(:class:`~.recovery_stage.RecoveryStage`, :class:`~.stages.PlanStage`). Its defaults for the robot
 (gait, soles' friction, posture weight) come from the robot's profile.
 """
 
@@ -58,7 +58,9 @@ from .footholds import contact_region, place_footstep, place_footsteps
 from .footsteps import Footstep, Gait, footsteps_from_velocity, plan_footsteps
 from .plan import WalkPlan
 from .recovery import RecoveryStep, StepRecovery
-from .stages import PlanStage, RecoveryStage, footstep_of, standing_feet
+from .sequence import StepSequence
+from .recovery_stage import RecoveryStage
+from .stages import PlanStage, footstep_of, standing_feet
 from .touchdown import Touchdown
 
 
@@ -120,6 +122,10 @@ class WalkingController(Pipeline):
         in the support of the stance and landing soles (True: a
         :class:`~.adjustment.StepAdjustment` with the robot's defaults and the gait's pace,
         or one configured; False: off).
+    step_sequence : when step adjustment cannot catch the capture point with the swing under
+        way (it would have to cross the legs), land that swing early and step at once with
+        the other foot, re-timed (True: a :class:`~.sequence.StepSequence` from ``ω`` and the
+        gait, or one configured; False: off). Needs step adjustment.
     balance_options : keyword arguments of the :class:`~tsid_py.control.BalanceController`
         inside (``dcm_gain``, ``torso_weight``, ``qp_solver``, ...), over the profile's
         walking defaults (:class:`~tsid_py.models.profile.WalkDefaults`).
@@ -133,7 +139,8 @@ class WalkingController(Pipeline):
                  swing_weight: float = 10.0, leg_posture_weight: float = 1e-4,
                  step_recovery: bool | StepRecovery = False, terrain: Terrain | None = None,
                  momentum_weight: float = 5.0, momentum_kp: float = 10.0, touchdown: bool | Touchdown = True,
-                 step_adjustment: bool | StepAdjustment = True, pelvis_weight: float | None = None,
+                 step_adjustment: bool | StepAdjustment = True, step_sequence: bool | StepSequence = True,
+                 pelvis_weight: float | None = None,
                  **balance_options):
         profile = balance_options.get("profile") or profile_of(robot)
         self.balance = balance = BalanceController(robot, dt, **{**profile.walk.balance_options(), **balance_options})
@@ -165,7 +172,8 @@ class WalkingController(Pipeline):
         #: while a walk is under way).
         self.momentum = None if relative == 0 else tasks.MomentumTask(
             kp=positive_scalar(momentum_kp, "momentum_kp"), weight=relative / scale**2, name="walking momentum")
-        self._derived = {"touchdown": touchdown is True, "adjustment": step_adjustment is True}
+        self._derived = {"touchdown": touchdown is True, "adjustment": step_adjustment is True,
+                         "sequence": step_sequence is True}
         if touchdown is True:
             touchdown = Touchdown.for_robot(robot, self.gait)
         elif touchdown is not False and not isinstance(touchdown, Touchdown):
@@ -178,6 +186,12 @@ class WalkingController(Pipeline):
             raise ValueError(f"step_adjustment must be a bool or a StepAdjustment, got {type(step_adjustment).__name__}")
         #: Step adjustment during walks (None: off).
         self.adjustment = step_adjustment or None
+        if step_sequence is True:
+            step_sequence = self._default_sequence()
+        elif step_sequence is not False and not isinstance(step_sequence, StepSequence):
+            raise ValueError(f"step_sequence must be a bool or a StepSequence, got {type(step_sequence).__name__}")
+        #: Two-step capture when step adjustment misses (None: off; always off without it).
+        self.sequence = (step_sequence or None) if self.adjustment is not None else None
         pelvis = balance.profile.trunk_bodies[0] if balance.profile.trunk_bodies else None
         #: The pelvis's orientation task (None when the torso task's frame is the pelvis, or
         #: ``pelvis_weight`` is 0): upright, turned with the heading like the torso's.
@@ -189,7 +203,7 @@ class WalkingController(Pipeline):
                                                                      name="pelvis"))
         self.plan_stage = PlanStage(balance.stance, balance.com, balance.torso, self.swing_tasks, self.gait,
                                     self.momentum, self.touchdown, self.adjustment, self._place, self._region,
-                                    self.pelvis)
+                                    self.pelvis, self.sequence)
         self.recovery: StepRecovery | None = None
         if step_recovery is True:
             height = robot.gravity / self.com.omega**2
@@ -228,12 +242,18 @@ class WalkingController(Pipeline):
             self.touchdown = stage.touchdown = Touchdown.for_robot(self.robot, self._gait)
         if self._derived["adjustment"]:
             self.adjustment = stage.adjustment = self._default_adjustment()
+        if self._derived["sequence"] and self.adjustment is not None:
+            self.sequence = stage.sequence = self._default_sequence()
 
     def _default_adjustment(self) -> StepAdjustment:
         """The step adjustment for this robot and gait (:meth:`.adjustment.StepAdjustment.for_robot`)."""
         left, right = self.feet().values()
         width = self.gait.step_width or float(np_norm(left.xy - right.xy))
         return StepAdjustment.for_robot(self.robot.gravity / self.com.omega**2, width, self._contact_sole(), self.gait)
+
+    def _default_sequence(self) -> StepSequence:
+        """The two-step capture for this robot and gait (:meth:`.sequence.StepSequence.for_robot`)."""
+        return StepSequence.for_robot(self.com.omega, self.gait, self._contact_sole())
 
     # ------------------------------------------------------------------ plans
     def feet(self) -> dict[str, Footstep]:

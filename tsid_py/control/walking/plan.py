@@ -247,7 +247,8 @@ class WalkPlan:
             times.append(0.5 * (phase.start + phase.end) if phase.kind != "end" else phase.end)
         return times, heights
 
-    def replan(self, t: float, index: int, footsteps, com, com_velocity, touch_down: float | None = None) -> None:
+    def replan(self, t: float, index: int, footsteps, com, com_velocity, touch_down: float | None = None,
+               next_timing=None) -> None:
         """From time ``t`` s of the plan on, land footsteps ``index``, ``index + 1``, … at
         ``footsteps`` instead (same feet; ``index`` is the swing under way or a later one,
         whose swings are rebuilt — the one under way is for its follower to re-aim,
@@ -257,9 +258,13 @@ class WalkPlan:
         backward recursion, the CoM continuous from ``com`` (:class:`~.lipm.DCMTrajectory`
         without a solved start). ``touch_down`` (s; None: as planned): the swing under way
         lands then instead, in ``(t, its planned touch-down]``, and every later phase and
-        contact event comes that much earlier. The ground-height profile is rebuilt over all
+        contact event comes that much earlier. ``next_timing``, a list of ``(double, single)`` s
+        (None: as planned): the double support before each of footsteps ``index + 1``,
+        ``index + 2``, … and its swing last that long instead (:meth:`_retime`; a quick step
+        after a landing brought forward, then a settling double support, :mod:`.sequence`). The ground-height profile is rebuilt over all
         footholds. ``ValueError`` (the plan unchanged) when a footstep is out of reach
-        (:func:`check_reach`) or the touch-down is not one the swing under way can take."""
+        (:func:`check_reach`), the touch-down is not one the swing under way can take, or the
+        timing is not one the next step can take."""
         footsteps = list(footsteps)
         if len(footsteps) != len(self.footsteps) - index or any(
                 new.foot != old.foot for new, old in zip(footsteps, self.footsteps[index:])):
@@ -267,12 +272,21 @@ class WalkPlan:
                              f"{[step.foot for step in footsteps]}")
         check_reach(self.start_feet, self.footsteps[:index] + footsteps, self.gait, self.sole_size)   # before any change
         under_way = self.phase_at(t)
+        timings = [] if next_timing is None else [tuple(positive_scalar(value, "next_timing") for value in pair)
+                                                  for pair in next_timing]
+        if (index + len(timings) >= len(self.footsteps) or any(len(pair) != 2 for pair in timings)
+                or any(double < self.gait.transition for double, _ in timings)):
+            raise ValueError(f"next_timing must re-time next steps (footsteps {index + 1}… of {len(self.footsteps)}) "
+                             f"as (double, single) pairs, each double support at least the gait's transition "
+                             f"{self.gait.transition} s, got {next_timing!r}")
         if touch_down is not None:
             if not (under_way.kind == "single" and under_way.step == index and t < touch_down <= under_way.end):
                 raise ValueError(f"touch_down must be within the swing of footstep {index} under way at {t:.3f} s, "
                                  f"after it and by {under_way.end:.3f} s, got {touch_down!r}")
             self._bring_forward(under_way.end, touch_down - under_way.end)
             under_way = self.phase_at(t)
+        for step, (double, single) in enumerate(timings, start=index + 1):
+            self._retime(step, double, single)
         self.footsteps[index:] = footsteps
         keep = index + 1 if under_way.kind == "single" and under_way.step == index else index
         self.swings[keep:] = self._swings(keep)
@@ -298,6 +312,26 @@ class WalkPlan:
         """The rise profile of the single supports."""
         return RiseProfile([(phase.start, phase.end) for phase in self.phases if phase.kind == "single"],
                            self.gait.com_rise)
+
+    def _retime(self, step: int, double: float, single: float) -> None:
+        """The double support before footstep ``step``'s lift-off lasts ``double`` s and its
+        swing ``single`` s; every later phase and contact event moves by the change, its
+        unloading starts the gait's ``transition`` before the new lift-off."""
+        position = next(k for k, phase in enumerate(self.phases) if phase.kind == "single" and phase.step == step)
+        before, swing = self.phases[position - 1], self.phases[position]
+        lift = before.start + double
+        land = lift + single
+        shift = land - swing.end
+        moved = [Phase(before.kind, before.start, lift, before.stance, before.swing, before.step),
+                 Phase(swing.kind, lift, land, swing.stance, swing.swing, swing.step)]
+        later = [Phase(phase.kind, phase.start + shift, phase.end + shift, phase.stance, phase.swing, phase.step)
+                 for phase in self.phases[position + 1:]]
+        self.phases = self.phases[:position - 1] + moved + later
+        times = {UNLOAD: lift - self.gait.transition, LIFT: lift, LAND: land}
+        self.events = [(times[kind] if index == step else time + shift if index > step else time, kind, foot, index)
+                       for time, kind, foot, index in self.events]
+        self.duration = self.phases[-1].end
+        self._phase_starts = [phase.start for phase in self.phases]
 
     def _bring_forward(self, landing: float, shift: float) -> None:
         """Move the touch-down at ``landing`` s and every phase and event after it by

@@ -1,5 +1,5 @@
-"""The walking controller's own stages: following a walk's plan, and stepping to recover
-from a push.
+"""The walking controller's stage that follows a walk's plan (stepping to recover from a push
+while standing is :mod:`.recovery_stage`'s).
 
 Both run before the capture point's support stage and the solve
 (:class:`~tsid_py.control.walking.WalkingController` lists the pipeline); they move the
@@ -20,15 +20,14 @@ from ..capture_point import SupportPolygon, rectangle_corners
 from ..dcm import CapturePointTask
 from ..pipeline import Stage, StepState
 from ..stance import Stance
-from ..support import WALKING, BalanceMode
+from ..support import WALKING
 from ..terrain import surface_placement
 from .adjustment import StepAdjustment
 from .angles import mean_yaw, yaw_of_sole, yaw_rotation
 from .footholds import landed_footstep
 from .footsteps import Footstep, Gait
 from .plan import LAND, LIFT, UNLOAD, WalkPlan
-from .recovery import RecoveryStep, StepRecovery
-from .swing import SwingTrajectory
+from .sequence import StepSequence, crosses
 from .touchdown import Touchdown
 
 #: The torso's yaw target is refreshed when the heading has moved this far (rad) since the
@@ -88,7 +87,7 @@ class PlanStage(Stage):
 
     def __init__(self, stance: Stance, com: CapturePointTask, torso, swing_tasks: dict, gait: Gait,
                  momentum=None, touchdown: Touchdown | None = None, adjustment: StepAdjustment | None = None,
-                 place=None, region=None, pelvis=None):
+                 place=None, region=None, pelvis=None, sequence: StepSequence | None = None):
         self.stance, self.solver, self.com, self.torso = stance, stance.solver, com, torso
         #: The orientation tasks turned with the heading, with their rest rotations: the
         #: torso's, and the pelvis's when it has one (``pelvis``).
@@ -98,9 +97,12 @@ class PlanStage(Stage):
         #: footstep``, which puts a moved footstep on the ground (None: as moved; ``under_way``:
         #: the landing of the swing under way, which is to stay near where it was moved).
         self.adjustment, self.place, self.region = adjustment, place, region
-        #: Footsteps moved by step adjustment so far (each re-plan counts), and the swings it
-        #: brought down early.
-        self.adjustments = self.early_touch_downs = 0
+        #: Two-step capture (:mod:`.sequence`; None: off), tried when step adjustment misses.
+        self.sequence = sequence
+        #: Footsteps moved by step adjustment so far (each re-plan counts), the swings it
+        #: brought down early, and the two-step captures among them.
+        self.adjustments = self.early_touch_downs = self.sequences = 0
+        self._sequenced: int | None = None               # the swing a two-step capture re-planned
         self._next_check, self._target = 0.0, None
         #: Touch-downs so far that came early, and late (the plan's clock waited), by contact.
         self.early_landings = self.late_landings = 0
@@ -121,6 +123,7 @@ class PlanStage(Stage):
     def start(self, plan: WalkPlan, time: float, feet: dict[str, Footstep]) -> None:
         """Follow ``plan`` from ``time`` (s), the feet standing at ``feet``."""
         self.plan, self.plan_start, self._event, self._footholds = plan, time, 0, feet
+        self._sequenced = None
         self._stop_requested, self._waiting_since = False, None
         if self.momentum is not None and not any(task is self.momentum for task in self.solver.tasks):
             self.solver.add_task(self.momentum)
@@ -234,7 +237,7 @@ class PlanStage(Stage):
         adjustment, plan, index = self.adjustment, self.plan, self._swing_index
         swing = plan.swings[index]
         self._next_check = t + adjustment.period
-        if t > swing.lift_off + adjustment.until * swing.duration:
+        if t > swing.lift_off + adjustment.until * swing.duration or self._sequenced == index:
             self._next_check = swing.touch_down         # until this swing lands
             return
         if self._capture_move(index, t) is None:
@@ -243,17 +246,14 @@ class PlanStage(Stage):
         stance_foot = next(name for name in self._footholds if name != self.swinging)
         contact = self.solver.contacts.get(stance_foot)
         stance = footstep_of(stance_foot, contact.anchor) if contact is not None else self._footholds[stance_foot]
-        best = None
-        for touch_down in adjustment.touch_downs(t, swing.lift_off, swing.touch_down, self.gait.single_support):
-            move = self._capture_move(index, t, touch_down)
-            shift = np.zeros(2)
-            if move is not None:
-                x, y = adjustment.landing(planned, move, stance, self._footholds[self.swinging])
-                shift = np.array([x - planned.x, y - planned.y])
-            key = adjustment.cost(shift, swing.touch_down, touch_down, missed=None if move is None else move - shift)
-            if best is None or key < best[0]:
-                best = (key, shift, touch_down)
-        _, shift, touch_down = best
+        lifted = self._footholds[self.swinging]
+        best = min((self._weigh(index, t, touch_down, stance, lifted)       # the first of the cheapest
+                    for touch_down in adjustment.touch_downs(t, swing.lift_off, swing.touch_down,
+                                                             self.gait.single_support)), key=lambda weighed: weighed[0])
+        key, shift, touch_down, move = best
+        if (key[0] > 0 and self.sequence is not None and crosses(stance, lifted, move - shift)
+                and self._capture_in_two(t, index, stance, key[0])):
+            return
         early = touch_down < swing.touch_down - 1e-9
         landing = Footstep(planned.foot, planned.x + shift[0], planned.y + shift[1], planned.yaw, planned.z,
                            planned.normal)
@@ -262,11 +262,7 @@ class PlanStage(Stage):
         shift = landing.xy - planned.xy                  # as placed: the rest of the walk follows it
         if math.hypot(shift[0], shift[1]) <= RETARGET_DISTANCE and not early:
             return
-        later = [Footstep(step.foot, step.x + shift[0], step.y + shift[1], step.yaw, step.z, step.normal)
-                 for step in plan.footsteps[index + 1:]]
-        if self.place is not None:
-            later = [self.place(step, False) for step in later]
-        moved = [landing, *later]
+        moved = [landing, *self._moved(plan.footsteps[index + 1:], shift)]
         robot = self.solver.robot
         try:
             plan.replan(t, index, moved, robot.com[:2], robot.com_velocity[:2], touch_down if early else None)
@@ -275,6 +271,60 @@ class PlanStage(Stage):
         swing.retarget(self._registered(moved[0].placement), t, touch_down if early else None)
         self.adjustments += 1
         self.early_touch_downs += early
+
+    def _weigh(self, index: int, t: float, touch_down: float, stance: Footstep, lifted: Footstep):
+        """Swing ``index`` landing at ``touch_down`` (plan time) weighed at ``t``:
+        ``(cost, shift (2,) of its landing within reach, touch_down, the whole move)``
+        (:meth:`~.adjustment.StepAdjustment.cost`; the whole move is the shift when none is
+        needed)."""
+        adjustment, planned = self.adjustment, self.plan.footsteps[index]
+        move = self._capture_move(index, t, touch_down)
+        shift = np.zeros(2)
+        if move is not None:
+            x, y = adjustment.landing(planned, move, stance, lifted)
+            shift = np.array([x - planned.x, y - planned.y])
+        key = adjustment.cost(shift, self.plan.swings[index].touch_down, touch_down,
+                              missed=None if move is None else move - shift)
+        return key, shift, touch_down, shift if move is None else move
+
+    def _moved(self, footsteps, shift) -> list[Footstep]:
+        """``footsteps`` moved by ``shift`` (2,) m and put on the ground (the rest of a walk
+        following a moved landing)."""
+        moved = [Footstep(step.foot, step.x + shift[0], step.y + shift[1], step.yaw, step.z, step.normal)
+                 for step in footsteps]
+        return moved if self.place is None else [self.place(step, False) for step in moved]
+
+    def _capture_in_two(self, t: float, index: int, stance: Footstep, missed_cm: float) -> bool:
+        """Two-step capture (:mod:`.sequence`) when the one-step adjustment misses by
+        ``missed_cm`` (cm): the swing under way (footstep ``index``) lands early beside the
+        ``stance`` foot and the stance foot steps at once, re-timed; the later footsteps move
+        with the second. Whether it was taken (predicted to miss by less, and the re-plan
+        accepted)."""
+        plan = self.plan
+        if index + 1 >= len(plan.footsteps):
+            return False
+        swing = plan.swings[index]
+        choice = self.sequence.choose(self.adjustment, self.com.dcm_xy, plan.omega, t, swing.touch_down, stance,
+                                      self._footholds[self.swinging], plan.footsteps[index], plan.footsteps[index + 1])
+        if round(100.0 * choice.miss) >= missed_cm:
+            return False
+        first, second = choice.first, choice.second
+        if self.place is not None:
+            first, second = self.place(first, True), self.place(second, True)
+        later = self._moved(plan.footsteps[index + 2:], second.xy - plan.footsteps[index + 1].xy)
+        robot = self.solver.robot
+        early = choice.touch_down < swing.touch_down - 1e-9
+        try:
+            plan.replan(t, index, [first, second, *later], robot.com[:2], robot.com_velocity[:2],
+                        choice.touch_down if early else None, next_timing=choice.timing[:len(plan.footsteps) - index - 1])
+        except ValueError:                               # out of reach: keep the plan
+            return False
+        swing.retarget(self._registered(first.placement), t, choice.touch_down if early else None)
+        self._sequenced = index
+        self.sequences += 1
+        self.adjustments += 1
+        self.early_touch_downs += early
+        return True
 
     def _landing(self, t: float, now: float, wrench, time: float, foot: str, index: int):
         """The LAND event of a swing with measured wrenches (:mod:`.touchdown`): land now on
@@ -348,137 +398,3 @@ class PlanStage(Stage):
                 anchor = surface_placement(placement.translation, yaw_of_sole(placement.rotation), footstep.normal)
             self.landed.append((self.stance.make(foot, ramp, bearing, anchor), index))
             self.steps_taken += 1
-
-
-class RecoveryStage(Stage):
-    """Step recovery (:class:`~.recovery.StepRecovery`): when, standing on two feet with no
-    plan under way, the capture point the last step measured has left the support, decide a
-    step and swing it (re-aimed on the measured capture point), then close the stance; while
-    a recovery is under way the hip strategy is off, the centre of pressure keeps the
-    recovery's stance margin inside the stance sole during a swing, and the soles' torsion
-    weighs :attr:`~.recovery.StepRecovery.torsion_weight` (a per-step override of the
-    wrench regularisation, when there is one)."""
-
-    def __init__(self, recovery: StepRecovery, stance: Stance, com: CapturePointTask, swing_tasks: dict,
-                 plan_stage: PlanStage, feet, regularization=None):
-        self.recovery, self.stance, self.solver, self.com = recovery, stance, stance.solver, com
-        self.swing_tasks, self.plan_stage, self.feet = swing_tasks, plan_stage, list(feet)
-        self.regularization = regularization
-        #: Steps taken to recover from pushes so far (closing steps included).
-        self.steps = 0
-        #: The recovery steps decided so far (where each was aimed at the decision).
-        self.log: list[RecoveryStep] = []
-        self.underway: _RecoverySwing | None = None
-        self._torsion = None
-        self._swinging_mode = BalanceMode(hip_ratio=0.0, support_margin=recovery.stance_margin)
-        self._landed_mode = BalanceMode(hip_ratio=0.0)
-
-    def step(self, state: StepState) -> None:
-        """Start a recovery if one is needed, follow the one under way, and set the mode and
-        the torsion override while it lasts."""
-        if (self.underway is None and self.plan_stage.plan is None and state.previous is not None
-                and len(self.solver.contacts) == 2 and self.recovery.needed(self.com.dcm_xy, self.stance.support())):
-            self._start(state.time)
-        if self.underway is None:
-            return
-        self._follow(state.time)
-        underway = self.underway
-        if underway is None:
-            return
-        state.mode = self._landed_mode if underway.landed else self._swinging_mode
-        if self._torsion is not None:
-            state.overrides.weigh(self.regularization, self._torsion)
-
-    # ------------------------------------------------------------------ decisions
-    def _start(self, time: float) -> None:
-        """Decide a recovery step now (:meth:`StepRecovery.choose`) and start it."""
-        feet = standing_feet(self.solver, self.feet)
-        choice = self.recovery.choose(self.com.dcm_xy, feet, self.com.omega)
-        self.log.append(choice)
-        if self.underway is None:
-            self._enter()
-        self._begin_swing(choice.footstep, feet[choice.stance], feet[choice.footstep.foot], time, closing=False)
-
-    def _enter(self) -> None:
-        """The soles' torsion weight for the recovery's steps (see the class)."""
-        torsion, regularization = self.recovery.torsion_weight, self.regularization
-        self._torsion = None
-        if regularization is not None and torsion is not None:
-            weights = regularization.weight.copy()
-            weights[5] = torsion
-            self._torsion = weights
-            weights.flags.writeable = False
-
-    def _begin_swing(self, target: Footstep, stance: Footstep, start: Footstep, time: float, *,
-                     closing: bool) -> None:
-        """Unload ``start``'s foot now (the support polygon shrinks to the stance sole at
-        once) and swing it to ``target`` after the ramp."""
-        recovery = self.recovery
-        self.stance.release(target.foot, recovery.transition)
-        lift = time + recovery.transition
-        trajectory = SwingTrajectory(start.placement, target.placement,
-                                     lift, lift + recovery.swing_time, recovery.step_height)
-        self.underway = _RecoverySwing(target, stance, start, trajectory, closing)
-
-    def _follow(self, t: float) -> None:
-        """Lift, swing (a recovery step retargeted on the measured capture point), land;
-        once the landing ramp is over: after a recovery step, close the stance
-        (:meth:`StepRecovery.closing_step`); after the closing step, step again if the
-        capture point is still outside the support, else stand."""
-        underway, recovery = self.underway, self.recovery
-        trajectory = underway.trajectory
-        foot = underway.target.foot
-        task = self.swing_tasks[foot]
-        if not underway.lifted and t >= trajectory.lift_off - 1e-9:
-            self.stance.lift(foot)               # its ramp is over
-            task.set_target(trajectory.sample(t).placement)
-            self.solver.add_task(task)
-            underway.lifted = True
-        if underway.lifted and not underway.landed:
-            elapsed = t - trajectory.lift_off
-            if (not underway.closing and elapsed < recovery.retarget_until * recovery.swing_time
-                    and t >= underway.next_aim - 1e-9):
-                underway.next_aim = t + RETARGET_PERIOD
-                aim, _ = recovery.aim(self.com.dcm_xy, underway.stance, underway.start, self.com.omega,
-                                      trajectory.touch_down - t)
-                if np.linalg.norm(aim.xy - underway.target.xy) > RETARGET_DISTANCE:
-                    underway.target = aim
-                    trajectory.retarget(aim.placement, t)
-            sample = trajectory.sample(t)
-            task.set_target(sample.placement, velocity=sample.velocity, acceleration=sample.acceleration)
-            if t >= trajectory.touch_down - 1e-9:
-                self.solver.remove_task(task)
-                self.stance.make(foot, recovery.transition)
-                self._stand_between(standing_feet(self.solver, self.feet).values())
-                underway.landed, underway.landed_at = True, t
-                self.steps += 1
-        elif underway.landed and t >= underway.landed_at + recovery.transition:
-            if recovery.close and not underway.closing:
-                feet = standing_feet(self.solver, self.feet)
-                trailing = feet[underway.stance.foot]
-                closing = recovery.closing_step(feet[foot], trailing)
-                self._stand_between([feet[foot], closing])
-                self._begin_swing(closing, feet[foot], trailing, t, closing=True)
-            elif recovery.needed(self.com.dcm_xy, self.stance.support()):
-                self._start(t)
-            else:
-                self.underway = None               # standing again
-
-    def _stand_between(self, footholds) -> None:
-        """CoM target: at rest over the middle of ``footholds``, at the current height."""
-        middle = np.mean([step.xy for step in footholds], axis=0)
-        self.com.set_target(np.array([middle[0], middle[1], self.com.position_ref[2]]))
-
-
-class _RecoverySwing:
-    """A step of a recovery under way: where it is aimed now (``target``), the stance and
-    start footholds, the swing's trajectory, and whether it is the closing step."""
-
-    def __init__(self, target: Footstep, stance: Footstep, start: Footstep, trajectory: SwingTrajectory,
-                 closing: bool):
-        self.target, self.stance, self.start, self.trajectory = target, stance, start, trajectory
-        self.closing = closing
-        self.lifted = self.landed = False
-        self.landed_at = 0.0
-        self.next_aim = trajectory.lift_off
-

@@ -1,0 +1,90 @@
+"""Two-step capture during a walk (:mod:`tsid_py.control.walking.sequence`): the re-timed
+plan against its definition, the chosen landings against the pendulum's closed form (no
+simulator here: tests/test_walk.py pushes G1 toward its stance foot in MuJoCo)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from tsid_py.control.capture_point import SupportPolygon, sole_outline
+from tsid_py.control.walking import Footstep, WalkPlan, plan_footsteps
+from tsid_py.control.walking.adjustment import StepAdjustment
+from tsid_py.control.walking.plan import LAND, LIFT, UNLOAD
+from tsid_py.control.walking.sequence import StepSequence
+from tsid_py.models.gait import Gait
+
+GAIT = Gait(step_length=0.2, single_support=0.6, double_support=0.15, step_width=0.18, transition=0.05)
+
+
+def _plan() -> WalkPlan:
+    left, right = Footstep("left", 0.0, 0.09, 0.0), Footstep("right", 0.0, -0.09, 0.0)
+    footsteps = plan_footsteps(left, right, [1.0, 0.0, 0.0], GAIT)
+    return WalkPlan({"left": left, "right": right}, footsteps, [0.0, 0.0, 0.68], 3.8, GAIT)
+
+
+def test_a_landing_brought_forward_and_a_quick_next_step_re_time_the_rest_of_the_walk():
+    """``replan`` with ``touch_down`` and ``next_timing``: the swing under way lands early, the
+    double support after it and the next swing last as asked, the next foot is unloaded the
+    gait's transition before its new lift-off, and every later phase and event moves by the
+    total change; a timing the next step cannot take is refused with the plan unchanged."""
+    plan = _plan()
+    single = next(phase for phase in plan.phases if phase.kind == "single" and phase.step == 2)
+    t, index, early, double, quick = single.start + 0.1, single.step, 0.2, 0.05, 0.21
+    before_phases, before_events = list(plan.phases), list(plan.events)
+    with pytest.raises(ValueError, match="next_timing"):           # shorter than the force ramp
+        plan.replan(t, index, plan.footsteps[index:], [0.0, 0.0], [0.0, 0.0], next_timing=[(0.01, quick)])
+    assert plan.phases == before_phases and plan.events == before_events
+    position, velocity, _ = plan.com(t)
+    touch_down = single.end - early
+    plan.replan(t, index, plan.footsteps[index:], position[:2], velocity[:2], touch_down,
+                next_timing=[(double, quick)])
+    position_of = {(phase.kind, phase.step): phase for phase in plan.phases}
+    after, next_swing = position_of[("double", index)], position_of[("single", index + 1)]
+    assert after.start == pytest.approx(touch_down) and after.end == pytest.approx(touch_down + double)
+    assert next_swing.end - next_swing.start == pytest.approx(quick)
+    old_next_end = next(p.end for p in before_phases if p.kind == "single" and p.step == index + 1)
+    change = next_swing.end - old_next_end
+    for old, new in zip(before_phases, plan.phases):
+        if old.start >= old_next_end - 1e-9:
+            assert (new.start, new.end) == pytest.approx((old.start + change, old.end + change))
+    times = {(kind, step): time for time, kind, _, step in plan.events}
+    assert times[(UNLOAD, index + 1)] == pytest.approx(next_swing.start - GAIT.transition)
+    assert times[(LIFT, index + 1)] == pytest.approx(next_swing.start)
+    assert times[(LAND, index + 1)] == pytest.approx(next_swing.end)
+    assert times[(LIFT, index + 2)] == pytest.approx(
+        next(time for time, kind, _, step in before_events if (kind, step) == (LIFT, index + 2)) + change)
+    assert [time for time, *_ in plan.events] == sorted(time for time, *_ in plan.events)
+    swing = plan.swings[index + 1]
+    assert (swing.lift_off, swing.touch_down) == pytest.approx((next_swing.start, next_swing.end))
+    assert plan.duration == pytest.approx(before_phases[-1].end + change)
+
+
+def test_the_sequence_lands_beside_the_stance_foot_then_steps_out_where_the_pendulum_says():
+    """A capture point past the stance sole's outer edge: the first landing is the narrowest
+    stance beside the stance foot (its reach), at the earliest touch-down weighed; the second
+    sole's centre is ``overshoot`` past ``ξ₂ = p₁ + (ξ(T₁) − p₁) e^{ω (double + single)}``,
+    ``ξ(T₁) = p₀ + (ξ − p₀) e^{ω (T₁ − t)}``, ``p₀`` and ``p₁`` the points of the stance and
+    first soles nearest the capture point; it catches it there (miss 0)."""
+    omega, sole = 3.8, (0.16, 0.037)
+    adjustment = StepAdjustment(forward=0.34, backward=0.24, min_width=0.135, max_width=0.48, sole_size=sole)
+    sequence = StepSequence(double=0.05, single=0.21, sole_size=sole, min_time=0.21)
+    stance, lifted = Footstep("right", 0.8, -0.09, 0.0), Footstep("left", 0.6, 0.09, 0.0)
+    first, second = Footstep("left", 1.0, 0.09, 0.0), Footstep("right", 1.2, -0.09, 0.0)
+    dcm, t, planned = np.array([0.82, -0.115]), 4.0, 4.6
+    choice = sequence.choose(adjustment, dcm, omega, t, planned, stance, lifted, first, second)
+    assert choice.touch_down == pytest.approx(t + 0.21)
+    assert choice.first.y == pytest.approx(stance.y + adjustment.min_width)
+
+    def nearest(step, point):
+        return SupportPolygon(sole_outline(step.x, step.y, step.yaw, sole)).clamp(point)
+
+    p0 = nearest(stance, dcm)
+    at_landing = p0 + (dcm - p0) * math.exp(omega * 0.21)
+    assert choice.first.x == pytest.approx(at_landing[0])
+    p1 = nearest(choice.first, at_landing)
+    caught = p1 + (at_landing - p1) * math.exp(omega * (0.05 + 0.21))
+    out = (caught - p1) / np.linalg.norm(caught - p1)
+    np.testing.assert_allclose(choice.second.xy, caught + sequence.overshoot * out, atol=1e-9)
+    assert choice.second.y < stance.y and choice.miss == 0.0
+    assert choice.timing == ((0.05, 0.21),)

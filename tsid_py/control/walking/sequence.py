@@ -1,0 +1,154 @@
+r"""Two-step capture during a walk: when no single landing of the swing under way can catch
+the capture point, land it early and step at once with the other foot.
+
+**When.** Step adjustment (:mod:`.adjustment`) moves the landing of the swing under way. A
+capture point pushed past the stance sole's *outer* edge — toward the stance foot — is out
+of that landing's reach: the swing foot is on the other side and would have to cross the
+legs. Then the next step, by the foot now in stance, has to catch it, and the plan's timing
+(a whole double support, then a whole swing) lets the capture point run away meanwhile
+(G1 pushed 100 N sideways at a lift-off: 16 cm outside the new stance sole when the other foot
+lifts, the landing 0.48 m away at the legs' reach and still short). This stage is tried only
+when the one-step adjustment's best landing still misses (its reach clamps part of the move
+off), and kept only when it is predicted to miss by less.
+
+**The sequence.** With ``ω = √(g / z)`` and the centre of pressure ``p`` held where it best
+slows the capture point — the point of the standing sole nearest it — the capture point
+runs as ``ξ(t + τ) = p + (ξ(t) − p) e^{ωτ}``. For each touch-down ``T₁`` weighed (from
+``min_time`` s from now to the planned one):
+
+1. the swing foot lands at ``T₁`` where the predicted ``ξ(T₁)`` is, within its reach from the
+   stance sole (:meth:`.adjustment.StepAdjustment.landing`: on its own side, at least the
+   narrowest stance apart): the hand-over's pivot as near the capture point as the legs allow;
+2. a double support of ``double`` s (the gait's force ramp: long enough to hand the load over)
+   and a quick swing of ``single`` s of the other foot, during which the capture point runs
+   from the landed sole's nearest point: ``ξ₂ = p₁ + (ξ(T₁) − p₁) e^{ω (double + single)}``;
+3. that foot lands ``overshoot`` past ``ξ₂`` (away from ``p₁``), within its reach from the
+   landed foot.
+
+The touch-down kept is the one whose second landing leaves ``ξ₂`` least far outside its sole
+(in whole cm), of those the one whose second step is shortest (the capture point has run
+least: in practice the earliest, the model's prediction being optimistic while a push lasts). The walk is re-planned over the two
+landings (the later footsteps moved with the second, so that the walk goes on parallel to
+its plan) with the first touch-down brought forward and the next step re-timed
+(:meth:`~.plan.WalkPlan.replan`'s ``next_timing``); the second swing's own landing is then
+step adjustment's to refine.
+
+Units: m, s.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..._validation import positive_scalar
+from ..capture_point import SupportPolygon, sole_outline
+from .adjustment import StepAdjustment
+from .footsteps import Footstep, Gait
+
+
+def crosses(stance: Footstep, lifted: Footstep, missed) -> bool:
+    """Whether the part ``missed`` (2,) m of a landing's move that its reach clamped off points
+    across the ``stance`` sole, away from the side the swing foot lifted from (``lifted``):
+    the swing foot would have to cross the legs, the stance foot is the one to catch the
+    capture point."""
+    across = np.array([-math.sin(stance.yaw), math.cos(stance.yaw)])
+    side = float(across @ (lifted.xy - stance.xy))
+    return side * float(across @ np.asarray(missed, dtype=float)) < 0.0
+
+
+@dataclass(frozen=True)
+class Sequence:
+    """A chosen two-step capture: the swing under way lands at ``first`` at ``touch_down``
+    (s, plan time), the other foot at ``second``; ``timing`` the ``(double support, swing)``
+    s of the steps after the first (the quick step: :meth:`~.plan.WalkPlan.replan`'s
+    ``next_timing``); ``miss`` (m) how
+    far the predicted capture point then lies outside the second sole (0 inside)."""
+
+    touch_down: float
+    first: Footstep
+    second: Footstep
+    timing: tuple[tuple[float, float], ...]
+    miss: float
+
+
+@dataclass
+class StepSequence:
+    """Two-step capture (see the module): ``double`` the hand-over's double support (s),
+    ``single`` the quick swing of the other foot (s), ``overshoot`` (m) how far past the
+    predicted capture point the second sole's centre lands, ``min_time`` (s) the least time
+    to the first touch-down, ``count`` the touch-downs weighed, ``sole_size`` the contact
+    rectangle ``(length, width)`` m."""
+
+    double: float
+    single: float
+    sole_size: tuple[float, float]
+    overshoot: float = 0.01
+    min_time: float = 0.1
+    count: int = 5
+
+    def __post_init__(self):
+        self.double = positive_scalar(self.double, "double")
+        self.single = positive_scalar(self.single, "single")
+        self.sole_size = tuple(positive_scalar(value, "sole_size") for value in self.sole_size)
+        if len(self.sole_size) != 2:
+            raise ValueError(f"sole_size must be (length, width), got {self.sole_size!r}")
+        self.overshoot = positive_scalar(self.overshoot, "overshoot", allow_zero=True)
+        self.min_time = positive_scalar(self.min_time, "min_time")
+        if int(self.count) != self.count or self.count < 1:
+            raise ValueError(f"count must be a positive integer, got {self.count!r}")
+
+    @classmethod
+    def for_robot(cls, omega: float, gait: Gait, sole_size, **options) -> StepSequence:
+        """The hand-over the gait's force ramp (``transition``), the quick swing ``0.8 / ω``
+        (at most the gait's single support: 0.21 s for G1, 0.25 s for Talos), the first
+        touch-down at least ``0.8 / ω`` from now (as quick as the second swing)."""
+        omega = positive_scalar(omega, "omega")
+        defaults = {"double": gait.transition, "single": min(gait.single_support, 0.8 / omega),
+                    "min_time": 0.8 / omega,
+                    "sole_size": tuple(sole_size)}
+        return cls(**{**defaults, **options})
+
+    def touch_downs(self, t: float, planned: float) -> list[float]:
+        """The first touch-downs (s) weighed at ``t``: ``count`` from ``min_time`` s from now
+        to the ``planned`` one."""
+        first = min(t + self.min_time, planned)
+        return np.linspace(first, planned, self.count).tolist() if first < planned else [planned]
+
+    def _sole(self, step: Footstep) -> SupportPolygon:
+        return SupportPolygon(sole_outline(step.x, step.y, step.yaw, self.sole_size))
+
+    def run(self, dcm, pivot: SupportPolygon, omega: float, time: float) -> np.ndarray:
+        """The capture point (2,) ``time`` s after ``dcm``, the centre of pressure at the
+        point of ``pivot`` (a sole) nearest it."""
+        dcm = np.asarray(dcm, dtype=float)
+        p = pivot.clamp(dcm)
+        return p + (dcm - p) * math.exp(omega * max(time, 0.0))
+
+    def choose(self, adjustment: StepAdjustment, dcm, omega: float, t: float, planned_touch_down: float,
+               stance: Footstep, lifted: Footstep, first: Footstep, second: Footstep) -> Sequence:
+        """The best sequence at plan time ``t`` from the measured capture point ``dcm``: the
+        swing foot (lifted from ``lifted``, planned to land at ``first`` at
+        ``planned_touch_down``) beside ``stance``, then the stance foot (planned to land at
+        ``second``); reach from ``adjustment``."""
+        best = None
+        stance_sole = self._sole(stance)
+        for touch_down in self.touch_downs(t, planned_touch_down):
+            at_landing = self.run(dcm, stance_sole, omega, touch_down - t)
+            x, y = adjustment.landing(first, at_landing - first.xy, stance, lifted)
+            landed = Footstep(first.foot, x, y, first.yaw, first.z, first.normal)
+            landed_sole = self._sole(landed)
+            pivot = landed_sole.clamp(at_landing)
+            caught = self.run(at_landing, landed_sole, omega, self.double + self.single)
+            away = caught - pivot
+            norm = float(np.hypot(away[0], away[1]))
+            aim = caught + (self.overshoot * away / norm if norm > 1e-9 else 0.0)
+            x, y = adjustment.landing(second, aim - second.xy, landed, stance)
+            stepped = Footstep(second.foot, x, y, second.yaw, second.z, second.normal)
+            miss = max(self._sole(stepped).outside_xy(float(caught[0]), float(caught[1])), 0.0)
+            key = (round(100.0 * miss), float(np.hypot(*(stepped.xy - landed.xy))))
+            if best is None or key < best[0]:
+                best = (key, Sequence(touch_down, landed, stepped, ((self.double, self.single),), miss))
+        return best[1]
