@@ -2,6 +2,7 @@
 the QP's repair work, the process's involuntary context switches and garbage collections.
 
     python benchmarks/tail.py [--robot talos] [--steps 20000] [--core K] [--realtime-priority P]
+                              [--rate HZ]
 
 Inside :func:`tsid_py.loop.prepare_loop` (one core, one BLAS thread, gc frozen), each step
 records: its time and phases (``solver.timings``), the reduced backend's active-set changes and
@@ -44,8 +45,13 @@ def main(argv=None) -> dict:
     parser.add_argument("--steps", type=int, default=20000)
     parser.add_argument("--core", type=int, default=-1, help="core to pin the loop to (-1: the last allowed)")
     parser.add_argument("--realtime-priority", type=int, help="SCHED_FIFO priority 1-99 (root or CAP_SYS_NICE)")
+    parser.add_argument("--rate", type=float,
+                        help="pace the steps at this rate, Hz (each starts on its period, spinning until then), "
+                             "as a control loop takes them; default: back to back")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
+    if args.rate is not None and not args.rate > 0:
+        parser.error(f"--rate must be > 0 Hz, got {args.rate}")
     problem = ReferenceProblem(args.robot)
     for _ in range(500):                        # compiles, fills the caches
         problem.step()
@@ -66,7 +72,9 @@ def main(argv=None) -> dict:
         # them, so fewer timer ticks hit it and its tail looked lighter than the machine's
         yardstick = Yardstick(problem.robot, float(np.median([counted_step(problem, interrupts) for _ in range(500)])))
         last = resource.getrusage(usage).ru_nivcsw
+        pace = Pace(args.rate)
         for k in range(steps):
+            pace.wait()
             before, count = resource.getrusage(usage).ru_nivcsw, interrupts.count()
             times[k] = problem.step()
             interrupted[k] = interrupts.count() - count
@@ -98,7 +106,8 @@ def main(argv=None) -> dict:
         quiet_phase[max(excess, key=excess.get)] += 1
     spread = {key: float(np.median([values[k] / np.median(values) for k in quiet_slow])) for key, values in phases.items()}
     undisturbed = quiet & (interrupted == 0)
-    report = {"robot": args.robot, "steps": steps, "loop_notes": settings.notes + interrupts.notes,
+    report = {"robot": args.robot, "steps": steps, "rate_hz": args.rate, "late_periods": pace.late,
+              "loop_notes": settings.notes + interrupts.notes,
               "median_us": median, "p99_us": float(p99), "p99_over_median": p99 / median, "max_us": float(times_us.max()),
               "median_without_preempted_us": float(np.median(times_us[quiet])),
               "p99_without_preempted_us": float(np.percentile(times_us[quiet], 99)),
@@ -152,6 +161,26 @@ class CoreInterrupts:
             columns = next(table).split().index(f"CPU{self.core}") + 1
             return sum(int(fields[columns]) for fields in map(str.split, table)
                        if len(fields) > columns and fields[columns].isdigit())
+
+
+class Pace:
+    """Steps started on a fixed period (``rate`` Hz; None: at once), spinning until each
+    period begins — a control loop's shape: each step follows a pause, not the step before
+    it. ``late`` counts the periods a step began after (the one before overran)."""
+
+    def __init__(self, rate: float | None):
+        self.period, self.next, self.late = (None if rate is None else 1.0 / rate), None, 0
+
+    def wait(self) -> None:
+        if self.period is None:
+            return
+        now = time.perf_counter()
+        self.next = now if self.next is None else self.next + self.period
+        if now > self.next:
+            self.late += 1
+            self.next = now
+        while time.perf_counter() < self.next:
+            pass
 
 
 class Yardstick:
