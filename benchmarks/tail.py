@@ -35,7 +35,7 @@ import numpy as np
 import pinocchio as pin
 
 from tsid_py.bench import ReferenceProblem
-from tsid_py.loop import prepare_loop
+from tsid_py.loop import Pace, prepare_loop
 from tsid_py.scenarios.reports import write_json
 
 
@@ -161,26 +161,6 @@ class CoreInterrupts:
             columns = next(table).split().index(f"CPU{self.core}") + 1
             return sum(int(fields[columns]) for fields in map(str.split, table)
                        if len(fields) > columns and fields[columns].isdigit())
-
-
-class Pace:
-    """Steps started on a fixed period (``rate`` Hz; None: at once), spinning until each
-    period begins — a control loop's shape: each step follows a pause, not the step before
-    it. ``late`` counts the periods a step began after (the one before overran)."""
-
-    def __init__(self, rate: float | None):
-        self.period, self.next, self.late = (None if rate is None else 1.0 / rate), None, 0
-
-    def wait(self) -> None:
-        if self.period is None:
-            return
-        now = time.perf_counter()
-        self.next = now if self.next is None else self.next + self.period
-        if now > self.next:
-            self.late += 1
-            self.next = now
-        while time.perf_counter() < self.next:
-            pass
 
 
 class Yardstick:

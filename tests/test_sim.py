@@ -2,6 +2,7 @@
 
 import json
 import re
+import time
 
 import numpy as np
 import pinocchio as pin
@@ -109,6 +110,33 @@ def test_cli_bench_reports_timings(tmp_path, capsys):
     phases = [report["share"][key] for key in ("dynamics", "assembly", "qp", "extraction")]
     assert all(value > 0 for value in phases) and 0 <= report["share"]["other"] < 0.5
     assert 0 < report["computeAllTerms_us"] <= report["computeAllTerms_p99_us"]
+
+
+def test_cli_bench_paces_its_steps_with_rate(tmp_path):
+    """``--rate``: the timed steps start on their periods (the run takes at least steps − 1
+    periods); a rate that is not a positive number is a usage error."""
+    out = tmp_path / "bench.json"
+    tic = time.perf_counter()
+    cli_main(["bench", "--robot", "go2", "--steps", "20", "--warmup", "5", "--rate", "200", "--json", str(out)])
+    (report,) = json.loads(out.read_text())
+    assert time.perf_counter() - tic >= 19 / 200
+    assert report["rate_hz"] == 200.0 and report["late_periods"] >= 0 and report["median_us"] > 0
+    assert cli_main(["bench", "--rate", "0"]) == 2
+
+
+def test_pace_waits_for_each_period_and_counts_late_ones():
+    from tsid_py.loop import Pace
+
+    pace, tic = Pace(500.0), time.perf_counter()
+    for _ in range(5):
+        pace.wait()
+    assert time.perf_counter() - tic >= 4 / 500
+    pace._next -= 1.0                           # a step that overran by a second
+    pace.wait()
+    assert pace.late == 1
+    with pytest.raises(ValueError, match="rate must be > 0"):
+        Pace(0.0)
+    Pace(None).wait()                           # back to back: returns at once
 
 
 def test_bench_phase_shares_ignore_a_step_switched_out_by_the_os():

@@ -1,7 +1,7 @@
 """Time one control step of the reference balance problem.
 
     python benchmarks/step.py [--robot talos g1 go2] [--steps 2000] [--warmup 200] [--json FILE]
-    tsid-py bench  (same options)
+    tsid-py bench  (same options; --rate HZ paces the steps as a control loop takes them)
     tsid-py bench --robot talos --peer placo=PYTHON [--rounds 5]   # against a peer, interleaved
 
 The reference problem (TSID's and placo's demo): Talos ``talos_reduced`` (nv = 38) at
@@ -34,18 +34,21 @@ import pinocchio as pin
 
 import tsid_py as tp
 from tsid_py.control.reference import humanoid_balance, quadruped_stance
-from tsid_py.loop import prepare_loop
+from tsid_py.loop import Pace, prepare_loop
 from tsid_py.scenarios.reports import write_json  # noqa: F401 (the benchmarks' writer)
 from tsid_py.scenarios.soak import resident_megabytes  # noqa: F401 (benchmarks/memory.py)
 
 
 def benchmark(robot_name: str, steps: int = 2000, warmup: int = 200, qp_solver: str = "reduced",
-              samples: bool = False) -> dict:
+              samples: bool = False, rate: float | None = None) -> dict:
     """Median/p99/max step time in µs and the share of each phase, in the loop practice of
     :func:`tsid_py.loop.prepare_loop` (one core, BLAS on one thread, the objects alive before
     the timed steps frozen out of the collector's reach) — ``samples``: also every step's
-    time, ``samples_us``."""
-    report = _benchmark(robot_name, steps, warmup, qp_solver)
+    time, ``samples_us``; ``rate`` (Hz): the steps paced as a control loop takes them, each
+    on its period (:class:`tsid_py.loop.Pace`; None: back to back). Back to back, a step
+    follows the one before with its caches warm, and an interrupt's cost lands on the next
+    step too; paced, each follows a pause, as on a robot."""
+    report = _benchmark(robot_name, steps, warmup, qp_solver, rate)
     if not samples:
         report.pop("samples_us")
     return report
@@ -82,13 +85,15 @@ class ReferenceProblem:
         return elapsed
 
 
-def _benchmark(robot_name: str, steps: int, warmup: int, qp_solver: str) -> dict:
+def _benchmark(robot_name: str, steps: int, warmup: int, qp_solver: str, rate: float | None = None) -> dict:
     problem = ReferenceProblem(robot_name, qp_solver)
     totals, phases = np.zeros(steps), {key: np.zeros(steps) for key in ("dynamics", "assembly", "qp", "extraction")}
     for _ in range(warmup):
         problem.step()
+    pace = Pace(rate)
     with prepare_loop():
         for k in range(steps):
+            pace.wait()
             totals[k] = problem.step()
             timings = problem.solver.timings
             for key, values in phases.items():
@@ -96,7 +101,8 @@ def _benchmark(robot_name: str, steps: int, warmup: int, qp_solver: str) -> dict
     totals_us = totals * 1e6
     yardstick = _dynamics_pass_us(problem.robot)
     return {
-        "robot": robot_name, "nv": problem.robot.nv, "steps": steps, "qp_solver": qp_solver,
+        "robot": robot_name, "nv": problem.robot.nv, "steps": steps, "qp_solver": qp_solver, "rate_hz": rate,
+        "late_periods": pace.late,
         "median_us": float(np.median(totals_us)), "p99_us": float(np.percentile(totals_us, 99)),
         "max_us": float(totals_us.max()), "share": _phase_shares(totals, phases),
         "computeAllTerms_us": yardstick[0], "computeAllTerms_p99_us": yardstick[1],
@@ -190,13 +196,15 @@ def compare_with_peers(robot_name: str, peers: dict[str, str], rounds: int = 5, 
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``tsid-py bench``."""
-    from tsid_py.cli_arguments import Parser, count, output_file, parsed, qp_solver, robot
+    from tsid_py.cli_arguments import Parser, count, output_file, parsed, positive, qp_solver, robot
 
     parser = Parser(prog="tsid-py bench", description=__doc__.splitlines()[0])
     parser.add_argument("--robot", nargs="+", type=robot, default=list(tp.robots.BENCHMARK_ROBOTS),
                         help="built-in robots or robot files (default: %(default)s)")
     parser.add_argument("--steps", type=count(1), default=2000, help="timed steps per robot (default 2000)")
     parser.add_argument("--warmup", type=count(0), default=200, help="untimed steps first (default 200)")
+    parser.add_argument("--rate", type=positive("Hz"), metavar="HZ",
+                        help="pace the timed steps at this rate, as a control loop takes them (default: back to back)")
     parser.add_argument("--qp-solver", type=qp_solver, default="reduced", help="the QP backend (default reduced)")
     parser.add_argument("--peer", action="append", default=[], metavar="NAME=PYTHON", type=parsed("peer", _peer),
                         help="also time a peer library's step (placo) with that interpreter, in alternating rounds")
@@ -226,7 +234,7 @@ def main(argv=None) -> list[dict] | int:
         return summary if isinstance(summary, int) else [summary]
     reports = []
     for name in args.robot:
-        report = benchmark(name, args.steps, args.warmup, args.qp_solver)
+        report = benchmark(name, args.steps, args.warmup, args.qp_solver, rate=args.rate)
         reports.append(report)
         share = ", ".join(f"{key} {100 * value:.0f}%" for key, value in report["share"].items())
         print(f"{name:6s} nv={report['nv']:2d}  median {report['median_us']:7.1f} µs  p99 {report['p99_us']:7.1f} µs"

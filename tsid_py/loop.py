@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import gc
 import os
+import time
 from dataclasses import dataclass, field
 
 from numba.core import event
@@ -129,6 +130,33 @@ def _set_realtime_priority(settings: LoopSettings, priority: int) -> None:
         return
     settings.priority = priority
     settings.on_restore(lambda: os.sched_setscheduler(0, policy, param))
+
+
+class Pace:
+    """Start each step on a fixed period: :meth:`wait` spins until the next period begins
+    (``rate`` Hz; None: returns at once). A control loop's shape — each step follows a pause,
+    not the step before it — for timing a step as a loop takes it. Spinning, not sleeping: a
+    sleep's wake-up adds the kernel's timer latency, which the loop harness measures apart
+    (:mod:`tsid_py.scenarios.realtime`). ``late`` counts the periods a step began after (the
+    one before overran, or the process was stopped), each restarting the schedule there."""
+
+    def __init__(self, rate: float | None = None):
+        if rate is not None and not rate > 0:
+            raise ValueError(f"rate must be > 0 Hz or None, got {rate!r}")
+        self.period = None if rate is None else 1.0 / float(rate)
+        self.late, self._next = 0, None
+
+    def wait(self) -> None:
+        """Return when the next period begins (at once the first time)."""
+        if self.period is None:
+            return
+        now = time.perf_counter()
+        self._next = now if self._next is None else self._next + self.period
+        if now > self._next:
+            self.late += 1
+            self._next = now
+        while time.perf_counter() < self._next:
+            pass
 
 
 class CompilationCounter(event.Listener):
