@@ -10,7 +10,7 @@
                          [sensor, plant and drive options: tsid_py.cli_conditions]
     tsid-py demo trot [--robot R|PATH] --speed V [--lateral V] [--yaw-rate W] [--distance M | --duration S]
                       [--gait trot|walk|pace|bound] [--terrain T] (tsid_py.cli_trot)
-    tsid-py bench [--robot talos g1 go2] [--steps 2000] [--json FILE]
+    tsid-py bench [--robot talos g1 go2] [--steps 2000] [--rate HZ] [--json FILE]
     tsid-py inverse-dynamics FILE --robot R --dt S [--contacts A B] [--friction MU | --no-bounds]
         [--smoothing W] --out RESULT.npz
     tsid-py inverse-dynamics MOTION.mot --robot MODEL.osim [--external-loads LOADS.xml]
