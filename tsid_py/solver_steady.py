@@ -32,9 +32,9 @@ from __future__ import annotations
 
 from time import perf_counter
 
+from ._numba import compiled_function
 from ._validation import finite_vector
 from .solution import Solution
-from ._numba import compiled_function
 from .step_log import StepLog, refill_and_write_row, state_vectors
 
 _refill_and_write_row = compiled_function(refill_and_write_row)

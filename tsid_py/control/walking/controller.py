@@ -45,24 +45,23 @@ from numpy.linalg import norm as np_norm
 
 from ... import tasks
 from ..._validation import positive_scalar
+from ...models.legs import ankle_tilt_range
 from ...models.profile import profile_of
 from ...robot import Robot
 from ...settings import Setting
-from ..terrain import Terrain
 from ..balance import BalanceController
 from ..pipeline import Pipeline
 from ..support import WALKING
+from ..terrain import Terrain
 from .adjustment import StepAdjustment
-from ...models.legs import ankle_tilt_range
 from .footholds import contact_region, place_footstep, place_footsteps
 from .footsteps import Footstep, Gait, footsteps_from_velocity, plan_footsteps
 from .plan import WalkPlan
 from .recovery import RecoveryStep, StepRecovery
-from .sequence import StepSequence
 from .recovery_stage import RecoveryStage
+from .sequence import StepSequence
 from .stages import PlanStage, footstep_of, standing_feet
 from .touchdown import Touchdown
-
 
 #: Share of the ankles' tilt range (:func:`~tsid_py.models.legs.ankle_tilt_range`) a foothold's
 #: surface may take (:func:`~.footholds.place_footstep`'s ``tilt_limits``); the rest is the

@@ -261,10 +261,10 @@ class WalkPlan:
         contact event comes that much earlier. ``next_timing``, a list of ``(double, single)`` s
         (None: as planned): the double support before each of footsteps ``index + 1``,
         ``index + 2``, … and its swing last that long instead (:meth:`_retime`; a quick step
-        after a landing brought forward, then a settling double support, :mod:`.sequence`). The ground-height profile is rebuilt over all
-        footholds. ``ValueError`` (the plan unchanged) when a footstep is out of reach
-        (:func:`check_reach`), the touch-down is not one the swing under way can take, or the
-        timing is not one the next step can take."""
+        after a landing brought forward, then a settling double support, :mod:`.sequence`).
+        The ground-height profile is rebuilt over all footholds. ``ValueError`` (the plan
+        unchanged) when a footstep is out of reach (:func:`check_reach`), the touch-down is not
+        one the swing under way can take, or the timing is not one the next step can take."""
         footsteps = list(footsteps)
         if len(footsteps) != len(self.footsteps) - index or any(
                 new.foot != old.foot for new, old in zip(footsteps, self.footsteps[index:])):

@@ -27,11 +27,11 @@ runs as ``ξ(t + τ) = p + (ξ(t) − p) e^{ωτ}``. For each touch-down ``T₁`
 
 The touch-down kept is the one whose second landing leaves ``ξ₂`` least far outside its sole
 (in whole cm), of those the one whose second step is shortest (the capture point has run
-least: in practice the earliest, the model's prediction being optimistic while a push lasts). The walk is re-planned over the two
-landings (the later footsteps moved with the second, so that the walk goes on parallel to
-its plan) with the first touch-down brought forward and the next step re-timed
-(:meth:`~.plan.WalkPlan.replan`'s ``next_timing``); the second swing's own landing is then
-step adjustment's to refine.
+least: in practice the earliest, the model's prediction being optimistic while a push lasts).
+The walk is re-planned over the two landings (the later footsteps moved with the second, so
+that the walk goes on parallel to its plan) with the first touch-down brought forward and the
+next step re-timed (:meth:`~.plan.WalkPlan.replan`'s ``next_timing``); the second swing's own
+landing is then step adjustment's to refine.
 
 Units: m, s.
 """
