@@ -117,7 +117,6 @@ def refill_and_write_row(refill_arguments, row_arrays, q, v, status, iterations,
     return write_row(rows, ints, q, v, floats, refill_arguments[1], status, iterations, np.nan, previous_seconds)
 
 
-
 def float_vector(value) -> np.ndarray:
     """``value`` as a 1-D float64 array (a copy only when it is not one)."""
     return np.asarray(value, dtype=np.float64).reshape(-1)

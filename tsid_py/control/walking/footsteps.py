@@ -91,6 +91,11 @@ class Footstep:
     def xy(self) -> np.ndarray:
         return np.array([self.x, self.y])
 
+    def moved_to(self, x: float, y: float) -> Footstep:
+        """The same foot, heading, height and surface at ``(x, y)`` m, its bearing dropped:
+        the ground there is another (placing the footstep finds what it bears on)."""
+        return Footstep(self.foot, x, y, self.yaw, self.z, self.normal)
+
 
 def _centre(left: Footstep, right: Footstep) -> tuple[np.ndarray, float, float]:
     """Midpoint (x, y), heading (rad) and width (m) of a pair of feet."""

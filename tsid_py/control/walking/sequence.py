@@ -138,7 +138,7 @@ class StepSequence:
         for touch_down in self.touch_downs(t, planned_touch_down):
             at_landing = self.run(dcm, stance_sole, omega, touch_down - t)
             x, y = adjustment.landing(first, at_landing - first.xy, stance, lifted)
-            landed = Footstep(first.foot, x, y, first.yaw, first.z, first.normal)
+            landed = first.moved_to(x, y)
             landed_sole = self._sole(landed)
             pivot = landed_sole.clamp(at_landing)
             caught = self.run(at_landing, landed_sole, omega, self.double + self.single)
@@ -146,7 +146,7 @@ class StepSequence:
             norm = float(np.hypot(away[0], away[1]))
             aim = caught + (self.overshoot * away / norm if norm > 1e-9 else 0.0)
             x, y = adjustment.landing(second, aim - second.xy, landed, stance)
-            stepped = Footstep(second.foot, x, y, second.yaw, second.z, second.normal)
+            stepped = second.moved_to(x, y)
             miss = max(self._sole(stepped).outside_xy(float(caught[0]), float(caught[1])), 0.0)
             key = (round(100.0 * miss), float(np.hypot(*(stepped.xy - landed.xy))))
             if best is None or key < best[0]:

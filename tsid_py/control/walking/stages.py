@@ -255,8 +255,7 @@ class PlanStage(Stage):
                 and self._capture_in_two(t, index, stance, key[0])):
             return
         early = touch_down < swing.touch_down - 1e-9
-        landing = Footstep(planned.foot, planned.x + shift[0], planned.y + shift[1], planned.yaw, planned.z,
-                           planned.normal)
+        landing = planned.moved_to(planned.x + shift[0], planned.y + shift[1])
         if self.place is not None:
             landing = self.place(landing, True)
         shift = landing.xy - planned.xy                  # as placed: the rest of the walk follows it
@@ -290,8 +289,7 @@ class PlanStage(Stage):
     def _moved(self, footsteps, shift) -> list[Footstep]:
         """``footsteps`` moved by ``shift`` (2,) m and put on the ground (the rest of a walk
         following a moved landing)."""
-        moved = [Footstep(step.foot, step.x + shift[0], step.y + shift[1], step.yaw, step.z, step.normal)
-                 for step in footsteps]
+        moved = [step.moved_to(step.x + shift[0], step.y + shift[1]) for step in footsteps]
         return moved if self.place is None else [self.place(step, False) for step in moved]
 
     def _capture_in_two(self, t: float, index: int, stance: Footstep, missed_cm: float) -> bool:
