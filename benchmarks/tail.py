@@ -2,7 +2,7 @@
 the QP's repair work, the process's involuntary context switches and garbage collections.
 
     python benchmarks/tail.py [--robot talos] [--steps 20000] [--core K] [--realtime-priority P]
-                              [--rate HZ]
+                              [--rate HZ] [--evict MB]
 
 Inside :func:`tsid_py.loop.prepare_loop` (one core, one BLAS thread, gc frozen), each step
 records: its time and phases (``solver.timings``), the reduced backend's active-set changes and
@@ -48,10 +48,15 @@ def main(argv=None) -> dict:
     parser.add_argument("--rate", type=float,
                         help="pace the steps at this rate, Hz (each starts on its period, spinning until then), "
                              "as a control loop takes them; default: back to back")
+    parser.add_argument("--evict", type=float, metavar="MB",
+                        help="write a buffer of MB megabytes before each step: the step with cold caches")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
     if args.rate is not None and not args.rate > 0:
         parser.error(f"--rate must be > 0 Hz, got {args.rate}")
+    if args.evict is not None and not 0 < args.evict < 1e5:
+        parser.error(f"--evict must be a size in MB in (0, 1e5), got {args.evict}")
+    evicted = None if args.evict is None else np.ones(max(1, int(args.evict * 2**20) // 8))
     problem = ReferenceProblem(args.robot)
     for _ in range(500):                        # compiles, fills the caches
         problem.step()
@@ -75,6 +80,8 @@ def main(argv=None) -> dict:
         pace = Pace(args.rate)
         for k in range(steps):
             pace.wait()
+            if evicted is not None:
+                np.add(evicted, 1.0, out=evicted)
             before, count = resource.getrusage(usage).ru_nivcsw, interrupts.count()
             times[k] = problem.step()
             interrupted[k] = interrupts.count() - count
@@ -106,7 +113,7 @@ def main(argv=None) -> dict:
         quiet_phase[max(excess, key=excess.get)] += 1
     spread = {key: float(np.median([values[k] / np.median(values) for k in quiet_slow])) for key, values in phases.items()}
     undisturbed = quiet & (interrupted == 0)
-    report = {"robot": args.robot, "steps": steps, "rate_hz": args.rate, "late_periods": pace.late,
+    report = {"robot": args.robot, "steps": steps, "rate_hz": args.rate, "late_periods": pace.late, "evict_mb": args.evict,
               "loop_notes": settings.notes + interrupts.notes,
               "median_us": median, "p99_us": float(p99), "p99_over_median": p99 / median, "max_us": float(times_us.max()),
               "median_without_preempted_us": float(np.median(times_us[quiet])),

@@ -58,6 +58,7 @@ def test_steady_steps_equal_general_steps_through_changes(robot_name):
     robot_a.update(robot_a.q_ref, robot_a.zero_velocity())
     centre = robot_a.com.copy()
     q, v, sol, steady_steps = robot_a.q_ref.copy(), robot_a.zero_velocity(), None, 0
+    assert np.isnan(steady.solver.last_step_seconds) and steady.solver.timings == {}
     for k in range(110):
         overrides = _event(k, general, centre)
         _event(k, steady, centre)
@@ -71,6 +72,8 @@ def test_steady_steps_equal_general_steps_through_changes(robot_name):
             assert np.array_equal(new.local_wrenches[name], sol.local_wrenches[name])
             assert np.array_equal(new.wrenches[name], sol.wrenches[name])
         assert general.solver.timings.keys() == steady.solver.timings.keys()
+        for solver in (general.solver, steady.solver):        # either step's time, its phases' sum
+            assert 0 < solver.last_step_seconds == pytest.approx(sum(solver.timings.values()), rel=1e-9)
         assert steady.solver.last_step_steady == kept and not general.solver.last_step_steady
         v = v + 1e-3 * sol.ddq
         q = pin.integrate(robot_a.model, q, 1e-3 * v)

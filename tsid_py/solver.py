@@ -364,7 +364,7 @@ class DynamicsSolver(ContactRamps, SolverLayouts):
             self._busy.release()
         if log is not None:
             if not self._last_steady:                # (a steady step wrote its row)
-                log.record(q, v, solution, self._stamps[4] - self._stamps[0])
+                log.record(q, v, solution, self.last_step_seconds)
         elif recorder is not None:
             recorder.after_step(self, solution, None)
         return solution
@@ -380,7 +380,7 @@ class DynamicsSolver(ContactRamps, SolverLayouts):
                 self._last_solution, self._last_steady = solution, True   # (a removal's ramp starts from its forces)
                 return solution
         if log is not None:                          # (the last step's row may wait for its time)
-            log.settle(self._stamps[4] - self._stamps[0])
+            log.settle(self.last_step_seconds)
         self._steady, self._last_steady = None, False
         solution, overrides, layout, result = self._general_step(q, v, overrides, out)
         if out is not None and overrides is None and not self._transitions and not self._unanchored:
@@ -451,6 +451,13 @@ class DynamicsSolver(ContactRamps, SolverLayouts):
     def last_step_steady(self) -> bool:
         """Whether the last solve ran the steady step (:mod:`tsid_py.solver_steady`)."""
         return self._last_steady
+
+    @property
+    def last_step_seconds(self) -> float:
+        """Seconds the last solve took from its first phase to the end of its extraction (the
+        sum of :attr:`timings`; NaN before the first solve)."""
+        start, end = self._stamps[0], self._stamps[4]
+        return end - start if start else float("nan")
 
     @property
     def timings(self) -> dict[str, float]:

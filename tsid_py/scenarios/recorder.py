@@ -217,7 +217,7 @@ class FlightRecorder:
         """The last row's time, when the steady step that wrote it left it pending (this
         solver's last step is the last row: every step is recorded while attached)."""
         if self.solver.recorder is self:
-            self.log.settle(sum(self.solver.timings.values()))
+            self.log.settle(self.solver.last_step_seconds)
 
     # ------------------------------------------------------------------ recording
     def attach(self) -> None:
@@ -318,7 +318,7 @@ class FlightRecorder:
         if program is not self._gather_program:
             self._read_gathered(log.count % self.capacity)    # another layout's program, or none: rare
             self._prepare_gather(program)
-        log.record(q, v, solution, sum(solver.timings.values()))
+        log.record(q, v, solution, solver.last_step_seconds)
         if program is not None and not self._read_before and not self._opaque_tasks and not solver.has_transitions:
             log.arm(*self._epochs)            # (a ramp's start or end changes the epoch: disarmed until then)
 
