@@ -47,6 +47,17 @@ def test_heights_of_the_demo_terrains_are_their_closed_forms():
     np.testing.assert_array_equal(scalars, rough.height(np.linspace(0.5, 5.0, 50), np.linspace(-1, 1, 50)))
 
 
+@pytest.mark.parametrize("terrain", [Terrain.rough(0.02, seed=1), Terrain.rough(0.05, seed=2, cell=0.07),
+                                     Terrain.slope(10), Terrain.slope(-10), Terrain.stairs(0.05),
+                                     Terrain.steps(0.05, tread=0.3)], ids=lambda terrain: terrain.name)
+def test_heights_over_arrays_are_the_scalar_heights_to_the_last_bit(terrain):
+    rng = np.random.default_rng(0)
+    x, y = rng.uniform(-1.0, 10.0, 3000), rng.uniform(-2.5, 2.5, 3000)
+    x[:60], y[:60] = 0.5 + 0.1 * np.arange(60), -2.0 + 0.07 * np.arange(60)    # on grid lines and edges
+    scalars = [terrain.height(float(a), float(b)) for a, b in zip(x, y)]
+    np.testing.assert_array_equal(terrain.height(x, y), scalars)
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_a_sole_rests_on_the_lowest_plane_above_the_ground_a_linear_programme_finds(seed):
     """The resting plane is the optimum of ``min h0 s.t. plane ≥ ground at every sample``

@@ -98,6 +98,11 @@ class Ramp:
             return 0.0
         return min(x - self.start, self.length) * math.tan(self.angle)
 
+    def heights(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """:meth:`height` at each ``(x, y)`` (arrays of one shape), to the last bit."""
+        inside = (self.start <= x) & (x <= self.start + self.length + self.plateau) & (np.abs(y) <= self.width / 2)
+        return np.where(inside, np.minimum(x - self.start, self.length) * math.tan(self.angle), 0.0)
+
     def gradient(self, x: float, y: float) -> tuple[float, float]:
         if self.inside(x, y) and x < self.start + self.length:
             return math.tan(self.angle), 0.0
@@ -126,6 +131,13 @@ class Stairs:
         if abs(y) > self.width / 2 or not self.start <= x <= end:
             return 0.0
         return self.rise * min(int((x - self.start) // self.run) + 1, self.count)
+
+    def heights(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """:meth:`height` at each ``(x, y)`` (arrays of one shape), to the last bit."""
+        end = self.start + self.count * self.run + self.landing
+        inside = (np.abs(y) <= self.width / 2) & (self.start <= x) & (x <= end)
+        steps = np.minimum(np.floor_divide(x - self.start, self.run) + 1, self.count)
+        return np.where(inside, self.rise * steps, 0.0)
 
     def gradient(self, x: float, y: float) -> tuple[float, float]:
         return 0.0, 0.0
@@ -169,6 +181,21 @@ class Rough:
         i, j, a, b = cell
         g = self.grid
         return float((1 - a) * ((1 - b) * g[i, j] + b * g[i, j + 1]) + a * ((1 - b) * g[i + 1, j] + b * g[i + 1, j + 1]))
+
+    def heights(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """:meth:`height` at each ``(x, y)`` (arrays of one shape), to the last bit: the same
+        cell, weights and sums, element by element."""
+        u = (x - self.start) / self.cell
+        w = (y + self.width / 2) / self.cell
+        rows, columns = self.grid.shape
+        inside = (0.0 <= u) & (u <= columns - 1) & (0.0 <= w) & (w <= rows - 1)
+        u, w = np.where(inside, u, 0.0), np.where(inside, w, 0.0)
+        i = np.minimum(w.astype(np.intp), rows - 2)
+        j = np.minimum(u.astype(np.intp), columns - 2)
+        a, b = w - i, u - j
+        g = self.grid
+        z = (1 - a) * ((1 - b) * g[i, j] + b * g[i, j + 1]) + a * ((1 - b) * g[i + 1, j] + b * g[i + 1, j + 1])
+        return np.where(inside, z, 0.0)
 
     def gradient(self, x: float, y: float) -> tuple[float, float]:
         cell = self._cell(x, y)
@@ -383,7 +410,7 @@ class Terrain:
             if isinstance(feature, Block):
                 z = np.fmax(z, feature.top(x, y))
             else:
-                z = np.fmax(z, np.vectorize(feature.height, otypes=[float])(x, y))
+                z = np.fmax(z, feature.heights(x, y))
         return z
 
     def normal(self, x: float, y: float) -> np.ndarray:
