@@ -90,12 +90,14 @@ class Reach:
     feet_error : the soles' largest pose error, m or rad.
     com_error : the CoM's horizontal distance from its target, m.
     at_limits : the leg joints the fit leaves at a bound of their ranges (names).
+    configuration : the fitted configuration (nq,).
     """
 
     reached: bool
     feet_error: float
     com_error: float
     at_limits: tuple[str, ...]
+    configuration: np.ndarray | None = None
 
 
 def reach(model: pin.Model, q: np.ndarray, feet, placements, com_xy, com_axis=None) -> Reach:
@@ -137,7 +139,9 @@ def reach(model: pin.Model, q: np.ndarray, feet, placements, com_xy, com_axis=No
     at_limits = tuple(model.names[joint] for joint, value, a, b in zip(joints, result.x[3:], low, high)
                       if min(value - a, b - value) < 1e-6)
     feet_error, com_error = float(np.abs(feet_error).max()), float(np.linalg.norm(com_error))
-    return Reach(feet_error < FOOT_TOLERANCE and com_error < COM_TOLERANCE, feet_error, com_error, at_limits)
+    configuration = moved_configuration(q, base, index, np.r_[result.x[:3], 0.0, 0.0, 0.0, result.x[3:]])
+    return Reach(feet_error < FOOT_TOLERANCE and com_error < COM_TOLERANCE, feet_error, com_error, at_limits,
+                 configuration)
 
 
 def standing_soles(model: pin.Model, q: np.ndarray, feet) -> list[pin.SE3]:
