@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_push import STANDING_BOUNDS  # noqa: E402
+from walk_push import standing_bound  # noqa: E402
 
 from tsid_py.scenarios.reports import write_json  # noqa: E402
 
@@ -80,7 +80,7 @@ def analyse(name: str, phases, splits) -> dict:
                                  reach=adjustment.max_width, cross_reach=cross_reach, swing=gait.single_support,
                                  earliest=adjustment.earliest * gait.single_support, first_time=sequence.min_time,
                                  hand_over=sequence.double, quick_swing=sequence.single)
-        push = 0.5 * STANDING_BOUNDS[name]["y"]
+        push = 0.5 * standing_bound(name, "+y")
         for phase in phases:
             start = phase * period
             state = plan.com_state(swing.lift_off + start)
@@ -117,7 +117,8 @@ def _crossed(best, past) -> dict:
 
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--robot", nargs="+", default=["g1", "talos"], choices=list(STANDING_BOUNDS))
+    parser.add_argument("--robot", nargs="+", default=["g1", "talos"],
+                        help="built-in robots or robot files (half the standing bound: walk_push.standing_bound)")
     parser.add_argument("--phases", type=float, nargs="+", default=[0.0, 0.4, 0.5],
                         help="push instants after the 5th lift-off, in step periods")
     parser.add_argument("--splits", type=float, nargs="+", default=[-0.3, -0.2, 0.2, 0.3],
