@@ -16,6 +16,10 @@ inertias are the ones pinocchio read. On top of it:
 * the robot's mimic couplings (:attr:`~tsid_py.Robot.mimic_joints`, none when loaded with
   ``mimic="independent"``) are joint equalities ``q_m = k q_p + b``, written from the loader's
   couplings rather than left to MuJoCo's parser;
+* the profile's held joints (:attr:`~tsid_py.models.profile.RobotProfile.held_joints`: by
+  default the joints that move no mass, :mod:`tsid_py.models.held`) locked at the posture by
+  joint equalities: no torque can act on them, and a near-massless chain left free swings past
+  its limits (and, given any torque, diverges);
 * the rotational inertia the loader gave point-mass links
   (:attr:`~tsid_py.loaders.source.ModelSource.added_inertias`) added to their bodies, so that
   the simulated robot is the controller's;
@@ -92,7 +96,10 @@ def build_urdf_model(robot, *, timestep: float, visual: bool, contact: ContactOp
     for equality in list(spec.equalities):   # MuJoCo's parser's mimic couplings: replaced by the robot's
         if equality.type == mujoco.mjtEq.mjEQ_JOINT:
             spec.delete(equality)
+    held = hold_joints(spec, robot, mujoco)
     for coupling in robot.mimic_joints:
+        if coupling.joint in held:                            # held already, with its primary
+            continue
         data = np.zeros(mujoco.mjNEQDATA)
         data[:2] = coupling.offset, coupling.multiplier        # q_m − q_m0 = b + k (q_p − q_p0), q0 = 0
         spec.add_equality(type=mujoco.mjtEq.mjEQ_JOINT, name1=coupling.joint, name2=coupling.primary, data=data)
@@ -120,6 +127,32 @@ def build_urdf_model(robot, *, timestep: float, visual: bool, contact: ContactOp
         return spec.compile()
     except ValueError as exc:
         raise ValueError(f"{filename}: MuJoCo cannot compile the model built from this URDF: {exc}") from None
+
+
+def hold_joints(spec, robot, mujoco) -> tuple[str, ...]:
+    """Lock the profile's held joints (:attr:`~tsid_py.models.profile.RobotProfile.held_joints`,
+    by default the joints that move no mass, :mod:`tsid_py.models.held`) at the posture's value:
+    a joint equality ``q_j = q_ref_j`` each (one-degree-of-freedom joints; MuJoCo writes it
+    from the joint's ``ref``, 0 for a URDF's), as stiff as MuJoCo integrates stably (a time
+    constant of two time steps, critically damped: MuJoCo's default 0.02 s lets the links the
+    joint hangs from swing it by centiradians). Returns the joints held."""
+    from ..models.profile import profile_of
+
+    model, posture = robot.model, profile_of(robot).posture
+    held = []
+    for name in profile_of(robot).held_joints:
+        joint = model.getJointId(name)
+        found = spec.joint(name)
+        if found is None or model.nvs[joint] != 1:
+            continue
+        q = posture[model.idx_qs[joint]:model.idx_qs[joint] + model.nqs[joint]]
+        value = float(np.arctan2(q[1], q[0])) if q.size == 2 else float(q[0])      # a continuous joint: (cos, sin)
+        data = np.zeros(mujoco.mjNEQDATA)
+        data[0] = value - float(np.atleast_1d(found.ref)[0])
+        spec.add_equality(type=mujoco.mjtEq.mjEQ_JOINT, name1=name, data=data,
+                          solref=[2.0 * spec.option.timestep, 1.0])
+        held.append(name)
+    return tuple(held)
 
 
 # ---------------------------------------------------------------------------------- URDF text
