@@ -41,7 +41,8 @@ SIMULATION_TESTS = {"test_sim", "test_walk", "test_step_recovery", "test_video",
                     "test_examples", "test_docs", "test_offline_files", "test_recorded_files", "test_harness_models",
                     "test_loaders", "test_cli_sweep", "test_trot", "test_terrain_walks", "test_estimation_sim",
                     "test_architecture", "test_recorder", "test_realtime_loop", "test_self_collision_sim",
-                    "test_external_wrench_sim", "test_docs_claims", "test_closures_sim"}
+                    "test_external_wrench_sim", "test_docs_claims", "test_closures_sim",
+                    "test_held_joints_sim"}
 SIMULATOR_MODULES = ("mujoco", "tsid_py.sim", "tsid_py.scenarios", "tsid_py.cli")
 
 #: Every robot example-robot-data ships that a user may load (the built-in ones and others).

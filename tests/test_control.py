@@ -205,7 +205,10 @@ def test_failure_policy_walks_down_its_ladder_and_restores_the_solver(talos):
     assert solution.relaxed == (SOFTENED, SLACKENED, DAMPING) and not solution.success
     bound = np.full(talos.na, np.inf)
     bound[limits.index] = limits.effort
-    expected = np.maximum(-0.5, -bound)                          # 0 − 5 × 0.1, clipped
+    inertia = pin.crba(talos.model, talos.model.createData(), q).diagonal()[6:]
+    gains = np.minimum(5.0, inertia / 1e-3)                      # no more than stops a joint in dt
+    assert np.any(gains < 5.0) and np.any(gains == 5.0)
+    expected = np.maximum(-0.1 * gains, -bound)                  # 0 − d_j × 0.1, clipped
     expected[talos.joint_v_index("arm_left_1_joint") - 6] = 0.0
     np.testing.assert_allclose(solution.tau_actuated, expected)
     assert np.all(solution.tau[:6] == 0.0)

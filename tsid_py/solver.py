@@ -126,6 +126,11 @@ class DynamicsSolver(ContactRamps, SolverLayouts):
             hook(self)
 
     @property
+    def dt(self) -> float:
+        """The control period, s (the horizon of the limit rows)."""
+        return self._dt
+
+    @property
     def _reuses_results(self) -> bool:
         """Whether the backend refills its own result on request (``solve(qp, True)``)."""
         return getattr(self.backend, "reuses_results", False)

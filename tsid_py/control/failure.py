@@ -22,8 +22,13 @@ if the one before failed too:
 3. **torque limits slackened**: as 2, with every :class:`~tsid_py.constraints.TorqueLimits`
    scaled by ``torque_slack``; the torques sent are then clipped to the true limits;
 4. **damping command**: no QP; the last torques that were sent, minus joint damping
-   ``−damping · v`` (N·m·s/rad), clipped to the limits (0 on passive joints): a command that
-   holds the posture's effort and removes energy.
+   ``−d_j v_j``, clipped to the limits (0 on passive joints): a command that holds the
+   posture's effort and removes energy. ``d_j = min(damping, M_jj(q) / dt)`` (N·m·s/rad, ``dt``
+   the solver's period): held for one period, a damping torque changes the joint's velocity
+   by ``−d_j dt / M_jj · v_j``, so a larger ``d_j`` would reverse it (and past ``2 M_jj / dt``
+   make it grow, step after step); a light joint gets less damping, a joint that moves no
+   mass (``M_jj = 0``, :mod:`tsid_py.models.held`) none — any torque there is an unbounded
+   acceleration.
 
 Each rung is a per-step override (:class:`~tsid_py.overrides.StepOverrides`, on top of the
 step's own): the solver's contacts and constraints keep their settings, and the softened
@@ -43,6 +48,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pinocchio as pin
 
 from .._validation import positive_scalar
 from ..constraints import TorqueLimits
@@ -134,7 +140,7 @@ class FailurePolicy:
         try:
             solution = self.solver.solve(q, v, relaxed)
         except SolverError:
-            return self._damping_command(v, done)
+            return self._damping_command(q, v, done)
         solution = self._failed(solution, done + (SLACKENED,))
         solution.tau_actuated[:] = self._clip(solution.tau_actuated)
         return solution
@@ -170,10 +176,11 @@ class FailurePolicy:
         return replace(solution, success=False, status=f"relaxed ({', '.join(relaxed)}): {solution.status}",
                        relaxed=relaxed)
 
-    def _damping_command(self, v, done: tuple[str, ...]) -> Solution:
+    def _damping_command(self, q, v, done: tuple[str, ...]) -> Solution:
         robot = self.solver.robot
         offset = robot.nv - robot.na
-        tau_actuated = self._clip(self.last_tau_actuated - self.damping * np.asarray(v, dtype=float)[offset:])
+        damping = damping_gains(robot, q, self.solver.dt, self.damping)[offset:]
+        tau_actuated = self._clip(self.last_tau_actuated - damping * np.asarray(v, dtype=float)[offset:])
         tau = np.zeros(robot.nv)
         tau[offset:] = tau_actuated
         tau[[robot.joint_v_index(joint) for joint in self.solver.passive_joints]] = 0.0     # no motor there
@@ -181,3 +188,12 @@ class FailurePolicy:
         relaxed = done + (SLACKENED, DAMPING)
         return Solution(np.zeros(robot.nv), tau, tau[offset:], {}, {}, False,
                         f"relaxed ({', '.join(relaxed)}): no QP solved", None, 0, relaxed)
+
+
+def damping_gains(robot, q, dt: float, damping: float) -> np.ndarray:
+    """The damping command's gains (nv,), N·m·s/rad (N·s/m): ``min(damping, M_jj(q) / dt)``,
+    the largest damping held for ``dt`` s that stops joint ``j`` (the others held) without
+    reversing it (see the module); ``M_jj`` by pinocchio's CRBA, on a data of its own."""
+    model = robot.model
+    inertia = pin.crba(model, model.createData(), robot.check_configuration(q, "q")).diagonal()
+    return np.minimum(damping, inertia / dt)

@@ -31,6 +31,10 @@ Rules (each an override when given):
   to at most 95 % of its leg's straight length), so that a leg cannot straighten into its
   knee's limit; the balance and walking controllers then keep the joints inside their ranges
   (:attr:`BalanceDefaults.joint_limits`), as the simulator does.
+* **held joints**: the joints that move no mass (their whole subtree massless,
+  :func:`~tsid_py.models.held.joints_moving_no_mass`): no torque can act on them and their
+  motion changes nothing else, so the simulator holds them at the posture rather than let a
+  near-massless chain swing past its limits.
 * **balance defaults**: :class:`BalanceDefaults` — joint-position limits on, the soles'
   contact rectangles :data:`SOLE_MARGIN` inside the sole on each side (at most a quarter of
   it), the posture's and friction's generic values (an MJCF file whose feet set the contact's
@@ -51,6 +55,7 @@ import pinocchio as pin
 
 from .._validation import positive_scalar
 from .gait import Gait, gait_for_size
+from .held import joints_moving_no_mass
 from .legs import leg_geometry
 from .reach import com_rise, needs_vault, step_length, walking_width
 
@@ -138,6 +143,8 @@ class RobotProfile:
     drives : the drives' armature, damping and friction
         (:class:`~tsid_py.models.actuators.DriveParameters`), or None: read from the model
         (:func:`~tsid_py.models.actuators.drive_parameters`).
+    held_joints : joints held at the posture (the simulator locks them): by default the
+        joints that move no mass (:mod:`tsid_py.models.held`).
     """
 
     feet: tuple[str, ...]
@@ -152,6 +159,7 @@ class RobotProfile:
     balance: BalanceDefaults = field(default_factory=BalanceDefaults)
     walk: WalkDefaults = field(default_factory=WalkDefaults)
     drives: object = None
+    held_joints: tuple[str, ...] = ()
 
     def __post_init__(self):
         posture = np.array(self.posture, dtype=float)
@@ -160,6 +168,7 @@ class RobotProfile:
         object.__setattr__(self, "feet", tuple(self.feet))
         object.__setattr__(self, "leg_joints", frozenset(self.leg_joints))
         object.__setattr__(self, "trunk_bodies", tuple(self.trunk_bodies))
+        object.__setattr__(self, "held_joints", tuple(self.held_joints))
 
     @property
     def point_feet(self) -> bool:
@@ -191,6 +200,7 @@ def derive_profile(robot, **overrides) -> RobotProfile:
         "torso_frame": joint_body(model, chain[-1]) if chain else model.frames[0].name,
         "trunk_bodies": tuple(joint_body(model, joint) for joint in chain),
         "end_effector": robot.end_effector,
+        "held_joints": joints_moving_no_mass(robot),
     }
     if "gait" not in overrides:
         derived["gait"] = robot_gait(robot, feet, overrides.get("posture", robot.q_ref))
@@ -198,6 +208,9 @@ def derive_profile(robot, **overrides) -> RobotProfile:
     torso = derived["torso_frame"]
     if not (isinstance(torso, str) and model.existFrame(torso)):
         raise ValueError(f"torso_frame must be a frame of the model, got {torso!r}")
+    unknown_joints = [name for name in derived["held_joints"] if not model.existJointName(name)]
+    if unknown_joints:
+        raise ValueError(f"held_joints must name joints of the model, got unknown {unknown_joints}")
     return RobotProfile(**derived)
 
 

@@ -16,6 +16,10 @@ inertias are the ones pinocchio read. On top of it:
 * the robot's mimic couplings (:attr:`~tsid_py.Robot.mimic_joints`, none when loaded with
   ``mimic="independent"``) are joint equalities ``q_m = k q_p + b``, written from the loader's
   couplings rather than left to MuJoCo's parser;
+* the profile's held joints (:attr:`~tsid_py.models.profile.RobotProfile.held_joints`: by
+  default the joints that move no mass, :mod:`tsid_py.models.held`) locked at the posture by
+  joint equalities: no torque can act on them, and a near-massless chain left free swings past
+  its limits (and, given any torque, diverges);
 * the rotational inertia the loader gave point-mass links
   (:attr:`~tsid_py.loaders.source.ModelSource.added_inertias`) added to their bodies, so that
   the simulated robot is the controller's;
@@ -40,6 +44,7 @@ import numpy as np
 
 from .contact import DEFAULT_CONTACT, ContactOptions, add_floor, add_sky
 from .engine import import_mujoco
+from .held import hold_joints
 from .inertia import add_isotropic_inertias, repair_inertias
 
 #: Thickness of a sole box, m (its bottom face is the sole plane).
@@ -92,7 +97,10 @@ def build_urdf_model(robot, *, timestep: float, visual: bool, contact: ContactOp
     for equality in list(spec.equalities):   # MuJoCo's parser's mimic couplings: replaced by the robot's
         if equality.type == mujoco.mjtEq.mjEQ_JOINT:
             spec.delete(equality)
+    held = hold_joints(spec, robot, mujoco)
     for coupling in robot.mimic_joints:
+        if coupling.joint in held:                            # held already, with its primary
+            continue
         data = np.zeros(mujoco.mjNEQDATA)
         data[:2] = coupling.offset, coupling.multiplier        # q_m − q_m0 = b + k (q_p − q_p0), q0 = 0
         spec.add_equality(type=mujoco.mjtEq.mjEQ_JOINT, name1=coupling.joint, name2=coupling.primary, data=data)

@@ -12,6 +12,7 @@ on pinocchio's model of the same file. Only these change:
 * a mesh file that is missing is dropped with a warning when only visual geoms use it
   (``contype = conaffinity = 0``); when a colliding geom uses it, ``FileNotFoundError`` names
   the file, the mesh and the geom;
+* the profile's held joints locked at the posture (:func:`tsid_py.sim.held.hold_joints`);
 * an inertia MuJoCo would refuse is replaced by the nearest valid one, with a warning
   (:mod:`tsid_py.sim.inertia`);
 * ``contact`` options, when given, replace the file's cone, impratio, no-slip iterations and
@@ -26,6 +27,7 @@ import warnings
 from ..loaders.mjcf import mesh_path
 from .contact import ContactOptions, add_floor, add_sky, has_floor
 from .engine import import_mujoco
+from .held import hold_joints
 from .inertia import repair_inertias
 
 
@@ -55,6 +57,7 @@ def build_shipped_model(robot, *, timestep: float, visual: bool, contact: Contac
         from .terrain import add_terrain
 
         add_terrain(spec, terrain)
+    hold_joints(spec, robot, mujoco)
     for add in additions:
         add(spec)
     repair_inertias(spec, path)

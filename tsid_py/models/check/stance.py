@@ -258,8 +258,9 @@ def massless_dof_findings(robot, file: str) -> list[Finding]:
     return [finding("warning", "massless-dofs", file, f"joints {listed(empty)}",
                     f"{len(empty)} joint(s) move no mass and no inertia (their whole subtree is massless): the mass "
                     "matrix M is singular, any torque on them gives an unbounded acceleration",
-                    "the QP's regularisation keeps the solve defined; give their links mass, or make the joints "
-                    "fixed", "library", joints=empty)]
+                    "the profile holds them (RobotProfile.held_joints, tsid_py.models.held): the controller sends "
+                    "them no torque and the harness locks them at the posture; give their links mass, or make the "
+                    "joints fixed", "library", joints=empty)]
 
 
 def frame_findings(robot, file: str) -> list[Finding]:
