@@ -93,6 +93,11 @@ from ..._geometry import separation
 from ..._validation import positive_scalar
 from ..capture_point import SupportPolygon
 from .footsteps import Footstep
+from .swing import quintic_coefficients
+
+#: The peak acceleration of the rest-to-rest quintic ``10 r³ − 15 r⁴ + 6 r⁵`` over a distance
+#: ``D`` in ``T`` s is ``(10 / √3) D / T²`` (at ``r = 1/2 ± 1/(2√3)``).
+QUINTIC_PEAK = 10.0 / math.sqrt(3.0)
 
 
 @dataclass
@@ -119,6 +124,7 @@ class StepAdjustment:
     earliest: float = 0.6
     min_time: float = 0.1
     double_support: float = 0.0
+    max_acceleration: float | None = None
 
     def __post_init__(self):
         self.sole_size = tuple(positive_scalar(value, "sole_size") for value in self.sole_size)
@@ -130,6 +136,8 @@ class StepAdjustment:
         self.speed = positive_scalar(self.speed, "speed")
         self.min_time = positive_scalar(self.min_time, "min_time")
         self.double_support = positive_scalar(self.double_support, "double_support", allow_zero=True)
+        if self.max_acceleration is not None:
+            self.max_acceleration = positive_scalar(self.max_acceleration, "max_acceleration")
         if not 0.0 <= positive_scalar(self.earliest, "earliest", allow_zero=True) <= 1.0:
             raise ValueError(f"earliest must be in [0, 1], got {self.earliest!r}")
         if self.max_width <= self.min_width:
@@ -138,7 +146,8 @@ class StepAdjustment:
             raise ValueError(f"until must be in [0, 1], got {self.until!r}")
 
     @classmethod
-    def for_robot(cls, com_height: float, step_width: float, sole_size, gait=None, **options) -> StepAdjustment:
+    def for_robot(cls, com_height: float, step_width: float, sole_size, gait=None, quick_swing: float | None = None,
+                  **options) -> StepAdjustment:
         """Reach scaled to a humanoid of CoM height ``z`` (as
         :meth:`~.recovery.StepRecovery.for_robot`: forward 0.5 z, backward 0.35 z, feet at
         most 0.7 z apart), the narrowest stance three quarters of the walk's ``step_width``,
@@ -150,7 +159,30 @@ class StepAdjustment:
                     "margin": 0.25 * float(sole_size[1])}
         if gait is not None:                              # landing early costs the gait's pace
             defaults.update(speed=gait.step_length / gait.single_support, double_support=gait.double_support)
+        if quick_swing is not None:                       # re-aimed until touch-down, as fast as the quick step
+            span = defaults["max_width"] - defaults["min_width"]
+            defaults.update(until=1.0, max_acceleration=QUINTIC_PEAK * span / positive_scalar(quick_swing, "quick_swing")**2)
         return cls(**{**defaults, **options})
+
+    def feasible(self, position, velocity, acceleration, end, duration: float) -> bool:
+        """Whether a swing foot at horizontal ``position``, ``velocity``, ``acceleration``
+        ((2,) m, m/s, m/s² each) can reach ``end`` (2,) at rest in ``duration`` s
+        (:func:`~.swing.quintic`, as :meth:`~.swing.SwingTrajectory.retarget` re-plans it)
+        with its horizontal acceleration at most ``max_acceleration`` (always, without one);
+        and ``duration`` at least ``min_time``. The acceleration of the quintic is a cubic
+        in time: its largest norm is taken over 17 instants (exact at both ends)."""
+        if duration < self.min_time - 1e-9:
+            return False
+        if self.max_acceleration is None:
+            return True
+        peak = 0.0
+        terms = [(float(a0), *quintic_coefficients(float(x0), float(v0), float(a0), float(x1), duration))
+                 for x0, v0, a0, x1 in zip(position, velocity, acceleration, end)]
+        for k in range(17):
+            tau = duration * k / 16.0
+            square = sum((a0 + tau * (6.0 * c3 + tau * (12.0 * c4 + tau * 20.0 * c5)))**2 for a0, c3, c4, c5 in terms)
+            peak = max(peak, square)
+        return math.sqrt(peak) <= self.max_acceleration
 
     def predict(self, dcm, stance_zmp, omega: float, time_left: float) -> tuple[float, float]:
         """``ξ_T = p_s + (ξ − p_s) e^{ω (T − t)}`` (x, y) m: the capture point at touch-down,
@@ -198,7 +230,7 @@ class StepAdjustment:
         :func:`tsid_py._geometry.separation`; ``scale`` > 1 when the capture points move
         against the landing, :meth:`through_double_support`); None when they meet already or
         the move is below ``threshold``."""
-        move = separation(target, reachable)
+        move = separation(target, reachable) if len(target) > 1 else _to_polygon(target[0], reachable)
         if move is None or math.hypot(move[0], move[1]) <= self.threshold * scale:
             return None
         return np.array(move) / scale
@@ -234,3 +266,21 @@ class StepAdjustment:
         across = side * min(max(side * across, self.min_width), self.max_width)
         x, y = stance.xy + to_frame.T @ np.array([along, across])
         return float(x), float(y)
+
+
+def _to_polygon(point, polygon) -> tuple[float, float] | None:
+    """The least translation ``(dx, dy)`` that brings ``point`` (x, y) into the convex
+    ``polygon`` (vertices (k, 2), counter-clockwise): to its nearest point; None inside.
+    Plain floats."""
+    px, py = float(point[0]), float(point[1])
+    corners = [(float(x), float(y)) for x, y in polygon]
+    best, move, inside = math.inf, (0.0, 0.0), True
+    for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1]):
+        ex, ey = bx - ax, by - ay
+        if ex * (py - ay) - ey * (px - ax) < 0.0:                 # right of a counter-clockwise edge
+            inside = False
+        ratio = min(max(((px - ax) * ex + (py - ay) * ey) / max(ex * ex + ey * ey, 1e-300), 0.0), 1.0)
+        dx, dy = ax + ratio * ex - px, ay + ratio * ey - py
+        if dx * dx + dy * dy < best:
+            best, move = dx * dx + dy * dy, (dx, dy)
+    return None if inside else move

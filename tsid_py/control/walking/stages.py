@@ -103,6 +103,7 @@ class PlanStage(Stage):
         #: brought down early, and the two-step captures among them.
         self.adjustments = self.early_touch_downs = self.sequences = 0
         self._sequenced: int | None = None               # the swing a two-step capture re-planned
+        self._engaged: int | None = None                 # the swing step adjustment aims at its nominal offset
         self._next_check, self._target = 0.0, None
         #: Touch-downs so far that came early, and late (the plan's clock waited), by contact.
         self.early_landings = self.late_landings = 0
@@ -202,7 +203,7 @@ class PlanStage(Stage):
         if self._event == len(events) and t >= plan.duration + SETTLE_TIME_CONSTANTS / plan.omega:
             self._finish()                            # standing again; the CoM target stays
 
-    def _capture_move(self, index: int, t: float, touch_down: float | None = None):
+    def _capture_move(self, index: int, t: float, touch_down: float | None = None, nominal: bool = False):
         """The least move of footstep ``index``'s landing that lets the stance sole bring
         the capture point into the support by the end of the double support after its
         touch-down (:meth:`~.adjustment.StepAdjustment.through_double_support`,
@@ -227,6 +228,9 @@ class PlanStage(Stage):
             support = SupportPolygon(np.vstack([self.stance.footprint(stance_foot),
                                                 rectangle_corners(planned.placement, length, width)]))
             self._target = (key, adjustment.target(support))
+        if nominal:                         # the plan's own capture point then: the nominal DCM offset
+            return adjustment.shift(reachable, [plan.dcm(swing.touch_down + (0.0 if scale == 1.0 else
+                                                                                 adjustment.double_support))], scale)
         return adjustment.shift(reachable, self._target[1], scale)
 
     def _check_adjustment(self, t: float) -> None:
@@ -237,11 +241,13 @@ class PlanStage(Stage):
         adjustment, plan, index = self.adjustment, self.plan, self._swing_index
         swing = plan.swings[index]
         self._next_check = t + adjustment.period
-        if t > swing.lift_off + adjustment.until * swing.duration or self._sequenced == index:
+        if (t > min(swing.lift_off + adjustment.until * swing.duration, swing.touch_down - adjustment.min_time)
+                or self._sequenced == index):
             self._next_check = swing.touch_down         # until this swing lands
             return
-        if self._capture_move(index, t) is None:
+        if self._engaged != index and self._capture_move(index, t) is None:
             return
+        self._engaged = index
         planned = plan.footsteps[index]
         stance_foot = next(name for name in self._footholds if name != self.swinging)
         contact = self.solver.contacts.get(stance_foot)
@@ -251,6 +257,8 @@ class PlanStage(Stage):
                     for touch_down in adjustment.touch_downs(t, swing.lift_off, swing.touch_down,
                                                              self.gait.single_support)), key=lambda weighed: weighed[0])
         key, shift, touch_down, move = best
+        if key[0] == math.inf:                           # no landing the swing foot can still reach
+            return
         if (key[0] > 0 and self.sequence is not None and crosses(stance, lifted, move - shift)
                 and self._capture_in_two(t, index, stance, key[0])):
             return
@@ -277,13 +285,18 @@ class PlanStage(Stage):
         (:meth:`~.adjustment.StepAdjustment.cost`; the whole move is the shift when none is
         needed)."""
         adjustment, planned = self.adjustment, self.plan.footsteps[index]
-        move = self._capture_move(index, t, touch_down)
+        move = self._capture_move(index, t, touch_down, nominal=True)
         shift = np.zeros(2)
         if move is not None:
             x, y = adjustment.landing(planned, move, stance, lifted)
             shift = np.array([x - planned.x, y - planned.y])
         key = adjustment.cost(shift, self.plan.swings[index].touch_down, touch_down,
                               missed=None if move is None else move - shift)
+        if move is not None and adjustment.max_acceleration is not None:     # can the foot still get there?
+            sample = self.plan.swings[index].sample(t)
+            if not adjustment.feasible(sample.placement.translation[:2], sample.velocity[:2],
+                                       sample.acceleration[:2], planned.xy + shift, touch_down - t):
+                key = (math.inf, math.inf)
         return key, shift, touch_down, shift if move is None else move
 
     def _moved(self, footsteps, shift) -> list[Footstep]:
