@@ -218,6 +218,16 @@ class StepAdjustment:
         cx, cy = (a - 1.0) * sx + k * (lx - sx), (a - 1.0) * sy + k * (ly - sy)
         return [(a * float(x) - cx, a * float(y) - cy) for x, y in points], 1.0 + k
 
+    def nominal_gain(self, omega: float) -> float:
+        """``m = (1 − e^{−ω D}) / (ω D)`` (1 without a double support): how far the plan's
+        capture point at touch-down moves per metre the landing (and every later footstep)
+        moves — its backward recursion through the double support, whose centre of pressure
+        starts on the stance sole, which stays (see the module)."""
+        if self.double_support <= 0.0:
+            return 1.0
+        rate = omega * self.double_support
+        return -math.expm1(-rate) / rate
+
     def target(self, support: SupportPolygon) -> np.ndarray:
         """Where the capture point is to be at touch-down: the vertices (k, 2) of ``support``
         (the hull of the stance and landing soles) shrunk by ``margin``."""

@@ -229,8 +229,9 @@ class PlanStage(Stage):
                                                 rectangle_corners(planned.placement, length, width)]))
             self._target = (key, adjustment.target(support))
         if nominal:                         # the plan's own capture point then: the nominal DCM offset
-            return adjustment.shift(reachable, [plan.dcm(swing.touch_down + (0.0 if scale == 1.0 else
-                                                                                 adjustment.double_support))], scale)
+            if planned.bearing is None:
+                return adjustment.shift(reachable, [plan.dcm(swing.touch_down)], adjustment.nominal_gain(plan.omega))
+            return adjustment.shift(reachable, [plan.dcm(swing.touch_down + adjustment.double_support)], scale)
         return adjustment.shift(reachable, self._target[1], scale)
 
     def _check_adjustment(self, t: float) -> None:
