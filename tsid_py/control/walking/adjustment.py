@@ -46,22 +46,40 @@ prediction made 0.45 s ahead by the point-mass pendulum, and its soles slipped 2
 **The capture point leaving the support.** At touch-down the robot stands on the stance sole
 and the landed one: while a capture point the stance sole can reach lies in their convex
 hull — ``margin`` inside it — the double support can still bring it back (the capture-point
-task moves the centre of pressure anywhere in the hull, and the next steps' adjustments take
-the rest). When none does, the landing footstep — and every later one, so that the walk goes
-on parallel to its plan — moves by the least ``d`` that makes the hull (shrunk by
-``margin``) meet the reachable rectangle (from the hull's nearest point to the rectangle's),
-once that is past ``threshold`` (the smallest move worth making). The
-prediction does not depend on the plan's own capture point, so a re-planned walk does not
-move the target it is checked against. A capture point leaving the hull on the stance foot's
-side cannot be caught by the swing foot (it would cross): the landing stays within the legs'
-reach measured in the stance sole's frame — along it in ``[−backward, forward]``, across it,
-on the swing foot's side, in ``[min_width, max_width]`` (the feet never cross) — and the next
-swing, of the other foot, catches it. The least move, rather than the whole predicted error,
-keeps the walk near its plan: the model leaves out what the upper body lends (the hip
-strategy's angular momentum moves the centroidal pivot past the sole), so it over-predicts —
-measured on Talos after a 230 N lateral push, a 7.6 cm error at lift-off extrapolated to a
-38 cm wider step (moving the landing by the whole error), and the error was gone by
-touch-down.
+task moves the centre of pressure anywhere in the hull), and nothing moves. When none does,
+the swing is *engaged*: until it lands, its landing — and every later footstep, so that the
+walk goes on parallel to its plan — is aimed so that the capture point at touch-down has the
+plan's own offset from it, the **nominal DCM offset** (Khadiv et al., "Walking control based
+on step timing adaptation", 2016/2020). The plan's capture point at touch-down ``ξ_n`` (its
+backward recursion, :mod:`.lipm`) depends only on the footholds ahead, and moves by
+``m d`` when the landing and every later footstep move by ``d``, with
+
+.. math::
+
+    m = \frac{1 − e^{−ω D}}{ω D}
+
+(the double support's centre of pressure starts on the stance sole, which stays:
+:meth:`StepAdjustment.nominal_gain`). The least ``d`` that puts a capture point the stance
+sole can reach at ``ξ_n + m d`` is the distance from ``ξ_n`` to the reachable rectangle over
+``m`` (:meth:`StepAdjustment.shift` with a one-point target); after the re-plan the walk is
+on its plan again, relative to the moved footholds, and does not sway wider step after step
+as a landing moved by the least into the hull left it (the capture point on the hull's edge
+at each touch-down: G1 pushed 100 N toward its swing foot at 62.5 % of the swing fell with
+it, and walks on with the nominal aim, docs/walking.md). It is aimed again every ``period``
+s (a prediction made during a push changes as the push goes on), a move of at least
+``RETARGET_DISTANCE`` re-planning. The trigger stays the hull: a walk that stays in its
+support is never moved (0 adjustments on flat walks). A capture point leaving the hull on
+the stance foot's side cannot be caught by the swing foot (it would cross): the landing
+stays within the legs' reach measured in the stance sole's frame — along it in
+``[−backward, forward]``, across it, on the swing foot's side, in ``[min_width,
+max_width]`` (the feet never cross) — and the next swing, of the other foot, catches it
+(:mod:`.sequence`). The model leaves out what the upper body lends (the hip strategy's
+angular momentum moves the centroidal pivot past the sole), so it over-predicts during and
+just after a push — measured on Talos after a 230 N lateral push, a 7.6 cm error at
+lift-off extrapolated to a 38 cm wider step (moving the landing by the whole error), and the
+error was gone by touch-down: the reachable rectangle (the centre of pressure anywhere in
+the stance sole) takes up what the sole can, and the aim follows the measured capture point
+back as the prediction shrinks.
 
 **Landing earlier.** The capture point diverges for as long as the swing lasts: a landing
 brought forward needs less of a move (on Talos after a 230 N lateral push, 33 cm instead of
@@ -73,11 +91,20 @@ the landing by ``speed dt``; the gait's pace by default). The best one moves the
 brings the touch-down forward — the rest of the walk comes that much earlier
 (:meth:`~.plan.WalkPlan.replan` with ``touch_down``, :meth:`~.swing.SwingTrajectory.retarget`).
 
+**How late.** The landing of the swing under way can be moved while the foot can still get
+there: the swing is re-planned by quintics from its reference state (position, velocity,
+acceleration) to the new landing (:meth:`~.swing.SwingTrajectory.retarget`), and a landing
+or touch-down is weighed only when that quintic's peak horizontal acceleration stays within
+``max_acceleration`` (:meth:`StepAdjustment.feasible`) and at least ``min_time`` s are left.
+The bound is the walk's own quickest swing: the two-step capture's quick step
+(:mod:`.sequence`, ``0.8 / ω`` s) across the legs' lateral reach, ``(10 / √3) (max_width −
+min_width) / T_q²`` (44 m/s² on G1). Without one (``max_acceleration`` None), the landing is
+moved only until ``until`` of the swing (the former fixed window, 60 %).
+
 The footsteps are put back on the terrain (:func:`~.footholds.place_footstep`), the swing
 re-aimed (:meth:`~.swing.SwingTrajectory.retarget`) and the CoM re-planned from the measured
-state (:meth:`~.plan.WalkPlan.replan`). It is checked every ``period`` s until ``until`` of
-the swing has passed (later the foot cannot get there smoothly), and only in single support:
-the capture point of a double support is caught at the next swing's start.
+state (:meth:`~.plan.WalkPlan.replan`). It is checked every ``period`` s of a single support
+(the capture point of a double support is caught at the next swing's start).
 
 Units: m, s.
 """
@@ -109,7 +136,8 @@ class StepAdjustment:
     what landing early costs (a landing ``dt`` s early costs as much as one moved by
     ``speed dt``), ``min_time`` the least time left to a touch-down brought forward,
     ``double_support`` the double support after a touch-down (s; 0: the support is to hold
-    the capture point at touch-down itself)."""
+    the capture point at touch-down itself), ``max_acceleration`` (m/s²; None: the fixed
+    window ``until``) the most a re-aimed swing may ask of the foot horizontally."""
 
     forward: float
     backward: float
@@ -153,7 +181,11 @@ class StepAdjustment:
         most 0.7 z apart), the narrowest stance three quarters of the walk's ``step_width``,
         ``sole_size`` the stance sole's contact rectangle, the margin a quarter of its
         width; with the walk's ``gait`` (:class:`~.footsteps.Gait`), landing early costing
-        the gait's pace (step length over single support), and its double support."""
+        the gait's pace (step length over single support), and its double support; with
+        ``quick_swing`` (s, the two-step capture's quick step), the landing re-aimed until
+        touch-down while the swing's peak acceleration stays within that of a rest-to-rest
+        quintic across the legs' lateral reach in ``quick_swing``, ``(10 / √3) (max_width −
+        min_width) / quick_swing²``."""
         defaults = {"forward": 0.5 * com_height, "backward": 0.35 * com_height, "min_width": 0.75 * step_width,
                     "max_width": max(0.7 * com_height, 1.5 * step_width), "sole_size": tuple(sole_size),
                     "margin": 0.25 * float(sole_size[1])}

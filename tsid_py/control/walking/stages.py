@@ -209,7 +209,8 @@ class PlanStage(Stage):
         touch-down (:meth:`~.adjustment.StepAdjustment.through_double_support`,
         :meth:`~.adjustment.StepAdjustment.shift`), predicted at plan time ``t`` from the
         measured capture point, or None; at ``touch_down`` (s) instead of the planned one when
-        given."""
+        given; with ``nominal``, the least move that puts it at the plan's nominal DCM offset
+        from the moved landing instead (:meth:`~.adjustment.StepAdjustment.nominal_gain`)."""
         adjustment, plan = self.adjustment, self.plan
         swing, planned = plan.swings[index], plan.footsteps[index]
         stance_foot = next(name for name in self._footholds if name != planned.foot)
@@ -237,8 +238,10 @@ class PlanStage(Stage):
     def _check_adjustment(self, t: float) -> None:
         """Step adjustment (:mod:`.adjustment`): the capture point at touch-down at best;
         outside the support of the stance and landing soles, the footsteps from the swing
-        under way on moved by the least that brings it back (when that moves the landing by
-        more than :data:`RETARGET_DISTANCE`) and the walk re-planned."""
+        under way on aimed, from then until it lands, at the plan's nominal DCM offset (when
+        that moves the landing by more than :data:`RETARGET_DISTANCE`; only to landings and
+        touch-downs the swing foot can still reach, :meth:`~.adjustment.StepAdjustment.feasible`)
+        and the walk re-planned."""
         adjustment, plan, index = self.adjustment, self.plan, self._swing_index
         swing = plan.swings[index]
         self._next_check = t + adjustment.period
