@@ -119,3 +119,41 @@ def test_the_swing_feasibility_bound_against_the_quintic_sampled_densely():
         StepAdjustment(forward=0.3, backward=0.2, min_width=0.1, max_width=0.4, max_acceleration=-1.0)
     with pytest.raises(ValueError, match="quick_swing"):
         StepAdjustment.for_robot(0.68, 0.18, SOLE, GAIT, quick_swing=0.0)
+
+
+@pytest.mark.parametrize("push", [(0.0, -0.08), (0.04, -0.02), (-0.05, 0.0)])
+def test_the_touch_down_in_closed_form_against_a_search_over_the_pendulum(push):
+    """:meth:`~StepAdjustment.timed`: the touch-down that least costs ``|d|² + β (τ − τ_p)²``
+    — ``d`` the landing's move that puts the capture point at touch-down (the pendulum
+    integrated by RK4, the centre of pressure on the stance's planned ZMP) at the plan's
+    nominal offset, ``τ = e^{ω (T − t)}`` — found by a dense search over ``T`` in
+    ``[first, planned]``; and a capture point on its plan keeps the planned touch-down."""
+    plan = _plan()
+    single = next(phase for phase in plan.phases if phase.kind == "single" and phase.step == 3)
+    t, swing = single.start + 0.25, plan.swings[single.step]
+    stance_zmp, nominal = plan.zmp(t), plan.dcm(swing.touch_down)
+    adjustment = StepAdjustment(forward=0.34, backward=0.24, min_width=0.135, max_width=0.48, sole_size=SOLE,
+                                double_support=GAIT.double_support, speed=0.33)
+    first = t + adjustment.min_time
+    assert adjustment.timed(plan.dcm(t), stance_zmp, nominal, OMEGA, t, swing.touch_down, first) == pytest.approx(
+        swing.touch_down, abs=1e-9)
+    dcm = plan.dcm(t) + np.array(push)
+    chosen = adjustment.timed(dcm, stance_zmp, nominal, OMEGA, t, swing.touch_down, first)
+    assert first - 1e-9 <= chosen <= swing.touch_down + 1e-9
+    gain, planned_tau = adjustment.nominal_gain(OMEGA), math.exp(OMEGA * (swing.touch_down - t))
+    beta = (adjustment.speed / (OMEGA * planned_tau)) ** 2
+
+    def cost(touch_down):
+        move = (_rk4(dcm, stance_zmp, OMEGA, touch_down - t, steps=100) - nominal) / gain
+        return float(move @ move) + beta * (math.exp(OMEGA * (touch_down - t)) - planned_tau) ** 2
+
+    times = np.linspace(first, swing.touch_down, 801)
+    best = times[int(np.argmin([cost(time) for time in times]))]
+    assert chosen == pytest.approx(best, abs=2 * (times[1] - times[0]))
+    assert cost(chosen) <= min(cost(time) for time in times) + 1e-9
+    candidates = adjustment.touch_downs(t, swing.lift_off, swing.touch_down, GAIT.single_support,
+                                        timing=(dcm, stance_zmp, nominal, OMEGA))
+    earliest = max(t + adjustment.min_time, swing.lift_off + adjustment.earliest * GAIT.single_support)
+    assert candidates[0] == swing.touch_down and candidates[1] == pytest.approx(
+        adjustment.timed(dcm, stance_zmp, nominal, OMEGA, t, swing.touch_down, earliest))
+    assert min(candidates) == pytest.approx(earliest)

@@ -278,15 +278,44 @@ class StepAdjustment:
         return np.array(move) / scale
 
     def touch_downs(self, t: float, lift_off: float, touch_down: float, duration: float,
-                    count: int = 5) -> list[float]:
+                    count: int = 5, timing=None) -> list[float]:
         """The touch-down times (s) to weigh at ``t`` for a swing of ``duration`` s (as
         planned: a landing already brought forward does not lower the bound) from
-        ``lift_off``, due at ``touch_down``: that one first, then ``count − 1`` earlier ones
-        down to the earliest, ``earliest`` of the swing and ``min_time`` s from now."""
+        ``lift_off``, due at ``touch_down``: that one first, then (given ``timing``, the
+        ``(dcm, stance_zmp, nominal, omega)`` of :meth:`timed`) the closed form's, then
+        ``count − 1`` earlier ones down to the earliest, ``earliest`` of the swing and
+        ``min_time`` s from now."""
         first = max(t + self.min_time, lift_off + self.earliest * duration)
         if first >= touch_down:
             return [touch_down]
-        return [touch_down, *np.linspace(touch_down, first, count)[1:].tolist()]
+        timed = [] if timing is None else [self.timed(*timing, t, touch_down, first)]
+        return [touch_down, *timed, *np.linspace(touch_down, first, count)[1:].tolist()]
+
+    def timed(self, dcm, stance_zmp, nominal, omega: float, t: float, touch_down: float, first: float) -> float:
+        r"""The touch-down (s, in ``[first, touch_down]``) that lands the swing at the
+        nominal DCM offset with the least of ``|d|² + β (τ − τ_p)²``, in closed form in
+        ``τ = e^{ω (T − t)}`` (the centre of pressure held at ``stance_zmp``): the landing
+        moves by ``d(τ) = a + b τ``, ``a = (p_s − ξ_n) / m``, ``b = (ξ − p_s) / m`` (the
+        capture point ``ξ = dcm`` at ``t`` runs to ``p_s + (ξ − p_s) τ``, which the plan's
+        ``ξ_n = nominal`` reaches as it moves by ``m d``, :meth:`nominal_gain`), and
+        ``β = (speed / (ω τ_p))²`` prices landing early at the gait's pace (``ΔT ≈
+        (τ_p − τ) / (ω τ_p)`` near the planned ``τ_p``). The cost is convex in ``τ``:
+
+        .. math::
+
+            τ^* = \operatorname{clip}\Big(\frac{β τ_p − a \cdot b}{|b|² + β},\;
+            τ_{first},\; τ_p\Big).
+
+        Plain floats."""
+        gain = self.nominal_gain(omega)
+        px, py = float(stance_zmp[0]), float(stance_zmp[1])
+        ax, ay = (px - float(nominal[0])) / gain, (py - float(nominal[1])) / gain
+        bx, by = (float(dcm[0]) - px) / gain, (float(dcm[1]) - py) / gain
+        planned = math.exp(omega * max(touch_down - t, 0.0))
+        earliest = math.exp(omega * max(first - t, 0.0))
+        beta = (self.speed / (omega * planned)) ** 2
+        tau = (beta * planned - (ax * bx + ay * by)) / (bx * bx + by * by + beta)
+        return t + math.log(min(max(tau, earliest), planned)) / omega
 
     def cost(self, move, planned: float, touch_down: float, missed=None) -> tuple[float, float]:
         """What a landing moved by ``move`` (2,) m at ``touch_down`` instead of ``planned`` (s)

@@ -215,9 +215,7 @@ class PlanStage(Stage):
         swing, planned = plan.swings[index], plan.footsteps[index]
         stance_foot = next(name for name in self._footholds if name != planned.foot)
         time_left = (swing.touch_down if touch_down is None else touch_down) - t
-        cx, cy, _, _, _, _, ax, ay, _ = plan.com_state(max(t, swing.lift_off))
-        square = plan.omega * plan.omega                           # the plan's ZMP: c − c̈ / ω²
-        stance_zmp = (cx - ax / square, cy - ay / square)
+        stance_zmp = self._stance_zmp(max(t, swing.lift_off))
         predicted = adjustment.predict(self.com.dcm_xy, stance_zmp, plan.omega, time_left)
         reachable, scale = adjustment.reachable(predicted, self._footholds[stance_foot].yaw, plan.omega, time_left), 1.0
         if planned.bearing is not None:     # a landing on part of its sole: held through the double support
@@ -234,6 +232,12 @@ class PlanStage(Stage):
                 return adjustment.shift(reachable, [plan.dcm(swing.touch_down)], adjustment.nominal_gain(plan.omega))
             return adjustment.shift(reachable, [plan.dcm(swing.touch_down + adjustment.double_support)], scale)
         return adjustment.shift(reachable, self._target[1], scale)
+
+    def _stance_zmp(self, t: float) -> tuple[float, float]:
+        """The plan's ZMP at plan time ``t``: ``c − c̈ / ω²`` (plain floats)."""
+        cx, cy, _, _, _, _, ax, ay, _ = self.plan.com_state(t)
+        square = self.plan.omega * self.plan.omega
+        return cx - ax / square, cy - ay / square
 
     def _check_adjustment(self, t: float) -> None:
         """Step adjustment (:mod:`.adjustment`): the capture point at touch-down at best;
@@ -257,9 +261,14 @@ class PlanStage(Stage):
         contact = self.solver.contacts.get(stance_foot)
         stance = footstep_of(stance_foot, contact.anchor) if contact is not None else self._footholds[stance_foot]
         lifted = self._footholds[self.swinging]
+        timing = None                        # the closed form's touch-down (adjustment.timed), on a whole sole
+        if planned.bearing is None:
+            timing = (self.com.dcm_xy, self._stance_zmp(max(t, swing.lift_off)), plan.dcm(swing.touch_down),
+                      plan.omega)
         best = min((self._weigh(index, t, touch_down, stance, lifted)       # the first of the cheapest
                     for touch_down in adjustment.touch_downs(t, swing.lift_off, swing.touch_down,
-                                                             self.gait.single_support)), key=lambda weighed: weighed[0])
+                                                             self.gait.single_support, timing=timing)),
+                   key=lambda weighed: weighed[0])
         key, shift, touch_down, move = best
         if key[0] == math.inf:                           # no landing the swing foot can still reach
             return
@@ -288,16 +297,15 @@ class PlanStage(Stage):
         ``(cost, shift (2,) of its landing within reach, touch_down, the whole move)``
         (:meth:`~.adjustment.StepAdjustment.cost`; the whole move is the shift when none is
         needed)."""
-        adjustment, planned = self.adjustment, self.plan.footsteps[index]
+        adjustment, planned, swing = self.adjustment, self.plan.footsteps[index], self.plan.swings[index]
         move = self._capture_move(index, t, touch_down, nominal=True)
         shift = np.zeros(2)
         if move is not None:
             x, y = adjustment.landing(planned, move, stance, lifted)
             shift = np.array([x - planned.x, y - planned.y])
-        key = adjustment.cost(shift, self.plan.swings[index].touch_down, touch_down,
-                              missed=None if move is None else move - shift)
-        if move is not None and adjustment.max_acceleration is not None:     # can the foot still get there?
-            sample = self.plan.swings[index].sample(t)
+        key = adjustment.cost(shift, swing.touch_down, touch_down, missed=None if move is None else move - shift)
+        if adjustment.max_acceleration is not None and (move is not None or touch_down < swing.touch_down - 1e-9):
+            sample = swing.sample(t)                     # can the foot still get there, and by then?
             if not adjustment.feasible(sample.placement.translation[:2], sample.velocity[:2],
                                        sample.acceleration[:2], planned.xy + shift, touch_down - t):
                 key = (math.inf, math.inf)
