@@ -28,7 +28,9 @@ def _plan() -> WalkPlan:
 def _rk4(dcm, cop, omega: float, duration: float, steps: int = 400) -> np.ndarray:
     """``ξ̇ = ω (ξ − p)`` with ``p`` fixed, integrated by RK4."""
     xi, h = np.array(dcm, dtype=float), duration / steps
-    rate = lambda x: omega * (x - cop)                       # noqa: E731
+    def rate(x):
+        return omega * (x - cop)
+
     for _ in range(steps):
         k1 = rate(xi)
         k2 = rate(xi + 0.5 * h * k1)
@@ -50,7 +52,7 @@ def test_the_landing_aimed_at_the_nominal_offset_puts_the_capture_point_there(pu
     plan = _plan()
     single = next(phase for phase in plan.phases if phase.kind == "single" and phase.step == 3)
     t, index = single.start + 0.3, single.step
-    swing, planned = plan.swings[index], plan.footsteps[index]
+    swing = plan.swings[index]
     stance_zmp = plan.zmp(t)
     nominal = plan.dcm(swing.touch_down)
     dcm = plan.dcm(t) + np.array(push)

@@ -193,7 +193,8 @@ class StepAdjustment:
             defaults.update(speed=gait.step_length / gait.single_support, double_support=gait.double_support)
         if quick_swing is not None:                       # re-aimed until touch-down, as fast as the quick step
             span = defaults["max_width"] - defaults["min_width"]
-            defaults.update(until=1.0, max_acceleration=QUINTIC_PEAK * span / positive_scalar(quick_swing, "quick_swing")**2)
+            quick = positive_scalar(quick_swing, "quick_swing")
+            defaults.update(until=1.0, max_acceleration=QUINTIC_PEAK * span / quick**2)
         return cls(**{**defaults, **options})
 
     def feasible(self, position, velocity, acceleration, end, duration: float) -> bool:
@@ -270,7 +271,8 @@ class StepAdjustment:
         reach (the polygon ``reachable``) lies in ``target`` (:meth:`target`): the least
         ``d`` with ``target + scale d`` meeting ``reachable`` (their nearest points,
         :func:`tsid_py._geometry.separation`; ``scale`` > 1 when the capture points move
-        against the landing, :meth:`through_double_support`); None when they meet already or
+        against the landing, :meth:`through_double_support`, < 1 for a one-point ``target``
+        that moves by ``scale d``, :meth:`nominal_gain`); None when they meet already or
         the move is below ``threshold``."""
         move = separation(target, reachable) if len(target) > 1 else _to_polygon(target[0], reachable)
         if move is None or math.hypot(move[0], move[1]) <= self.threshold * scale:
