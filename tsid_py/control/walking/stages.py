@@ -227,10 +227,8 @@ class PlanStage(Stage):
             support = SupportPolygon(np.vstack([self.stance.footprint(stance_foot),
                                                 rectangle_corners(planned.placement, length, width)]))
             self._target = (key, adjustment.target(support))
-        if nominal:                         # the plan's own capture point then: the nominal DCM offset
-            if planned.bearing is None:
-                return adjustment.shift(reachable, [plan.dcm(swing.touch_down)], adjustment.nominal_gain(plan.omega))
-            return adjustment.shift(reachable, [plan.dcm(swing.touch_down + adjustment.double_support)], scale)
+        if nominal and planned.bearing is None:     # the plan's own capture point: the nominal DCM offset
+            return adjustment.shift(reachable, [plan.dcm(swing.touch_down)], adjustment.nominal_gain(plan.omega))
         return adjustment.shift(reachable, self._target[1], scale)
 
     def _stance_zmp(self, t: float) -> tuple[float, float]:
@@ -253,10 +251,11 @@ class PlanStage(Stage):
                 or self._sequenced == index):
             self._next_check = swing.touch_down         # until this swing lands
             return
-        if self._engaged != index and self._capture_move(index, t) is None:
+        planned = plan.footsteps[index]
+        whole = planned.bearing is None     # a landing on part of a sole is moved by the least, each check
+        if (self._engaged != index or not whole) and self._capture_move(index, t) is None:
             return
         self._engaged = index
-        planned = plan.footsteps[index]
         stance_foot = next(name for name in self._footholds if name != self.swinging)
         contact = self.solver.contacts.get(stance_foot)
         stance = footstep_of(stance_foot, contact.anchor) if contact is not None else self._footholds[stance_foot]
