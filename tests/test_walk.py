@@ -1,5 +1,6 @@
 """Walking in MuJoCo: short walks checked against the plan and the simulator."""
 
+import dataclasses
 import json
 import math
 import re
@@ -11,7 +12,7 @@ import tsid_py as tp
 from tests.conftest import load_robot
 from tests.test_examples import run_example
 from tsid_py.cli import main as cli_main
-from tsid_py.control.walking import Footstep, default_gait, plan_footsteps
+from tsid_py.control.walking import Footstep, WalkingController, default_gait, plan_footsteps
 from tsid_py.scenarios.walk import SETTLE, run_walk
 
 
@@ -121,3 +122,26 @@ def test_g1_pushed_toward_its_stance_foot_at_a_lift_off_lands_early_and_steps_ou
     assert not summary["fell"] and summary["two_step_captures"] == 1
     right = [y for foot, _, y in info["footholds"] if foot == "right_sole"]
     assert min(right) < -0.3                 # the stance foot stepped out, 0.2 m past its track
+
+
+def test_g1_pushed_toward_its_swing_foot_late_in_the_swing_steps_out_to_its_nominal_offset_in_mujoco():
+    """G1 walking, pushed 100 N (0.5 × its standing bound) toward the swing foot for 0.1 s at
+    62.5 % of its 3rd swing: with step adjustment's old fixed window (``until`` 60 % of the
+    swing, no acceleration bound) the landing is no longer moved and G1 falls 0.5 s after the
+    push; re-aimed while the swing's peak acceleration allows (the default), the landing
+    steps out to the plan's nominal DCM offset and G1 is up 1 s after the push (and to the end
+    of the walk at the 5th swing: docs/walking.md)."""
+    robot = tp.robots.load("g1")
+    gait = robot.profile.gait
+    at = SETTLE + gait.start_time + 2 * gait.step_period + 0.625 * gait.single_support
+    push = [(at, np.array([0.0, 100.0, 0.0]), 0.1)]
+    default = WalkingController(robot, 1e-3).adjustment
+    assert default.until == 1.0 and default.max_acceleration > 0
+    windowed = dataclasses.replace(default, until=0.6, max_acceleration=None)
+    without, _, _ = run_walk(robot, distance=3.0, duration=at + 1.0, pushes=push,
+                             controller_options={"step_adjustment": windowed})
+    assert without["fell"]
+    summary, _, info = run_walk(robot, distance=3.0, duration=at + 1.0, pushes=push)
+    assert not summary["fell"] and summary["step_adjustments"] >= 1
+    left = [y for foot, _, y in info["footholds"] if foot == "left_sole"]
+    assert max(left) > gait.step_width / 2 + 0.03              # the swing foot stepped out

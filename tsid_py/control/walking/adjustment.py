@@ -46,22 +46,40 @@ prediction made 0.45 s ahead by the point-mass pendulum, and its soles slipped 2
 **The capture point leaving the support.** At touch-down the robot stands on the stance sole
 and the landed one: while a capture point the stance sole can reach lies in their convex
 hull — ``margin`` inside it — the double support can still bring it back (the capture-point
-task moves the centre of pressure anywhere in the hull, and the next steps' adjustments take
-the rest). When none does, the landing footstep — and every later one, so that the walk goes
-on parallel to its plan — moves by the least ``d`` that makes the hull (shrunk by
-``margin``) meet the reachable rectangle (from the hull's nearest point to the rectangle's),
-once that is past ``threshold`` (the smallest move worth making). The
-prediction does not depend on the plan's own capture point, so a re-planned walk does not
-move the target it is checked against. A capture point leaving the hull on the stance foot's
-side cannot be caught by the swing foot (it would cross): the landing stays within the legs'
-reach measured in the stance sole's frame — along it in ``[−backward, forward]``, across it,
-on the swing foot's side, in ``[min_width, max_width]`` (the feet never cross) — and the next
-swing, of the other foot, catches it. The least move, rather than the whole predicted error,
-keeps the walk near its plan: the model leaves out what the upper body lends (the hip
-strategy's angular momentum moves the centroidal pivot past the sole), so it over-predicts —
-measured on Talos after a 230 N lateral push, a 7.6 cm error at lift-off extrapolated to a
-38 cm wider step (moving the landing by the whole error), and the error was gone by
-touch-down.
+task moves the centre of pressure anywhere in the hull), and nothing moves. When none does,
+the swing is *engaged*: until it lands, its landing — and every later footstep, so that the
+walk goes on parallel to its plan — is aimed so that the capture point at touch-down has the
+plan's own offset from it, the **nominal DCM offset** (Khadiv et al., "Walking control based
+on step timing adaptation", 2016/2020). The plan's capture point at touch-down ``ξ_n`` (its
+backward recursion, :mod:`.lipm`) depends only on the footholds ahead, and moves by
+``m d`` when the landing and every later footstep move by ``d``, with
+
+.. math::
+
+    m = \frac{1 − e^{−ω D}}{ω D}
+
+(the double support's centre of pressure starts on the stance sole, which stays:
+:meth:`StepAdjustment.nominal_gain`). The least ``d`` that puts a capture point the stance
+sole can reach at ``ξ_n + m d`` is the distance from ``ξ_n`` to the reachable rectangle over
+``m`` (:meth:`StepAdjustment.shift` with a one-point target); after the re-plan the walk is
+on its plan again, relative to the moved footholds, and does not sway wider step after step
+as a landing moved by the least into the hull left it (the capture point on the hull's edge
+at each touch-down: G1 pushed 100 N toward its swing foot at 62.5 % of the swing fell with
+it, and walks on with the nominal aim, docs/walking.md). It is aimed again every ``period``
+s (a prediction made during a push changes as the push goes on), a move of at least
+``RETARGET_DISTANCE`` re-planning. The trigger stays the hull: a walk that stays in its
+support is never moved (0 adjustments on flat walks). A capture point leaving the hull on
+the stance foot's side cannot be caught by the swing foot (it would cross): the landing
+stays within the legs' reach measured in the stance sole's frame — along it in
+``[−backward, forward]``, across it, on the swing foot's side, in ``[min_width,
+max_width]`` (the feet never cross) — and the next swing, of the other foot, catches it
+(:mod:`.sequence`). The model leaves out what the upper body lends (the hip strategy's
+angular momentum moves the centroidal pivot past the sole), so it over-predicts during and
+just after a push — measured on Talos after a 230 N lateral push, a 7.6 cm error at
+lift-off extrapolated to a 38 cm wider step (moving the landing by the whole error), and the
+error was gone by touch-down: the reachable rectangle (the centre of pressure anywhere in
+the stance sole) takes up what the sole can, and the aim follows the measured capture point
+back as the prediction shrinks.
 
 **Landing earlier.** The capture point diverges for as long as the swing lasts: a landing
 brought forward needs less of a move (on Talos after a 230 N lateral push, 33 cm instead of
@@ -73,11 +91,20 @@ the landing by ``speed dt``; the gait's pace by default). The best one moves the
 brings the touch-down forward — the rest of the walk comes that much earlier
 (:meth:`~.plan.WalkPlan.replan` with ``touch_down``, :meth:`~.swing.SwingTrajectory.retarget`).
 
+**How late.** The landing of the swing under way can be moved while the foot can still get
+there: the swing is re-planned by quintics from its reference state (position, velocity,
+acceleration) to the new landing (:meth:`~.swing.SwingTrajectory.retarget`), and a landing
+or touch-down is weighed only when that quintic's peak horizontal acceleration stays within
+``max_acceleration`` (:meth:`StepAdjustment.feasible`) and at least ``min_time`` s are left.
+The bound is the walk's own quickest swing: the two-step capture's quick step
+(:mod:`.sequence`, ``0.8 / ω`` s) across the legs' lateral reach, ``(10 / √3) (max_width −
+min_width) / T_q²`` (44 m/s² on G1). Without one (``max_acceleration`` None), the landing is
+moved only until ``until`` of the swing (the former fixed window, 60 %).
+
 The footsteps are put back on the terrain (:func:`~.footholds.place_footstep`), the swing
 re-aimed (:meth:`~.swing.SwingTrajectory.retarget`) and the CoM re-planned from the measured
-state (:meth:`~.plan.WalkPlan.replan`). It is checked every ``period`` s until ``until`` of
-the swing has passed (later the foot cannot get there smoothly), and only in single support:
-the capture point of a double support is caught at the next swing's start.
+state (:meth:`~.plan.WalkPlan.replan`). It is checked every ``period`` s of a single support
+(the capture point of a double support is caught at the next swing's start).
 
 Units: m, s.
 """
@@ -93,6 +120,11 @@ from ..._geometry import separation
 from ..._validation import positive_scalar
 from ..capture_point import SupportPolygon
 from .footsteps import Footstep
+from .swing import quintic_coefficients
+
+#: The peak acceleration of the rest-to-rest quintic ``10 r³ − 15 r⁴ + 6 r⁵`` over a distance
+#: ``D`` in ``T`` s is ``(10 / √3) D / T²`` (at ``r = 1/2 ± 1/(2√3)``).
+QUINTIC_PEAK = 10.0 / math.sqrt(3.0)
 
 
 @dataclass
@@ -104,7 +136,8 @@ class StepAdjustment:
     what landing early costs (a landing ``dt`` s early costs as much as one moved by
     ``speed dt``), ``min_time`` the least time left to a touch-down brought forward,
     ``double_support`` the double support after a touch-down (s; 0: the support is to hold
-    the capture point at touch-down itself)."""
+    the capture point at touch-down itself), ``max_acceleration`` (m/s²; None: the fixed
+    window ``until``) the most a re-aimed swing may ask of the foot horizontally."""
 
     forward: float
     backward: float
@@ -119,6 +152,7 @@ class StepAdjustment:
     earliest: float = 0.6
     min_time: float = 0.1
     double_support: float = 0.0
+    max_acceleration: float | None = None
 
     def __post_init__(self):
         self.sole_size = tuple(positive_scalar(value, "sole_size") for value in self.sole_size)
@@ -130,6 +164,8 @@ class StepAdjustment:
         self.speed = positive_scalar(self.speed, "speed")
         self.min_time = positive_scalar(self.min_time, "min_time")
         self.double_support = positive_scalar(self.double_support, "double_support", allow_zero=True)
+        if self.max_acceleration is not None:
+            self.max_acceleration = positive_scalar(self.max_acceleration, "max_acceleration")
         if not 0.0 <= positive_scalar(self.earliest, "earliest", allow_zero=True) <= 1.0:
             raise ValueError(f"earliest must be in [0, 1], got {self.earliest!r}")
         if self.max_width <= self.min_width:
@@ -138,19 +174,48 @@ class StepAdjustment:
             raise ValueError(f"until must be in [0, 1], got {self.until!r}")
 
     @classmethod
-    def for_robot(cls, com_height: float, step_width: float, sole_size, gait=None, **options) -> StepAdjustment:
+    def for_robot(cls, com_height: float, step_width: float, sole_size, gait=None, quick_swing: float | None = None,
+                  **options) -> StepAdjustment:
         """Reach scaled to a humanoid of CoM height ``z`` (as
         :meth:`~.recovery.StepRecovery.for_robot`: forward 0.5 z, backward 0.35 z, feet at
         most 0.7 z apart), the narrowest stance three quarters of the walk's ``step_width``,
         ``sole_size`` the stance sole's contact rectangle, the margin a quarter of its
         width; with the walk's ``gait`` (:class:`~.footsteps.Gait`), landing early costing
-        the gait's pace (step length over single support), and its double support."""
+        the gait's pace (step length over single support), and its double support; with
+        ``quick_swing`` (s, the two-step capture's quick step), the landing re-aimed until
+        touch-down while the swing's peak acceleration stays within that of a rest-to-rest
+        quintic across the legs' lateral reach in ``quick_swing``, ``(10 / √3) (max_width −
+        min_width) / quick_swing²``."""
         defaults = {"forward": 0.5 * com_height, "backward": 0.35 * com_height, "min_width": 0.75 * step_width,
                     "max_width": max(0.7 * com_height, 1.5 * step_width), "sole_size": tuple(sole_size),
                     "margin": 0.25 * float(sole_size[1])}
         if gait is not None:                              # landing early costs the gait's pace
             defaults.update(speed=gait.step_length / gait.single_support, double_support=gait.double_support)
+        if quick_swing is not None:                       # re-aimed until touch-down, as fast as the quick step
+            span = defaults["max_width"] - defaults["min_width"]
+            quick = positive_scalar(quick_swing, "quick_swing")
+            defaults.update(until=1.0, max_acceleration=QUINTIC_PEAK * span / quick**2)
         return cls(**{**defaults, **options})
+
+    def feasible(self, position, velocity, acceleration, end, duration: float) -> bool:
+        """Whether a swing foot at horizontal ``position``, ``velocity``, ``acceleration``
+        ((2,) m, m/s, m/s² each) can reach ``end`` (2,) at rest in ``duration`` s
+        (:func:`~.swing.quintic`, as :meth:`~.swing.SwingTrajectory.retarget` re-plans it)
+        with its horizontal acceleration at most ``max_acceleration`` (always, without one);
+        and ``duration`` at least ``min_time``. The acceleration of the quintic is a cubic
+        in time: its largest norm is taken over 17 instants (exact at both ends)."""
+        if duration < self.min_time - 1e-9:
+            return False
+        if self.max_acceleration is None:
+            return True
+        peak = 0.0
+        terms = [(float(a0), *quintic_coefficients(float(x0), float(v0), float(a0), float(x1), duration))
+                 for x0, v0, a0, x1 in zip(position, velocity, acceleration, end)]
+        for k in range(17):
+            tau = duration * k / 16.0
+            square = sum((a0 + tau * (6.0 * c3 + tau * (12.0 * c4 + tau * 20.0 * c5)))**2 for a0, c3, c4, c5 in terms)
+            peak = max(peak, square)
+        return math.sqrt(peak) <= self.max_acceleration
 
     def predict(self, dcm, stance_zmp, omega: float, time_left: float) -> tuple[float, float]:
         """``ξ_T = p_s + (ξ − p_s) e^{ω (T − t)}`` (x, y) m: the capture point at touch-down,
@@ -186,6 +251,16 @@ class StepAdjustment:
         cx, cy = (a - 1.0) * sx + k * (lx - sx), (a - 1.0) * sy + k * (ly - sy)
         return [(a * float(x) - cx, a * float(y) - cy) for x, y in points], 1.0 + k
 
+    def nominal_gain(self, omega: float) -> float:
+        """``m = (1 − e^{−ω D}) / (ω D)`` (1 without a double support): how far the plan's
+        capture point at touch-down moves per metre the landing (and every later footstep)
+        moves — its backward recursion through the double support, whose centre of pressure
+        starts on the stance sole, which stays (see the module)."""
+        if self.double_support <= 0.0:
+            return 1.0
+        rate = omega * self.double_support
+        return -math.expm1(-rate) / rate
+
     def target(self, support: SupportPolygon) -> np.ndarray:
         """Where the capture point is to be at touch-down: the vertices (k, 2) of ``support``
         (the hull of the stance and landing soles) shrunk by ``margin``."""
@@ -196,23 +271,53 @@ class StepAdjustment:
         reach (the polygon ``reachable``) lies in ``target`` (:meth:`target`): the least
         ``d`` with ``target + scale d`` meeting ``reachable`` (their nearest points,
         :func:`tsid_py._geometry.separation`; ``scale`` > 1 when the capture points move
-        against the landing, :meth:`through_double_support`); None when they meet already or
+        against the landing, :meth:`through_double_support`, < 1 for a one-point ``target``
+        that moves by ``scale d``, :meth:`nominal_gain`); None when they meet already or
         the move is below ``threshold``."""
-        move = separation(target, reachable)
+        move = separation(target, reachable) if len(target) > 1 else _to_polygon(target[0], reachable)
         if move is None or math.hypot(move[0], move[1]) <= self.threshold * scale:
             return None
         return np.array(move) / scale
 
     def touch_downs(self, t: float, lift_off: float, touch_down: float, duration: float,
-                    count: int = 5) -> list[float]:
+                    count: int = 5, timing=None) -> list[float]:
         """The touch-down times (s) to weigh at ``t`` for a swing of ``duration`` s (as
         planned: a landing already brought forward does not lower the bound) from
-        ``lift_off``, due at ``touch_down``: that one first, then ``count − 1`` earlier ones
-        down to the earliest, ``earliest`` of the swing and ``min_time`` s from now."""
+        ``lift_off``, due at ``touch_down``: that one first, then (given ``timing``, the
+        ``(dcm, stance_zmp, nominal, omega)`` of :meth:`timed`) the closed form's, then
+        ``count − 1`` earlier ones down to the earliest, ``earliest`` of the swing and
+        ``min_time`` s from now."""
         first = max(t + self.min_time, lift_off + self.earliest * duration)
         if first >= touch_down:
             return [touch_down]
-        return [touch_down, *np.linspace(touch_down, first, count)[1:].tolist()]
+        timed = [] if timing is None else [self.timed(*timing, t, touch_down, first)]
+        return [touch_down, *timed, *np.linspace(touch_down, first, count)[1:].tolist()]
+
+    def timed(self, dcm, stance_zmp, nominal, omega: float, t: float, touch_down: float, first: float) -> float:
+        r"""The touch-down (s, in ``[first, touch_down]``) that lands the swing at the
+        nominal DCM offset with the least of ``|d|² + β (τ − τ_p)²``, in closed form in
+        ``τ = e^{ω (T − t)}`` (the centre of pressure held at ``stance_zmp``): the landing
+        moves by ``d(τ) = a + b τ``, ``a = (p_s − ξ_n) / m``, ``b = (ξ − p_s) / m`` (the
+        capture point ``ξ = dcm`` at ``t`` runs to ``p_s + (ξ − p_s) τ``, which the plan's
+        ``ξ_n = nominal`` reaches as it moves by ``m d``, :meth:`nominal_gain`), and
+        ``β = (speed / (ω τ_p))²`` prices landing early at the gait's pace (``ΔT ≈
+        (τ_p − τ) / (ω τ_p)`` near the planned ``τ_p``). The cost is convex in ``τ``:
+
+        .. math::
+
+            τ^* = \operatorname{clip}\Big(\frac{β τ_p − a \cdot b}{|b|² + β},\;
+            τ_{first},\; τ_p\Big).
+
+        Plain floats."""
+        gain = self.nominal_gain(omega)
+        px, py = float(stance_zmp[0]), float(stance_zmp[1])
+        ax, ay = (px - float(nominal[0])) / gain, (py - float(nominal[1])) / gain
+        bx, by = (float(dcm[0]) - px) / gain, (float(dcm[1]) - py) / gain
+        planned = math.exp(omega * max(touch_down - t, 0.0))
+        earliest = math.exp(omega * max(first - t, 0.0))
+        beta = (self.speed / (omega * planned)) ** 2
+        tau = (beta * planned - (ax * bx + ay * by)) / (bx * bx + by * by + beta)
+        return t + math.log(min(max(tau, earliest), planned)) / omega
 
     def cost(self, move, planned: float, touch_down: float, missed=None) -> tuple[float, float]:
         """What a landing moved by ``move`` (2,) m at ``touch_down`` instead of ``planned`` (s)
@@ -234,3 +339,21 @@ class StepAdjustment:
         across = side * min(max(side * across, self.min_width), self.max_width)
         x, y = stance.xy + to_frame.T @ np.array([along, across])
         return float(x), float(y)
+
+
+def _to_polygon(point, polygon) -> tuple[float, float] | None:
+    """The least translation ``(dx, dy)`` that brings ``point`` (x, y) into the convex
+    ``polygon`` (vertices (k, 2), counter-clockwise): to its nearest point; None inside.
+    Plain floats."""
+    px, py = float(point[0]), float(point[1])
+    corners = [(float(x), float(y)) for x, y in polygon]
+    best, move, inside = math.inf, (0.0, 0.0), True
+    for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1]):
+        ex, ey = bx - ax, by - ay
+        if ex * (py - ay) - ey * (px - ax) < 0.0:                 # right of a counter-clockwise edge
+            inside = False
+        ratio = min(max(((px - ax) * ex + (py - ay) * ey) / max(ex * ex + ey * ey, 1e-300), 0.0), 1.0)
+        dx, dy = ax + ratio * ex - px, ay + ratio * ey - py
+        if dx * dx + dy * dy < best:
+            best, move = dx * dx + dy * dy, (dx, dy)
+    return None if inside else move

@@ -248,7 +248,9 @@ class WalkingController(Pipeline):
         """The step adjustment for this robot and gait (:meth:`.adjustment.StepAdjustment.for_robot`)."""
         left, right = self.feet().values()
         width = self.gait.step_width or float(np_norm(left.xy - right.xy))
-        return StepAdjustment.for_robot(self.robot.gravity / self.com.omega**2, width, self._contact_sole(), self.gait)
+        quick = StepSequence.for_robot(self.com.omega, self.gait, self._contact_sole()).single
+        return StepAdjustment.for_robot(self.robot.gravity / self.com.omega**2, width, self._contact_sole(), self.gait,
+                                        quick_swing=quick)
 
     def _default_sequence(self) -> StepSequence:
         """The two-step capture for this robot and gait (:meth:`.sequence.StepSequence.for_robot`)."""

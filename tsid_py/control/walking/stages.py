@@ -103,6 +103,7 @@ class PlanStage(Stage):
         #: brought down early, and the two-step captures among them.
         self.adjustments = self.early_touch_downs = self.sequences = 0
         self._sequenced: int | None = None               # the swing a two-step capture re-planned
+        self._engaged: int | None = None                 # the swing step adjustment aims at its nominal offset
         self._next_check, self._target = 0.0, None
         #: Touch-downs so far that came early, and late (the plan's clock waited), by contact.
         self.early_landings = self.late_landings = 0
@@ -202,20 +203,19 @@ class PlanStage(Stage):
         if self._event == len(events) and t >= plan.duration + SETTLE_TIME_CONSTANTS / plan.omega:
             self._finish()                            # standing again; the CoM target stays
 
-    def _capture_move(self, index: int, t: float, touch_down: float | None = None):
+    def _capture_move(self, index: int, t: float, touch_down: float | None = None, nominal: bool = False):
         """The least move of footstep ``index``'s landing that lets the stance sole bring
         the capture point into the support by the end of the double support after its
         touch-down (:meth:`~.adjustment.StepAdjustment.through_double_support`,
         :meth:`~.adjustment.StepAdjustment.shift`), predicted at plan time ``t`` from the
         measured capture point, or None; at ``touch_down`` (s) instead of the planned one when
-        given."""
+        given; with ``nominal``, the least move that puts it at the plan's nominal DCM offset
+        from the moved landing instead (:meth:`~.adjustment.StepAdjustment.nominal_gain`)."""
         adjustment, plan = self.adjustment, self.plan
         swing, planned = plan.swings[index], plan.footsteps[index]
         stance_foot = next(name for name in self._footholds if name != planned.foot)
         time_left = (swing.touch_down if touch_down is None else touch_down) - t
-        cx, cy, _, _, _, _, ax, ay, _ = plan.com_state(max(t, swing.lift_off))
-        square = plan.omega * plan.omega                           # the plan's ZMP: c − c̈ / ω²
-        stance_zmp = (cx - ax / square, cy - ay / square)
+        stance_zmp = self._stance_zmp(max(t, swing.lift_off))
         predicted = adjustment.predict(self.com.dcm_xy, stance_zmp, plan.omega, time_left)
         reachable, scale = adjustment.reachable(predicted, self._footholds[stance_foot].yaw, plan.omega, time_left), 1.0
         if planned.bearing is not None:     # a landing on part of its sole: held through the double support
@@ -227,30 +227,50 @@ class PlanStage(Stage):
             support = SupportPolygon(np.vstack([self.stance.footprint(stance_foot),
                                                 rectangle_corners(planned.placement, length, width)]))
             self._target = (key, adjustment.target(support))
+        if nominal and planned.bearing is None:     # the plan's own capture point: the nominal DCM offset
+            return adjustment.shift(reachable, [plan.dcm(swing.touch_down)], adjustment.nominal_gain(plan.omega))
         return adjustment.shift(reachable, self._target[1], scale)
+
+    def _stance_zmp(self, t: float) -> tuple[float, float]:
+        """The plan's ZMP at plan time ``t``: ``c − c̈ / ω²`` (plain floats)."""
+        cx, cy, _, _, _, _, ax, ay, _ = self.plan.com_state(t)
+        square = self.plan.omega * self.plan.omega
+        return cx - ax / square, cy - ay / square
 
     def _check_adjustment(self, t: float) -> None:
         """Step adjustment (:mod:`.adjustment`): the capture point at touch-down at best;
         outside the support of the stance and landing soles, the footsteps from the swing
-        under way on moved by the least that brings it back (when that moves the landing by
-        more than :data:`RETARGET_DISTANCE`) and the walk re-planned."""
+        under way on aimed, from then until it lands, at the plan's nominal DCM offset (when
+        that moves the landing by more than :data:`RETARGET_DISTANCE`; only to landings and
+        touch-downs the swing foot can still reach, :meth:`~.adjustment.StepAdjustment.feasible`)
+        and the walk re-planned."""
         adjustment, plan, index = self.adjustment, self.plan, self._swing_index
         swing = plan.swings[index]
         self._next_check = t + adjustment.period
-        if t > swing.lift_off + adjustment.until * swing.duration or self._sequenced == index:
+        if (t > min(swing.lift_off + adjustment.until * swing.duration, swing.touch_down - adjustment.min_time)
+                or self._sequenced == index):
             self._next_check = swing.touch_down         # until this swing lands
             return
-        if self._capture_move(index, t) is None:
-            return
         planned = plan.footsteps[index]
+        whole = planned.bearing is None     # a landing on part of a sole is moved by the least, each check
+        if (self._engaged != index or not whole) and self._capture_move(index, t) is None:
+            return
+        self._engaged = index
         stance_foot = next(name for name in self._footholds if name != self.swinging)
         contact = self.solver.contacts.get(stance_foot)
         stance = footstep_of(stance_foot, contact.anchor) if contact is not None else self._footholds[stance_foot]
         lifted = self._footholds[self.swinging]
+        timing = None                        # the closed form's touch-down (adjustment.timed), on a whole sole
+        if planned.bearing is None:
+            timing = (self.com.dcm_xy, self._stance_zmp(max(t, swing.lift_off)), plan.dcm(swing.touch_down),
+                      plan.omega)
         best = min((self._weigh(index, t, touch_down, stance, lifted)       # the first of the cheapest
                     for touch_down in adjustment.touch_downs(t, swing.lift_off, swing.touch_down,
-                                                             self.gait.single_support)), key=lambda weighed: weighed[0])
+                                                             self.gait.single_support, timing=timing)),
+                   key=lambda weighed: weighed[0])
         key, shift, touch_down, move = best
+        if key[0] == math.inf:                           # no landing the swing foot can still reach
+            return
         if (key[0] > 0 and self.sequence is not None and crosses(stance, lifted, move - shift)
                 and self._capture_in_two(t, index, stance, key[0])):
             return
@@ -276,14 +296,18 @@ class PlanStage(Stage):
         ``(cost, shift (2,) of its landing within reach, touch_down, the whole move)``
         (:meth:`~.adjustment.StepAdjustment.cost`; the whole move is the shift when none is
         needed)."""
-        adjustment, planned = self.adjustment, self.plan.footsteps[index]
-        move = self._capture_move(index, t, touch_down)
+        adjustment, planned, swing = self.adjustment, self.plan.footsteps[index], self.plan.swings[index]
+        move = self._capture_move(index, t, touch_down, nominal=True)
         shift = np.zeros(2)
         if move is not None:
             x, y = adjustment.landing(planned, move, stance, lifted)
             shift = np.array([x - planned.x, y - planned.y])
-        key = adjustment.cost(shift, self.plan.swings[index].touch_down, touch_down,
-                              missed=None if move is None else move - shift)
+        key = adjustment.cost(shift, swing.touch_down, touch_down, missed=None if move is None else move - shift)
+        if adjustment.max_acceleration is not None and (move is not None or touch_down < swing.touch_down - 1e-9):
+            sample = swing.sample(t)                     # can the foot still get there, and by then?
+            if not adjustment.feasible(sample.placement.translation[:2], sample.velocity[:2],
+                                       sample.acceleration[:2], planned.xy + shift, touch_down - t):
+                key = (math.inf, math.inf)
         return key, shift, touch_down, shift if move is None else move
 
     def _moved(self, footsteps, shift) -> list[Footstep]:
