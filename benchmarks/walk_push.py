@@ -15,7 +15,7 @@ period in the middle of the walk (the start of the 5th swing, then every period 
 single support early and late, double support; on the simulator's exact state, or with
 ``--realistic`` the walk demo's preset (seeds 0 … N − 1). Each run is judged by the walk demo's judge
 (fell, distance); reported per robot, direction and ratio (several ``--ratio`` values sweep
-the push): falls, the step adjustments made (the swings they brought down early, and the
+the push): falls (when pushed, when fallen, why), the step adjustments made (the swings they brought down early, and the
 two-step captures among them), the distance walked.
 """
 
@@ -69,7 +69,8 @@ def one_walk(job: tuple) -> dict:
         summary, _, _ = run_walk(robot, distance=3.0, pushes=[(at, vector, 0.1)],
                                  controller_options=options, conditions=conditions)
     return {"robot": robot_name, "direction": direction, "force_N": force, "seed": seed, "push_at_s": round(at, 3),
-            "phase_in_step": phase, "fell": summary["fell"], "fall_reason": summary.get("fall_reason"),
+            "phase_in_step": phase, "fell": summary["fell"], "fell_at_s": None if summary.get("fell_at") is None else round(summary["fell_at"], 3),
+            "fall_reason": summary.get("fall_reason"),
             "distance_m": round(summary["distance_m"], 3), "step_adjustments": summary["step_adjustments"],
             "early_touch_downs": summary["early_touch_downs"], "two_step_captures": summary["two_step_captures"]}
 
@@ -135,7 +136,8 @@ def main(argv=None) -> dict:
                              "adjustments": [run["step_adjustments"] for run in mine],
                              "early_touch_downs": [run["early_touch_downs"] for run in mine],
                              "two_step_captures": [run["two_step_captures"] for run in mine],
-                             "falls": [(run["push_at_s"], run["fall_reason"]) for run in mine if run["fell"]]})
+                             "falls": [{"push_at_s": run["push_at_s"], "fell_at_s": run["fell_at_s"], "reason": run["fall_reason"]}
+                                       for run in mine if run["fell"]]})
     for row in rows:
         print(json.dumps(row))
     report = {"ratio": args.ratio, **options, "realistic": args.realistic, "rows": rows, "runs": runs}
