@@ -69,7 +69,8 @@ def one_walk(job: tuple) -> dict:
         summary, _, _ = run_walk(robot, distance=3.0, pushes=[(at, vector, 0.1)],
                                  controller_options=options, conditions=conditions)
     return {"robot": robot_name, "direction": direction, "force_N": force, "seed": seed, "push_at_s": round(at, 3),
-            "phase_in_step": phase, "fell": summary["fell"], "fell_at_s": None if summary.get("fell_at") is None else round(summary["fell_at"], 3),
+            "phase_in_step": phase, "fell": summary["fell"],
+            "fell_at_s": None if summary.get("fell_at") is None else round(summary["fell_at"], 3),
             "fall_reason": summary.get("fall_reason"),
             "distance_m": round(summary["distance_m"], 3), "step_adjustments": summary["step_adjustments"],
             "early_touch_downs": summary["early_touch_downs"], "two_step_captures": summary["two_step_captures"]}
