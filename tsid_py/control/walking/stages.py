@@ -209,8 +209,9 @@ class PlanStage(Stage):
         touch-down (:meth:`~.adjustment.StepAdjustment.through_double_support`,
         :meth:`~.adjustment.StepAdjustment.shift`), predicted at plan time ``t`` from the
         measured capture point, or None; at ``touch_down`` (s) instead of the planned one when
-        given; with ``nominal``, the least move that puts it at the plan's nominal DCM offset
-        from the moved landing instead (:meth:`~.adjustment.StepAdjustment.nominal_gain`)."""
+        given; with ``nominal`` and a landing on a whole sole, the least move that puts it at
+        the plan's nominal DCM offset from the moved landing instead
+        (:meth:`~.adjustment.StepAdjustment.nominal_gain`)."""
         adjustment, plan = self.adjustment, self.plan
         swing, planned = plan.swings[index], plan.footsteps[index]
         stance_foot = next(name for name in self._footholds if name != planned.foot)
@@ -261,7 +262,7 @@ class PlanStage(Stage):
         stance = footstep_of(stance_foot, contact.anchor) if contact is not None else self._footholds[stance_foot]
         lifted = self._footholds[self.swinging]
         timing = None                        # the closed form's touch-down (adjustment.timed), on a whole sole
-        if planned.bearing is None:
+        if whole:
             timing = (self.com.dcm_xy, self._stance_zmp(max(t, swing.lift_off)), plan.dcm(swing.touch_down),
                       plan.omega)
         best = min((self._weigh(index, t, touch_down, stance, lifted)       # the first of the cheapest
