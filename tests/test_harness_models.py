@@ -283,6 +283,19 @@ def test_inertias_mujoco_refuses_are_repaired_with_a_warning(tmp_path):
     np.testing.assert_allclose(np.sort(sim.model.body("rotor").inertia), [1e-4, 1e-4, 2e-4], rtol=1e-6)
 
 
+def test_bodies_repaired_alike_share_one_line_of_the_warning():
+    from tsid_py.sim.inertia import InertiaRepair, describe_repairs
+
+    empty, given = np.zeros((3, 3)), 1e-10 * np.eye(3)
+    fingers = [InertiaRepair(f"finger{k}", 0.0, 1e-6, empty, given) for k in range(6)]
+    rotor = InertiaRepair("rotor", 0.1, 0.1, np.diag([3e-4, 0, 0]), np.diag([2e-4, 1e-4, 1e-4]))
+    text = describe_repairs(fingers[:3] + [rotor] + fingers[3:])
+    assert text.count("principal moments") == 2
+    assert text.startswith("bodies 'finger0', 'finger1', 'finger2', 'finger3' and 2 more: principal moments "
+                           "(0, 0, 0) kg·m² -> (1e-10, 1e-10, 1e-10)")
+    assert "mass 0 -> 1e-06 kg; body 'rotor': principal moments (0, 0, 0.0003)" in text
+
+
 def test_the_inertia_the_loader_gives_point_masses_is_simulated(tmp_path):
     """A neck turning a point-mass head (M singular in the file): MuJoCo's mass matrix is
     pinocchio's of the loaded robot, the head's added inertia included."""

@@ -10,6 +10,7 @@ import pytest
 
 import tsid_py as tp
 from tsid_py.control.failure import damping_gains
+from tsid_py.models.check.stance import massless_dof_findings
 from tsid_py.models.held import joints_moving_no_mass
 from tsid_py.robots import data_root
 
@@ -60,6 +61,11 @@ def test_a_mimic_coupling_to_a_joint_that_moves_mass_frees_both(tmp_path):
     assert joints_moving_no_mass(toy) == ("c",)          # a drives b's mass through the coupling
     independent = tp.Robot.from_urdf(str(urdf), floating_base=False, mimic="independent")
     assert joints_moving_no_mass(independent) == ("a", "c")
+    # check-robot tells the held joint (c) from the one M has no row for but the coupling moves (a)
+    held, coupled = massless_dof_findings(toy, "toy.urdf")
+    assert held.values["joints"] == ["c"] and held.applied_by == "library"
+    assert coupled.values["joints"] == ["a"] and coupled.applied_by is None and "mimic coupling" in coupled.problem
+    assert [finding.values["joints"] for finding in massless_dof_findings(independent, "toy.urdf")] == [["a", "c"]]
 
 
 def test_damping_gains_stop_a_joint_in_one_period_at_most(romeo):

@@ -92,16 +92,36 @@ class InertiaRepair:
         return float(np.linalg.norm(self.inertia_after - self.inertia_before))
 
     def describe(self) -> str:
-        """One line: the body, its principal moments before and after, the change, the mass."""
+        """One line: the body, then :meth:`describe_change`."""
+        return f"body {self.body!r}: {self.describe_change()}"
+
+    def describe_change(self) -> str:
+        """The change without the body's name: its principal moments before and after, the
+        change, the mass."""
         before = np.linalg.eigvalsh(self.inertia_before)
         after = np.linalg.eigvalsh(self.inertia_after)
         scale = np.linalg.norm(self.inertia_before)
         relative = f", {self.change / scale:.2g} of the file's" if scale > 0 else ""
-        text = (f"body {self.body!r}: principal moments {_moments(before)} kg·m² -> {_moments(after)} "
+        text = (f"principal moments {_moments(before)} kg·m² -> {_moments(after)} "
                 f"(changed by {self.change:.3g} kg·m²{relative})")
         if self.mass_after != self.mass_before:
             text += f", mass {self.mass_before:.3g} -> {self.mass_after:.3g} kg"
         return text
+
+
+def describe_repairs(repairs, most: int = 4) -> str:
+    """``repairs`` in a few lines: bodies changed alike (a hand's massless fingers) share one,
+    ``"bodies 'a', 'b' and 3 more: <change>"``, naming at most ``most`` of them."""
+    alike: dict[str, list[str]] = {}
+    for repair in repairs:
+        alike.setdefault(repair.describe_change(), []).append(repair.body)
+    parts = []
+    for change, bodies in alike.items():
+        named = ", ".join(repr(body) for body in bodies[:most])
+        if len(bodies) > most:
+            named += f" and {len(bodies) - most} more"
+        parts.append(f"{'body' if len(bodies) == 1 else 'bodies'} {named}: {change}")
+    return "; ".join(parts)
 
 
 def _moments(values) -> str:
@@ -185,7 +205,7 @@ def repair_inertias(spec, filename: str) -> list[InertiaRepair]:
         warnings.warn(f"{filename}: {len(repairs)} inertia(s) that MuJoCo refuses (or accepts only by round-off, on "
                       "the boundary) were replaced by the nearest valid ones in the simulator (the controller's "
                       "model keeps the file's): "
-                      + "; ".join(repair.describe() for repair in repairs), UserWarning, stacklevel=5)
+                      + describe_repairs(repairs), UserWarning, stacklevel=5)
     return repairs
 
 

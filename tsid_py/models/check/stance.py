@@ -25,6 +25,7 @@ from collections import defaultdict
 import numpy as np
 import pinocchio as pin
 
+from ..held import joints_moving_no_mass
 from .report import Finding, finding
 from .torques import dof_names, passive_findings, torque_findings
 from .urdf_text import listed
@@ -247,20 +248,32 @@ def com_findings(robot, facts: dict, file: str) -> list[Finding]:
 
 # ------------------------------------------------------------------------------------ dynamics, names
 def massless_dof_findings(robot, file: str) -> list[Finding]:
-    """Degrees of freedom with ``M(q)ᵢᵢ = 0``: the joint moves nothing (``M`` singular)."""
+    """Degrees of freedom with ``M(q)ᵢᵢ = 0``: the joint moves nothing (``M`` singular). Those
+    the profile holds (:func:`~tsid_py.models.held.joints_moving_no_mass`) and those it cannot
+    (a mimic coupling ties them to a joint that moves mass) are told apart."""
     model, data = robot.model, robot.model.createData()
     mass = pin.crba(model, data, robot.q_ref)
     first = 6 if robot.floating_base else 0
     names = dof_names(robot)
     empty = [names[i - first] for i in range(first, model.nv) if mass[i, i] <= 1e-12]
-    if not empty:
-        return []
-    return [finding("warning", "massless-dofs", file, f"joints {listed(empty)}",
-                    f"{len(empty)} joint(s) move no mass and no inertia (their whole subtree is massless): the mass "
-                    "matrix M is singular, any torque on them gives an unbounded acceleration",
-                    "the profile holds them (RobotProfile.held_joints, tsid_py.models.held): the controller sends "
-                    "them no torque and the harness locks them at the posture; give their links mass, or make the "
-                    "joints fixed", "library", joints=empty)]
+    held = set(joints_moving_no_mass(robot))
+    found = []
+    singular = ("move no mass and no inertia (their whole subtree is massless): the mass matrix M is singular, "
+                "any torque on them gives an unbounded acceleration")
+    holdable = [name for name in empty if name in held]
+    if holdable:
+        found.append(finding("warning", "massless-dofs", file, f"joints {listed(holdable)}",
+                             f"{len(holdable)} joint(s) {singular}",
+                             "the profile holds them (RobotProfile.held_joints, tsid_py.models.held): the controller "
+                             "sends them no torque and the harness locks them at the posture; give their links mass, "
+                             "or make the joints fixed", "library", joints=holdable))
+    coupled = [name for name in empty if name not in held]
+    if coupled:
+        found.append(finding("warning", "massless-dofs", file, f"joints {listed(coupled)}",
+                             f"{len(coupled)} joint(s) {singular}; a mimic coupling ties them to a joint that moves "
+                             "mass, so the profile does not hold them and their motion is the coupling's alone",
+                             "give their links mass, or make the joints fixed", None, joints=coupled))
+    return found
 
 
 def frame_findings(robot, file: str) -> list[Finding]:
