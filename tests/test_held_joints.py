@@ -68,6 +68,27 @@ def test_a_mimic_coupling_to_a_joint_that_moves_mass_frees_both(tmp_path):
     assert [finding.values["joints"] for finding in massless_dof_findings(independent, "toy.urdf")] == [["a", "c"]]
 
 
+def test_a_held_joints_override_is_checked_against_the_model(tmp_path):
+    from tsid_py.models.profile import derive_profile
+
+    link = '<link name="{0}"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+    joint = ('<joint name="{0}" type="{3}"><parent link="{1}"/><child link="{2}"/><axis xyz="0 0 1"/>'
+             '<limit lower="-1" upper="1" effort="1" velocity="1"/>{4}</joint>')
+    urdf = tmp_path / "pair.urdf"
+    urdf.write_text('<robot name="pair">' + link.format("base") + link.format("a_link") + link.format("b_link")
+                    + link.format("c_link") + joint.format("a", "base", "a_link", "revolute", "")
+                    + joint.format("b", "base", "b_link", "revolute", '<mimic joint="a"/>')
+                    + joint.format("c", "base", "c_link", "planar", "") + "</robot>")
+    pair = tp.Robot.from_urdf(str(urdf), floating_base=False)
+    assert derive_profile(pair, held_joints=("a", "b")).held_joints == ("a", "b")
+    with pytest.raises(ValueError, match=r"held_joints holds 'b' but not 'a', which a mimic coupling ties to it"):
+        derive_profile(pair, held_joints=("b",))
+    with pytest.raises(ValueError, match=r"one-degree-of-freedom joints, got \['c'\] with \[3\] degrees of freedom"):
+        derive_profile(pair, held_joints=("c",))
+    with pytest.raises(ValueError, match=r"must name joints of the model, got unknown \['d'\]"):
+        derive_profile(pair, held_joints=("d",))
+
+
 def test_damping_gains_stop_a_joint_in_one_period_at_most(romeo):
     q = romeo.q_ref
     mass = pin.crba(romeo.model, romeo.model.createData(), q).diagonal()

@@ -208,10 +208,30 @@ def derive_profile(robot, **overrides) -> RobotProfile:
     torso = derived["torso_frame"]
     if not (isinstance(torso, str) and model.existFrame(torso)):
         raise ValueError(f"torso_frame must be a frame of the model, got {torso!r}")
-    unknown_joints = [name for name in derived["held_joints"] if not model.existJointName(name)]
-    if unknown_joints:
-        raise ValueError(f"held_joints must name joints of the model, got unknown {unknown_joints}")
+    if "held_joints" in overrides:
+        _check_held_joints(robot, overrides["held_joints"])
     return RobotProfile(**derived)
+
+
+def _check_held_joints(robot, held) -> None:
+    """A ``held_joints`` override names joints of the model with one degree of freedom (the
+    simulator locks each by one joint equality), and never one side of a mimic coupling alone
+    (the coupling would hold the other through it while the controller drives it)."""
+    model = robot.model
+    unknown = [name for name in held if not model.existJointName(name)]
+    if unknown:
+        raise ValueError(f"held_joints must name joints of the model, got unknown {unknown}")
+    wide = [name for name in held if model.nvs[model.getJointId(name)] != 1]
+    if wide:
+        raise ValueError(f"held_joints must name one-degree-of-freedom joints, got {wide} with "
+                         f"{[int(model.nvs[model.getJointId(name)]) for name in wide]} degrees of freedom")
+    held = set(held)
+    for coupling in getattr(robot, "mimic_joints", ()):
+        if (coupling.joint in held) != (coupling.primary in held):
+            inside, outside = ((coupling.joint, coupling.primary) if coupling.joint in held
+                               else (coupling.primary, coupling.joint))
+            raise ValueError(f"held_joints holds {inside!r} but not {outside!r}, which a mimic coupling ties to it: "
+                             "hold both or neither")
 
 
 def profile_of(robot) -> RobotProfile:
