@@ -394,6 +394,39 @@ def test_steady_steps_write_their_rows_with_the_refill_and_replay_bit_for_bit(tm
     assert not replayed.errors and replayed.identical_steps() == 260 and replayed.max_difference() == 0.0
 
 
+def test_a_steady_step_that_falls_back_to_the_general_path_writes_its_own_row(tmp_path):
+    """A steady step whose kept QP step cannot repair its active set (a CoM target thrown 3 m
+    away) finishes on the backend's general path inside the steady step: its row is still
+    written (the log's own record, not the refill's), with the state, ``x`` and time of that
+    step, and the recording replays bit for bit."""
+    robot = tp.robots.load(tp.robots.DEFAULT_HUMANOID)
+    controller = humanoid_balance(robot, 1e-3)
+    solver = controller.solver
+    recorder = FlightRecorder(solver, capacity=400)
+    robot.update(robot.q_ref, robot.zero_velocity())
+    centre, q, v, sol = robot.com.copy(), robot.q_ref.copy(), robot.zero_velocity(), None
+    steady, xs, seconds = [], [], []
+    for k in range(124):
+        jump = 0.0 if k < 120 else 3.0 * (-1) ** k
+        controller.com.set_target(centre + [jump, jump, -abs(jump) / 3])
+        armed = recorder.log.armed
+        sol = solver.solve(q, v, out=sol)
+        steady.append(solver.last_step_steady and armed)
+        xs.append(sol.x.copy())
+        seconds.append(1e6 * sum(solver.timings.values()))
+        v = v + 1e-3 * sol.ddq
+        q = pin.integrate(robot.model, q, 1e-3 * v)
+    recorder.detach()
+    # one step after the throw ran steady and left it (the next, configured alike, went the general way)
+    fallen = [k for k in range(120, 123) if steady[k] and not steady[k + 1]]
+    assert all(steady[101:120]) and len(fallen) == 1 and not any(steady[fallen[0] + 1:])
+    for k in range(fallen[0] - 1, 124):
+        assert np.array_equal(recorder.x[k, :xs[k].size], xs[k]), k
+    assert np.allclose(recorder.step_us[:124], seconds, rtol=1e-9, atol=0)
+    replayed = replay(Recording.load(recorder.save(tmp_path / "fallback.tsidrec")))
+    assert not replayed.errors and replayed.identical_steps() == 124 and replayed.max_difference() == 0.0
+
+
 def test_the_refill_and_row_kernel_is_the_refill_then_the_row():
     """:func:`tsid_py.step_log.refill_and_write_row` against its definition, on random
     data: :func:`tsid_py.refill.refill` then :func:`tsid_py.step_log.write_row` with the time
