@@ -416,6 +416,34 @@ def test_romeo_sole_centre_is_reported_ahead_of_its_ankle():
     assert not report.errors
 
 
+def test_romeo_single_support_needs_nearly_all_of_its_hip_roll():
+    """On one sole the six wrench components are fixed by the base's six equations
+    (``J_bᵀ w = g_b``), so the least share of the limits the check's LP finds is that wrench's
+    torques ``g_a − J_aᵀ w`` over the limits: Romeo's hip roll carries 44 of its 46.6 N·m."""
+    from tsid_py.models.reach import over_each_sole, standing_soles
+
+    path = robot_file("romeo_description/urdf/romeo.urdf")
+    held = only(check_robot(path), "single-support-near-torque-limits").values
+    robot = tp.robots.load(path)
+    model, data, feet = robot.model, robot.model.createData(), list(robot.feet)
+    ratios = []
+    for foot, fit in zip(feet, over_each_sole(model, robot.q_ref, feet, standing_soles(model, robot.q_ref, feet))):
+        q = fit.configuration
+        gravity = pin.computeGeneralizedGravity(model, data, q)
+        pin.computeJointJacobians(model, data, q)
+        jacobian = pin.getFrameJacobian(model, data, robot.frame_id(foot), pin.LOCAL)
+        wrench = np.linalg.solve(jacobian[:, :6].T, gravity[:6])
+        assert wrench[2] == pytest.approx(robot.mass * 9.81, rel=1e-6)
+        assert np.abs(wrench[3:5]).max() < 1e-3 * wrench[2]             # the CoP at the sole's centre
+        torque, limits = gravity[6:] - jacobian[:, 6:].T @ wrench, np.asarray(robot.effort_limits)
+        limited = limits > 0
+        ratios.append(np.max(np.abs(torque[limited]) / limits[limited]))
+    assert held["ratio"] == pytest.approx(max(ratios), rel=1e-6) and held["ratio"] > 0.9
+    assert held["joint"] in ("LHipRoll", "RHipRoll") and held["limit"] == pytest.approx(46.6)
+    for relative in ("talos_data/robots/talos_reduced.urdf", "g1_description/urdf/g1_29dof_rev_1_0.urdf"):
+        assert not findings_of(check_robot(robot_file(relative)), "single-support-near-torque-limits")
+
+
 def test_icub_feet_are_turned_by_their_declared_collada_axes():
     """iCub's foot meshes declare Y_UP; read as stored its soles would be wider than long.
     Its links' centres of mass and child joints say the declaration is right: the loader

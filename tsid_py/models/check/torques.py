@@ -42,11 +42,11 @@ def dof_names(robot) -> list[str]:
     return names
 
 
-def static_torque_ratio(robot, q: np.ndarray, mu: float) -> dict | None:
-    """The smallest fraction ``t`` of the torque limits that holds ``robot`` at ``q`` (see
-    the module): ``{"ratio", "joint", "torque", "limit"}`` for the joint that needs the most
-    of its limit, ``{"ratio": inf}`` when no contact wrenches hold it, None when no joint has
-    a torque limit."""
+def static_torque_ratio(robot, q: np.ndarray, mu: float, feet=None) -> dict | None:
+    """The smallest fraction ``t`` of the torque limits that holds ``robot`` at ``q`` on the
+    contact frames ``feet`` (None: all of its feet; see the module): ``{"ratio", "joint",
+    "torque", "limit"}`` for the joint that needs the most of its limit, ``{"ratio": inf}``
+    when no contact wrenches hold it, None when no joint has a torque limit."""
     from scipy.optimize import linprog
 
     model, data = robot.model, robot.model.createData()
@@ -66,7 +66,7 @@ def static_torque_ratio(robot, q: np.ndarray, mu: float) -> dict | None:
     pin.updateFramePlacements(model, data)
     columns, rows = [], []
     friction = mu / np.sqrt(2.0)
-    for foot in robot.feet:
+    for foot in robot.feet if feet is None else feet:
         jacobian = pin.getFrameJacobian(model, data, robot.frame_id(foot), pin.LOCAL)
         sole = robot.sole_size is not None
         jacobian = jacobian if sole else jacobian[:3]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ..reach import between_soles, over_each_sole, stance, standing_soles
 from .report import Finding, finding
+from .torques import TORQUE_MARGIN, static_torque_ratio
 from .urdf_text import listed
 
 
@@ -38,6 +39,7 @@ def walking_findings(robot, file: str) -> list[Finding]:
             "a walk needs its CoM over each sole in turn: check these joints' ranges in the file (and the "
             "mirrored leg's); narrower steps (Gait.step_width) ask less of the hips", None,
             joints=joints, com_error_m=[result.com_error for _, result in missed]))
+    found += _single_support_torques(robot, profile, feet, sway, file)
     steps = between_soles(model, q, feet, soles, gait.step_length, gait.step_width)
     if not all(result.reached for result in steps):
         joints = sorted({name for result in steps if not result.reached for name in result.at_limits})
@@ -52,6 +54,39 @@ def walking_findings(robot, file: str) -> list[Finding]:
             "each ankle and hip to turn both ways from standing", None,
             joints=joints, step_length_m=gait.step_length))
     return found
+
+
+def _single_support_torques(robot, profile, feet, sway, file: str) -> list[Finding]:
+    """``single-support-near-torque-limits``: the least share of the torque limits that holds
+    the robot on one sole, its CoM over it (the reached fits of ``sway``; the contact
+    wrenches of that sole alone, :func:`~.torques.static_torque_ratio`), above
+    :data:`~.torques.TORQUE_MARGIN` for either sole. What is left of the limit is all a walk
+    has for its dynamics: the sway's acceleration, a slope's bent knee, a push."""
+    worst = None
+    for foot, result in zip(feet, sway):
+        if not result.reached:
+            continue
+        held = static_torque_ratio(robot, result.configuration, profile.balance.mu, feet=[foot])
+        if held is not None and (worst is None or held["ratio"] > worst[1]["ratio"]):
+            worst = (foot, held)
+    if worst is None or worst[1]["ratio"] <= TORQUE_MARGIN:
+        return []
+    foot, held = worst
+    if not held["ratio"] < float("inf"):
+        text = f"no wrench of {foot!r} alone holds the robot still with its centre of mass over that sole"
+        values = {"ratio": held["ratio"], "foot": foot}
+    else:
+        text = (f"standing on {foot!r} alone with the centre of mass over it (a walk's single support, at its width) "
+                f"needs at least {held['ratio']:.2f} of the torque limits: joint {held['joint']!r} "
+                f"{abs(held['torque']):.4g} N·m of its {held['limit']:.4g} N·m")
+        values = {"ratio": held["ratio"], "joint": held["joint"], "torque": held["torque"], "limit": held["limit"],
+                  "foot": foot}
+    return [finding(
+        "warning", "single-support-near-torque-limits", file, f"joint {held['joint']!r}" if held["joint"] else foot,
+        text + ": what is left is all a walk has for the sway's acceleration, a slope's bent knee or a push (the QP "
+        "holds the limits, so the CoM lags its plan where they bind)",
+        "check the joint's <limit effort> against the real actuator; expect slopes, steps and pushes during a walk "
+        "to fail before the pendulum's bounds", None, **values)]
 
 
 def _vault(gait) -> str:
