@@ -80,7 +80,7 @@ def analyse(name: str, phases, splits) -> dict:
                                  reach=adjustment.max_width, cross_reach=cross_reach, swing=gait.single_support,
                                  earliest=adjustment.earliest * gait.single_support, first_time=sequence.min_time,
                                  hand_over=sequence.double, quick_swing=sequence.single)
-        push = 0.5 * standing_bound(name, "+y")
+        push = 0.5 * standing_bound(name, "+y")[0]
         for phase in phases:
             start = phase * period
             state = plan.com_state(swing.lift_off + start)

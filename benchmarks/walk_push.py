@@ -8,9 +8,12 @@ The push is ``ratio`` times the robot's standing bound in its direction — the 
 push at t = 1 s the balance controller survives standing, measured with
 ``benchmarks/balance_sweep.py`` (issue 28's table: Talos +x 280 N, +y 460 N; G1 130 N, 200 N;
 −x and −y take the +x and +y values); for any other robot (a built-in name or a robot file,
-``--robot PATH``), the bound its model gives (:func:`tsid_py.control.push_bounds`, the capture
-point reaching the soles' hull with the CoP at its edge: Talos 310 / 489 N, G1 139 / 212 N in
-+x / +y, within 10 % above the measured ones) — applied at ``--phases`` instants spread over one step
+``--robot PATH``) it is measured first, the same way (:func:`tsid_py.scenarios.sweep.sweep_direction`
+in each pushed direction, on a grid of 1/20 of the model's bound; about half a minute a
+direction), or with ``--bounds model`` taken from its model
+(:func:`tsid_py.control.push_bounds`, the capture point reaching the soles' hull with the CoP at
+its edge: Talos 310 / 489 N, G1 139 / 212 N in +x / +y, within 10 % above the measured ones;
+Romeo's 328 N in +y is 26 % above its measured 260 N) — applied at ``--phases`` instants spread over one step
 period in the middle of the walk (the start of the 5th swing, then every period / phases s):
 single support early and late, double support; on the simulator's exact state, or with
 ``--realistic`` the walk demo's preset (seeds 0 … N − 1). Each run is judged by the walk demo's judge
@@ -39,15 +42,23 @@ STANDING_BOUNDS = {"talos": {"x": 280.0, "y": 460.0}, "g1": {"x": 130.0, "y": 20
 DIRECTIONS = {"+x": (1.0, 0.0), "-x": (-1.0, 0.0), "+y": (0.0, 1.0), "-y": (0.0, -1.0)}
 
 
-def standing_bound(robot_name: str, direction: str) -> float:
-    """The standing bound (N) of a 0.1 s push on ``robot_name`` in ``direction``: measured
-    (:data:`STANDING_BOUNDS`) or, for a robot not measured, its model's."""
+def standing_bound(robot_name: str, direction: str, source: str = "measured") -> tuple[float, str]:
+    """The standing bound (N) of a 0.1 s push on ``robot_name`` in ``direction`` and where it
+    comes from: :data:`STANDING_BOUNDS`; else measured now (``source="measured"``: the largest
+    push survived with every smaller one, on a grid of 1/20 of the model's bound) or the
+    model's (``source="model"``)."""
     if robot_name in STANDING_BOUNDS:
-        return STANDING_BOUNDS[robot_name][direction[1]]
+        return STANDING_BOUNDS[robot_name][direction[1]], "table"
     import tsid_py as tp
     from tsid_py.control import push_bounds
+    from tsid_py.scenarios.sweep import sweep_direction
 
-    return float(push_bounds(tp.robots.load(robot_name), 0.1)[direction].cop_at_edge)
+    robot = tp.robots.load(robot_name)
+    model = float(push_bounds(robot, 0.1)[direction].cop_at_edge)
+    if source == "model":
+        return model, "model"
+    grid = max(1.0, round(model / 20.0))
+    return float(sweep_direction(robot, direction, step=grid)["survived_up_to"]), f"measured on a {grid:g} N grid"
 
 
 def one_walk(job: tuple) -> dict:
@@ -100,7 +111,10 @@ def _ratio(text: str) -> float:
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--robot", nargs="+", default=["talos", "g1"],
-                        help="built-in robots or robot files (bounds of robots other than talos and g1: their model's)")
+                        help="built-in robots or robot files (robots other than talos and g1: their bounds measured "
+                             "first, or --bounds model)")
+    parser.add_argument("--bounds", choices=["measured", "model"], default="measured",
+                        help="the standing bound of a robot not in the table: measured first, or its model's")
     parser.add_argument("--ratio", type=_ratio, nargs="+", default=[0.5],
                         help="push / standing bound; several values sweep the push")
     parser.add_argument("--directions", type=_directions, default=list(DIRECTIONS),
@@ -116,10 +130,11 @@ def main(argv=None) -> dict:
     options = {"step_adjustment": not args.no_adjustment}
     seeds = list(range(args.seeds)) if args.realistic else [None]
     try:
-        bounds = {(robot, direction): standing_bound(robot, direction) for robot in args.robot
-                  for direction in args.directions}
+        found = {(robot, direction): standing_bound(robot, direction, args.bounds) for robot in args.robot
+                 for direction in args.directions}
     except (KeyError, ValueError, FileNotFoundError) as error:
         parser.error(f"--robot: {error.args[0] if error.args else error}")
+    bounds = {key: bound for key, (bound, _) in found.items()}
     jobs = [(robot, direction, ratio * bounds[robot, direction], k / args.phases, options, seed)
             for robot in args.robot for direction in args.directions for ratio in args.ratio
             for k in range(args.phases) for seed in seeds]
@@ -132,7 +147,7 @@ def main(argv=None) -> dict:
                 force = ratio * bounds[robot, direction]
                 mine = [run for run in runs if (run["robot"], run["direction"], run["force_N"]) == (robot, direction, force)]
                 rows.append({"robot": robot, "direction": direction, "ratio": ratio, "force_N": round(force, 1),
-                             "bound": "measured" if robot in STANDING_BOUNDS else "model",
+                             "bound_N": round(bounds[robot, direction], 1), "bound": found[robot, direction][1],
                              "survived": f"{sum(not run['fell'] for run in mine)}/{len(mine)}",
                              "adjustments": [run["step_adjustments"] for run in mine],
                              "early_touch_downs": [run["early_touch_downs"] for run in mine],
