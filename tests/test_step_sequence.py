@@ -110,8 +110,8 @@ def test_the_earliest_first_touch_down_is_the_first_the_swing_foot_can_reach_by_
     feasible = _feasible_from(adjustment, [0.61, 0.09], [0.3, 0.0], [5.0, 0.0])
     earliest = sequence.earliest(adjustment, dcm, omega, t, planned, stance, lifted, first, feasible, iterations=12)
     scan = [moment for moment in np.arange(t + sequence.min_time, planned, 1e-3)
-            if feasible(sequence._first_landing(adjustment, dcm, omega, t, moment, stance, lifted, first)[0].xy,
-                        moment - t)]
+            if feasible(sequence._first_landing(sequence._near(adjustment), sequence._sole(stance), dcm, omega, t,
+                                                moment, stance, lifted, first)[0].xy, moment - t)]
     assert t + sequence.min_time < earliest < planned
     assert earliest == pytest.approx(scan[0], abs=1.5e-3)
     choice = sequence.choose(adjustment, dcm, omega, t, planned, stance, lifted, first, second, feasible)

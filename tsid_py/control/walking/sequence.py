@@ -13,25 +13,41 @@ off), and kept only when it is predicted to miss by less.
 
 **The sequence.** With ``ω = √(g / z)`` and the centre of pressure ``p`` held where it best
 slows the capture point — the point of the standing sole nearest it — the capture point
-runs as ``ξ(t + τ) = p + (ξ(t) − p) e^{ωτ}``. For each touch-down ``T₁`` weighed (from
-``min_time`` s from now to the planned one):
+runs as ``ξ(t + τ) = p + (ξ(t) − p) e^{ωτ}``. For each touch-down ``T₁`` weighed (``count``
+from the earliest the swing foot can reach its landing — :meth:`StepSequence.earliest`, step
+adjustment's acceleration bound on the re-planned quintic, and at least ``min_time`` s from
+now — to the planned one):
 
 1. the swing foot lands at ``T₁`` where the predicted ``ξ(T₁)`` is, within its reach from the
-   stance sole (:meth:`.adjustment.StepAdjustment.landing`: on its own side, at least the
-   narrowest stance apart): the hand-over's pivot as near the capture point as the legs allow;
+   stance sole (:meth:`.adjustment.StepAdjustment.landing`: on its own side, at least
+   ``inner_width`` apart — the narrowest stance the legs clear): the hand-over's pivot as near
+   the capture point as the legs allow;
 2. a double support of ``double`` s (the gait's force ramp: long enough to hand the load over)
    and a quick swing of ``single`` s of the other foot, during which the capture point runs
    from the landed sole's nearest point: ``ξ₂ = p₁ + (ξ(T₁) − p₁) e^{ω (double + single)}``;
 3. that foot lands ``overshoot`` past ``ξ₂`` (away from ``p₁``), within its reach from the
-   landed foot.
+   landed foot (:meth:`StepSequence.second_landing`).
 
 The touch-down kept is the one whose second landing leaves ``ξ₂`` least far outside its sole
 (in whole cm), of those the one whose second step is shortest (the capture point has run
-least: in practice the earliest, the model's prediction being optimistic while a push lasts).
-The walk is re-planned over the two landings (the later footsteps moved with the second, so
-that the walk goes on parallel to its plan) with the first touch-down brought forward and the
-next step re-timed (:meth:`~.plan.WalkPlan.replan`'s ``next_timing``); the second swing's own
-landing is then step adjustment's to refine.
+least: in practice the earliest). The walk is re-planned over the two landings (the later
+footsteps moved with the second, so that the walk goes on parallel to its plan) with the first
+touch-down brought forward and the next step re-timed (:meth:`~.plan.WalkPlan.replan`'s
+``next_timing``).
+
+**Re-aimed.** A push is still on when its capture point leaves the support: the choice made
+then sees only part of it. Until ``min_time`` before the first touch-down the sequence is
+chosen again from the measured capture point at each check (the touch-down never later than
+the one chosen), and through the quick swing its landing is re-aimed (step 3 from the
+measured capture point and the time left) while the foot can still get there.
+
+**Timing** (:meth:`StepSequence.for_robot`): the quick swing lasts one time constant ``1 / ω``
+of the pendulum (0.26 s on G1), longer when the legs' joint velocity or torque limits need it
+(:func:`tsid_py.models.swing_time.quickest_swing`: Talos's hip velocity limits, 0.30 s). In
+MuJoCo, G1's 0.21 s (``0.8 / ω``) quick swing tipped the narrow stance sole it swings from
+(its reaction: the leg's lateral angular momentum about the CoM, which a 3.7 cm sole cannot
+take through its centre of pressure), 0.26 s does not; the rule is that measurement, not a
+model of what the sole bears.
 
 Units: m, s.
 """
@@ -142,25 +158,31 @@ class StepSequence:
         (where :meth:`choose` puts it) ``feasible(landing (2,), duration s)`` says the swing
         foot can reach by then, by bisection (to ``(planned − t) / 2^iterations``); ``planned``
         when none earlier is."""
+        near, stance_sole = self._near(adjustment), self._sole(stance)
+
+        def reachable(touch_down: float) -> bool:
+            landed, _ = self._first_landing(near, stance_sole, dcm, omega, t, touch_down, stance, lifted, first)
+            return bool(feasible(landed.xy, touch_down - t))
+
         low, high = t + self.min_time, planned
         if low >= high:
             return planned
-        if self._first_feasible(adjustment, dcm, omega, t, low, stance, lifted, first, feasible):
+        if reachable(low):
             return low
         for _ in range(iterations):
             middle = 0.5 * (low + high)
-            low, high = (low, middle) if self._first_feasible(adjustment, dcm, omega, t, middle, stance, lifted, first,
-                                                              feasible) else (middle, high)
+            low, high = (low, middle) if reachable(middle) else (middle, high)
         return high
 
-    def _first_feasible(self, adjustment, dcm, omega, t, touch_down, stance, lifted, first, feasible) -> bool:
-        landed, _ = self._first_landing(adjustment, dcm, omega, t, touch_down, stance, lifted, first)
-        return bool(feasible(landed.xy, touch_down - t))
+    def _near(self, adjustment: StepAdjustment) -> StepAdjustment:
+        """``adjustment`` with the first landing's narrowest stance, ``inner_width``."""
+        return adjustment if self.inner_width is None else replace(adjustment, min_width=self.inner_width)
 
-    def _first_landing(self, adjustment, dcm, omega, t, touch_down, stance, lifted, first):
-        """The first landing at ``touch_down`` and the capture point predicted then."""
-        near = adjustment if self.inner_width is None else replace(adjustment, min_width=self.inner_width)
-        at_landing = self.run(dcm, self._sole(stance), omega, touch_down - t)
+    def _first_landing(self, near: StepAdjustment, stance_sole: SupportPolygon, dcm, omega: float, t: float,
+                       touch_down: float, stance: Footstep, lifted: Footstep, first: Footstep):
+        """The first landing at ``touch_down`` (reach from ``near``; ``stance_sole`` the
+        stance foot's) and the capture point predicted then."""
+        at_landing = self.run(dcm, stance_sole, omega, touch_down - t)
         x, y = near.landing(first, at_landing - first.xy, stance, lifted)
         return first.moved_to(x, y), at_landing
 
@@ -201,8 +223,10 @@ class StepSequence:
         earliest = None if feasible is None else self.earliest(adjustment, dcm, omega, t, planned_touch_down, stance,
                                                                lifted, first, feasible)
         timing = ((self.double, self.single),)
+        near, stance_sole = self._near(adjustment), self._sole(stance)
         for touch_down in self.touch_downs(t, planned_touch_down, earliest):
-            landed, at_landing = self._first_landing(adjustment, dcm, omega, t, touch_down, stance, lifted, first)
+            landed, at_landing = self._first_landing(near, stance_sole, dcm, omega, t, touch_down, stance, lifted,
+                                                     first)
             stepped, caught = self.second_landing(adjustment, at_landing, omega, self.double + self.single, landed,
                                                   stance, second)
             miss = max(self._sole(stepped).outside_xy(float(caught[0]), float(caught[1])), 0.0)
