@@ -55,7 +55,7 @@ from ..balance import BalanceController
 from ..pipeline import Pipeline
 from ..support import WALKING
 from ..terrain import Terrain
-from .adjustment import StepAdjustment
+from .adjustment import QUINTIC_PEAK, StepAdjustment
 from .footholds import contact_region, place_footstep, place_footsteps
 from .footsteps import Footstep, Gait, footsteps_from_velocity, plan_footsteps
 from .plan import WalkPlan
@@ -258,7 +258,8 @@ class WalkingController(Pipeline):
         its first landing the narrowest stance of the walk's rule (:data:`~tsid_py.models.reach.NARROWEST`
         sole widths, the soles' inner edges half a sole apart; at most step adjustment's
         ``min_width``), its quick swing no quicker than the legs' joint limits allow across
-        the legs' lateral reach (:func:`~tsid_py.models.swing_time.quickest_swing`)."""
+        the legs' lateral reach (:func:`~tsid_py.models.swing_time.quickest_swing`) nor than
+        step adjustment's acceleration bound allows across it (``√((10/√3) span / a_max)``)."""
         adjustment = self.adjustment or self._default_adjustment()
         narrowest = adjustment.min_width
         if self.robot.sole_size is not None:
@@ -268,6 +269,8 @@ class WalkingController(Pipeline):
         span = adjustment.max_width - narrowest
         quickest = max(quickest_swing(self.robot.model, self.robot.q_ref, foot, span, across)
                        for foot in self.balance.profile.feet)
+        if adjustment.max_acceleration is not None:
+            quickest = max(quickest, float(np.sqrt(QUINTIC_PEAK * span / adjustment.max_acceleration)))
         return StepSequence.for_robot(self.com.omega, self.gait, self._contact_sole(), quickest=quickest,
                                       narrowest=narrowest)
 

@@ -42,12 +42,14 @@ the one chosen), and through the quick swing its landing is re-aimed (step 3 fro
 measured capture point and the time left) while the foot can still get there.
 
 **Timing** (:meth:`StepSequence.for_robot`): the quick swing lasts one time constant ``1 / ω``
-of the pendulum (0.26 s on G1), longer when the legs' joint velocity or torque limits need it
-(:func:`tsid_py.models.swing_time.quickest_swing`: Talos's hip velocity limits, 0.30 s). In
-MuJoCo, G1's 0.21 s (``0.8 / ω``) quick swing tipped the narrow stance sole it swings from
-(its reaction: the leg's lateral angular momentum about the CoM, which a 3.7 cm sole cannot
-take through its centre of pressure), 0.26 s does not; the rule is that measurement, not a
-model of what the sole bears.
+of the pendulum (0.26 s on G1), longer when the legs' joint velocity or torque limits
+(:func:`tsid_py.models.swing_time.quickest_swing`: Talos's hip velocity limits, 0.30 s) or
+step adjustment's acceleration bound across the step (G1 0.23 s) need it. Measured on G1
+(100 N toward the stance foot at a lift-off, MuJoCo): quick swings of 0.21–0.22 s (48–52 m/s²
+peak) tipped or slid the narrow stance sole they swing from — their reaction, the leg's
+lateral angular momentum about the CoM, is more than a 3.7 cm sole takes through its centre
+of pressure — 0.235–0.264 s stood, 0.30 s fell short (the pendulum's bound 97 N). The rule
+sits in that window by measurement; a model of what the sole bears is not built.
 
 Units: m, s.
 """
@@ -131,9 +133,10 @@ class StepSequence:
     def for_robot(cls, omega: float, gait: Gait, sole_size, *, quickest: float = 0.0,
                   narrowest: float | None = None, **options) -> StepSequence:
         """The hand-over the gait's force ramp (``transition``); the quick swing one time
-        constant ``1 / ω`` of the pendulum, or the legs' ``quickest`` (s, the least duration
-        their joint limits allow across the step: :func:`tsid_py.models.swing_time.quickest_swing`)
-        when longer, at most the gait's single support (G1 0.26 s, Talos 0.31 s); the first
+        constant ``1 / ω`` of the pendulum, or ``quickest`` (s, the least duration the legs'
+        joint limits, :func:`tsid_py.models.swing_time.quickest_swing`, and step adjustment's
+        acceleration bound allow across the step) when longer, at most the gait's single
+        support (G1 0.26 s, Talos 0.30 s); the first
         touch-down at least 0.1 s from now and as early as the swing foot can get there
         (:meth:`choose`'s ``feasible``); the first landing ``narrowest`` (m) beside the
         stance foot; the second sole's centre three quarters of the sole's width past the
