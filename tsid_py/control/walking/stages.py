@@ -244,7 +244,8 @@ class PlanStage(Stage):
         under way on aimed, from then until it lands, at the plan's nominal DCM offset (when
         that moves the landing by more than :data:`RETARGET_DISTANCE`; only to landings and
         touch-downs the swing foot can still reach, :meth:`~.adjustment.StepAdjustment.feasible`)
-        and the walk re-planned."""
+        and the walk re-planned. The swings of a two-step capture are re-aimed by the sequence
+        instead (:meth:`_capture_in_two`, :meth:`_reaim_second`)."""
         adjustment, plan, index = self.adjustment, self.plan, self._swing_index
         swing = plan.swings[index]
         self._next_check = t + adjustment.period
@@ -360,7 +361,8 @@ class PlanStage(Stage):
         ``missed_cm`` (cm): the swing under way (footstep ``index``) lands early beside the
         ``stance`` foot and the stance foot steps at once, re-timed; the later footsteps move
         with the second. Whether it was taken (predicted to miss by less, and the re-plan
-        accepted)."""
+        accepted); once taken for this swing, it is chosen again from the measured capture
+        point at each check (taken when it moves a landing or brings the touch-down forward)."""
         plan = self.plan
         if index + 1 >= len(plan.footsteps):
             return False
