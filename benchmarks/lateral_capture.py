@@ -53,6 +53,27 @@ def crossing(robot, splits, whole_ranges: bool):
     return max(results, key=lambda pair: (pair[0].feasible, pair[0].cross))
 
 
+def first_touch_down(walker, plan, start: float) -> float:
+    """The two-step's earliest first touch-down (s after the push) for a push ``start`` s
+    after the 5th lift-off: as early as the swing foot, from the plan's swing there, reaches
+    the first landing within step adjustment's acceleration bound
+    (:meth:`~tsid_py.control.walking.sequence.StepSequence.earliest`), from the plan's capture
+    point."""
+    adjustment, sequence, omega = walker.adjustment, walker.sequence, walker.com.omega
+    swing = plan.swings[4]
+    t = swing.lift_off + start
+    sample = swing.sample(t)
+    state = plan.com_state(t)
+    dcm = np.array(state[:2]) + np.array(state[3:5]) / omega
+
+    def feasible(landing, duration):
+        return adjustment.feasible(sample.placement.translation[:2], sample.velocity[:2], sample.acceleration[:2],
+                                   landing, duration)
+
+    return sequence.earliest(adjustment, dcm, omega, t, swing.touch_down, plan.footsteps[3], plan.footsteps[2],
+                             plan.footsteps[4], feasible) - t
+
+
 def analyse(name: str, phases, splits) -> dict:
     import tsid_py as tp
     from tsid_py.control.walking import WalkingController
@@ -68,6 +89,7 @@ def analyse(name: str, phases, splits) -> dict:
     reach, past = crossing(robot, splits, whole_ranges=False)
     whole, whole_past = crossing(robot, splits, whole_ranges=True)
     plan = walker.walk_distance(3.0)
+    inner = adjustment.min_width if sequence.inner_width is None else sequence.inner_width
     swing, stance, lifted = plan.swings[4], plan.footsteps[3], plan.footsteps[2]
     across = np.array([-math.sin(stance.yaw), math.cos(stance.yaw)])
     outward = across if across @ (stance.xy - lifted.xy) > 0 else -across
@@ -76,33 +98,39 @@ def analyse(name: str, phases, splits) -> dict:
     for cross_reach, label in ((reach.cross if reach.feasible else 0.0, "margin"),
                                (whole.cross if whole.feasible else 0.0, "whole ranges")):
         capture = LateralCapture(omega=omega, push_gain=push_height / height / (robot.mass * omega**2),
-                                 half_width=0.5 * walker._contact_sole()[1], inner_width=adjustment.min_width,
+                                 half_width=0.5 * walker._contact_sole()[1], inner_width=inner,
                                  reach=adjustment.max_width, cross_reach=cross_reach, swing=gait.single_support,
-                                 earliest=adjustment.earliest * gait.single_support, first_time=sequence.min_time,
+                                 earliest=adjustment.earliest * gait.single_support,
+                                 first_time=first_touch_down(walker, plan, 0.0),
                                  hand_over=sequence.double, quick_swing=sequence.single)
         push = 0.5 * standing_bound(name, "+y")[0]
         for phase in phases:
             start = phase * period
             state = plan.com_state(swing.lift_off + start)
             dcm = float(outward @ (np.array(state[:2]) + np.array(state[3:5]) / omega - stance.xy))
+            capture = replace(capture, first_time=first_touch_down(walker, plan, start))
             bounds = capture.bounds(start, dcm)
             rows.append({"ranges": label, "push_at_s": round(start, 3), "dcm_m": round(dcm, 4),
                          **{key: round(value, 1) for key, value in bounds.items()},
                          "half_bound_N": push, "crossing_needed_m": round(capture.crossing_needed(start, dcm, push), 3),
                          "cross_reach_m": round(cross_reach, 3)})
-    capture = replace(capture, cross_reach=reach.cross if reach.feasible else 0.0)
+    capture = replace(capture, cross_reach=reach.cross if reach.feasible else 0.0, first_time=first_touch_down(walker, plan, 0.0))
     state = plan.com_state(swing.lift_off)
     dcm = float(outward @ (np.array(state[:2]) + np.array(state[3:5]) / omega - stance.xy))
-    sensitivity = {  # at the lift-off: faster two-step swings, a narrower first landing; crossed touch-downs
-        "two_step_N": [{"swings_s": swings, "inner_width_m": inner, "bound_N": round(replace(
-            capture, first_time=swings, quick_swing=swings, inner_width=inner).bounds(0.0, dcm)["two_step"], 1)}
-            for swings in (sequence.min_time, 0.18, 0.15) for inner in (adjustment.min_width, 0.1, 0.075)],
+    first = capture.first_time
+    sensitivity = {  # at the lift-off: the first touch-down, the quick swing and the first landing varied
+        "two_step_N": [{"first_touch_down_s": round(moment, 4), "quick_swing_s": round(quick, 4), "inner_width_m": width,
+                        "bound_N": round(replace(capture, first_time=moment, quick_swing=quick, inner_width=width)
+                                         .bounds(0.0, dcm)["two_step"], 1)}
+                       for moment in (first, 0.8 / omega) for quick in (sequence.single, 0.8 / omega)
+                       for width in (adjustment.min_width, inner)],
         "crossing_needed_m": [{"touch_down_s": moment, "for_N": push, "cross_m": round(replace(
-            capture, earliest=moment, first_time=min(moment, sequence.min_time)).crossing_needed(0.0, dcm, push), 3)}
-            for moment in (sequence.min_time, 0.25, 0.3, adjustment.earliest * gait.single_support)]}
+            capture, earliest=moment, first_time=min(moment, first)).crossing_needed(0.0, dcm, push), 3)}
+            for moment in (first, 0.25, 0.3, adjustment.earliest * gait.single_support)]}
     return {"robot": name, "omega": round(omega, 4), "com_height_m": round(height, 4), "push_height_m": round(push_height, 4),
             "mass_kg": round(robot.mass, 2), "half_width_m": 0.5 * walker._contact_sole()[1],
-            "inner_width_m": round(adjustment.min_width, 4), "reach_m": round(adjustment.max_width, 4),
+            "inner_width_m": round(inner, 4), "first_touch_down_s": round(first, 4),
+            "quick_swing_s": round(sequence.single, 4), "reach_m": round(adjustment.max_width, 4),
             "crossing": {"margin": _crossed(reach, past), "whole_ranges": _crossed(whole, whole_past)},
             "sensitivity": sensitivity, "rows": rows}
 

@@ -88,3 +88,48 @@ def test_the_sequence_lands_beside_the_stance_foot_then_steps_out_where_the_pend
     np.testing.assert_allclose(choice.second.xy, caught + sequence.overshoot * out, atol=1e-9)
     assert choice.second.y < stance.y and choice.miss == 0.0
     assert choice.timing == ((0.05, 0.21),)
+
+
+def _feasible_from(adjustment, position, velocity, acceleration):
+    """Step adjustment's reach test of a swing foot in that state (the stage's ``feasible``)."""
+    return lambda landing, duration: adjustment.feasible(position, velocity, acceleration, landing, duration)
+
+
+def test_the_earliest_first_touch_down_is_the_first_the_swing_foot_can_reach_by_a_dense_scan():
+    """:meth:`StepSequence.earliest`: the first landing reachable within step adjustment's
+    acceleration bound from the swing foot's state, at the earliest touch-down — against a
+    scan over touch-downs 1 ms apart (the landing recomputed at each); ``choose`` weighs
+    touch-downs from there, and lands the first foot ``inner_width`` beside the stance foot."""
+    omega, sole = 3.8, (0.16, 0.037)
+    adjustment = StepAdjustment(forward=0.34, backward=0.24, min_width=0.135, max_width=0.48, sole_size=sole,
+                                max_acceleration=44.0)
+    sequence = StepSequence(double=0.05, single=0.26, sole_size=sole, inner_width=0.075)
+    stance, lifted = Footstep("right", 0.8, -0.09, 0.0), Footstep("left", 0.6, 0.09, 0.0)
+    first, second = Footstep("left", 1.0, 0.09, 0.0), Footstep("right", 1.2, -0.09, 0.0)
+    dcm, t, planned = np.array([0.82, -0.115]), 4.0, 4.55
+    feasible = _feasible_from(adjustment, [0.61, 0.09], [0.3, 0.0], [5.0, 0.0])
+    earliest = sequence.earliest(adjustment, dcm, omega, t, planned, stance, lifted, first, feasible, iterations=12)
+    scan = [moment for moment in np.arange(t + sequence.min_time, planned, 1e-3)
+            if feasible(sequence._first_landing(sequence._near(adjustment), sequence._sole(stance), dcm, omega, t,
+                                                moment, stance, lifted, first)[0].xy, moment - t)]
+    assert t + sequence.min_time < earliest < planned
+    assert earliest == pytest.approx(scan[0], abs=1.5e-3)
+    choice = sequence.choose(adjustment, dcm, omega, t, planned, stance, lifted, first, second, feasible)
+    assert choice.touch_down == pytest.approx(earliest, abs=(planned - t) / 2**8)     # its default bisection
+    assert feasible(choice.first.xy, choice.touch_down - t)
+    assert choice.first.y == pytest.approx(stance.y + 0.075)
+    assert sequence.touch_downs(t, planned, earliest)[0] == pytest.approx(earliest)
+
+
+def test_for_robot_times_the_quick_step_by_the_pendulum_and_the_legs():
+    """The quick swing is ``1 / ω`` unless the legs need longer (at most the gait's single
+    support); the second sole lands three quarters of a sole width past the predicted
+    capture point (caught a quarter sole inside its inner edge)."""
+    omega, sole = 3.8, (0.16, 0.037)
+    sequence = StepSequence.for_robot(omega, GAIT, sole, narrowest=0.075)
+    assert sequence.single == pytest.approx(1.0 / omega) and sequence.inner_width == 0.075
+    assert sequence.overshoot == pytest.approx(0.75 * 0.037)
+    assert StepSequence.for_robot(omega, GAIT, sole, quickest=0.4).single == pytest.approx(0.4)
+    assert StepSequence.for_robot(omega, GAIT, sole, quickest=0.9).single == pytest.approx(GAIT.single_support)
+    with pytest.raises(ValueError, match="inner_width"):
+        StepSequence(double=0.05, single=0.2, sole_size=sole, inner_width=-0.1)

@@ -82,7 +82,6 @@ def test_the_walk_example_walks_a_metre(capsys):
 def test_a_walk_follows_its_planned_capture_point_out_of_the_stance_sole(talos):
     """Walking, the reference capture point is not clamped into the support (during a swing
     the plan takes it toward the next foothold); standing again, the balance margin is back."""
-    from tsid_py.control.walking import WalkingController
 
     controller = WalkingController(talos)
     standing = controller.com.reference_margin
@@ -122,6 +121,28 @@ def test_g1_pushed_toward_its_stance_foot_at_a_lift_off_lands_early_and_steps_ou
     assert not summary["fell"] and summary["two_step_captures"] == 1
     right = [y for foot, _, y in info["footholds"] if foot == "right_sole"]
     assert min(right) < -0.3                 # the stance foot stepped out, 0.2 m past its track
+
+
+def test_g1_pushed_half_its_bound_toward_its_stance_foot_at_a_lift_off_is_caught_in_two_steps_in_mujoco():
+    """G1 walking, pushed 100 N (0.5 × its standing bound) toward the stance foot for 0.1 s at
+    its 5th lift-off (issue 28's walk push; the pendulum's two-step bound there is 111 N with
+    the model's timing, docs/walking.md): with the two-step timed as before (both swings
+    ``0.8 / ω``, the first landing at step adjustment's narrowest stance, the second 1 cm past
+    the capture point) G1 falls within 1.2 s; with the model's timing it stands."""
+    from tsid_py.control.walking.sequence import StepSequence
+
+    robot = tp.robots.load("g1")
+    gait = robot.profile.gait
+    at = SETTLE + gait.start_time + 4 * gait.step_period
+    push, duration = [(at, np.array([0.0, -100.0, 0.0]), 0.1)], at + 1.2
+    walker = WalkingController(robot)
+    quick = 0.8 / walker.com.omega
+    before = StepSequence(double=gait.transition, single=quick, min_time=quick, sole_size=walker._contact_sole())
+    fell, _, _ = run_walk(robot, distance=3.0, duration=duration, pushes=push,
+                          controller_options={"step_sequence": before})
+    assert fell["fell"]
+    summary, _, _ = run_walk(robot, distance=3.0, duration=duration, pushes=push)
+    assert not summary["fell"] and summary["two_step_captures"] >= 1
 
 
 def test_g1_pushed_toward_its_swing_foot_late_in_the_swing_steps_out_to_its_nominal_offset_in_mujoco():

@@ -96,9 +96,9 @@ there: the swing is re-planned by quintics from its reference state (position, v
 acceleration) to the new landing (:meth:`~.swing.SwingTrajectory.retarget`), and a landing
 or touch-down is weighed only when that quintic's peak horizontal acceleration stays within
 ``max_acceleration`` (:meth:`StepAdjustment.feasible`) and at least ``min_time`` s are left.
-The bound is the walk's own quickest swing: the two-step capture's quick step
-(:mod:`.sequence`, ``0.8 / ω`` s) across the legs' lateral reach, ``(10 / √3) (max_width −
-min_width) / T_q²`` (44 m/s² on G1). Without one (``max_acceleration`` None), the landing is
+The bound is a quick swing of ``T_q = 0.8 / ω`` s (:meth:`.sequence.StepSequence.reaim_swing`;
+the two-step capture's own quick step now lasts ``1 / ω``) across the legs' lateral reach,
+``(10 / √3) (max_width − min_width) / T_q²`` (44 m/s² on G1). Without one (``max_acceleration`` None), the landing is
 moved only until ``until`` of the swing (the former fixed window, 60 %).
 
 The footsteps are put back on the terrain (:func:`~.footholds.place_footstep`), the swing

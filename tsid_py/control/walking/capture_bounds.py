@@ -28,7 +28,9 @@ width), the push ``duration`` s from ``start``:
   edge is the stance sole's): caught when ``ξ ≤ w/2`` once the push is over (after, the
   stance sole's edge holds it);
 * *two-step*: the swing foot lands ``first_time`` s after the push starts (at the latest when
-  planned), ``inner_width`` beside the stance foot; the stance sole holds the centre of
+  planned; the controller's is the earliest touch-down the swing foot can reach its landing
+  by, :meth:`.sequence.StepSequence.earliest`), ``inner_width`` beside the stance foot (its
+  ``inner_width``); the stance sole holds the centre of
   pressure through the hand-over (``hand_over`` s: optimistic, the load has to move over),
   then the landed sole's outer edge (``w/2 − inner_width``) through the stance foot's quick
   swing (``quick_swing`` s), which lands at most ``reach`` from the landed foot: caught when

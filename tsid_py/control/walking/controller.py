@@ -47,13 +47,15 @@ from ... import tasks
 from ..._validation import positive_scalar
 from ...models.legs import ankle_tilt_range
 from ...models.profile import profile_of
+from ...models.reach import NARROWEST
+from ...models.swing_time import quickest_swing
 from ...robot import Robot
 from ...settings import Setting
 from ..balance import BalanceController
 from ..pipeline import Pipeline
 from ..support import WALKING
 from ..terrain import Terrain
-from .adjustment import StepAdjustment
+from .adjustment import QUINTIC_PEAK, StepAdjustment
 from .footholds import contact_region, place_footstep, place_footsteps
 from .footsteps import Footstep, Gait, footsteps_from_velocity, plan_footsteps
 from .plan import WalkPlan
@@ -248,13 +250,29 @@ class WalkingController(Pipeline):
         """The step adjustment for this robot and gait (:meth:`.adjustment.StepAdjustment.for_robot`)."""
         left, right = self.feet().values()
         width = self.gait.step_width or float(np_norm(left.xy - right.xy))
-        quick = StepSequence.for_robot(self.com.omega, self.gait, self._contact_sole()).single
         return StepAdjustment.for_robot(self.robot.gravity / self.com.omega**2, width, self._contact_sole(), self.gait,
-                                        quick_swing=quick)
+                                        quick_swing=StepSequence.reaim_swing(self.com.omega, self.gait))
 
     def _default_sequence(self) -> StepSequence:
-        """The two-step capture for this robot and gait (:meth:`.sequence.StepSequence.for_robot`)."""
-        return StepSequence.for_robot(self.com.omega, self.gait, self._contact_sole())
+        """The two-step capture for this robot and gait (:meth:`.sequence.StepSequence.for_robot`):
+        its first landing the narrowest stance of the walk's rule (:data:`~tsid_py.models.reach.NARROWEST`
+        sole widths, the soles' inner edges half a sole apart; at most step adjustment's
+        ``min_width``), its quick swing no quicker than the legs' joint limits allow across
+        the legs' lateral reach (:func:`~tsid_py.models.swing_time.quickest_swing`) nor than
+        step adjustment's acceleration bound allows across it (``√((10/√3) span / a_max)``)."""
+        adjustment = self.adjustment or self._default_adjustment()
+        narrowest = adjustment.min_width
+        if self.robot.sole_size is not None:
+            narrowest = min(narrowest, NARROWEST * float(self.robot.sole_size[1]))
+        left, right = self.feet().values()
+        across = np.r_[left.xy - right.xy, 0.0]
+        span = adjustment.max_width - narrowest
+        quickest = max(quickest_swing(self.robot.model, self.robot.q_ref, foot, span, across)
+                       for foot in self.balance.profile.feet)
+        if adjustment.max_acceleration is not None:
+            quickest = max(quickest, float(np.sqrt(QUINTIC_PEAK * span / adjustment.max_acceleration)))
+        return StepSequence.for_robot(self.com.omega, self.gait, self._contact_sole(), quickest=quickest,
+                                      narrowest=narrowest)
 
     # ------------------------------------------------------------------ plans
     def feet(self) -> dict[str, Footstep]:

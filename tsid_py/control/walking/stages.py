@@ -244,10 +244,17 @@ class PlanStage(Stage):
         under way on aimed, from then until it lands, at the plan's nominal DCM offset (when
         that moves the landing by more than :data:`RETARGET_DISTANCE`; only to landings and
         touch-downs the swing foot can still reach, :meth:`~.adjustment.StepAdjustment.feasible`)
-        and the walk re-planned."""
+        and the walk re-planned. The swings of a two-step capture are re-aimed by the sequence
+        instead (:meth:`_capture_in_two`, :meth:`_reaim_second`)."""
         adjustment, plan, index = self.adjustment, self.plan, self._swing_index
         swing = plan.swings[index]
         self._next_check = t + adjustment.period
+        if self._sequenced is not None and index == self._sequenced + 1:
+            self._reaim_second(t, index)                # the two-step's quick step, aimed by the sequence
+            return
+        if self._sequenced == index and t <= swing.touch_down - adjustment.min_time:
+            self._capture_in_two(t, index, self._stance_footstep(), math.inf)    # re-aimed from the measured
+            return
         if (t > min(swing.lift_off + adjustment.until * swing.duration, swing.touch_down - adjustment.min_time)
                 or self._sequenced == index):
             self._next_check = swing.touch_down         # until this swing lands
@@ -257,9 +264,7 @@ class PlanStage(Stage):
         if (self._engaged != index or not whole) and self._capture_move(index, t) is None:
             return
         self._engaged = index
-        stance_foot = next(name for name in self._footholds if name != self.swinging)
-        contact = self.solver.contacts.get(stance_foot)
-        stance = footstep_of(stance_foot, contact.anchor) if contact is not None else self._footholds[stance_foot]
+        stance = self._stance_footstep()
         lifted = self._footholds[self.swinging]
         timing = None                        # the closed form's touch-down (adjustment.timed), on a whole sole
         if whole:
@@ -292,6 +297,40 @@ class PlanStage(Stage):
         self.adjustments += 1
         self.early_touch_downs += early
 
+    def _reaim_second(self, t: float, index: int) -> None:
+        """The two-step capture's second swing (footstep ``index``) re-aimed on the measured
+        capture point (:meth:`~.sequence.StepSequence.second_landing`) while the foot can still
+        get there (:meth:`~.adjustment.StepAdjustment.feasible`); the later footsteps follow."""
+        plan, adjustment = self.plan, self.adjustment
+        swing, planned = plan.swings[index], plan.footsteps[index]
+        if t > swing.touch_down - adjustment.min_time:
+            self._next_check = swing.touch_down
+            return
+        landing, _ = self.sequence.second_landing(adjustment, self.com.dcm_xy, plan.omega, swing.touch_down - t,
+                                                  self._stance_footstep(), self._footholds[self.swinging], planned)
+        if self.place is not None:
+            landing = self.place(landing, True)
+        shift = landing.xy - planned.xy
+        sample = swing.sample(t)
+        if math.hypot(shift[0], shift[1]) <= RETARGET_DISTANCE or not adjustment.feasible(
+                sample.placement.translation[:2], sample.velocity[:2], sample.acceleration[:2], landing.xy,
+                swing.touch_down - t):
+            return
+        robot = self.solver.robot
+        try:
+            plan.replan(t, index, [landing, *self._moved(plan.footsteps[index + 1:], shift)], robot.com[:2],
+                        robot.com_velocity[:2])
+        except ValueError:                               # out of reach: keep the plan
+            return
+        swing.retarget(self._registered(landing.placement), t)
+        self.adjustments += 1
+
+    def _stance_footstep(self) -> Footstep:
+        """The stance foot's footstep where its contact is anchored (its foothold without one)."""
+        stance_foot = next(name for name in self._footholds if name != self.swinging)
+        contact = self.solver.contacts.get(stance_foot)
+        return footstep_of(stance_foot, contact.anchor) if contact is not None else self._footholds[stance_foot]
+
     def _weigh(self, index: int, t: float, touch_down: float, stance: Footstep, lifted: Footstep):
         """Swing ``index`` landing at ``touch_down`` (plan time) weighed at ``t``:
         ``(cost, shift (2,) of its landing within reach, touch_down, the whole move)``
@@ -322,14 +361,25 @@ class PlanStage(Stage):
         ``missed_cm`` (cm): the swing under way (footstep ``index``) lands early beside the
         ``stance`` foot and the stance foot steps at once, re-timed; the later footsteps move
         with the second. Whether it was taken (predicted to miss by less, and the re-plan
-        accepted)."""
+        accepted); once taken for this swing, it is chosen again from the measured capture
+        point at each check (taken when it moves a landing or brings the touch-down forward)."""
         plan = self.plan
         if index + 1 >= len(plan.footsteps):
             return False
         swing = plan.swings[index]
-        choice = self.sequence.choose(self.adjustment, self.com.dcm_xy, plan.omega, t, swing.touch_down, stance,
-                                      self._footholds[self.swinging], plan.footsteps[index], plan.footsteps[index + 1])
-        if round(100.0 * choice.miss) >= missed_cm:
+        sample, adjustment = swing.sample(t), self.adjustment
+
+        def feasible(landing, duration: float) -> bool:            # can the swing foot get there by then?
+            return adjustment.feasible(sample.placement.translation[:2], sample.velocity[:2],
+                                       sample.acceleration[:2], landing, duration)
+
+        choice = self.sequence.choose(adjustment, self.com.dcm_xy, plan.omega, t, swing.touch_down, stance,
+                                      self._footholds[self.swinging], plan.footsteps[index], plan.footsteps[index + 1],
+                                      feasible)
+        again = self._sequenced == index                 # re-aimed: when it moves a landing or the touch-down
+        if round(100.0 * choice.miss) >= missed_cm or again and choice.touch_down >= swing.touch_down - 1e-9 and max(
+                np.hypot(*(choice.first.xy - plan.footsteps[index].xy)),
+                np.hypot(*(choice.second.xy - plan.footsteps[index + 1].xy))) <= RETARGET_DISTANCE:
             return False
         first, second = choice.first, choice.second
         if self.place is not None:
@@ -344,9 +394,9 @@ class PlanStage(Stage):
             return False
         swing.retarget(self._registered(first.placement), t, choice.touch_down if early else None)
         self._sequenced = index
-        self.sequences += 1
+        self.sequences += not again
         self.adjustments += 1
-        self.early_touch_downs += early
+        self.early_touch_downs += early and not again
         return True
 
     def _landing(self, t: float, now: float, wrench, time: float, foot: str, index: int):
