@@ -109,18 +109,20 @@ def place_footstep(step: Footstep, terrain: Terrain, sole_size, *, margin: float
     for along, across in _offsets(search, resolution):
         x, y = step.x + c * along - s * across, step.y + s * along + c * across
         rest = terrain.rest(x, y, step.yaw, sole_size, margin)
+        shift = shift_cost * math.hypot(along, across)
+        if (rest.gap > max_gap or rest.tilt > max_tilt) and 1.0 - shift <= best_score:
+            continue                 # cannot be good, nor score above the best (cop_room ≤ 1)
         own = terrain.rest(x, y, step.yaw, sole_size) if margin else rest
         flat = rest.tilt <= max_tilt and (tilt_limits is None or all(
             abs(tilt) <= limit for tilt, limit in zip(sole_tilts(own.normal, step.yaw), tilt_limits)))
         room = cop_room(own.bearing, sole_size)
         if rest.gap <= max_gap and room >= min_room and flat:
-            best = (x, y)
+            best = (x, y, own)
             break
-        score = room - shift_cost * math.hypot(along, across) - (0.0 if flat else 2.0)
+        score = room - shift - (0.0 if flat else 2.0)
         if score > best_score:
-            best, best_score = (x, y), score
-    x, y = best
-    rest = terrain.rest(x, y, step.yaw, sole_size)          # the pose: the sole's own footprint
+            best, best_score = (x, y, own), score
+    x, y, rest = best                                       # the pose: the sole's own footprint
     z = float(rest.placement.translation[2])
     normal = rest.normal
     level = abs(normal[2] - 1.0) < 1e-12
