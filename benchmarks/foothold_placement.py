@@ -2,7 +2,7 @@
 
 Times a dozen requests on each terrain, with the default search and with the step
 adjustment's (a quarter of the sole's length, as inside a control step), and counts the
-resting fits (:meth:`Terrain.rest`) a call makes, which is the load-independent measure.
+resting fits (:meth:`Terrain.rest_on`, which :meth:`Terrain.rest` calls) a call makes, which is the load-independent measure.
 Usage: ``python benchmarks/foothold_placement.py [--repeats N]``; prints one JSON line."""
 from __future__ import annotations
 
@@ -22,18 +22,18 @@ TERRAINS = {"rough:0.02": lambda: Terrain.rough(0.02, seed=0), "slope:10": lambd
 
 def _measure(terrain: Terrain, search: float | None, repeats: int) -> dict:
     steps = [Footstep("left", 0.5 + 0.31 * i, 0.1 * (-1) ** i, 0.05 * i, 0.0) for i in range(12)]
-    fits, rest = [0], Terrain.rest
+    fits, rest = [0], Terrain.rest_on
 
     def counted(self, *args, **kwargs):
         fits[0] += 1
         return rest(self, *args, **kwargs)
 
-    Terrain.rest = counted
+    Terrain.rest_on = counted
     try:
         for step in steps:
             place_footstep(step, terrain, SOLE, search=search)
     finally:
-        Terrain.rest = rest
+        Terrain.rest_on = rest
     times = []
     for _ in range(repeats):
         tic = time.perf_counter()

@@ -231,7 +231,14 @@ class Terrain:
         length, width = (positive_scalar(value, "size") for value in size)
         margin = positive_scalar(margin, "margin", allow_zero=True)
         dx, dy = self.footprint_offsets(yaw, length / 2 + margin, width / 2 + margin)
-        heights = self.height(x + dx, y + dy)
+        return self.rest_on(x, y, yaw, dx, dy, self.height(x + dx, y + dy), (length + 2 * margin, width + 2 * margin))
+
+    def rest_on(self, x: float, y: float, yaw: float, dx: np.ndarray, dy: np.ndarray, heights: np.ndarray,
+                footprint: tuple[float, float]) -> Resting:
+        """:meth:`rest` from its footprint's sample offsets ``dx, dy`` (:meth:`footprint_offsets`),
+        the ground's ``heights`` there and the footprint's ``(length, width)`` (m, margin included): a
+        caller trying many positions of one footprint computes the offsets once and the heights
+        of all its positions in one :meth:`height` call (to the last bit the same)."""
         if self.is_flat or np.ptp(heights) < 1e-12:
             h0, gx, gy = float(heights[0]), 0.0, 0.0
         else:
@@ -245,7 +252,7 @@ class Terrain:
             on = above <= CONTACT_TOLERANCE
             points = np.column_stack([dx[on], dy[on], gx * dx[on] + gy * dy[on]]) @ placement.rotation
             bearing = convex_hull_2d(points[:, :2])
-            support = min(1.0, polygon_area(bearing) / (length + 2 * margin) / (width + 2 * margin))
+            support = min(1.0, polygon_area(bearing) / footprint[0] / footprint[1])
         return Resting(placement, gap, math.acos(min(1.0, float(normal[2]))), support, bearing)
 
     def resting_normals(self, x: float, y: float, yaw: float, size) -> np.ndarray:
@@ -293,12 +300,24 @@ def _upper_planes(dx: np.ndarray, dy: np.ndarray, heights: np.ndarray) -> np.nda
     sample that touches three of them: the upper facets of the samples' convex hull (tilted
     less than 60°: the vertical sides of a footprint's hull are none), or the samples' own
     plane."""
-    points = np.column_stack([np.ones_like(dx), dx, dy])
-    fit = np.linalg.lstsq(points, heights, rcond=None)[0]
-    if np.max(np.abs(points @ fit - heights)) < 1e-9:
-        return fit[None, :]
+    if not _bent(dx, dy, heights):
+        points = np.column_stack([np.ones_like(dx), dx, dy])
+        fit = np.linalg.lstsq(points, heights, rcond=None)[0]
+        if np.max(np.abs(points @ fit - heights)) < 1e-9:
+            return fit[None, :]
     from scipy.spatial import ConvexHull
 
     a, b, c, d = ConvexHull(np.column_stack([dx, dy, heights])).equations.T    # a x + b y + c z + d = 0
     upper = c > 0.5                                     # unit outward normals within 60° of up
     return np.column_stack([-d[upper] / c[upper], -a[upper] / c[upper], -b[upper] / c[upper]])
+
+
+def _bent(dx: np.ndarray, dy: np.ndarray, heights: np.ndarray) -> bool:
+    """Whether the samples are surely not on one plane within 1e-9 m, read from three
+    consecutive samples evenly spaced on a line (a footprint's rows): on a plane within ε
+    their second difference ``h_(k-1) − 2 h_k + h_(k+1)`` is at most 4ε (plus the plane's
+    slope times the spacing's rounding), so one over 1e-6 m rules the plane out — the
+    least-squares test :func:`_upper_planes` would run is then skipped, to the same answer."""
+    even = (np.abs(dx[:-2] - 2.0 * dx[1:-1] + dx[2:]) < 1e-12) & (np.abs(dy[:-2] - 2.0 * dy[1:-1] + dy[2:]) < 1e-12)
+    bends = np.abs(heights[:-2] - 2.0 * heights[1:-1] + heights[2:])[even]
+    return bool(bends.size) and float(np.max(bends)) > 1e-6

@@ -106,13 +106,21 @@ def place_footstep(step: Footstep, terrain: Terrain, sole_size, *, margin: float
     shift_cost = 1.0 / length if shift_cost is None else positive_scalar(shift_cost, "shift_cost", allow_zero=True)
     c, s = math.cos(step.yaw), math.sin(step.yaw)
     best, best_score = None, -math.inf
-    for along, across in _offsets(search, resolution):
-        x, y = step.x + c * along - s * across, step.y + s * along + c * across
-        rest = terrain.rest(x, y, step.yaw, sole_size, margin)
+    offsets = _offsets(search, resolution)
+    xs = np.array([step.x + c * along - s * across for along, across in offsets])
+    ys = np.array([step.y + s * along + c * across for along, across in offsets])
+    margin = positive_scalar(margin, "margin", allow_zero=True)
+    for index, (along, across) in enumerate(offsets):
+        if index <= 1:        # the planned point alone (often good), then all the others at once
+            chunk = slice(index, None if index else 1)
+            enlarged = _footprint_heights(terrain, xs[chunk], ys[chunk], step.yaw, sole_size, margin)
+            plain = _footprint_heights(terrain, xs[chunk], ys[chunk], step.yaw, sole_size, 0.0) if margin else enlarged
+        x, y = float(xs[index]), float(ys[index])
+        rest = _rest_at(terrain, x, y, step.yaw, enlarged, index - chunk.start)
         shift = shift_cost * math.hypot(along, across)
         if (rest.gap > max_gap or rest.tilt > max_tilt) and 1.0 - shift <= best_score:
             continue                 # cannot be good, nor score above the best (cop_room ≤ 1)
-        own = terrain.rest(x, y, step.yaw, sole_size) if margin else rest
+        own = _rest_at(terrain, x, y, step.yaw, plain, index - chunk.start) if margin else rest
         flat = rest.tilt <= max_tilt and (tilt_limits is None or all(
             abs(tilt) <= limit for tilt, limit in zip(sole_tilts(own.normal, step.yaw), tilt_limits)))
         room = cop_room(own.bearing, sole_size)
@@ -129,6 +137,22 @@ def place_footstep(step: Footstep, terrain: Terrain, sole_size, *, margin: float
     bearing = None if rest.bearing is None or polygon_area(rest.bearing) < 1e-12 else rest.bearing
     return Footstep(step.foot, float(x), float(y), step.yaw, z, (0.0, 0.0, 1.0) if level else tuple(normal.tolist()),
                     None if bearing is None else tuple(map(tuple, bearing)))
+
+
+def _footprint_heights(terrain: Terrain, xs: np.ndarray, ys: np.ndarray, yaw: float, sole_size, margin: float):
+    """The sample offsets ``(dx, dy)`` of a sole's footprint ``margin`` m larger than
+    ``sole_size``, the ground's heights under it at each of the centres ``(xs, ys)`` (one
+    row each, one :meth:`~Terrain.height` call) and its ``(length, width)``."""
+    length, width = (positive_scalar(value, "sole_size") for value in sole_size)
+    dx, dy = terrain.footprint_offsets(yaw, length / 2 + margin, width / 2 + margin)
+    heights = terrain.height(xs[:, None] + dx[None, :], ys[:, None] + dy[None, :])
+    return dx, dy, heights, (length + 2 * margin, width + 2 * margin)
+
+
+def _rest_at(terrain: Terrain, x: float, y: float, yaw: float, footprint, index: int):
+    """:meth:`~Terrain.rest` of the ``index``-th centre of :func:`_footprint_heights`."""
+    dx, dy, heights, size = footprint
+    return terrain.rest_on(x, y, yaw, dx, dy, heights[index], size)
 
 
 def sole_tilts(normal, yaw: float) -> tuple[float, float]:
