@@ -112,16 +112,13 @@ class InertiaRepair:
 def describe_repairs(repairs, most: int = 4) -> str:
     """``repairs`` in a few lines: bodies changed alike (a hand's massless fingers) share one,
     ``"bodies 'a', 'b' and 3 more: <change>"``, naming at most ``most`` of them."""
+    from ..models.check.urdf_text import listed      # (a warning's text only: imported then)
+
     alike: dict[str, list[str]] = {}
     for repair in repairs:
         alike.setdefault(repair.describe_change(), []).append(repair.body)
-    parts = []
-    for change, bodies in alike.items():
-        named = ", ".join(repr(body) for body in bodies[:most])
-        if len(bodies) > most:
-            named += f" and {len(bodies) - most} more"
-        parts.append(f"{'body' if len(bodies) == 1 else 'bodies'} {named}: {change}")
-    return "; ".join(parts)
+    return "; ".join(f"{'body' if len(bodies) == 1 else 'bodies'} {listed(bodies, most)}: {change}"
+                     for change, bodies in alike.items())
 
 
 def _moments(values) -> str:
