@@ -1,8 +1,10 @@
 """CPU cost of :func:`~tsid_py.control.walking.footholds.place_footstep` per call.
 
 Times a dozen requests on each terrain, with the default search and with the step
-adjustment's (a quarter of the sole's length, as inside a control step), and counts the
-resting fits (:meth:`Terrain.rest_on`, which :meth:`Terrain.rest` calls) a call makes, which is the load-independent measure.
+adjustment's (a quarter of the sole's length, as inside a control step), and counts what a
+call computes, the load-independent measure: the resting fits with their bearing polygons
+(:meth:`Terrain.rest_on`, which :meth:`Terrain.rest` calls) and the resting planes whose gap
+and tilt alone rule candidates out (:meth:`Terrain.rest_gaps`, one per candidate).
 Usage: ``python benchmarks/foothold_placement.py [--repeats N]``; prints one JSON line."""
 from __future__ import annotations
 
@@ -22,25 +24,30 @@ TERRAINS = {"rough:0.02": lambda: Terrain.rough(0.02, seed=0), "slope:10": lambd
 
 def _measure(terrain: Terrain, search: float | None, repeats: int) -> dict:
     steps = [Footstep("left", 0.5 + 0.31 * i, 0.1 * (-1) ** i, 0.05 * i, 0.0) for i in range(12)]
-    fits, rest = [0], Terrain.rest_on
+    fits, planes, rest, gaps = [0], [0], Terrain.rest_on, Terrain.rest_gaps
 
     def counted(self, *args, **kwargs):
         fits[0] += 1
         return rest(self, *args, **kwargs)
 
-    Terrain.rest_on = counted
+    def counted_gaps(self, dx, dy, heights):
+        planes[0] += len(heights)
+        return gaps(self, dx, dy, heights)
+
+    Terrain.rest_on, Terrain.rest_gaps = counted, counted_gaps
     try:
         for step in steps:
             place_footstep(step, terrain, SOLE, search=search)
     finally:
-        Terrain.rest_on = rest
+        Terrain.rest_on, Terrain.rest_gaps = rest, gaps
     times = []
     for _ in range(repeats):
         tic = time.perf_counter()
         for step in steps:
             place_footstep(step, terrain, SOLE, search=search)
         times.append((time.perf_counter() - tic) / len(steps) * 1e3)
-    return {"ms_per_call": round(statistics.median(times), 3), "fits_per_call": round(fits[0] / len(steps), 2)}
+    return {"ms_per_call": round(statistics.median(times), 3), "fits_per_call": round(fits[0] / len(steps), 2),
+            "planes_per_call": round(planes[0] / len(steps), 2)}
 
 
 def main() -> None:

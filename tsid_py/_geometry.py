@@ -30,6 +30,12 @@ def convex_hull_2d(points) -> np.ndarray:
     return np.array(lower[:-1] + upper[:-1])
 
 
+def _following(v: np.ndarray) -> np.ndarray:
+    """Each vertex's (or value's) successor around a closed polygon: ``np.roll(v, -1, axis=0)``,
+    without its argument handling (a search calls this thousands of times)."""
+    return np.concatenate((v[1:], v[:1]))
+
+
 def polygon_area(vertices) -> float:
     """Area (m²) of the polygon ``vertices`` (k, 2), in order either way (shoelace; 0 for
     fewer than three)."""
@@ -37,14 +43,14 @@ def polygon_area(vertices) -> float:
     if len(v) < 3:
         return 0.0
     x, y = v[:, 0], v[:, 1]
-    return 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
+    return 0.5 * abs(float(np.dot(x, _following(y)) - np.dot(y, _following(x))))
 
 
 def polygon_centroid(vertices) -> np.ndarray:
     """The centroid (2,) of a polygon's area (k ≥ 3 vertices in order, non-zero area), or
     the mean of the points when they span no area."""
     v = np.asarray(vertices, dtype=float).reshape(-1, 2)
-    following = np.roll(v, -1, axis=0)
+    following = _following(v)
     cross = v[:, 0] * following[:, 1] - following[:, 0] * v[:, 1]
     area = 0.5 * float(np.sum(cross))
     if len(v) < 3 or abs(area) < 1e-12:
@@ -58,7 +64,7 @@ def clip_polygon(vertices, normal, offset: float) -> np.ndarray:
     v = np.asarray(vertices, dtype=float).reshape(-1, 2)
     n = np.asarray(normal, dtype=float)
     kept = []
-    for a, b in zip(v, np.roll(v, -1, axis=0)):
+    for a, b in zip(v, _following(v)):
         da, db = float(n @ a) - offset, float(n @ b) - offset
         if da <= 0.0:
             kept.append(a)
@@ -71,7 +77,7 @@ def polygon_edges(polygon) -> tuple[np.ndarray, np.ndarray]:
     """Outward unit normals (k, 2) and offsets (k,) of a counter-clockwise polygon's edges:
     the polygon is ``normals @ p ≤ offsets``."""
     v = np.asarray(polygon, dtype=float).reshape(-1, 2)
-    edges = np.roll(v, -1, axis=0) - v
+    edges = _following(v) - v
     normals = np.column_stack([edges[:, 1], -edges[:, 0]]) / np.linalg.norm(edges, axis=1)[:, None]
     return normals, np.einsum("ij,ij->i", normals, v)
 

@@ -19,7 +19,11 @@ lowest at the centre,
     h_0 + g_x\, dx_i + g_y\, dy_i ≥ h(x_i, y_i) \ \text{for all } i,
 
 a linear programme in ``(h0, g_x, g_y)`` whose answer is the facet of the upper convex hull of
-the samples above the centre (the sole rests on the points that span it). The sole's normal is
+the samples above the centre (the sole rests on the points that span it). Where the centre
+is over an edge or a vertex of that hull, several facets are lowest there (a sole turned
+across the crease at the foot of a ramp rocks on its diagonal; a fifth of the footprints on
+rough ground): the sole takes the least tilted of them (:mod:`.resting_plane` solves the
+programme and settles the ties). The sole's normal is
 ``n ∝ (−g_x, −g_y, 1)``; its placement turns the world by ``yaw`` about the vertical, then
 tilts the vertical onto ``n`` by the smallest rotation (:func:`surface_placement`: the sole's
 x axis keeps the heading seen from above). The **gap** is the largest height of the sole above
@@ -50,6 +54,7 @@ import pinocchio as pin
 
 from .._geometry import convex_hull_2d, polygon_area
 from .._validation import as_vector, positive_scalar
+from .resting_plane import lowest_plane, lowest_planes
 from .terrain_features import Block, Ramp, Rough, Stairs
 
 #: Half the lateral extent (m) of the walking terrains' blocks (y in ±).
@@ -239,10 +244,7 @@ class Terrain:
         the ground's ``heights`` there and the footprint's ``(length, width)`` (m, margin included): a
         caller trying many positions of one footprint computes the offsets once and the heights
         of all its positions in one :meth:`height` call (to the last bit the same)."""
-        if self.is_flat or np.ptp(heights) < 1e-12:
-            h0, gx, gy = float(heights[0]), 0.0, 0.0
-        else:
-            h0, gx, gy = _resting_plane(dx, dy, heights)
+        h0, gx, gy = self._plane(dx, dy, heights)
         above = h0 + gx * dx + gy * dy - heights
         gap = float(np.max(above))
         normal = np.array([-gx, -gy, 1.0]) / math.sqrt(1.0 + gx * gx + gy * gy)
@@ -254,6 +256,30 @@ class Terrain:
             bearing = convex_hull_2d(points[:, :2])
             support = min(1.0, polygon_area(bearing) / footprint[0] / footprint[1])
         return Resting(placement, gap, math.acos(min(1.0, float(normal[2]))), support, bearing)
+
+    def rest_gaps(self, dx: np.ndarray, dy: np.ndarray, heights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The gap (m) and tilt (rad) of :meth:`rest_on` for a footprint's samples ``dx, dy``
+        at each row of ``heights`` (k, n) (its positions), to the last bit the same, without
+        the placements and bearing polygons: what a search needs to rule out candidates."""
+        heights = np.ascontiguousarray(heights, dtype=float)
+        dx, dy = np.ascontiguousarray(dx, dtype=float), np.ascontiguousarray(dy, dtype=float)
+        planes = np.zeros((heights.shape[0], 3))
+        level = np.full(heights.shape[0], True) if self.is_flat else np.ptp(heights, axis=1) < 1e-12
+        found = lowest_planes(dx, dy, heights, planes) | level
+        planes[level] = np.column_stack([heights[level, 0], np.zeros((int(level.sum()), 2))])
+        for row in np.flatnonzero(~found):
+            planes[row] = _resting_plane(dx, dy, heights[row])
+        h0, gx, gy = planes.T[:, :, None]
+        gaps = np.max(h0 + gx * dx + gy * dy - heights, axis=1)
+        tilts = np.array([math.acos(min(1.0, 1.0 / math.sqrt(1.0 + a * a + b * b))) for _, a, b in planes.tolist()])
+        return gaps, tilts
+
+    def _plane(self, dx: np.ndarray, dy: np.ndarray, heights: np.ndarray) -> tuple[float, float, float]:
+        """``(h0, g_x, g_y)`` of the resting plane of samples ``heights`` at ``dx, dy``: level
+        at their height when they are all at one, else :func:`_resting_plane`."""
+        if self.is_flat or np.ptp(heights) < 1e-12:
+            return float(heights[0]), 0.0, 0.0
+        return _resting_plane(dx, dy, heights)
 
     def resting_normals(self, x: float, y: float, yaw: float, size) -> np.ndarray:
         """The unit normals (k, 3) of every plane a ``size = (length, width)`` m sole put down
@@ -286,12 +312,16 @@ class Terrain:
 
 def _resting_plane(dx: np.ndarray, dy: np.ndarray, heights: np.ndarray) -> tuple[float, float, float]:
     """``(h0, g_x, g_y)`` of the lowest plane at the centre lying on or above every sample
-    (the module's linear programme). Samples on one plane: that plane. Otherwise the
-    programme's optimum is a facet of the samples' convex hull: of the upper facets' planes
-    (each on or above every sample), the one lowest at the centre — read off Qhull's hull
-    (scipy.spatial.ConvexHull) rather than solved for."""
+    (the module's linear programme; of several, the least tilted), by the dual simplex of
+    :mod:`.resting_plane`. Where it cannot start or finish, read off the samples' convex hull:
+    of the upper facets' planes (each on or above every sample), the least tilted of those
+    lowest at the centre."""
+    plane = np.empty(3)
+    if lowest_plane(np.asarray(dx, dtype=float), np.asarray(dy, dtype=float), np.asarray(heights, dtype=float), plane):
+        return float(plane[0]), float(plane[1]), float(plane[2])
     planes = _upper_planes(dx, dy, heights)
-    h0, gx, gy = planes[int(np.argmin(planes[:, 0]))]
+    lowest = planes[planes[:, 0] <= planes[:, 0].min() + 1e-12]
+    h0, gx, gy = lowest[int(np.argmin(np.hypot(lowest[:, 1], lowest[:, 2])))]
     return float(h0), float(gx), float(gy)
 
 

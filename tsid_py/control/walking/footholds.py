@@ -115,16 +115,17 @@ def place_footstep(step: Footstep, terrain: Terrain, sole_size, *, margin: float
             chunk = slice(index, None if index else 1)
             enlarged = _footprint_heights(terrain, xs[chunk], ys[chunk], step.yaw, sole_size, margin)
             plain = _footprint_heights(terrain, xs[chunk], ys[chunk], step.yaw, sole_size, 0.0) if margin else enlarged
+            gaps, tilts = terrain.rest_gaps(*enlarged[:3])
         x, y = float(xs[index]), float(ys[index])
-        rest = _rest_at(terrain, x, y, step.yaw, enlarged, index - chunk.start)
+        gap, tilt = float(gaps[index - chunk.start]), float(tilts[index - chunk.start])
         shift = shift_cost * math.hypot(along, across)
-        if (rest.gap > max_gap or rest.tilt > max_tilt) and 1.0 - shift <= best_score:
+        if (gap > max_gap or tilt > max_tilt) and 1.0 - shift <= best_score:
             continue                 # cannot be good, nor score above the best (cop_room ≤ 1)
-        own = _rest_at(terrain, x, y, step.yaw, plain, index - chunk.start) if margin else rest
-        flat = rest.tilt <= max_tilt and (tilt_limits is None or all(
-            abs(tilt) <= limit for tilt, limit in zip(sole_tilts(own.normal, step.yaw), tilt_limits)))
+        own = _rest_at(terrain, x, y, step.yaw, plain if margin else enlarged, index - chunk.start)
+        flat = tilt <= max_tilt and (tilt_limits is None or all(
+            abs(sole_tilt) <= limit for sole_tilt, limit in zip(sole_tilts(own.normal, step.yaw), tilt_limits)))
         room = cop_room(own.bearing, sole_size)
-        if rest.gap <= max_gap and room >= min_room and flat:
+        if gap <= max_gap and room >= min_room and flat:
             best = (x, y, own)
             break
         score = room - shift - (0.0 if flat else 2.0)
