@@ -8,12 +8,11 @@ Each run is one 0.1 s push on the base at t = 1 s under
 ``tsid_py.scenarios.conditions.Conditions.realistic(seed)`` (encoders σ 1 mrad + 16-bit, IMU
 noise and bias, 2 ms delay, the drives' armature, damping and friction, link masses
 ×U[0.85, 1.15]; the controller on the estimator), judged as ``benchmarks/balance_sweep.py``
-judges (survived: not fallen and come to rest). ``IDEAL`` holds the ideal harness's bounds
-(the largest push survived with every smaller one, on its grid): +x and +y from issue 28's
-table, −x and −y measured with ``benchmarks/balance_sweep.py`` (Talos on a 20 N grid, G1 on a
-10 N grid). Any other robot (a name or a model file) takes its model's bound
-(:func:`tsid_py.control.push_bounds`, the centre of pressure held at the sole's edge: 6–10 %
-above the measured bounds of Talos and G1, so 0.8 × it asks more than 0.8 × the measured). ``--feedback finite-differences`` runs the same conditions without the
+judges (survived: not fallen and come to rest). The ideal bounds are
+``benchmarks/standing_bounds.py``'s (measured on the ideal harness); any other robot (a name or
+a model file) takes its model's bound (:func:`tsid_py.control.push_bounds`, the centre of
+pressure held at the sole's edge: 6–10 % above the measured bounds of Talos and G1, so 0.8 × it
+asks more than 0.8 × the measured). ``--feedback finite-differences`` runs the same conditions without the
 estimator (the joints' velocities by finite differences of the encoders, the base exact):
 the issue's baseline.
 """
@@ -21,35 +20,25 @@ the issue's baseline.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
-import tsid_py as tp
-from tsid_py.scenarios.conditions import FEEDBACK, Conditions
-from tsid_py.scenarios.push_recovery import push_trial
-from tsid_py.scenarios.reports import write_json
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-#: The ideal harness's push bounds, N (see the module).
-IDEAL = {"talos": {"+x": 280.0, "-x": 320.0, "+y": 460.0, "-y": 460.0},
-         "g1": {"+x": 130.0, "-x": 100.0, "+y": 200.0, "-y": 200.0}}
-
-
-def ideal_bound(robot_name: str, direction: str) -> tuple[float, str]:
-    """The ideal harness's bound (N) of a 0.1 s push on ``robot_name`` in ``direction`` and
-    where it comes from: measured (:data:`IDEAL`) or, for another robot, its model's."""
-    if robot_name in IDEAL:
-        return IDEAL[robot_name][direction], "measured"
-    from tsid_py.control import push_bounds
-
-    return float(push_bounds(tp.robots.load(robot_name), 0.1)[direction].cop_at_edge), "model"
+import tsid_py as tp  # noqa: E402
+from standing_bounds import STANDING_BOUNDS, standing_bound  # noqa: E402
+from tsid_py.scenarios.conditions import FEEDBACK, Conditions  # noqa: E402
+from tsid_py.scenarios.push_recovery import push_trial  # noqa: E402
+from tsid_py.scenarios.reports import write_json  # noqa: E402
 
 
 def main(argv=None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--robots", nargs="+", default=list(IDEAL))
+    parser.add_argument("--robots", nargs="+", default=list(STANDING_BOUNDS))
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
     parser.add_argument("--directions", action="extend", nargs="+", choices=["+x", "-x", "+y", "-y"])
     parser.add_argument("--ratio", type=float, default=0.8)
@@ -62,7 +51,7 @@ def main(argv=None) -> list[dict]:
           + "   tilt°max  slip_mm  time", flush=True)
     for name in args.robots:
         for direction in directions:
-            bound, source = ideal_bound(name, direction)
+            bound, source = standing_bound(name, direction, "model")
             force = round(args.ratio * bound, 1)
             marks, tilts, slips, tic = [], [], [], time.time()
             label = Path(name).stem                   # (a model file: its name)

@@ -6,8 +6,8 @@ survived with step adjustment or not.
 
 The push is ``ratio`` times the robot's standing bound in its direction — the largest 0.1 s
 push at t = 1 s the balance controller survives standing, measured with
-``benchmarks/balance_sweep.py`` (issue 28's table: Talos +x 280 N, +y 460 N; G1 130 N, 200 N;
-−x and −y take the +x and +y values); for any other robot (a built-in name or a robot file,
+``benchmarks/balance_sweep.py`` (``benchmarks/standing_bounds.py``: Talos +x 280 N, −x 320 N,
+±y 460 N; G1 +x 130 N, −x 100 N, ±y 200 N); for any other robot (a built-in name or a robot file,
 ``--robot PATH``) it is measured first, the same way (:func:`tsid_py.scenarios.sweep.sweep_direction`
 in each pushed direction, on a grid of 1/20 of the model's bound; about half a minute a
 direction), or with ``--bounds model`` taken from its model
@@ -33,32 +33,13 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from standing_bounds import standing_bound  # noqa: E402
 from tsid_py.scenarios.reports import write_json  # noqa: E402
 
-#: Standing push bounds (N) of 0.1 s pushes at t = 1 s (issue 28's table, balance_sweep.py).
-STANDING_BOUNDS = {"talos": {"x": 280.0, "y": 460.0}, "g1": {"x": 130.0, "y": 200.0}}
-#: The walk demo's standing time before the walk starts, s (tsid_py.scenarios.walk.SETTLE).
+#: The pushes' directions, unit vectors in the world's horizontal plane.
 DIRECTIONS = {"+x": (1.0, 0.0), "-x": (-1.0, 0.0), "+y": (0.0, 1.0), "-y": (0.0, -1.0)}
-
-
-def standing_bound(robot_name: str, direction: str, source: str = "measured") -> tuple[float, str]:
-    """The standing bound (N) of a 0.1 s push on ``robot_name`` in ``direction`` and where it
-    comes from: :data:`STANDING_BOUNDS`; else measured now (``source="measured"``: the largest
-    push survived with every smaller one, on a grid of 1/20 of the model's bound) or the
-    model's (``source="model"``)."""
-    if robot_name in STANDING_BOUNDS:
-        return STANDING_BOUNDS[robot_name][direction[1]], "table"
-    import tsid_py as tp
-    from tsid_py.control import push_bounds
-    from tsid_py.scenarios.sweep import sweep_direction
-
-    robot = tp.robots.load(robot_name)
-    model = float(push_bounds(robot, 0.1)[direction].cop_at_edge)
-    if source == "model":
-        return model, "model"
-    grid = max(1.0, round(model / 20.0))
-    return float(sweep_direction(robot, direction, step=grid)["survived_up_to"]), f"measured on a {grid:g} N grid"
 
 
 def one_walk(job: tuple) -> dict:

@@ -174,8 +174,10 @@ def prepared_urdf(robot, visual: bool = False) -> str:
 
 
 def _names(links: list) -> str:
-    return "none" if not links else ", ".join(repr(name) for name in links[:5]) + (
-        f" and {len(links) - 5} more" if len(links) > 5 else "")
+    """Links named for a warning (the first five), or "none"."""
+    from ..models.check.urdf_text import listed      # (a warning's text only: imported then)
+
+    return listed(links, 5) if links else "none"
 
 
 class _MeshResolver:
