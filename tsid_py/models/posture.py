@@ -40,6 +40,17 @@ with its hips' ranges, allow no knee bend with the soles flat, the base upright 
 where it was), the knees win over the CoM's place (its CoM ends 10 cm behind its ankles,
 inside its 25 cm soles). The arms and
 other joints outside the legs are only clipped into their ranges.
+
+5. **Knees within their torque** (a biped on two soles): a knee that needs more than
+   :data:`KNEE_TORQUE_SHARE` of its torque limit to hold the robot still on one sole
+   (:func:`single_support_knee_share`, a walk's single support) is given straighter legs:
+   the fit again, each leg's extension held at least ``e`` (the same weight as rule 4's
+   bound), ``e`` raised until the share is below the target or the legs reach
+   :func:`straightest_extension` — as straight as the gait's step still reaches
+   (:data:`~tsid_py.models.gait.REACH`). A straighter knee carries the weight with a shorter
+   lever (``∝ √(1 − e²)``) but leaves the hip less to rise by: Romeo's SRDF posture (0.94,
+   its knee 0.71 of its 38.2 N·m on one sole) stands at 0.968 (0.48); iCub's (0.35), and
+   Talos's and G1's URDFs loaded as files (0.30, 0.15), need none.
 """
 
 from __future__ import annotations
@@ -137,9 +148,7 @@ def fitted_posture(model: pin.Model, q: np.ndarray, feet, *, point_feet: bool = 
     q = posture_in_ranges(model, q, clip=False)
     legs = [leg_geometry(model, q, foot) for foot in feet]
     lower, upper = model.lowerPositionLimit, model.upperPositionLimit
-    joints = sorted({joint for leg in legs for joint in leg.joints                # a joint with no range is held
-                     if upper[model.joints[joint].idx_q] > lower[model.joints[joint].idx_q] + 1e-9})
-    leg_index = np.array([model.joints[joint].idx_q for joint in joints], dtype=int)
+    leg_index = _fitted_joints(model, legs)
     one_dof = [model.joints[j].idx_q for j in range(2, model.njoints) if model.joints[j].nq == 1]
     outside = [i for i in one_dof if not lower[i] <= q[i] <= upper[i]]
     stretched = [leg for leg in legs if leg.knee is not None and leg.extension > MAX_EXTENSION + 1e-6]
@@ -167,6 +176,29 @@ def fitted_posture(model: pin.Model, q: np.ndarray, feet, *, point_feet: bool = 
     if bipedal:
         fitted = _straightened(model, q, fitted, feet, legs, leg_index, low, high)
     return fitted
+
+
+def _fitted_joints(model: pin.Model, legs: list[Leg]) -> np.ndarray:
+    """The ``q`` indices of the legs' 1-dof joints that have a range (a joint without one is
+    held)."""
+    lower, upper = model.lowerPositionLimit, model.upperPositionLimit
+    joints = sorted({joint for leg in legs for joint in leg.joints
+                     if upper[model.joints[joint].idx_q] > lower[model.joints[joint].idx_q] + 1e-9})
+    return np.array([model.joints[joint].idx_q for joint in joints], dtype=int)
+
+
+def posture_at_extension(model: pin.Model, q: np.ndarray, feet, extension: float) -> np.ndarray:
+    """A standing posture ``q`` of a biped on the soles ``feet`` with each leg at
+    ``extension`` of its straight length (``ℓ / ℓ_s``): rule 4's fit, the soles and the CoM
+    where they stand in ``q``, the extension's bounds both at ``extension`` — e.g. the stance
+    leg of a walk shortened by a step down."""
+    legs = [leg_geometry(model, q, foot) for foot in feet]
+    leg_index = _fitted_joints(model, legs)
+    low, high = joint_bounds(model.lowerPositionLimit[leg_index], model.upperPositionLimit[leg_index])
+    start = np.array(q, dtype=float)
+    start[leg_index] = np.clip(start[leg_index], low, high)
+    return _fit(model, q, start, feet, legs, leg_index, low, high, False, least_extension=extension,
+                most_extension=extension)[0]
 
 
 def single_support_knee_share(model: pin.Model, q: np.ndarray, feet) -> float:
@@ -332,11 +364,13 @@ def joint_bounds(lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 def _fit(model, original, start, feet, legs: list[Leg], leg_index, low, high,
-         point_feet: bool, foot_weight: float = 10.0, least_extension: float = 0.0) -> tuple[np.ndarray, float]:
+         point_feet: bool, foot_weight: float = 10.0, least_extension: float = 0.0,
+         most_extension: float | None = None) -> tuple[np.ndarray, float]:
     """The least-squares fit of :func:`fitted_posture` from ``start`` (a configuration inside
     the bounds) and its cost; the targets are the feet's and the CoM's places in ``original``
     and the base's orientation there, the feet's residuals weighted ``foot_weight``, each
-    leg's extension kept within ``[least_extension, max(least_extension, MAX_EXTENSION)]``."""
+    leg's extension kept within ``[least_extension, most_extension]`` (by default
+    ``max(least_extension, MAX_EXTENSION)``)."""
     from scipy.optimize import least_squares
 
     data = model.createData()
@@ -347,7 +381,7 @@ def _fit(model, original, start, feet, legs: list[Leg], leg_index, low, high,
     com = pin.centerOfMass(model, data, original)[:2].copy()
     chains = [(leg.joints[0], ankle_of(model, leg), leg.straight_length) for leg in legs if leg.knee is not None]
     reference = start[leg_index].copy()
-    most_extension = max(least_extension, MAX_EXTENSION)
+    most_extension = max(least_extension, MAX_EXTENSION) if most_extension is None else most_extension
 
     def configuration(x):
         return moved_configuration(start, base, leg_index, x)
