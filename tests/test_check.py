@@ -512,3 +512,38 @@ def test_cli_usage_errors_exit_2_naming_the_file_without_a_traceback(tmp_path):
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         last_line = done.stderr.strip().splitlines()[-1]
         assert named in last_line and "Traceback" not in done.stderr and last_line.startswith("tsid-py check-robot: error")
+
+
+def test_romeo_stance_knee_down_a_step_of_its_swing_clearance_needs_more_than_the_margin():
+    """Legs shortened by the gait's step height (3.9 cm for Romeo), a knee holds Romeo on one
+    sole with more than 0.8 of its 38.2 N·m: the posture the check bends to is at the stated
+    extension with the soles flat on the floor (pinocchio's kinematics), and the share is the
+    knee's torque by RNEA (``rnea(q, 0, 0)``) less the sole wrench's that alone balances the base,
+    over its limit. Talos's and G1's files (their knees 0.5 and 0.2 there) have no such finding."""
+    from tsid_py.models.legs import leg_geometry
+    from tsid_py.models.posture import posture_at_extension
+
+    path = robot_file("romeo_description/urdf/romeo.urdf")
+    values = only(check_robot(path), "stance-knee-down-a-step").values
+    robot = tp.robots.load(path)
+    model, data, feet = robot.model, robot.model.createData(), list(robot.feet)
+    assert values["step_m"] == pytest.approx(robot.profile.gait.step_height)
+    q = posture_at_extension(model, robot.q_ref, feet, values["extension"])
+    pin.framesForwardKinematics(model, data, q)
+    shares = []
+    for foot in feet:
+        leg = leg_geometry(model, q, foot)
+        assert leg.extension == pytest.approx(values["extension"], abs=2e-3)
+        assert data.oMf[robot.frame_id(foot)].translation[2] == pytest.approx(0.0, abs=1e-4)
+        assert data.oMf[robot.frame_id(foot)].rotation[2, 2] == pytest.approx(1.0, abs=1e-6)
+        torque = pin.rnea(model, data, q, np.zeros(model.nv), np.zeros(model.nv))
+        pin.computeJointJacobians(model, data, q)
+        pin.framesForwardKinematics(model, data, q)
+        jacobian = pin.getFrameJacobian(model, data, robot.frame_id(foot), pin.LOCAL_WORLD_ALIGNED)
+        wrench = np.linalg.solve(jacobian[:, :6].T, torque[:6])
+        index = model.joints[leg.knee].idx_v
+        shares.append(abs(torque[index] - jacobian[:, index] @ wrench) / model.effortLimit[index])
+    assert values["share"] == pytest.approx(max(shares), rel=1e-6) and values["share"] > 0.8
+    assert values["standing_share"] < values["share"]
+    for relative in ("talos_data/robots/talos_reduced.urdf", "g1_description/urdf/g1_29dof_rev_1_0.urdf"):
+        assert not findings_of(check_robot(robot_file(relative)), "stance-knee-down-a-step")

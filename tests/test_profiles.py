@@ -295,3 +295,86 @@ def test_sphere_feet_make_a_sole_between_the_points_they_touch_the_ground_at(tmp
     feet = find_feet(model, pin.neutral(model), collision)
     assert [foot.sole_size for foot in feet] == [pytest.approx((0.17, 0.06), abs=1e-9)] * 2
     np.testing.assert_allclose(feet[0].placement.translation, [0.035, 0.0, -0.06], atol=1e-9)
+
+
+def weak_kneed_robot(folder, knee_effort: float) -> str:
+    """The synthetic biped (26 kg, knees about y between 0.4 m links) on soles wide enough
+    (0.22 m) to hold it on one of them, its CoM 0.1 m to the side, its knees' torque limit
+    ``knee_effort`` N·m (the hips' 200, the ankles' 100)."""
+    path = write_robot(folder, 2, '<box size="0.22 0.22 0.02"/>')
+    text = open(path).read()
+    knee = '<axis xyz="0 1 0"/><limit lower="0" upper="2.5" effort="200"'
+    assert text.count(knee) == 2
+    open(path, "w").write(text.replace(knee, knee.replace('effort="200"', f'effort="{knee_effort}"')))
+    return path
+
+
+def one_sole_knee_share(robot, q, foot) -> dict:
+    """The static-torque LP (HiGHS, :func:`~tsid_py.models.check.torques.static_torque_ratio`)
+    on ``foot`` alone: with a single sole's wrench determined by the base's equilibrium, its
+    ratio is each joint's |τ| / limit at that wrench, the worst joint's."""
+    from tsid_py.models.check.torques import static_torque_ratio
+
+    return static_torque_ratio(robot, q, robot.profile.balance.mu, feet=[foot])
+
+
+def test_a_posture_whose_knee_holds_one_sole_near_its_limit_is_straightened_until_it_holds_it_with_half(
+        tmp_path, monkeypatch):
+    """Knees of 40 N·m: at 95 % of the straight leg (rule 4) a knee holds the robot on one
+    sole with more than half its limit (the LP: the knee is the worst joint; without rule 5
+    the posture stays there, so the assertion can fail); rule 5 straightens the legs until
+    the LP's share is at most :data:`KNEE_TORQUE_SHARE` (to the fit's tolerance), the soles
+    flat on z = 0, straighter than rule 4 and no straighter than :func:`straightest_extension`.
+    The module's closed-form share agrees with the LP on both postures."""
+    import tsid_py.models.posture as posture
+    from tsid_py.models.legs import leg_geometry
+
+    path = weak_kneed_robot(tmp_path, 40.0)
+    with monkeypatch.context() as patch:
+        patch.setattr(posture, "KNEE_TORQUE_SHARE", np.inf)           # rule 5 off: rule 4's posture
+        bent = tp.robots.load(path)
+    straightened = tp.robots.load(path)
+    shares = []
+    for robot in (bent, straightened):
+        q = robot.q_ref
+        lp = [one_sole_knee_share(robot, q, foot) for foot in robot.feet]
+        assert all(result["joint"].endswith("_knee") for result in lp)
+        share = max(result["ratio"] for result in lp)
+        assert posture.single_support_knee_share(robot.model, q, robot.feet) == pytest.approx(share, abs=1e-6)
+        shares.append(share)
+    assert shares[0] > posture.KNEE_TORQUE_SHARE + 0.05
+    assert shares[1] <= posture.KNEE_TORQUE_SHARE + 0.01
+    bent_legs = [leg_geometry(bent.model, bent.q_ref, foot) for foot in bent.feet]
+    legs = [leg_geometry(straightened.model, straightened.q_ref, foot) for foot in straightened.feet]
+    cap = posture.straightest_extension(straightened.model, straightened.q_ref, straightened.feet, legs)
+    for before, after in zip(bent_legs, legs):
+        assert before.extension == pytest.approx(posture.MAX_EXTENSION, abs=2e-3)
+        assert posture.MAX_EXTENSION + 0.005 < after.extension <= cap + 2e-3
+    data = straightened.model.createData()
+    pin.framesForwardKinematics(straightened.model, data, straightened.q_ref)
+    for foot in straightened.feet:
+        placement = data.oMf[straightened.frame_id(foot)]
+        assert placement.translation[2] == pytest.approx(0.0, abs=1e-6)
+        assert placement.rotation[2, 2] == pytest.approx(1.0, abs=1e-6)
+
+
+def test_knees_too_weak_for_any_reachable_posture_are_straightened_only_as_far_as_the_gait_reaches(tmp_path):
+    """Knees of 15 N·m need a nearly straight leg: rule 5 stops at
+    :func:`straightest_extension`, where the gait's size-rule step is still within the legs'
+    reach (:func:`~tsid_py.models.gait.gait_for_size` keeps it whole), the knee's share still
+    above the target — the LP says so, and ``tsid-py check-robot`` names it
+    (``single-support-near-torque-limits`` has no sway to fit without hip rolls: the synthetic
+    legs have none, so the share is read off the LP here)."""
+    import tsid_py.models.posture as posture
+    from tsid_py.models.gait import STEP_LENGTH
+    from tsid_py.models.legs import leg_geometry
+
+    robot = tp.robots.load(weak_kneed_robot(tmp_path, 15.0))
+    legs = [leg_geometry(robot.model, robot.q_ref, foot) for foot in robot.feet]
+    cap = posture.straightest_extension(robot.model, robot.q_ref, robot.feet, legs)
+    assert all(leg.extension == pytest.approx(cap, abs=2e-3) for leg in legs)
+    assert max(one_sole_knee_share(robot, robot.q_ref, foot)["ratio"] for foot in robot.feet) > posture.KNEE_TORQUE_SHARE
+    data = robot.model.createData()
+    pin.framesForwardKinematics(robot.model, data, robot.q_ref)
+    height = pin.centerOfMass(robot.model, data, robot.q_ref)[2]
+    assert robot.profile.gait.step_length == pytest.approx(STEP_LENGTH * height, rel=0.02)

@@ -40,6 +40,17 @@ with its hips' ranges, allow no knee bend with the soles flat, the base upright 
 where it was), the knees win over the CoM's place (its CoM ends 10 cm behind its ankles,
 inside its 25 cm soles). The arms and
 other joints outside the legs are only clipped into their ranges.
+
+5. **Knees within their torque** (a biped on two soles): a knee that needs more than
+   :data:`KNEE_TORQUE_SHARE` of its torque limit to hold the robot still on one sole
+   (:func:`single_support_knee_share`, a walk's single support) is given straighter legs:
+   the fit again, each leg's extension held at least ``e`` (the same weight as rule 4's
+   bound), ``e`` raised until the share is below the target or the legs reach
+   :func:`straightest_extension` — as straight as the gait's step still reaches
+   (:data:`~tsid_py.models.gait.REACH`). A straighter knee carries the weight with a shorter
+   lever (``∝ √(1 − e²)``) but leaves the hip less to rise by: Romeo's SRDF posture (0.94,
+   its knee 0.71 of its 38.2 N·m on one sole) stands at 0.968 (0.48); iCub's (0.35), and
+   Talos's and G1's URDFs loaded as files (0.30, 0.15), need none.
 """
 
 from __future__ import annotations
@@ -48,6 +59,7 @@ import numpy as np
 import pinocchio as pin
 
 from .feet import FootGeometry
+from .gait import REACH, STEP_LENGTH
 from .legs import Leg, ankle_of, leg_geometry, point_of
 
 #: A standing posture stretches each leg at most this much of its straight length (ℓ / ℓ_s):
@@ -57,6 +69,15 @@ from .legs import Leg, ankle_of, leg_geometry, point_of
 #: reaching a foothold half a step length ahead (``√(1 + 0.15²) − 1``, 1.1 % at the gait's step
 #: of 0.3 × the hip height, :mod:`tsid_py.models.gait`) asks.
 MAX_EXTENSION = 0.95
+#: A standing posture's knee holds the robot still on one sole with at most this share of its
+#: torque limit (rule 5): half is left for what a walk adds to a static single support — the
+#: sway's and the swing's accelerations, the deeper bend of a stance knee down a slope or a
+#: step. Talos's knee needs 0.38 of its limit at its half-sitting posture and walks every
+#: terrain; Romeo's needed 0.71 at its SRDF posture (its knee 38 N·m for 40.5 kg) and its
+#: stance knee saturated 10° down a slope, the CoM sinking 5 cm.
+KNEE_TORQUE_SHARE = 0.5
+#: Rule 5 fits the posture at most this many times.
+STRAIGHTENING_TRIES = 4
 #: A standing posture keeps the legs' joints this far inside their ranges (rad or m).
 LIMIT_MARGIN = 0.02
 #: A sole tilted more than this (rad) in a posture is flattened by its legs' joints: MuJoCo's
@@ -127,14 +148,14 @@ def fitted_posture(model: pin.Model, q: np.ndarray, feet, *, point_feet: bool = 
     q = posture_in_ranges(model, q, clip=False)
     legs = [leg_geometry(model, q, foot) for foot in feet]
     lower, upper = model.lowerPositionLimit, model.upperPositionLimit
-    joints = sorted({joint for leg in legs for joint in leg.joints                # a joint with no range is held
-                     if upper[model.joints[joint].idx_q] > lower[model.joints[joint].idx_q] + 1e-9})
-    leg_index = np.array([model.joints[joint].idx_q for joint in joints], dtype=int)
+    leg_index = _fitted_joints(model, legs)
     one_dof = [model.joints[j].idx_q for j in range(2, model.njoints) if model.joints[j].nq == 1]
     outside = [i for i in one_dof if not lower[i] <= q[i] <= upper[i]]
     stretched = [leg for leg in legs if leg.knee is not None and leg.extension > MAX_EXTENSION + 1e-6]
     tilted = not point_feet and _largest_tilt(model, q, feet) > FLAT_TOLERANCE
-    if not outside and not stretched and not tilted:
+    bipedal = not point_feet and len(feet) == 2
+    heavy = bipedal and single_support_knee_share(model, q, feet) > KNEE_TORQUE_SHARE
+    if not outside and not stretched and not tilted and not heavy:
         return q
     low, high = joint_bounds(lower[leg_index], upper[leg_index])
     clipped = q.copy()
@@ -152,7 +173,102 @@ def fitted_posture(model: pin.Model, q: np.ndarray, feet, *, point_feet: bool = 
     fitted = min(fits, key=lambda fit: fit[1])[0]
     if _largest_foot_error(model, q, fitted, feet, point_feet) > FOOT_TOLERANCE:
         fitted = _fit(model, q, fitted, feet, legs, leg_index, low, high, point_feet, foot_weight=FOOT_WEIGHT)[0]
+    if bipedal:
+        fitted = _straightened(model, q, fitted, feet, legs, leg_index, low, high)
     return fitted
+
+
+def _fitted_joints(model: pin.Model, legs: list[Leg]) -> np.ndarray:
+    """The ``q`` indices of the legs' 1-dof joints that have a range (a joint without one is
+    held)."""
+    lower, upper = model.lowerPositionLimit, model.upperPositionLimit
+    joints = sorted({joint for leg in legs for joint in leg.joints
+                     if upper[model.joints[joint].idx_q] > lower[model.joints[joint].idx_q] + 1e-9})
+    return np.array([model.joints[joint].idx_q for joint in joints], dtype=int)
+
+
+def posture_at_extension(model: pin.Model, q: np.ndarray, feet, extension: float) -> np.ndarray:
+    """A standing posture ``q`` of a biped on the soles ``feet`` with each leg at
+    ``extension`` of its straight length (``ℓ / ℓ_s``): rule 4's fit, the soles and the CoM
+    where they stand in ``q``, the extension's bounds both at ``extension`` — e.g. the stance
+    leg of a walk shortened by a step down."""
+    legs = [leg_geometry(model, q, foot) for foot in feet]
+    leg_index = _fitted_joints(model, legs)
+    low, high = joint_bounds(model.lowerPositionLimit[leg_index], model.upperPositionLimit[leg_index])
+    start = np.array(q, dtype=float)
+    start[leg_index] = np.clip(start[leg_index], low, high)
+    return _fit(model, q, start, feet, legs, leg_index, low, high, False, least_extension=extension,
+                most_extension=extension)[0]
+
+
+def single_support_knee_share(model: pin.Model, q: np.ndarray, feet) -> float:
+    """The largest share of its torque limit a knee needs to hold the robot at ``q``, still,
+    on one of the two soles ``feet`` alone (rule 5): for each sole, the wrench ``f`` (in the
+    sole's frame) that alone balances gravity on the floating base, ``J_bᵀ f = g_b(q)`` (six
+    equations, six unknowns), and the knee's torque ``τ = g_a(q) − J_aᵀ f``; 0 where no knee
+    has a torque limit. The knees' (and ankles') pitch torques do not depend on where the CoM
+    is across the sole: ``f``'s roll moment, which the sway to the sole takes away, has no
+    component about a knee's axis (to the leg's lateral lean, a few degrees)."""
+    data = model.createData()
+    gravity = pin.computeGeneralizedGravity(model, data, q)
+    pin.computeJointJacobians(model, data, q)
+    pin.updateFramePlacements(model, data)
+    share = 0.0
+    for foot in feet:
+        leg = leg_geometry(model, q, foot)
+        if leg.knee is None:
+            continue
+        index = model.joints[leg.knee].idx_v
+        limit = float(model.effortLimit[index])
+        if not 0.0 < limit < 1e300:
+            continue
+        jacobian = pin.getFrameJacobian(model, data, model.getFrameId(foot), pin.LOCAL)
+        wrench = np.linalg.lstsq(jacobian[:, :6].T, gravity[:6], rcond=None)[0]
+        share = max(share, abs(gravity[index] - jacobian[:, index] @ wrench) / limit)
+    return float(share)
+
+
+def straightest_extension(model: pin.Model, q: np.ndarray, feet, legs: list[Leg]) -> float:
+    """How far (``ℓ / ℓ_s``) rule 5 may straighten the legs: the stance leg, half a step of
+    the gait's size rule ahead of the hip (``s = STEP_LENGTH z``, ``z`` the CoM's height
+    above the soles at ``q``), stretched to the gait's :data:`~tsid_py.models.gait.REACH`:
+    ``√(REACH² − (s / 2ℓ_s)²)`` (the size rule's step stays within the legs' reach)."""
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, q)
+    ground = np.mean([data.oMf[model.getFrameId(foot)].translation[2] for foot in feet])
+    height = float(pin.centerOfMass(model, data, q, False)[2] - ground)
+    straight = min(leg.straight_length for leg in legs if leg.knee is not None)
+    return float(np.sqrt(max(REACH**2 - (STEP_LENGTH * height / (2.0 * straight)) ** 2, 0.0)))
+
+
+def _straightened(model, original, fitted, feet, legs: list[Leg], leg_index, low, high) -> np.ndarray:
+    """``fitted`` with its legs straightened (rule 5) until a knee holds the robot on one sole
+    with at most :data:`KNEE_TORQUE_SHARE` of its limit, at most to
+    :func:`straightest_extension`; ``fitted`` itself when its knees already do. Each try
+    fits the posture with the legs' extension at least ``e``, ``e`` from the share ``r`` at
+    the extension ``e_0``: a knee's torque grows with its horizontal offset from the line of
+    the hip and ankle, ``ℓ_s/2 · √(1 − e²)`` for a thigh and shank of equal length, so
+    ``√(1 − e²) = √(1 − e_0²) · KNEE_TORQUE_SHARE / r``, repeated from the new share (at most
+    :data:`STRAIGHTENING_TRIES` fits)."""
+    share = single_support_knee_share(model, fitted, feet)
+    knees = [leg for leg in legs if leg.knee is not None]
+    if share <= KNEE_TORQUE_SHARE or not knees:
+        return fitted
+    cap = straightest_extension(model, fitted, feet, knees)
+    best = fitted
+    for _ in range(STRAIGHTENING_TRIES):
+        extension = min(leg_geometry(model, best, leg.foot).extension for leg in knees)
+        wanted = np.sqrt(max(1.0 - (1.0 - extension**2) * (KNEE_TORQUE_SHARE / share) ** 2, 0.0))
+        target = min(wanted, cap)
+        if target <= extension + 1e-4:
+            break
+        candidate = _fit(model, original, best, feet, legs, leg_index, low, high, False, least_extension=target)[0]
+        if _largest_foot_error(model, original, candidate, feet, False) > FOOT_TOLERANCE:
+            break
+        best, share = candidate, single_support_knee_share(model, candidate, feet)
+        if share <= KNEE_TORQUE_SHARE or target >= cap:
+            break
+    return best
 
 
 def _largest_foot_error(model: pin.Model, original: np.ndarray, q: np.ndarray, feet, point_feet: bool) -> float:
@@ -248,10 +364,13 @@ def joint_bounds(lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 def _fit(model, original, start, feet, legs: list[Leg], leg_index, low, high,
-         point_feet: bool, foot_weight: float = 10.0) -> tuple[np.ndarray, float]:
+         point_feet: bool, foot_weight: float = 10.0, least_extension: float = 0.0,
+         most_extension: float | None = None) -> tuple[np.ndarray, float]:
     """The least-squares fit of :func:`fitted_posture` from ``start`` (a configuration inside
     the bounds) and its cost; the targets are the feet's and the CoM's places in ``original``
-    and the base's orientation there, the feet's residuals weighted ``foot_weight``."""
+    and the base's orientation there, the feet's residuals weighted ``foot_weight``, each
+    leg's extension kept within ``[least_extension, most_extension]`` (by default
+    ``max(least_extension, MAX_EXTENSION)``)."""
     from scipy.optimize import least_squares
 
     data = model.createData()
@@ -262,6 +381,7 @@ def _fit(model, original, start, feet, legs: list[Leg], leg_index, low, high,
     com = pin.centerOfMass(model, data, original)[:2].copy()
     chains = [(leg.joints[0], ankle_of(model, leg), leg.straight_length) for leg in legs if leg.knee is not None]
     reference = start[leg_index].copy()
+    most_extension = max(least_extension, MAX_EXTENSION) if most_extension is None else most_extension
 
     def configuration(x):
         return moved_configuration(start, base, leg_index, x)
@@ -277,7 +397,7 @@ def _fit(model, original, start, feet, legs: list[Leg], leg_index, low, high,
         parts.append(3.0 * (pin.centerOfMass(model, data, q, False)[:2] - com))   # the CoM above the same point
         for hip, end, straight in chains:
             extension = np.linalg.norm(point_of(data, end) - data.oMi[hip].translation) / straight
-            parts.append([10.0 * max(0.0, extension - MAX_EXTENSION)])
+            parts.append([10.0 * max(0.0, extension - most_extension, least_extension - extension)])
         parts.append(1e-2 * (x[6:] - reference))                      # move the joints as little as possible
         return np.concatenate([np.atleast_1d(np.asarray(part, dtype=float)) for part in parts])
 

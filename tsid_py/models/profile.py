@@ -29,7 +29,9 @@ Rules (each an override when given):
 * **posture**: the loaded posture is made standable when the file is read
   (:func:`tsid_py.models.posture.fitted_posture`: joints inside their ranges, each knee bent
   to at most 95 % of its leg's straight length), so that a leg cannot straighten into its
-  knee's limit; the balance and walking controllers then keep the joints inside their ranges
+  knee's limit, and a biped's legs straighter where a knee would need more than half its
+  torque limit to hold the robot on one sole (as far as the gait's step still reaches); the
+  balance and walking controllers then keep the joints inside their ranges
   (:attr:`BalanceDefaults.joint_limits`), as the simulator does.
 * **held joints**: the joints that move no mass (their whole subtree massless,
   :func:`~tsid_py.models.held.joints_moving_no_mass`): no torque can act on them and their

@@ -7,10 +7,18 @@ the legs' joints inside their ranges: the CoM over each sole at the walk's step 
 (``walk-out-of-reach``), and the feet one step length apart with the CoM between them
 (``step-out-of-reach``). When a fit cannot reach one, the finding names the joints its best
 fit leaves at the ends of their ranges — the joints whose ranges stop the walk.
+
+Two stances are weighed against the torque limits: the CoM over one sole
+(``single-support-near-torque-limits``), and the stance leg of a step down as high as the
+gait's swing clearance (``stance-knee-down-a-step``): walking down, the stance leg must
+shorten by about the drop before the swing foot reaches the lower foothold (the front leg has
+little reach to spare at touch-down), so its knee carries the robot bent further.
 """
 
 from __future__ import annotations
 
+from ..legs import leg_geometry
+from ..posture import posture_at_extension, single_support_knee_share
 from ..reach import between_soles, over_each_sole, stance, standing_soles
 from .report import Finding, finding
 from .torques import TORQUE_MARGIN, static_torque_ratio
@@ -40,6 +48,7 @@ def walking_findings(robot, file: str) -> list[Finding]:
             "mirrored leg's); narrower steps (Gait.step_width) ask less of the hips", None,
             joints=joints, com_error_m=[result.com_error for _, result in missed]))
     found += _single_support_torques(robot, profile, feet, sway, file)
+    found += _down_a_step(robot, gait, feet, file)
     steps = between_soles(model, q, feet, soles, gait.step_length, gait.step_width)
     if not all(result.reached for result in steps):
         joints = sorted({name for result in steps if not result.reached for name in result.at_limits})
@@ -87,6 +96,32 @@ def _single_support_torques(robot, profile, feet, sway, file: str) -> list[Findi
         "holds the limits, so the CoM lags its plan where they bind)",
         "check the joint's <limit effort> against the real actuator; expect slopes, steps and pushes during a walk "
         "to fail before the pendulum's bounds", None, **values)]
+
+
+def _down_a_step(robot, gait, feet, file: str) -> list[Finding]:
+    """``stance-knee-down-a-step``: the knee's share of its torque limit holding the robot on
+    one sole (:func:`~tsid_py.models.posture.single_support_knee_share`) with the legs
+    shortened by the gait's ``step_height`` (:func:`~tsid_py.models.posture.posture_at_extension`:
+    ``e − h / ℓ_s``), above :data:`~.torques.TORQUE_MARGIN`."""
+    model, q = robot.model, robot.q_ref
+    legs = [leg_geometry(model, q, foot) for foot in feet]
+    if any(leg.knee is None for leg in legs):
+        return []
+    drop = gait.step_height
+    extension = min(leg.extension for leg in legs) - drop / min(leg.straight_length for leg in legs)
+    standing = single_support_knee_share(model, q, feet)
+    share = single_support_knee_share(model, posture_at_extension(model, q, feet, extension), feet)
+    if share <= TORQUE_MARGIN:
+        return []
+    knee = model.names[legs[0].knee]
+    return [finding(
+        "warning", "stance-knee-down-a-step", file, f"joint {knee!r}",
+        f"a knee holds the robot on one sole with {standing:.2f} of its torque limit standing, and with "
+        f"{share:.2f} with the legs {drop * 100:.1f} cm shorter (a step down as high as the gait's swing clearance, "
+        f"the stance leg bent to {extension:.3f} of its straight length): walking down a step or a slope the "
+        "stance knee saturates and the CoM sinks below its plan",
+        "check the knee's <limit effort> against the real actuator; expect steps and slopes down to fail", None,
+        joint=knee, share=share, standing_share=standing, step_m=drop, extension=extension)]
 
 
 def _vault(gait) -> str:
