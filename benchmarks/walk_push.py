@@ -84,7 +84,8 @@ def one_walk(job: tuple) -> dict:
             "fell_at_s": None if summary.get("fell_at") is None else round(summary["fell_at"], 3),
             "fall_reason": summary.get("fall_reason"),
             "distance_m": round(summary["distance_m"], 3), "step_adjustments": summary["step_adjustments"],
-            "early_touch_downs": summary["early_touch_downs"], "two_step_captures": summary["two_step_captures"]}
+            "early_touch_downs": summary["early_touch_downs"], "two_step_captures": summary["two_step_captures"],
+            "delayed_lift_offs": summary.get("delayed_lift_offs", 0)}
 
 
 def _directions(text: str) -> list[str]:
@@ -152,6 +153,7 @@ def main(argv=None) -> dict:
                              "adjustments": [run["step_adjustments"] for run in mine],
                              "early_touch_downs": [run["early_touch_downs"] for run in mine],
                              "two_step_captures": [run["two_step_captures"] for run in mine],
+                             "delayed_lift_offs": [run["delayed_lift_offs"] for run in mine],
                              "falls": [{"push_at_s": run["push_at_s"], "fell_at_s": run["fell_at_s"], "reason": run["fall_reason"]}
                                        for run in mine if run["fell"]]})
     for row in rows:

@@ -1,0 +1,156 @@
+r"""When the next foot may lift: the double support re-timed from the measured capture point.
+
+A walk's plan lifts each foot on its clock. Pushed toward the foot about to lift, the capture
+point can sit over that foot when its time comes (iCub pushed sideways at mid-swing, G1's
+former failure, docs/walking.md): the foot lifts, the remaining stance sole cannot bring the
+capture point back, and the swing has to land far out on a stance sole at its edge.
+
+**Holdable at lift-off.** After the lift-off the stance sole ``S`` (its contact rectangle)
+carries the robot for the swing's ``T`` s, and the capture point runs as
+``ξ̇ = ω (ξ − p)``, ``p`` the centre of pressure in ``S``. Its solution is
+``ξ_T = e^{ωT} ξ₀ − (e^{ωT} − 1) p̄``, ``p̄`` a weighted mean of ``p`` over the swing, so
+``p̄`` is in ``S`` (convex) and every such ``p̄`` is reached by a constant ``p``. The swing,
+landing as planned, catches the capture point when ``ξ_T`` is in ``K``, the hull of the
+stance and landing soles shrunk by ``margin`` (step adjustment's trigger,
+:mod:`.adjustment`). So the capture points from which the foot may lift are exactly
+
+.. math::
+
+    H = (1 − ε)\, S \oplus ε\, K, \qquad ε = e^{−ωT}
+
+(a Minkowski sum of convex polygons: the hull of the sums of their corners). The plan's own
+capture point is in ``H`` at every lift-off (the plan holds its ZMP in ``S`` and lands its
+capture point in ``K``), so a walk on its plan is never re-timed.
+
+**Delay.** Before the lift-off the capture point runs through phases of known supports: the
+rest of the swing under way on the lifting foot's sole ``L`` alone (``s₁`` s; none in the
+double support), the double support on the hull ``P`` of both soles until the unloading
+(``s₂`` s), then ``H``. The same argument, phase by phase backward, gives the capture points
+now from which *some* centre of pressure reaches ``H`` at the lift-off:
+
+.. math::
+
+    R(d) = (1 − δ₁)\, L \oplus δ₁ \big((1 − δ₂)\, P \oplus δ₂\, H\big), \qquad
+    δ₁ = e^{−ω s₁}, \quad δ₂ = e^{−ω (s₂ + d)},
+
+``d`` s the delay. A point is in a Minkowski combination of convex polygons when it is
+under the combination of their support functions ``h(u) = max_v u·v`` along every edge
+normal ``u`` of any of them: a test of a few dozen dot products
+(:meth:`LiftOffTiming.delay`). The lift-off waits for the least ``d`` (a multiple of
+``period``, at most ``max_delay`` in all for one lift-off) with the measured capture point
+in ``R(d)`` — none when it is in ``R(0)``; when no ``d`` puts it there (the capture point
+beyond the lifting sole, or across the stance sole's outer edge: step adjustment and the
+two-step capture's cases) the foot lifts on the plan's clock. The walk is then re-timed
+(:meth:`~.plan.WalkPlan.delay_lift_off`: the double support longer, every later phase
+later, the CoM re-planned from the measured state) and checked again every ``period`` s
+until the unloading. ``R(d)`` is what the best centre of pressure reaches: the delay is a
+lower bound, which the checks that follow lengthen when the controller's centre of
+pressure falls short of it.
+
+Units: m, s.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..._validation import positive_scalar
+from ..capture_point import SupportPolygon, sole_outline
+from .footsteps import Footstep, Gait
+from .plan import WalkPlan
+
+
+@dataclass(frozen=True)
+class LiftOffTiming:
+    """The lift-off re-timing rule (see the module): ``sole_size`` the soles' contact
+    rectangle ``(length, width)`` m, ``margin`` (m) how far inside the hull of the stance and
+    landing soles the capture point at touch-down is to be, ``max_delay`` (s) the most one
+    lift-off is delayed in all, ``period`` (s) the least delay (the next check)."""
+
+    sole_size: tuple[float, float]
+    margin: float
+    max_delay: float
+    period: float = 0.005
+
+    def __post_init__(self):
+        size = tuple(positive_scalar(value, "sole_size") for value in self.sole_size)
+        if len(size) != 2:
+            raise ValueError(f"sole_size must be (length, width), got {self.sole_size!r}")
+        object.__setattr__(self, "sole_size", size)
+        object.__setattr__(self, "margin", positive_scalar(self.margin, "margin", allow_zero=True))
+        object.__setattr__(self, "max_delay", positive_scalar(self.max_delay, "max_delay", allow_zero=True))
+        object.__setattr__(self, "period", positive_scalar(self.period, "period"))
+
+    @classmethod
+    def for_walk(cls, sole_size, gait: Gait, **options) -> LiftOffTiming:
+        """The rule for soles of contact rectangle ``sole_size`` and the walk's ``gait``: the
+        margin step adjustment's (a quarter of the sole's width), one lift-off delayed by at
+        most one step period of the gait (double and single support)."""
+        defaults = {"sole_size": tuple(sole_size), "margin": 0.25 * float(sole_size[1]),
+                    "max_delay": gait.step_period}
+        return cls(**{**defaults, **options})
+
+    def _sole(self, step: Footstep) -> np.ndarray:
+        return sole_outline(step.x, step.y, step.yaw, self.sole_size)
+
+    def holdable(self, stance: Footstep, landing: Footstep, omega: float, single: float) -> SupportPolygon:
+        """``H`` (see the module): the capture points from which the ``stance`` sole, over a
+        swing of ``single`` s landing at ``landing``, brings the capture point into the two
+        soles' hull less ``margin`` by touch-down."""
+        fraction = math.exp(-positive_scalar(omega, "omega") * positive_scalar(single, "single"))
+        stance_sole = self._sole(stance)
+        target = self._target(stance, landing).vertices
+        sums = ((1.0 - fraction) * stance_sole)[:, None, :] + (fraction * target)[None, :, :]
+        return SupportPolygon(sums.reshape(-1, 2))
+
+    def _target(self, stance: Footstep, landing: Footstep) -> SupportPolygon:
+        """``K``: the hull of the ``stance`` and ``landing`` soles less ``margin``."""
+        return SupportPolygon(np.vstack([self._sole(stance), self._sole(landing)])).shrunk(self.margin)
+
+    def plan_delay(self, plan: WalkPlan, index: int, t: float, dcm, lifting: Footstep, standing: Footstep | None,
+                   longest: float) -> float | None:
+        """:meth:`delay` of ``plan``'s footstep ``index``, the next to lift, at plan time ``t``:
+        its foot standing at ``lifting``, the other at ``standing`` (None while it swings:
+        then its planned landing, the swing's rest on the lifting sole alone), the swing after
+        the lift-off as planned, its unloading the gait's ``transition`` before it (counted in
+        the single support: the lifting sole gives its load up then)."""
+        swing, transition = plan.swings[index], plan.gait.transition
+        swing_left = 0.0
+        if standing is None:
+            standing, swing_left = plan.footsteps[index - 1], max(plan.swings[index - 1].touch_down - t, 0.0)
+        return self.delay(dcm, plan.omega, lifting, standing, plan.footsteps[index], swing_left=swing_left,
+                          double_left=swing.lift_off - transition - t - swing_left, single=swing.duration + transition,
+                          longest=longest)
+
+    def delay(self, dcm, omega: float, lifting: Footstep, stance: Footstep, landing: Footstep, *, swing_left: float,
+              double_left: float, single: float, longest: float) -> float | None:
+        """How long (s) the lift-off of the foot standing at ``lifting`` is to wait, the capture
+        point ``dcm`` (x, y) measured now: 0 when it can be holdable at the planned lift-off,
+        else the least multiple of ``period`` up to ``longest`` after which it can, None when
+        it cannot (see the module). The phases ahead: ``swing_left`` s of the swing under way
+        on the ``lifting`` sole alone (0 in the double support), then ``double_left`` s on
+        both it and ``stance``, then the ``stance`` sole alone for ``single`` s while the foot
+        swings to ``landing``. Reachable backward in time, a Minkowski combination of the
+        soles (``δ = e^{−ω·duration}`` of each phase): ``(1 − δ₁) L ⊕ δ₁ ((1 − δ₂) P ⊕ δ₂ H)``,
+        ``L`` the lifting sole, ``P`` the two soles' hull; ``dcm`` is in it when it is under
+        its support function along every edge normal of ``L``, ``P``, ``S`` and ``K``."""
+        omega = positive_scalar(omega, "omega")
+        lifting_sole, stance_sole = self._sole(lifting), self._sole(stance)
+        both, target = SupportPolygon(np.vstack([lifting_sole, stance_sole])), self._target(stance, landing)
+        normals = np.vstack([both.normals, target.normals, SupportPolygon(stance_sole).normals,
+                             SupportPolygon(lifting_sole).normals])
+        reach = {name: (corners @ normals.T).max(axis=0) for name, corners in
+                 (("lifting", lifting_sole), ("both", both.vertices), ("stance", stance_sole),
+                  ("target", target.vertices))}
+        point = normals @ np.array([float(dcm[0]), float(dcm[1])])
+        first = math.exp(-omega * max(swing_left, 0.0))
+        last = math.exp(-omega * positive_scalar(single, "single"))
+        holdable = (1.0 - last) * reach["stance"] + last * reach["target"]
+        delays = self.period * np.arange(int(max(longest, 0.0) / self.period + 1e-9) + 1)
+        second = np.exp(-omega * (max(double_left, 0.0) + delays))[:, None]
+        bound = (1.0 - first) * reach["lifting"] + first * ((1.0 - second) * reach["both"] + second * holdable)
+        inside = np.all(point <= bound + 1e-12, axis=1)
+        return float(delays[np.argmax(inside)]) if inside.any() else None
