@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -137,20 +138,35 @@ class LiftOffTiming:
         soles (``δ = e^{−ω·duration}`` of each phase): ``(1 − δ₁) L ⊕ δ₁ ((1 − δ₂) P ⊕ δ₂ H)``,
         ``L`` the lifting sole, ``P`` the two soles' hull; ``dcm`` is in it when it is under
         its support function along every edge normal of ``L``, ``P``, ``S`` and ``K``."""
-        omega = positive_scalar(omega, "omega")
-        lifting_sole, stance_sole = self._sole(lifting), self._sole(stance)
-        both, target = SupportPolygon(np.vstack([lifting_sole, stance_sole])), self._target(stance, landing)
-        normals = np.vstack([both.normals, target.normals, SupportPolygon(stance_sole).normals,
-                             SupportPolygon(lifting_sole).normals])
-        reach = {name: (corners @ normals.T).max(axis=0) for name, corners in
-                 (("lifting", lifting_sole), ("both", both.vertices), ("stance", stance_sole),
-                  ("target", target.vertices))}
-        point = normals @ np.array([float(dcm[0]), float(dcm[1])])
+        rows = _supports(self.sole_size, self.margin, lifting, stance, landing)
         first = math.exp(-omega * max(swing_left, 0.0))
-        last = math.exp(-omega * positive_scalar(single, "single"))
-        holdable = (1.0 - last) * reach["stance"] + last * reach["target"]
-        delays = self.period * np.arange(int(max(longest, 0.0) / self.period + 1e-9) + 1)
-        second = np.exp(-omega * (max(double_left, 0.0) + delays))[:, None]
-        bound = (1.0 - first) * reach["lifting"] + first * ((1.0 - second) * reach["both"] + second * holdable)
-        inside = np.all(point <= bound + 1e-12, axis=1)
+        last = math.exp(-omega * single)
+
+        def weights(second):                             # of L, P, S, K in R(d): δ₂ = second
+            return ((1.0 - first), first * (1.0 - second), first * second * (1.0 - last), first * second * last)
+
+        x, y = float(dcm[0]), float(dcm[1])
+        if float((rows @ np.array([x, y, *weights(math.exp(-omega * max(double_left, 0.0)))])).max()) <= 1e-12:
+            return 0.0                                   # no delay: the loop's usual case, one product
+        delays = self.period * np.arange(1, int(max(longest, 0.0) / self.period + 1e-9) + 1)
+        second = np.exp(-omega * (max(double_left, 0.0) + delays))
+        columns = np.vstack(np.broadcast_arrays(x, y, *weights(second)))
+        inside = np.all(rows @ columns <= 1e-12, axis=0)
         return float(delays[np.argmax(inside)]) if inside.any() else None
+
+
+@lru_cache(maxsize=8)
+def _supports(sole_size, margin: float, lifting: Footstep, stance: Footstep, landing: Footstep) -> np.ndarray:
+    """``[u, −h_L(u), −h_P(u), −h_S(u), −h_K(u)]`` (k, 6) for the edge normals ``u`` of the
+    soles ``L``, ``P``, ``S`` and ``K`` of :meth:`LiftOffTiming.delay` (``h`` a polygon's
+    support function): a point ``ξ`` is in ``Σ w_i X_i`` when every row times
+    ``(ξ, w)`` is ≤ 0. They change only when a footstep does (a re-plan): the checks every
+    ``period`` s reuse them."""
+    timing = LiftOffTiming(sole_size, margin, 0.0)
+    lifting_sole, stance_sole = timing._sole(lifting), timing._sole(stance)
+    both, target = SupportPolygon(np.vstack([lifting_sole, stance_sole])), timing._target(stance, landing)
+    normals = np.vstack([both.normals, target.normals, SupportPolygon(stance_sole).normals,
+                         SupportPolygon(lifting_sole).normals])
+    reach = [(corners @ normals.T).max(axis=0) for corners in (lifting_sole, both.vertices, stance_sole,
+                                                               target.vertices)]
+    return np.column_stack([normals, *(-value for value in reach)])
