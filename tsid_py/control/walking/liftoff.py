@@ -20,7 +20,9 @@ stance and landing soles shrunk by ``margin`` (step adjustment's trigger,
 
 (a Minkowski sum of convex polygons: the hull of the sums of their corners). The plan's own
 capture point is in ``H`` at every lift-off (the plan holds its ZMP in ``S`` and lands its
-capture point in ``K``), so a walk on its plan is never re-timed.
+capture point in ``K``; checked in the tests), so only a walk off its plan is re-timed
+(measured on unpushed 3 m walks: iCub one lift-off delayed 5 ms, its tracking error 2 mm
+past ``H``; Romeo none).
 
 **Delay.** Before the lift-off the capture point runs through phases of known supports: the
 rest of the swing under way on the lifting foot's sole ``L`` alone (``s₁`` s; none in the
