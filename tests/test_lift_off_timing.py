@@ -34,9 +34,10 @@ def _run(xi, zmp, duration: float, steps: int = 20) -> np.ndarray:
     return xi
 
 
-def _grid(step: Footstep, count: int = 9) -> np.ndarray:
-    """Centres of pressure on a ``count × count`` grid over ``step``'s sole."""
-    half = np.array(SOLE) / 2
+def _grid(step: Footstep, count: int = 9, inset: float = 0.0) -> np.ndarray:
+    """Centres of pressure on a ``count × count`` grid over ``step``'s sole, ``inset`` m inside
+    its edges."""
+    half = np.array(SOLE) / 2 - inset
     local = np.array([[a, b] for a in np.linspace(-half[0], half[0], count) for b in np.linspace(-half[1], half[1], count)])
     c, s = math.cos(step.yaw), math.sin(step.yaw)
     return local @ np.array([[c, s], [-s, c]]) + step.xy
@@ -77,12 +78,13 @@ def test_the_least_delay_across_the_walk_is_the_closed_form():
     """The capture point on the lifting foot's line, the feet side by side: the least delay
     holds the centre of pressure at that sole's outer edge ``p_o`` until the capture point
     reaches ``H``'s edge ``h``: ``s₂ + d = ln((h − p_o) / (ξ₀ − p_o)) / ω`` (checked to one
-    ``period``); across the stance sole's outer edge, or beyond the lifting sole's, no delay
-    helps (None); on the stance sole, none is needed (0)."""
+    ``period``; ``p_o`` the margin inside the edge, where the rule holds it); across the stance
+    sole's outer edge, or beyond the lifting sole's, no delay helps (None); on the stance sole,
+    none is needed (0)."""
     landing = Footstep("right", 0.0, -0.08, 0.0)                      # side by side: the lateral line alone
     single, double_left = 0.3, 0.02
     edge = TIMING.holdable(STANCE, landing, OMEGA, single).vertices[:, 1].min()
-    outer = LIFTING.y - SOLE[1] / 2
+    outer = LIFTING.y - SOLE[1] / 2 + TIMING.margin
     for start in (-0.09, -0.07, -0.03, 0.0):
         delay = TIMING.delay([0.0, start], OMEGA, LIFTING, STANCE, landing, swing_left=0.0, double_left=double_left,
                              single=single, longest=2.0)
@@ -104,14 +106,15 @@ def test_the_delay_from_the_swing_before_is_what_the_pendulum_reaches_through_bo
     the capture point into ``H``, and one ``period`` less is not."""
     swing_left, double_left, single = 0.1, 0.06, 0.3
     holdable = TIMING.holdable(STANCE, LANDING, OMEGA, single)
-    both = SupportPolygon(np.vstack([sole_outline(*LIFTING.xy, 0.0, SOLE), sole_outline(*STANCE.xy, 0.0, SOLE)]))
-    wide = np.vstack([_grid(LIFTING, 5), _grid(STANCE, 5), both.vertices])
+    inset = TIMING.margin
+    both = SupportPolygon(np.vstack([_grid(LIFTING, 2, inset), _grid(STANCE, 2, inset)]))
+    wide = np.vstack([_grid(LIFTING, 5, inset), _grid(STANCE, 5, inset), both.vertices])
     for start in ([0.02, -0.085], [0.04, -0.07]):
         delay = TIMING.delay(start, OMEGA, LIFTING, STANCE, LANDING, swing_left=swing_left, double_left=double_left,
                              single=single, longest=2.0)
         assert delay is not None and delay > 0
         for extra, expected in ((delay + 0.02, True), (delay - TIMING.period - 0.02, False)):
-            holds = [(_grid(LIFTING, 5), swing_left), (wide, double_left + extra)]
+            holds = [(_grid(LIFTING, 5, inset), swing_left), (wide, double_left + extra)]
             assert _reaches(start, holds, holdable.shrunk(1e-4) if expected else holdable) == expected, (start, extra)
 
 

@@ -47,7 +47,11 @@ two-step capture's cases) the foot lifts on the plan's clock. The walk is then r
 later, the CoM re-planned from the measured state) and checked again every ``period`` s
 until the unloading. ``R(d)`` is what the best centre of pressure reaches: the delay is a
 lower bound, which the checks that follow lengthen when the controller's centre of
-pressure falls short of it.
+pressure falls short of it. So that it asks no more than the controller gives, the centre
+of pressure it counts on before the lift-off (in ``L`` and ``P``) is held ``margin`` inside
+the soles: counted to their edges, it held G1 (3.7 cm soles) 0.59 s in a double support
+with the capture point over the lifting sole's outer part, the capture point ran out, and a
+walk that main survives fell.
 
 Units: m, s.
 """
@@ -165,10 +169,11 @@ def _supports(sole_size, margin: float, lifting: Footstep, stance: Footstep, lan
     ``(ξ, w)`` is ≤ 0. They change only when a footstep does (a re-plan): the checks every
     ``period`` s reuse them."""
     timing = LiftOffTiming(sole_size, margin, 0.0)
-    lifting_sole, stance_sole = timing._sole(lifting), timing._sole(stance)
-    both, target = SupportPolygon(np.vstack([lifting_sole, stance_sole])), timing._target(stance, landing)
-    normals = np.vstack([both.normals, target.normals, SupportPolygon(stance_sole).normals,
-                         SupportPolygon(lifting_sole).normals])
-    reach = [(corners @ normals.T).max(axis=0) for corners in (lifting_sole, both.vertices, stance_sole,
+    stance_sole = timing._sole(stance)
+    lifting = SupportPolygon(timing._sole(lifting)).shrunk(margin)       # held a margin inside, as asked of
+    both = SupportPolygon(np.vstack([lifting.vertices, SupportPolygon(stance_sole).shrunk(margin).vertices]))
+    target = timing._target(stance, landing)
+    normals = np.vstack([both.normals, target.normals, SupportPolygon(stance_sole).normals, lifting.normals])
+    reach = [(corners @ normals.T).max(axis=0) for corners in (lifting.vertices, both.vertices, stance_sole,
                                                                target.vertices)]
     return np.column_stack([normals, *(-value for value in reach)])

@@ -195,11 +195,14 @@ class PlanStage(Stage):
     def _lift_off_delayed(self, t: float, index: int) -> bool:
         """Whether footstep ``index``'s lift-off, the next, waits at plan time ``t``
         (:meth:`~.liftoff.LiftOffTiming.plan_delay`, within what is left of ``max_delay``);
-        then the walk is re-timed (:meth:`~.plan.WalkPlan.delay_lift_off`)."""
+        then the walk is re-timed (:meth:`~.plan.WalkPlan.delay_lift_off`). A two-step
+        capture keeps its timing: its quick step, and the step after it, which resumes the walk
+        from the wide stance at once (held there, G1's CoM sank: docs/walking.md)."""
         plan, robot, foot = self.plan, self.solver.robot, self.plan.footsteps[index].foot
         lifting = self.solver.contacts.get(foot)
         other = self.solver.contacts.get(next(name for name in self._footholds if name != foot))
-        if lifting is None or self.swinging == foot or (other is None) != (self.swinging is not None):
+        if (lifting is None or self.swinging == foot or (other is None) != (self.swinging is not None)
+                or self._sequenced is not None and index <= self._sequenced + 2):
             return False
         so_far = self._delayed[1] if self._delayed[0] == index else 0.0
         delay = self.liftoff.plan_delay(plan, index, t, self.com.dcm_xy, footstep_of(foot, lifting.anchor),
