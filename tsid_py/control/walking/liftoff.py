@@ -51,10 +51,7 @@ pressure falls short of it. So that it asks no more than the controller gives, t
 of pressure it counts on before the lift-off (in ``L`` and ``P``) is held ``margin`` inside
 the soles: counted to their edges, it held G1 (3.7 cm soles) 0.59 s in a double support
 with the capture point over the lifting sole's outer part, the capture point ran out, and a
-walk that main survives fell. And it waits only for a capture point on the lifting foot's
-side of the stance sole's centre (what it is for: the foot not lifted from under the capture
-point); one near the stance sole's outer edge is step adjustment's to catch (held there, G1
-pushed 100 N toward its swing foot at a lift-off fell, a push main survives).
+walk that main survives fell.
 
 Units: m, s.
 """
@@ -140,8 +137,7 @@ class LiftOffTiming:
         """How long (s) the lift-off of the foot standing at ``lifting`` is to wait, the capture
         point ``dcm`` (x, y) measured now: 0 when it can be holdable at the planned lift-off,
         else the least multiple of ``period`` up to ``longest`` after which it can, None when
-        it cannot, or when ``dcm`` is not on the lifting foot's side of the stance sole's
-        centre (see the module). The phases ahead: ``swing_left`` s of the swing under way
+        it cannot (see the module). The phases ahead: ``swing_left`` s of the swing under way
         on the ``lifting`` sole alone (0 in the double support), then ``double_left`` s on
         both it and ``stance``, then the ``stance`` sole alone for ``single`` s while the foot
         swings to ``landing``. Reachable backward in time, a Minkowski combination of the
@@ -158,8 +154,6 @@ class LiftOffTiming:
         x, y = float(dcm[0]), float(dcm[1])
         if float((rows @ np.array([x, y, *weights(math.exp(-omega * max(double_left, 0.0)))])).max()) <= 1e-12:
             return 0.0                                   # no delay: the loop's usual case, one product
-        if (x - stance.x) * (lifting.x - stance.x) + (y - stance.y) * (lifting.y - stance.y) <= 0.0:
-            return None                                  # not toward the lifting foot: step adjustment's
         delays = self.period * np.arange(1, int(max(longest, 0.0) / self.period + 1e-9) + 1)
         second = np.exp(-omega * (max(double_left, 0.0) + delays))
         columns = np.vstack(np.broadcast_arrays(x, y, *weights(second)))
