@@ -131,7 +131,9 @@ class WalkingController(Pipeline):
     lift_off_timing : a foot does not lift while the measured capture point is where the
         other sole cannot hold it over the swing: the double support lasts longer, re-timed
         from the measured capture point (True: a :class:`~.liftoff.LiftOffTiming` from the
-        contact sole and the gait, or one configured; False: every lift-off on the plan's clock).
+        contact sole, the gait and step adjustment's reach, or one configured; False, the
+        default: every lift-off on the plan's clock — on, G1 pushed 100 N toward its swing
+        foot at a lift-off falls, docs/walking.md).
     balance_options : keyword arguments of the :class:`~tsid_py.control.BalanceController`
         inside (``dcm_gain``, ``torso_weight``, ``qp_solver``, ...), over the profile's
         walking defaults (:class:`~tsid_py.models.profile.WalkDefaults`).
@@ -146,7 +148,7 @@ class WalkingController(Pipeline):
                  step_recovery: bool | StepRecovery = False, terrain: Terrain | None = None,
                  momentum_weight: float = 5.0, momentum_kp: float = 10.0, touchdown: bool | Touchdown = True,
                  step_adjustment: bool | StepAdjustment = True, step_sequence: bool | StepSequence = True,
-                 pelvis_weight: float | None = None, lift_off_timing: bool | LiftOffTiming = True,
+                 pelvis_weight: float | None = None, lift_off_timing: bool | LiftOffTiming = False,
                  **balance_options):
         profile = balance_options.get("profile") or profile_of(robot)
         self.balance = balance = BalanceController(robot, dt, **{**profile.walk.balance_options(), **balance_options})
@@ -199,7 +201,7 @@ class WalkingController(Pipeline):
         #: Two-step capture when step adjustment misses (None: off; always off without it).
         self.sequence = (step_sequence or None) if self.adjustment is not None else None
         if lift_off_timing is True:
-            lift_off_timing = LiftOffTiming.for_walk(self._contact_sole(), self.gait)
+            lift_off_timing = self._default_lift_off()
         elif lift_off_timing is not False and not isinstance(lift_off_timing, LiftOffTiming):
             raise ValueError(f"lift_off_timing must be a bool or a LiftOffTiming, got {type(lift_off_timing).__name__}")
         #: The lift-offs re-timed on the measured capture point (None: on the plan's clock).
@@ -257,7 +259,7 @@ class WalkingController(Pipeline):
         if self._derived["sequence"] and self.adjustment is not None:
             self.sequence = stage.sequence = self._default_sequence()
         if self._derived["lift_off"]:
-            self.lift_off_timing = stage.liftoff = LiftOffTiming.for_walk(self._contact_sole(), self._gait)
+            self.lift_off_timing = stage.liftoff = self._default_lift_off()
 
     def _default_adjustment(self) -> StepAdjustment:
         """The step adjustment for this robot and gait (:meth:`.adjustment.StepAdjustment.for_robot`)."""
@@ -265,6 +267,14 @@ class WalkingController(Pipeline):
         width = self.gait.step_width or float(np_norm(left.xy - right.xy))
         return StepAdjustment.for_robot(self.robot.gravity / self.com.omega**2, width, self._contact_sole(), self.gait,
                                         quick_swing=StepSequence.reaim_swing(self.com.omega, self.gait))
+
+    def _default_lift_off(self) -> LiftOffTiming:
+        """The lift-off re-timing for this robot and gait (:meth:`.liftoff.LiftOffTiming.for_walk`),
+        the landings within step adjustment's reach when it is on."""
+        adjustment = self.adjustment
+        reach = None if adjustment is None else (adjustment.forward, adjustment.backward, adjustment.min_width,
+                                                 adjustment.max_width)
+        return LiftOffTiming.for_walk(self._contact_sole(), self.gait, reach)
 
     def _default_sequence(self) -> StepSequence:
         """The two-step capture for this robot and gait (:meth:`.sequence.StepSequence.for_robot`):

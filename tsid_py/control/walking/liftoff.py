@@ -81,6 +81,7 @@ class LiftOffTiming:
     margin: float
     max_delay: float
     period: float = 0.005
+    reach: tuple[float, float, float, float] | None = None
 
     def __post_init__(self):
         size = tuple(positive_scalar(value, "sole_size") for value in self.sole_size)
@@ -90,18 +91,25 @@ class LiftOffTiming:
         object.__setattr__(self, "margin", positive_scalar(self.margin, "margin", allow_zero=True))
         object.__setattr__(self, "max_delay", positive_scalar(self.max_delay, "max_delay", allow_zero=True))
         object.__setattr__(self, "period", positive_scalar(self.period, "period"))
+        if self.reach is not None:
+            reach = tuple(positive_scalar(value, "reach") for value in self.reach)
+            if len(reach) != 4 or reach[3] <= reach[2]:
+                raise ValueError(f"reach must be (forward, backward, min_width, max_width) m with max_width > "
+                                 f"min_width, got {self.reach!r}")
+            object.__setattr__(self, "reach", reach)
 
     @classmethod
-    def for_walk(cls, sole_size, gait: Gait, **options) -> LiftOffTiming:
+    def for_walk(cls, sole_size, gait: Gait, reach=None, **options) -> LiftOffTiming:
         """The rule for soles of contact rectangle ``sole_size`` and the walk's ``gait``: the
         margin step adjustment's (a quarter of the sole's width), one lift-off delayed by at
-        most one step period of the gait (double and single support)."""
+        most one step period of the gait (double and single support); ``reach`` step
+        adjustment's box (None: the landing as planned)."""
         defaults = {"sole_size": tuple(sole_size), "margin": 0.25 * float(sole_size[1]),
-                    "max_delay": gait.step_period}
+                    "max_delay": gait.step_period, "reach": reach}
         return cls(**{**defaults, **options})
 
     def _sole(self, step: Footstep) -> np.ndarray:
-        return sole_outline(step.x, step.y, step.yaw, self.sole_size)
+        return _outline(step, self.sole_size)
 
     def holdable(self, stance: Footstep, landing: Footstep, omega: float, single: float) -> SupportPolygon:
         """``H`` (see the module): the capture points from which the ``stance`` sole, over a
@@ -114,8 +122,7 @@ class LiftOffTiming:
         return SupportPolygon(sums.reshape(-1, 2))
 
     def _target(self, stance: Footstep, landing: Footstep) -> SupportPolygon:
-        """``K``: the hull of the ``stance`` and ``landing`` soles less ``margin``."""
-        return SupportPolygon(np.vstack([self._sole(stance), self._sole(landing)])).shrunk(self.margin)
+        return _target(stance, landing, self.sole_size, self.margin, self.reach)
 
     def plan_delay(self, plan: WalkPlan, index: int, t: float, dcm, lifting: Footstep, standing: Footstep | None,
                    longest: float) -> float | None:
@@ -144,7 +151,7 @@ class LiftOffTiming:
         soles (``δ = e^{−ω·duration}`` of each phase): ``(1 − δ₁) L ⊕ δ₁ ((1 − δ₂) P ⊕ δ₂ H)``,
         ``L`` the lifting sole, ``P`` the two soles' hull; ``dcm`` is in it when it is under
         its support function along every edge normal of ``L``, ``P``, ``S`` and ``K``."""
-        rows = _supports(self.sole_size, self.margin, lifting, stance, landing)
+        rows = _supports(self.sole_size, self.margin, self.reach, lifting, stance, landing)
         first = math.exp(-omega * max(swing_left, 0.0))
         last = math.exp(-omega * single)
 
@@ -161,18 +168,42 @@ class LiftOffTiming:
         return float(delays[np.argmax(inside)]) if inside.any() else None
 
 
+def _outline(step: Footstep, size) -> np.ndarray:
+    """The corners (4, 2) of ``step``'s sole rectangle ``size``."""
+    return sole_outline(step.x, step.y, step.yaw, size)
+
+
+def _target(stance: Footstep, landing: Footstep, size, margin: float, reach) -> SupportPolygon:
+    """``K``: the hull of the ``stance`` and ``landing`` soles (rectangles ``size``) less
+    ``margin``; with ``reach`` (step adjustment's box, in the stance sole's frame on the
+    landing's side: along ``[−backward, forward]``, across ``[min_width, max_width]``), of the
+    stance sole and the landing sole anywhere in that box (step adjustment moves the landing
+    there)."""
+    if reach is None:
+        return SupportPolygon(np.vstack([_outline(stance, size), _outline(landing, size)])).shrunk(margin)
+    forward, backward, narrowest, widest = reach
+    c, s = math.cos(stance.yaw), math.sin(stance.yaw)
+    side = 1.0 if -s * (landing.x - stance.x) + c * (landing.y - stance.y) >= 0.0 else -1.0
+    soles = [_outline(stance, size)]
+    for along in (-backward, forward):
+        for across in (narrowest, widest):
+            x = stance.x + c * along - s * side * across
+            y = stance.y + s * along + c * side * across
+            soles.append(sole_outline(x, y, landing.yaw, size))
+    return SupportPolygon(np.vstack(soles)).shrunk(margin)
+
+
 @lru_cache(maxsize=8)
-def _supports(sole_size, margin: float, lifting: Footstep, stance: Footstep, landing: Footstep) -> np.ndarray:
+def _supports(sole_size, margin: float, reach, lifting: Footstep, stance: Footstep, landing: Footstep) -> np.ndarray:
     """``[u, −h_L(u), −h_P(u), −h_S(u), −h_K(u)]`` (k, 6) for the edge normals ``u`` of the
     soles ``L``, ``P``, ``S`` and ``K`` of :meth:`LiftOffTiming.delay` (``h`` a polygon's
     support function): a point ``ξ`` is in ``Σ w_i X_i`` when every row times
     ``(ξ, w)`` is ≤ 0. They change only when a footstep does (a re-plan): the checks every
     ``period`` s reuse them."""
-    timing = LiftOffTiming(sole_size, margin, 0.0)
-    stance_sole = timing._sole(stance)
-    lifting = SupportPolygon(timing._sole(lifting)).shrunk(margin)       # held a margin inside, as asked of
+    stance_sole = _outline(stance, sole_size)
+    lifting = SupportPolygon(_outline(lifting, sole_size)).shrunk(margin)    # held a margin inside, as asked of
     both = SupportPolygon(np.vstack([lifting.vertices, SupportPolygon(stance_sole).shrunk(margin).vertices]))
-    target = timing._target(stance, landing)
+    target = _target(stance, landing, sole_size, margin, reach)
     normals = np.vstack([both.normals, target.normals, SupportPolygon(stance_sole).normals, lifting.normals])
     reach = [(corners @ normals.T).max(axis=0) for corners in (lifting.vertices, both.vertices, stance_sole,
                                                                target.vertices)]
