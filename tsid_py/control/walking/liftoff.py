@@ -3,7 +3,10 @@ r"""When the next foot may lift: the double support re-timed from the measured c
 A walk's plan lifts each foot on its clock. Pushed toward the foot about to lift, the capture
 point can sit over that foot when its time comes (iCub pushed sideways at mid-swing, G1's
 former failure, docs/walking.md): the foot lifts, the remaining stance sole cannot bring the
-capture point back, and the swing has to land far out on a stance sole at its edge.
+capture point back, and the swing has to land far out on a stance sole at its edge. Off by
+default (:class:`~.controller.WalkingController`'s ``lift_off_timing``): on, G1 pushed 100 N
+toward its swing foot at a lift-off falls, a push it walks on from on the plan's clock
+(docs/walking.md, "Double support re-timed").
 
 **Holdable at lift-off.** After the lift-off the stance sole ``S`` (its contact rectangle)
 carries the robot for the swing's ``T`` s, and the capture point runs as
@@ -12,7 +15,9 @@ carries the robot for the swing's ``T`` s, and the capture point runs as
 ``p̄`` is in ``S`` (convex) and every such ``p̄`` is reached by a constant ``p``. The swing,
 landing as planned, catches the capture point when ``ξ_T`` is in ``K``, the hull of the
 stance and landing soles shrunk by ``margin`` (step adjustment's trigger,
-:mod:`.adjustment`). So the capture points from which the foot may lift are exactly
+:mod:`.adjustment`); with ``reach``, of the stance sole and the landing sole anywhere in
+step adjustment's reach (it moves the landing there). So the capture points from which the
+foot may lift are exactly
 
 .. math::
 
@@ -21,8 +26,8 @@ stance and landing soles shrunk by ``margin`` (step adjustment's trigger,
 (a Minkowski sum of convex polygons: the hull of the sums of their corners). The plan's own
 capture point is in ``H`` at every lift-off (the plan holds its ZMP in ``S`` and lands its
 capture point in ``K``; checked in the tests), so only a walk off its plan is re-timed
-(measured on unpushed 3 m walks: iCub one lift-off delayed 5 ms, its tracking error 2 mm
-past ``H``; Romeo none).
+(on unpushed 3 m walks, with ``K`` the planned landing's: iCub one lift-off delayed 5 ms,
+its tracking error 2 mm past ``H``; Romeo none).
 
 **Delay.** Before the lift-off the capture point runs through phases of known supports: the
 rest of the swing under way on the lifting foot's sole ``L`` alone (``s₁`` s; none in the
