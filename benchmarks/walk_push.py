@@ -2,7 +2,7 @@
 survived with step adjustment or not.
 
     python benchmarks/walk_push.py [--robot talos g1] [--ratio 0.5 ...] [--directions=+x,+y,-x,-y]
-        [--phases 4] [--no-adjustment] [--realistic [--seeds N]] [--workers 2] [--json FILE]
+        [--phases 4] [--no-adjustment] [--lift-off-timing] [--realistic [--seeds N]] [--workers 2] [--json FILE]
 
 The push is ``ratio`` times the robot's standing bound in its direction — the largest 0.1 s
 push at t = 1 s the balance controller survives standing, measured with
@@ -65,7 +65,8 @@ def one_walk(job: tuple) -> dict:
             "fell_at_s": None if summary.get("fell_at") is None else round(summary["fell_at"], 3),
             "fall_reason": summary.get("fall_reason"),
             "distance_m": round(summary["distance_m"], 3), "step_adjustments": summary["step_adjustments"],
-            "early_touch_downs": summary["early_touch_downs"], "two_step_captures": summary["two_step_captures"]}
+            "early_touch_downs": summary["early_touch_downs"], "two_step_captures": summary["two_step_captures"],
+            "delayed_lift_offs": summary.get("delayed_lift_offs", 0)}
 
 
 def _directions(text: str) -> list[str]:
@@ -102,13 +103,15 @@ def main(argv=None) -> dict:
                         help="comma-separated, e.g. --directions=+y,-y (the '=' lets argparse take '-y')")
     parser.add_argument("--phases", type=int, default=4, help="push instants over one step period")
     parser.add_argument("--no-adjustment", action="store_true", help="walk without step adjustment")
+    parser.add_argument("--lift-off-timing", action="store_true",
+                        help="lift-offs re-timed from the measured capture point (control.walking.liftoff)")
     parser.add_argument("--realistic", action="store_true",
                         help="the --realistic preset (estimator, sensor noise, delay, plant errors), seeded")
     parser.add_argument("--seeds", type=int, default=1, help="with --realistic: seeds 0..N-1 of each run")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", help="write the report here")
     args = parser.parse_args(argv)
-    options = {"step_adjustment": not args.no_adjustment}
+    options = {"step_adjustment": not args.no_adjustment, "lift_off_timing": args.lift_off_timing}
     seeds = list(range(args.seeds)) if args.realistic else [None]
     try:
         found = {(robot, direction): standing_bound(robot, direction, args.bounds) for robot in args.robot
@@ -133,6 +136,7 @@ def main(argv=None) -> dict:
                              "adjustments": [run["step_adjustments"] for run in mine],
                              "early_touch_downs": [run["early_touch_downs"] for run in mine],
                              "two_step_captures": [run["two_step_captures"] for run in mine],
+                             "delayed_lift_offs": [run.get("delayed_lift_offs", 0) for run in mine],
                              "falls": [{"push_at_s": run["push_at_s"], "fell_at_s": run["fell_at_s"], "reason": run["fall_reason"]}
                                        for run in mine if run["fell"]]})
     for row in rows:

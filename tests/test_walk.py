@@ -166,3 +166,24 @@ def test_g1_pushed_toward_its_swing_foot_late_in_the_swing_steps_out_to_its_nomi
     assert not summary["fell"] and summary["step_adjustments"] >= 1
     left = [y for foot, _, y in info["footholds"] if foot == "left_sole"]
     assert max(left) > gait.step_width / 2 + 0.03              # the swing foot stepped out
+
+
+def test_icub_pushed_toward_the_foot_about_to_lift_waits_for_the_capture_point_in_mujoco():
+    """iCub walking, pushed 70 N toward its stance foot for 0.1 s at mid-swing (the 5th swing;
+    issue 28's walk push at 0.4 of its standing bound): the stance sole holds the capture
+    point, and the plan lifts that foot next with the capture point still on it. On the
+    plan's clock (the default) iCub falls within 0.9 s; with the lift-off re-timed it waits in the double
+    support until the other sole can hold the capture point and is up 1.5 s after the push
+    (and to the end of the 3 m walk: docs/walking.md)."""
+    from tsid_py.robots import data_root
+
+    robot = tp.robots.load(data_root() / "icub_description/robots/icub.urdf")
+    gait = robot.profile.gait
+    at = SETTLE + gait.start_time + 4.5 * gait.step_period
+    push, duration = [(at, np.array([0.0, -70.0, 0.0]), 0.1)], at + 1.5
+    on_the_clock, _, _ = run_walk(robot, distance=3.0, duration=duration, pushes=push,
+                                  controller_options={"lift_off_timing": False})
+    assert on_the_clock["fell"] and on_the_clock["delayed_lift_offs"] == 0
+    summary, _, _ = run_walk(robot, distance=3.0, duration=duration, pushes=push,
+                             controller_options={"lift_off_timing": True})
+    assert not summary["fell"] and summary["delayed_lift_offs"] >= 1

@@ -61,6 +61,7 @@ from .footsteps import Footstep, Gait, footsteps_from_velocity, plan_footsteps
 from .plan import WalkPlan
 from .recovery import RecoveryStep, StepRecovery
 from .recovery_stage import RecoveryStage
+from .liftoff import LiftOffTiming
 from .sequence import StepSequence
 from .stages import PlanStage, footstep_of, standing_feet
 from .touchdown import Touchdown
@@ -127,6 +128,12 @@ class WalkingController(Pipeline):
         way (it would have to cross the legs), land that swing early and step at once with
         the other foot, re-timed (True: a :class:`~.sequence.StepSequence` from ``ω`` and the
         gait, or one configured; False: off). Needs step adjustment.
+    lift_off_timing : a foot does not lift while the measured capture point is where the
+        other sole cannot hold it over the swing: the double support lasts longer, re-timed
+        from the measured capture point (True: a :class:`~.liftoff.LiftOffTiming` from the
+        contact sole, the gait and step adjustment's reach, or one configured; False, the
+        default: every lift-off on the plan's clock — on, G1 pushed 100 N toward its swing
+        foot at a lift-off falls, docs/walking.md).
     balance_options : keyword arguments of the :class:`~tsid_py.control.BalanceController`
         inside (``dcm_gain``, ``torso_weight``, ``qp_solver``, ...), over the profile's
         walking defaults (:class:`~tsid_py.models.profile.WalkDefaults`).
@@ -141,7 +148,7 @@ class WalkingController(Pipeline):
                  step_recovery: bool | StepRecovery = False, terrain: Terrain | None = None,
                  momentum_weight: float = 5.0, momentum_kp: float = 10.0, touchdown: bool | Touchdown = True,
                  step_adjustment: bool | StepAdjustment = True, step_sequence: bool | StepSequence = True,
-                 pelvis_weight: float | None = None,
+                 pelvis_weight: float | None = None, lift_off_timing: bool | LiftOffTiming = False,
                  **balance_options):
         profile = balance_options.get("profile") or profile_of(robot)
         self.balance = balance = BalanceController(robot, dt, **{**profile.walk.balance_options(), **balance_options})
@@ -174,7 +181,7 @@ class WalkingController(Pipeline):
         self.momentum = None if relative == 0 else tasks.MomentumTask(
             kp=positive_scalar(momentum_kp, "momentum_kp"), weight=relative / scale**2, name="walking momentum")
         self._derived = {"touchdown": touchdown is True, "adjustment": step_adjustment is True,
-                         "sequence": step_sequence is True}
+                         "sequence": step_sequence is True, "lift_off": lift_off_timing is True}
         if touchdown is True:
             touchdown = Touchdown.for_robot(robot, self.gait)
         elif touchdown is not False and not isinstance(touchdown, Touchdown):
@@ -193,6 +200,12 @@ class WalkingController(Pipeline):
             raise ValueError(f"step_sequence must be a bool or a StepSequence, got {type(step_sequence).__name__}")
         #: Two-step capture when step adjustment misses (None: off; always off without it).
         self.sequence = (step_sequence or None) if self.adjustment is not None else None
+        if lift_off_timing is True:
+            lift_off_timing = self._default_lift_off()
+        elif lift_off_timing is not False and not isinstance(lift_off_timing, LiftOffTiming):
+            raise ValueError(f"lift_off_timing must be a bool or a LiftOffTiming, got {type(lift_off_timing).__name__}")
+        #: The lift-offs re-timed on the measured capture point (None: on the plan's clock).
+        self.lift_off_timing = lift_off_timing or None
         pelvis = balance.profile.trunk_bodies[0] if balance.profile.trunk_bodies else None
         #: The pelvis's orientation task (None when the torso task's frame is the pelvis, or
         #: ``pelvis_weight`` is 0): upright, turned with the heading like the torso's.
@@ -204,7 +217,7 @@ class WalkingController(Pipeline):
                                                                      name="pelvis"))
         self.plan_stage = PlanStage(balance.stance, balance.com, balance.torso, self.swing_tasks, self.gait,
                                     self.momentum, self.touchdown, self.adjustment, self._place, self._region,
-                                    self.pelvis, self.sequence)
+                                    self.pelvis, self.sequence, self.lift_off_timing)
         self.recovery: StepRecovery | None = None
         if step_recovery is True:
             height = robot.gravity / self.com.omega**2
@@ -245,6 +258,8 @@ class WalkingController(Pipeline):
             self.adjustment = stage.adjustment = self._default_adjustment()
         if self._derived["sequence"] and self.adjustment is not None:
             self.sequence = stage.sequence = self._default_sequence()
+        if self._derived["lift_off"]:
+            self.lift_off_timing = stage.liftoff = self._default_lift_off()
 
     def _default_adjustment(self) -> StepAdjustment:
         """The step adjustment for this robot and gait (:meth:`.adjustment.StepAdjustment.for_robot`)."""
@@ -252,6 +267,14 @@ class WalkingController(Pipeline):
         width = self.gait.step_width or float(np_norm(left.xy - right.xy))
         return StepAdjustment.for_robot(self.robot.gravity / self.com.omega**2, width, self._contact_sole(), self.gait,
                                         quick_swing=StepSequence.reaim_swing(self.com.omega, self.gait))
+
+    def _default_lift_off(self) -> LiftOffTiming:
+        """The lift-off re-timing for this robot and gait (:meth:`.liftoff.LiftOffTiming.for_walk`),
+        the landings within step adjustment's reach when it is on."""
+        adjustment = self.adjustment
+        reach = None if adjustment is None else (adjustment.forward, adjustment.backward, adjustment.min_width,
+                                                 adjustment.max_width)
+        return LiftOffTiming.for_walk(self._contact_sole(), self.gait, reach)
 
     def _default_sequence(self) -> StepSequence:
         """The two-step capture for this robot and gait (:meth:`.sequence.StepSequence.for_robot`):

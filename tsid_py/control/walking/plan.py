@@ -290,6 +290,34 @@ class WalkPlan:
         self.footsteps[index:] = footsteps
         keep = index + 1 if under_way.kind == "single" and under_way.step == index else index
         self.swings[keep:] = self._swings(keep)
+        self._replan_com(t, com, com_velocity)
+
+    def delay_lift_off(self, t: float, step: int, delay: float, com, com_velocity) -> None:
+        """At time ``t`` s of the plan, before footstep ``step``'s lift-off (in the swing before
+        it or the double support after that), lift that foot ``delay`` s later: the double support lasts
+        that much longer, its unloading starts the gait's ``transition`` before the new
+        lift-off, and every later phase and contact event comes ``delay`` s later; the CoM is
+        planned anew from the horizontal CoM position ``com`` (2,) m and velocity
+        ``com_velocity`` (2,) m/s at ``t``, as :meth:`replan` does (:mod:`.liftoff` chooses
+        the delay). ``ValueError`` (the plan unchanged) when footstep
+        ``step`` is not the next to lift at ``t``."""
+        delay = positive_scalar(delay, "delay")
+        if not 0 <= step < len(self.footsteps):
+            raise ValueError(f"step must index a footstep (0…{len(self.footsteps) - 1}), got {step!r}")
+        position = next(k for k, phase in enumerate(self.phases) if phase.kind == "single" and phase.step == step)
+        before, swing = self.phases[position - 1], self.phases[position]
+        previous = self.phases[position - 2].start if position >= 2 else 0.0     # the swing before it lifts
+        if not previous - 1e-9 <= t < swing.start:
+            raise ValueError(f"delay_lift_off: footstep {step} lifts at {swing.start:.3f} s; at {t:.3f} s it is not "
+                             "the next to lift")
+        self._retime(step, swing.start - before.start + delay, swing.end - swing.start)
+        self.swings[step:] = self._swings(step)
+        self._replan_com(t, com, com_velocity)
+
+    def _replan_com(self, t: float, com, com_velocity) -> None:
+        """The CoM planned anew from ``com`` (2,) m and ``com_velocity`` (2,) m/s at ``t`` s
+        over the phases and footholds as they are now (see :meth:`replan`), and the ground
+        and rise profiles rebuilt."""
         segments, start = self._segments(), 0.0
         for position, segment in enumerate(segments):
             if t < start + segment.duration - 1e-9:

@@ -15,7 +15,6 @@ import math
 import numpy as np
 
 from ...contacts import PlanarContact
-from ...solver import DynamicsSolver
 from ..capture_point import SupportPolygon, rectangle_corners
 from ..dcm import CapturePointTask
 from ..pipeline import Stage, StepState
@@ -26,8 +25,10 @@ from .adjustment import StepAdjustment
 from .angles import mean_yaw, yaw_of_sole, yaw_rotation
 from .footholds import landed_footstep
 from .footsteps import Footstep, Gait
+from .liftoff import LiftOffTiming
 from .plan import LAND, LIFT, UNLOAD, WalkPlan
 from .sequence import StepSequence, crosses
+from .standing import footstep_of, standing_feet  # noqa: F401  (re-exported: recovery_stage, controller)
 from .touchdown import Touchdown
 
 #: The torso's yaw target is refreshed when the heading has moved this far (rad) since the
@@ -50,27 +51,6 @@ RETARGET_PERIOD, RETARGET_DISTANCE = 0.005, 0.005
 SETTLE_TIME_CONSTANTS = 4.0
 
 
-def footstep_of(foot: str, placement, bearing=None) -> Footstep:
-    """The :class:`~.footsteps.Footstep` of a sole at ``placement`` (its position, yaw and
-    normal) bearing on ``bearing`` (None: all of it)."""
-    position, rotation = placement.translation, placement.rotation
-    normal = (0.0, 0.0, 1.0) if rotation[2, 2] > 1.0 - 1e-9 else tuple(rotation[:, 2].tolist())
-    return Footstep(foot, float(position[0]), float(position[1]), yaw_of_sole(rotation), float(position[2]), normal,
-                    None if bearing is None else tuple(map(tuple, bearing)))
-
-
-def standing_feet(solver: DynamicsSolver, feet) -> dict[str, Footstep]:
-    """Where ``feet`` stand now: each contact's anchor (the pose where it was made), and the
-    polygon its sole bears on."""
-    standing = {}
-    for name in feet:
-        contact = solver.contacts.get(name)
-        if contact is None:
-            raise ValueError(f"foot {name!r} is not on the ground: a walk starts on both feet")
-        standing[name] = footstep_of(name, contact.anchor, getattr(contact, "bearing", None))
-    return standing
-
-
 class PlanStage(Stage):
     """Follow a :class:`~.plan.WalkPlan`: its contact events through the stance (a foot being
     unloaded counts in the support until it lifts), the planned CoM position, velocity and
@@ -87,7 +67,8 @@ class PlanStage(Stage):
 
     def __init__(self, stance: Stance, com: CapturePointTask, torso, swing_tasks: dict, gait: Gait,
                  momentum=None, touchdown: Touchdown | None = None, adjustment: StepAdjustment | None = None,
-                 place=None, region=None, pelvis=None, sequence: StepSequence | None = None):
+                 place=None, region=None, pelvis=None, sequence: StepSequence | None = None,
+                 liftoff: LiftOffTiming | None = None):
         self.stance, self.solver, self.com, self.torso = stance, stance.solver, com, torso
         #: The orientation tasks turned with the heading, with their rest rotations: the
         #: torso's, and the pelvis's when it has one (``pelvis``).
@@ -99,6 +80,9 @@ class PlanStage(Stage):
         self.adjustment, self.place, self.region = adjustment, place, region
         #: Two-step capture (:mod:`.sequence`; None: off), tried when step adjustment misses.
         self.sequence = sequence
+        #: The lift-offs re-timed on the measured capture point (:mod:`.liftoff`; None: on the
+        #: plan's clock), the lift-offs delayed so far, and how long the one due was (s).
+        self.liftoff, self.delayed_lift_offs, self._delayed, self._next_lift_check = liftoff, 0, (None, 0.0), 0.0
         #: Footsteps moved by step adjustment so far (each re-plan counts), the swings it
         #: brought down early, and the two-step captures among them.
         self.adjustments = self.early_touch_downs = self.sequences = 0
@@ -176,12 +160,17 @@ class PlanStage(Stage):
                     break                                # in the air still: the events after it wait
             elif time > t + 1e-9:
                 break
+            elif kind == UNLOAD and self.liftoff is not None and self._lift_off_delayed(t, index):
+                events = plan.events                     # re-timed: this unloading comes later
+                continue
             else:
                 self._apply(time, kind, foot, index)
             self._event += 1
         if self.swinging is not None and lowered is None and self.adjustment is not None and t >= self._next_check:
             self._check_adjustment(t)
             plan = self.plan
+        if self.liftoff is not None and lowered is None and t >= self._next_lift_check:
+            self._check_lift_off(t)
         cx, cy, cz, vx, vy, vz, ax, ay, az = plan.com_state(t)
         self.com.set_target(np.array([cx, cy, cz]), velocity=np.array([vx, vy, vz]),
                             acceleration=np.array([ax, ay, az]))
@@ -202,6 +191,40 @@ class PlanStage(Stage):
                 task.set_target(turn @ rest)
         if self._event == len(events) and t >= plan.duration + SETTLE_TIME_CONSTANTS / plan.omega:
             self._finish()                            # standing again; the CoM target stays
+
+    def _lift_off_delayed(self, t: float, index: int) -> bool:
+        """Whether footstep ``index``'s lift-off, the next, waits at plan time ``t``
+        (:meth:`~.liftoff.LiftOffTiming.plan_delay`, within what is left of ``max_delay``);
+        then the walk is re-timed (:meth:`~.plan.WalkPlan.delay_lift_off`). A two-step
+        capture keeps its timing: its quick step, and the step after it, which resumes the walk
+        from the wide stance at once (held there, G1's CoM sank: docs/walking.md)."""
+        plan, robot, foot = self.plan, self.solver.robot, self.plan.footsteps[index].foot
+        lifting = self.solver.contacts.get(foot)
+        other = self.solver.contacts.get(next(name for name in self._footholds if name != foot))
+        if (lifting is None or self.swinging == foot or (other is None) != (self.swinging is not None)
+                or self._sequenced is not None and index <= self._sequenced + 2):
+            return False
+        so_far = self._delayed[1] if self._delayed[0] == index else 0.0
+        delay = self.liftoff.plan_delay(plan, index, t, self.com.dcm_xy, footstep_of(foot, lifting.anchor),
+                                        None if other is None else footstep_of(other.name, other.anchor),
+                                        self.liftoff.max_delay - so_far)
+        if not delay:
+            return False
+        try:
+            plan.delay_lift_off(t, index, delay, robot.com[:2], robot.com_velocity[:2])
+        except ValueError:
+            return False
+        self.delayed_lift_offs += self._delayed[0] != index
+        self._delayed = (index, so_far + delay)
+        return True
+
+    def _check_lift_off(self, t: float) -> None:
+        """Every ``period`` s until the next unloading: :meth:`_lift_off_delayed` for the
+        footstep it lifts."""
+        self._next_lift_check = t + self.liftoff.period
+        upcoming = next((index for _, kind, _, index in self.plan.events[self._event:] if kind == UNLOAD), None)
+        if upcoming is not None:
+            self._lift_off_delayed(t, upcoming)
 
     def _capture_move(self, index: int, t: float, touch_down: float | None = None, nominal: bool = False):
         """The least move of footstep ``index``'s landing that lets the stance sole bring

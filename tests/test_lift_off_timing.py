@@ -1,0 +1,169 @@
+"""The double support re-timed from the measured capture point (:mod:`tsid_py.control.walking.liftoff`):
+the holdable set and the least delay against the pendulum integrated by RK4 with the centre of
+pressure searched on a grid, and against the closed form across the walk; the re-timed plan
+against its definition (no simulator here: tests/test_walk.py runs the rule in MuJoCo)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from tsid_py.control.capture_point import SupportPolygon, sole_outline
+from tsid_py.control.walking import Footstep, WalkPlan, plan_footsteps
+from tsid_py.control.walking.liftoff import LiftOffTiming
+from tsid_py.control.walking.plan import LIFT, UNLOAD
+from tsid_py.models.gait import Gait
+
+OMEGA, SOLE = 4.6, (0.15, 0.05)
+GAIT = Gait(step_length=0.13, single_support=0.56, double_support=0.11, step_width=0.16, transition=0.05)
+TIMING = LiftOffTiming(SOLE, margin=0.0125, max_delay=1.0)
+LIFTING, STANCE, LANDING = Footstep("right", 0.0, -0.08, 0.0), Footstep("left", 0.0, 0.08, 0.0), \
+    Footstep("right", 0.13, -0.08, 0.0)
+
+
+def _run(xi, zmp, duration: float, steps: int = 20) -> np.ndarray:
+    """ξ̇ = ω (ξ − p) integrated by RK4 with ``zmp`` held (the pendulum's own dynamics);
+    ``zmp`` (n, 2): n runs at once."""
+    xi, h = np.broadcast_to(np.asarray(xi, dtype=float), np.shape(zmp)).copy(), duration / steps
+    for _ in range(steps):
+        k1 = OMEGA * (xi - zmp)
+        k2 = OMEGA * (xi + 0.5 * h * k1 - zmp)
+        k3 = OMEGA * (xi + 0.5 * h * k2 - zmp)
+        k4 = OMEGA * (xi + h * k3 - zmp)
+        xi = xi + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+    return xi
+
+
+def _grid(step: Footstep, count: int = 9, inset: float = 0.0) -> np.ndarray:
+    """Centres of pressure on a ``count × count`` grid over ``step``'s sole, ``inset`` m inside
+    its edges."""
+    half = np.array(SOLE) / 2 - inset
+    local = np.array([[a, b] for a in np.linspace(-half[0], half[0], count) for b in np.linspace(-half[1], half[1], count)])
+    c, s = math.cos(step.yaw), math.sin(step.yaw)
+    return local @ np.array([[c, s], [-s, c]]) + step.xy
+
+
+def _reaches(xi, holds: list[tuple[np.ndarray, float]], target: SupportPolygon) -> bool:
+    """Whether some constant centre of pressure in each phase (``(grid, duration)``, in
+    order) brings ``xi`` into ``target`` (every combination of the grids, RK4 through each
+    phase)."""
+    points = np.asarray(xi, dtype=float)[None, :]
+    for grid, duration in holds:
+        points = _run(np.repeat(points, len(grid), axis=0), np.tile(grid, (len(points), 1)), duration)
+    return bool(np.any(np.all(points @ target.normals.T <= target.offsets + 1e-12, axis=1)))
+
+
+def test_the_holdable_set_is_where_the_stance_sole_lands_the_capture_point_in_the_support():
+    """``H``: from points well inside it a centre of pressure in the stance sole, held over the
+    swing (RK4), brings the capture point into the soles' hull less the margin by touch-down;
+    from points well outside none does."""
+    holdable = TIMING.holdable(STANCE, LANDING, OMEGA, 0.3)
+    target = SupportPolygon(np.vstack([sole_outline(*STANCE.xy, 0.0, SOLE), sole_outline(*LANDING.xy, 0.0, SOLE)]))
+    target = target.shrunk(TIMING.margin)
+    grid = _grid(STANCE)
+    rng = np.random.default_rng(0)
+    checked = {True: 0, False: 0}
+    low, high = holdable.vertices.min(axis=0) - 0.03, holdable.vertices.max(axis=0) + 0.03
+    for point in rng.uniform(low, high, size=(200, 2)):
+        depth = holdable.outside_xy(*point)
+        if abs(depth) < 4e-3:                             # the grid of centres of pressure is coarse
+            continue
+        inside = depth < 0
+        assert _reaches(point, [(grid, 0.3)], target) == inside, point
+        checked[inside] += 1
+    assert min(checked.values()) > 20
+
+
+def test_the_least_delay_across_the_walk_is_the_closed_form():
+    """The capture point on the lifting foot's line, the feet side by side: the least delay
+    holds the centre of pressure at that sole's outer edge ``p_o`` until the capture point
+    reaches ``H``'s edge ``h``: ``s₂ + d = ln((h − p_o) / (ξ₀ − p_o)) / ω`` (checked to one
+    ``period``; ``p_o`` the margin inside the edge, where the rule holds it); across the stance
+    sole's outer edge, or beyond the lifting sole's, no delay helps (None); on the stance sole,
+    none is needed (0)."""
+    landing = Footstep("right", 0.0, -0.08, 0.0)                      # side by side: the lateral line alone
+    single, double_left = 0.3, 0.02
+    edge = TIMING.holdable(STANCE, landing, OMEGA, single).vertices[:, 1].min()
+    outer = LIFTING.y - SOLE[1] / 2 + TIMING.margin
+    for start in (-0.09, -0.07, -0.03, 0.0):
+        delay = TIMING.delay([0.0, start], OMEGA, LIFTING, STANCE, landing, swing_left=0.0, double_left=double_left,
+                             single=single, longest=2.0)
+        exact = math.log((edge - outer) / (start - outer)) / OMEGA - double_left
+        assert delay == pytest.approx(max(exact, 0.0), abs=TIMING.period), start
+        assert delay > 0
+    assert TIMING.delay([0.0, 0.09], OMEGA, LIFTING, STANCE, landing, swing_left=0.0, double_left=double_left,
+                        single=single, longest=2.0) == 0.0
+    for beyond in ([0.0, outer - 0.005], [0.0, STANCE.y + SOLE[1] / 2 + 0.01]):
+        assert TIMING.delay(beyond, OMEGA, LIFTING, STANCE, landing, swing_left=0.0, double_left=double_left,
+                            single=single, longest=2.0) is None
+    assert TIMING.delay([0.0, -0.07], OMEGA, LIFTING, STANCE, landing, swing_left=0.0, double_left=double_left,
+                        single=single, longest=0.05) is None               # not within ``longest``
+
+
+def test_the_delay_from_the_swing_before_is_what_the_pendulum_reaches_through_both_phases():
+    """During the swing before the lift-off (the lifting foot alone, then both soles), the
+    delay found is one from which a centre of pressure held in each phase (grids, RK4) brings
+    the capture point into ``H``, and one ``period`` less is not."""
+    swing_left, double_left, single = 0.1, 0.06, 0.3
+    holdable = TIMING.holdable(STANCE, LANDING, OMEGA, single)
+    inset = TIMING.margin
+    both = SupportPolygon(np.vstack([_grid(LIFTING, 2, inset), _grid(STANCE, 2, inset)]))
+    wide = np.vstack([_grid(LIFTING, 5, inset), _grid(STANCE, 5, inset), both.vertices])
+    for start in ([0.02, -0.085], [0.04, -0.07]):
+        delay = TIMING.delay(start, OMEGA, LIFTING, STANCE, LANDING, swing_left=swing_left, double_left=double_left,
+                             single=single, longest=2.0)
+        assert delay is not None and delay > 0
+        for extra, expected in ((delay + 0.02, True), (delay - TIMING.period - 0.02, False)):
+            holds = [(_grid(LIFTING, 5, inset), swing_left), (wide, double_left + extra)]
+            assert _reaches(start, holds, holdable.shrunk(1e-4) if expected else holdable) == expected, (start, extra)
+
+
+def test_a_plan_is_not_re_timed_on_its_own_capture_point():
+    """At every unloading of a planned walk the plan's own capture point needs no delay."""
+    left, right = Footstep("left", 0.0, 0.08, 0.0), Footstep("right", 0.0, -0.08, 0.0)
+    plan = WalkPlan({"left": left, "right": right}, plan_footsteps(left, right, [1.0, 0.0, 0.0], GAIT),
+                    [0.0, 0.0, 0.46], OMEGA, GAIT)
+    where = {"left": left, "right": right}
+    for time, kind, foot, index in plan.events:
+        if kind == LIFT:
+            where[foot] = None
+        if kind != UNLOAD or index == 0:
+            if kind == "land":
+                where[foot] = plan.footsteps[index]
+            continue
+        other = next(name for name in where if name != foot)
+        swing = plan.swings[index]
+        assert TIMING.delay(plan.dcm(time), OMEGA, where[foot], where[other], plan.footsteps[index], swing_left=0.0,
+                            double_left=0.0, single=swing.duration + GAIT.transition, longest=1.0) == 0.0, index
+
+
+def test_delay_lift_off_moves_the_lift_off_and_the_rest_of_the_walk_and_keeps_the_com_continuous():
+    """The double support before the lift-off lasts ``delay`` s longer, the unloading comes the
+    gait's transition before the new lift-off, every later event ``delay`` s later, the swing
+    lasts as long, and the re-planned CoM starts at the measured state; a footstep that is
+    not the next to lift is refused with the plan unchanged."""
+    left, right = Footstep("left", 0.0, 0.08, 0.0), Footstep("right", 0.0, -0.08, 0.0)
+    plan = WalkPlan({"left": left, "right": right}, plan_footsteps(left, right, [1.0, 0.0, 0.0], GAIT),
+                    [0.0, 0.0, 0.46], OMEGA, GAIT)
+    double = next(phase for phase in plan.phases if phase.kind == "double" and phase.step == 2)
+    t, index, delay = double.start + 0.02, 3, 0.3
+    events, phases = list(plan.events), list(plan.phases)
+    with pytest.raises(ValueError, match="next to lift"):
+        plan.delay_lift_off(t, index + 1, delay, [0.0, 0.0], [0.0, 0.0])
+    assert plan.events == events and plan.phases == phases
+    position, velocity, _ = plan.com(t)
+    plan.delay_lift_off(t, index, delay, position[:2] + 0.01, velocity[:2])
+    times = {(kind, step): time for time, kind, _, step in plan.events}
+    before = {(kind, step): time for time, kind, _, step in events}
+    assert times[(LIFT, index)] == pytest.approx(before[(LIFT, index)] + delay)
+    assert times[(UNLOAD, index)] == pytest.approx(times[(LIFT, index)] - GAIT.transition)
+    for key, time in before.items():
+        if key[1] > index:
+            assert times[key] == pytest.approx(time + delay)
+        elif key[1] < index:
+            assert times[key] == pytest.approx(time)
+    swing = plan.swings[index]
+    assert swing.duration == pytest.approx(GAIT.single_support)
+    assert swing.lift_off == pytest.approx(times[(LIFT, index)])
+    assert plan.com(t)[0][:2] == pytest.approx(position[:2] + 0.01)
+    assert plan.duration == pytest.approx(phases[-1].end + delay)

@@ -1,0 +1,215 @@
+r"""When the next foot may lift: the double support re-timed from the measured capture point.
+
+A walk's plan lifts each foot on its clock. Pushed toward the foot about to lift, the capture
+point can sit over that foot when its time comes (iCub pushed sideways at mid-swing, G1's
+former failure, docs/walking.md): the foot lifts, the remaining stance sole cannot bring the
+capture point back, and the swing has to land far out on a stance sole at its edge. Off by
+default (:class:`~.controller.WalkingController`'s ``lift_off_timing``): on, G1 pushed 100 N
+toward its swing foot at a lift-off falls, a push it walks on from on the plan's clock
+(docs/walking.md, "Double support re-timed").
+
+**Holdable at lift-off.** After the lift-off the stance sole ``S`` (its contact rectangle)
+carries the robot for the swing's ``T`` s, and the capture point runs as
+``ξ̇ = ω (ξ − p)``, ``p`` the centre of pressure in ``S``. Its solution is
+``ξ_T = e^{ωT} ξ₀ − (e^{ωT} − 1) p̄``, ``p̄`` a weighted mean of ``p`` over the swing, so
+``p̄`` is in ``S`` (convex) and every such ``p̄`` is reached by a constant ``p``. The swing,
+landing as planned, catches the capture point when ``ξ_T`` is in ``K``, the hull of the
+stance and landing soles shrunk by ``margin`` (step adjustment's trigger,
+:mod:`.adjustment`); with ``reach``, of the stance sole and the landing sole anywhere in
+step adjustment's reach (it moves the landing there). So the capture points from which the
+foot may lift are exactly
+
+.. math::
+
+    H = (1 − ε)\, S \oplus ε\, K, \qquad ε = e^{−ωT}
+
+(a Minkowski sum of convex polygons: the hull of the sums of their corners). The plan's own
+capture point is in ``H`` at every lift-off (the plan holds its ZMP in ``S`` and lands its
+capture point in ``K``; checked in the tests), so only a walk off its plan is re-timed
+(on unpushed 3 m walks, with ``K`` the planned landing's: iCub one lift-off delayed 5 ms,
+its tracking error 2 mm past ``H``; Romeo none).
+
+**Delay.** Before the lift-off the capture point runs through phases of known supports: the
+rest of the swing under way on the lifting foot's sole ``L`` alone (``s₁`` s; none in the
+double support), the double support on the hull ``P`` of both soles until the unloading
+(``s₂`` s), then ``H``. The same argument, phase by phase backward, gives the capture points
+now from which *some* centre of pressure reaches ``H`` at the lift-off:
+
+.. math::
+
+    R(d) = (1 − δ₁)\, L \oplus δ₁ \big((1 − δ₂)\, P \oplus δ₂\, H\big), \qquad
+    δ₁ = e^{−ω s₁}, \quad δ₂ = e^{−ω (s₂ + d)},
+
+``d`` s the delay. A point is in a Minkowski combination of convex polygons when it is
+under the combination of their support functions ``h(u) = max_v u·v`` along every edge
+normal ``u`` of any of them: a test of a few dozen dot products
+(:meth:`LiftOffTiming.delay`). The lift-off waits for the least ``d`` (a multiple of
+``period``, at most ``max_delay`` in all for one lift-off) with the measured capture point
+in ``R(d)`` — none when it is in ``R(0)``; when no ``d`` puts it there (the capture point
+beyond the lifting sole, or across the stance sole's outer edge: step adjustment and the
+two-step capture's cases) the foot lifts on the plan's clock. The walk is then re-timed
+(:meth:`~.plan.WalkPlan.delay_lift_off`: the double support longer, every later phase
+later, the CoM re-planned from the measured state) and checked again every ``period`` s
+until the unloading. ``R(d)`` is what the best centre of pressure reaches: the delay is a
+lower bound, which the checks that follow lengthen when the controller's centre of
+pressure falls short of it. So that it asks no more than the controller gives, the centre
+of pressure it counts on before the lift-off (in ``L`` and ``P``) is held ``margin`` inside
+the soles: counted to their edges, it held G1 (3.7 cm soles) 0.59 s in a double support
+with the capture point over the lifting sole's outer part, the capture point ran out, and a
+walk that main survives fell.
+
+Units: m, s.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ..._validation import positive_scalar
+from ..capture_point import SupportPolygon, sole_outline
+from .footsteps import Footstep, Gait
+from .plan import WalkPlan
+
+
+@dataclass(frozen=True)
+class LiftOffTiming:
+    """The lift-off re-timing rule (see the module): ``sole_size`` the soles' contact
+    rectangle ``(length, width)`` m, ``margin`` (m) how far inside the hull of the stance and
+    landing soles the capture point at touch-down is to be, ``max_delay`` (s) the most one
+    lift-off is delayed in all, ``period`` (s) the least delay (the next check)."""
+
+    sole_size: tuple[float, float]
+    margin: float
+    max_delay: float
+    period: float = 0.005
+    reach: tuple[float, float, float, float] | None = None
+
+    def __post_init__(self):
+        size = tuple(positive_scalar(value, "sole_size") for value in self.sole_size)
+        if len(size) != 2:
+            raise ValueError(f"sole_size must be (length, width), got {self.sole_size!r}")
+        object.__setattr__(self, "sole_size", size)
+        object.__setattr__(self, "margin", positive_scalar(self.margin, "margin", allow_zero=True))
+        object.__setattr__(self, "max_delay", positive_scalar(self.max_delay, "max_delay", allow_zero=True))
+        object.__setattr__(self, "period", positive_scalar(self.period, "period"))
+        if self.reach is not None:
+            reach = tuple(positive_scalar(value, "reach") for value in self.reach)
+            if len(reach) != 4 or reach[3] <= reach[2]:
+                raise ValueError(f"reach must be (forward, backward, min_width, max_width) m with max_width > "
+                                 f"min_width, got {self.reach!r}")
+            object.__setattr__(self, "reach", reach)
+
+    @classmethod
+    def for_walk(cls, sole_size, gait: Gait, reach=None, **options) -> LiftOffTiming:
+        """The rule for soles of contact rectangle ``sole_size`` and the walk's ``gait``: the
+        margin step adjustment's (a quarter of the sole's width), one lift-off delayed by at
+        most one step period of the gait (double and single support); ``reach`` step
+        adjustment's box (None: the landing as planned)."""
+        defaults = {"sole_size": tuple(sole_size), "margin": 0.25 * float(sole_size[1]),
+                    "max_delay": gait.step_period, "reach": reach}
+        return cls(**{**defaults, **options})
+
+    def _sole(self, step: Footstep) -> np.ndarray:
+        return _outline(step, self.sole_size)
+
+    def holdable(self, stance: Footstep, landing: Footstep, omega: float, single: float) -> SupportPolygon:
+        """``H`` (see the module): the capture points from which the ``stance`` sole, over a
+        swing of ``single`` s landing at ``landing``, brings the capture point into the two
+        soles' hull less ``margin`` by touch-down."""
+        fraction = math.exp(-positive_scalar(omega, "omega") * positive_scalar(single, "single"))
+        stance_sole = self._sole(stance)
+        target = self._target(stance, landing).vertices
+        sums = ((1.0 - fraction) * stance_sole)[:, None, :] + (fraction * target)[None, :, :]
+        return SupportPolygon(sums.reshape(-1, 2))
+
+    def _target(self, stance: Footstep, landing: Footstep) -> SupportPolygon:
+        return _target(stance, landing, self.sole_size, self.margin, self.reach)
+
+    def plan_delay(self, plan: WalkPlan, index: int, t: float, dcm, lifting: Footstep, standing: Footstep | None,
+                   longest: float) -> float | None:
+        """:meth:`delay` of ``plan``'s footstep ``index``, the next to lift, at plan time ``t``:
+        its foot standing at ``lifting``, the other at ``standing`` (None while it swings:
+        then its planned landing, the swing's rest on the lifting sole alone), the swing after
+        the lift-off as planned, its unloading the gait's ``transition`` before it (counted in
+        the single support: the lifting sole gives its load up then)."""
+        swing, transition = plan.swings[index], plan.gait.transition
+        swing_left = 0.0
+        if standing is None:
+            standing, swing_left = plan.footsteps[index - 1], max(plan.swings[index - 1].touch_down - t, 0.0)
+        return self.delay(dcm, plan.omega, lifting, standing, plan.footsteps[index], swing_left=swing_left,
+                          double_left=swing.lift_off - transition - t - swing_left, single=swing.duration + transition,
+                          longest=longest)
+
+    def delay(self, dcm, omega: float, lifting: Footstep, stance: Footstep, landing: Footstep, *, swing_left: float,
+              double_left: float, single: float, longest: float) -> float | None:
+        """How long (s) the lift-off of the foot standing at ``lifting`` is to wait, the capture
+        point ``dcm`` (x, y) measured now: 0 when it can be holdable at the planned lift-off,
+        else the least multiple of ``period`` up to ``longest`` after which it can, None when
+        it cannot (see the module). The phases ahead: ``swing_left`` s of the swing under way
+        on the ``lifting`` sole alone (0 in the double support), then ``double_left`` s on
+        both it and ``stance``, then the ``stance`` sole alone for ``single`` s while the foot
+        swings to ``landing``. Reachable backward in time, a Minkowski combination of the
+        soles (``δ = e^{−ω·duration}`` of each phase): ``(1 − δ₁) L ⊕ δ₁ ((1 − δ₂) P ⊕ δ₂ H)``,
+        ``L`` the lifting sole, ``P`` the two soles' hull; ``dcm`` is in it when it is under
+        its support function along every edge normal of ``L``, ``P``, ``S`` and ``K``."""
+        rows = _supports(self.sole_size, self.margin, self.reach, lifting, stance, landing)
+        first = math.exp(-omega * max(swing_left, 0.0))
+        last = math.exp(-omega * single)
+
+        def weights(second):                             # of L, P, S, K in R(d): δ₂ = second
+            return ((1.0 - first), first * (1.0 - second), first * second * (1.0 - last), first * second * last)
+
+        x, y = float(dcm[0]), float(dcm[1])
+        if float((rows @ np.array([x, y, *weights(math.exp(-omega * max(double_left, 0.0)))])).max()) <= 1e-12:
+            return 0.0                                   # no delay: the loop's usual case, one product
+        delays = self.period * np.arange(1, int(max(longest, 0.0) / self.period + 1e-9) + 1)
+        second = np.exp(-omega * (max(double_left, 0.0) + delays))
+        columns = np.vstack(np.broadcast_arrays(x, y, *weights(second)))
+        inside = np.all(rows @ columns <= 1e-12, axis=0)
+        return float(delays[np.argmax(inside)]) if inside.any() else None
+
+
+def _outline(step: Footstep, size) -> np.ndarray:
+    """The corners (4, 2) of ``step``'s sole rectangle ``size``."""
+    return sole_outline(step.x, step.y, step.yaw, size)
+
+
+def _target(stance: Footstep, landing: Footstep, size, margin: float, reach) -> SupportPolygon:
+    """``K``: the hull of the ``stance`` and ``landing`` soles (rectangles ``size``) less
+    ``margin``; with ``reach`` (step adjustment's box, in the stance sole's frame on the
+    landing's side: along ``[−backward, forward]``, across ``[min_width, max_width]``), of the
+    stance sole and the landing sole anywhere in that box (step adjustment moves the landing
+    there)."""
+    if reach is None:
+        return SupportPolygon(np.vstack([_outline(stance, size), _outline(landing, size)])).shrunk(margin)
+    forward, backward, narrowest, widest = reach
+    c, s = math.cos(stance.yaw), math.sin(stance.yaw)
+    side = 1.0 if -s * (landing.x - stance.x) + c * (landing.y - stance.y) >= 0.0 else -1.0
+    soles = [_outline(stance, size)]
+    for along in (-backward, forward):
+        for across in (narrowest, widest):
+            x = stance.x + c * along - s * side * across
+            y = stance.y + s * along + c * side * across
+            soles.append(sole_outline(x, y, landing.yaw, size))
+    return SupportPolygon(np.vstack(soles)).shrunk(margin)
+
+
+@lru_cache(maxsize=8)
+def _supports(sole_size, margin: float, reach, lifting: Footstep, stance: Footstep, landing: Footstep) -> np.ndarray:
+    """``[u, −h_L(u), −h_P(u), −h_S(u), −h_K(u)]`` (k, 6) for the edge normals ``u`` of the
+    soles ``L``, ``P``, ``S`` and ``K`` of :meth:`LiftOffTiming.delay` (``h`` a polygon's
+    support function): a point ``ξ`` is in ``Σ w_i X_i`` when every row times
+    ``(ξ, w)`` is ≤ 0. They change only when a footstep does (a re-plan): the checks every
+    ``period`` s reuse them."""
+    stance_sole = _outline(stance, sole_size)
+    lifting = SupportPolygon(_outline(lifting, sole_size)).shrunk(margin)    # held a margin inside, as asked of
+    both = SupportPolygon(np.vstack([lifting.vertices, SupportPolygon(stance_sole).shrunk(margin).vertices]))
+    target = _target(stance, landing, sole_size, margin, reach)
+    normals = np.vstack([both.normals, target.normals, SupportPolygon(stance_sole).normals, lifting.normals])
+    reach = [(corners @ normals.T).max(axis=0) for corners in (lifting.vertices, both.vertices, stance_sole,
+                                                               target.vertices)]
+    return np.column_stack([normals, *(-value for value in reach)])
