@@ -77,6 +77,55 @@ def test_a_long_narrow_sole_s_torsion_exceeds_the_rectangle_bound_when_pressed_e
     assert inside([f[0], f[1], 1.0, 0.0, -p[0], p[0] * f[1] - p[1] * f[0]], rectangle, mu)
 
 
+def test_a_planar_contact_s_rows_are_the_rectangle_s_cone_with_the_torsion_cap():
+    """Without a bearing polygon the rows hold exactly the wrenches of Caron et al.'s closed
+    form for the rectangle whose torsion is also within ``μ min(l, w)/2 f_z``; in order the
+    pyramid, the centre of pressure, the coupled torsion, the cap."""
+    length, width, mu = 0.16, 0.037, 0.5                  # G1's sole as its controller sees it
+    contact = tp.PlanarContact("sole", length, width, mu=mu)
+    rows = contact.friction_matrix
+    assert contact.row_labels == (["friction cone"] * 4 + ["centre of pressure"] * 4 + ["wrench cone"] * 8
+                                  + ["torsion"] * 2)
+    cap = mu * min(length, width) / 2
+    wrenches = _random_wrenches(np.random.default_rng(1), 4000, 0.02)
+    ours = np.all(wrenches @ rows.T <= 1e-9, axis=1)
+    theirs = np.array([_caron(w, length / 2, width / 2, mu / math.sqrt(2)) and abs(w[5]) <= cap * w[2] + 1e-9
+                       for w in wrenches])
+    np.testing.assert_array_equal(ours, theirs)
+    assert 0.1 < ours.mean() < 0.9
+
+
+def _largest_torsion(rows, wrench):
+    """The largest ``m_z`` the rows ``F w ≤ 0`` allow with the other five components of
+    ``wrench`` held (each row with a positive ``m_z`` coefficient bounds it)."""
+    w = np.array(wrench, dtype=float)
+    w[5] = 0.0
+    rising = rows[:, 5] > 1e-12
+    return float(np.min(-(rows[rising] @ w) / rows[rising, 5]))
+
+
+def test_a_sole_pressed_on_its_toe_holds_the_torsion_of_that_edge():
+    """The wrench G1's controller asked of its far stance sole when it spun (docs/walking.md:
+    the centre of pressure on the toe edge, the sideways force at the pyramid's edge, m_z
+    at the old cap) is refused. With no tangential force and the centre of pressure on
+    the toe edge at ``p_y``, the torsion allowed is the edge's, ``k (w/2 − |p_y|) f_z``
+    (corner forces on the segment from ``p_y`` to its nearer end), falling to 0 at the corner —
+    the rows of a cap alone (the contact's before) allowed ``μ (w/2) f_z`` everywhere."""
+    length, width, mu = 0.16, 0.037, 0.5
+    half_x, half_y, k = length / 2, width / 2, mu / math.sqrt(2)
+    rows = tp.PlanarContact("sole", length, width, mu=mu).friction_matrix
+    asked = np.array([-106.0, 116.5, 329.6, -1.05, -26.4, -3.05])     # at 5.23 s on main (0c42e14)
+    assert abs(asked[5]) == pytest.approx(mu * half_y * asked[2], rel=1e-2)    # at the old cap
+    assert np.max(rows @ asked) > 1.0                                  # N·m-sized violation
+    fz = 300.0
+    for py in np.linspace(-half_y, half_y, 9):
+        on_toe = [0.0, 0.0, fz, py * fz, -half_x * fz, 0.0]
+        expected = k * (half_y - abs(py)) * fz
+        assert _largest_torsion(rows, on_toe) == pytest.approx(expected, abs=1e-9 * fz)
+    centred = [0.0, 0.0, fz, 0.0, 0.0, 0.0]                             # pressed evenly: the cap binds
+    assert _largest_torsion(rows, centred) == pytest.approx(mu * half_y * fz)
+
+
 def test_bad_bearing_polygons_are_named():
     with pytest.raises(ValueError, match="span an area"):
         wrench_cone_rows([[0, 0], [0.1, 0], [0.2, 0]], 0.5)
@@ -111,5 +160,5 @@ def test_a_contact_bearing_on_a_triangle_keeps_the_solved_wrench_in_its_cone():
     edges = np.roll(triangle, -1, axis=0) - triangle
     normals = np.column_stack([edges[:, 1], -edges[:, 0]])              # outward: counter-clockwise
     assert np.all(np.einsum("ij,ij->i", normals, cop - triangle) <= 1e-7)
-    contact.bearing = None                                   # back to the rectangle's ten rows
-    assert contact.friction_matrix.shape == (10, 6)
+    contact.bearing = None                                   # back to the rectangle's cone and cap
+    assert contact.friction_matrix.shape == (18, 6)
