@@ -78,14 +78,13 @@ def test_a_long_narrow_sole_s_torsion_exceeds_the_rectangle_bound_when_pressed_e
 
 
 def test_a_planar_contact_s_rows_are_the_rectangle_s_cone_with_the_torsion_cap():
-    """Without a bearing polygon the rows hold exactly the wrenches of Caron et al.'s closed
-    form for the rectangle whose torsion is also within ``μ min(l, w)/2 f_z``; in order the
-    pyramid, the centre of pressure, the coupled torsion, the cap."""
+    """With ``coupled_torsion`` the rows hold exactly the wrenches of Caron et al.'s closed
+    form for the rectangle whose torsion is also within ``μ min(l, w)/2 f_z``; without, the
+    closed form's torsion rows are not met (the draw has wrenches the rows let through)."""
     length, width, mu = 0.16, 0.037, 0.5                  # G1's sole as its controller sees it
-    contact = tp.PlanarContact("sole", length, width, mu=mu)
+    contact = tp.PlanarContact("sole", length, width, mu=mu, coupled_torsion=True)
     rows = contact.friction_matrix
-    assert contact.row_labels == (["friction cone"] * 4 + ["centre of pressure"] * 4 + ["wrench cone"] * 8
-                                  + ["torsion"] * 2)
+    assert contact.row_labels == ["friction cone"] * 4 + ["centre of pressure"] * 4 + ["torsion"] * 10
     cap = mu * min(length, width) / 2
     wrenches = _random_wrenches(np.random.default_rng(1), 4000, 0.02)
     ours = np.all(wrenches @ rows.T <= 1e-9, axis=1)
@@ -93,6 +92,8 @@ def test_a_planar_contact_s_rows_are_the_rectangle_s_cone_with_the_torsion_cap()
                        for w in wrenches])
     np.testing.assert_array_equal(ours, theirs)
     assert 0.1 < ours.mean() < 0.9
+    capped = np.all(wrenches @ tp.PlanarContact("sole", length, width, mu=mu).friction_matrix.T <= 1e-9, axis=1)
+    assert np.any(capped & ~theirs)
 
 
 def _largest_torsion(rows, wrench):
@@ -113,7 +114,7 @@ def test_a_sole_pressed_on_its_toe_holds_the_torsion_of_that_edge():
     the rows of a cap alone (the contact's before) allowed ``μ (w/2) f_z`` everywhere."""
     length, width, mu = 0.16, 0.037, 0.5
     half_x, half_y, k = length / 2, width / 2, mu / math.sqrt(2)
-    rows = tp.PlanarContact("sole", length, width, mu=mu).friction_matrix
+    rows = tp.PlanarContact("sole", length, width, mu=mu, coupled_torsion=True).friction_matrix
     asked = np.array([-106.0, 116.5, 329.6, -1.05, -26.4, -3.05])     # at 5.23 s on main (0c42e14)
     assert abs(asked[5]) == pytest.approx(mu * half_y * asked[2], rel=1e-2)    # at the old cap
     assert np.max(rows @ asked) > 1.0                                  # N·m-sized violation
@@ -160,5 +161,7 @@ def test_a_contact_bearing_on_a_triangle_keeps_the_solved_wrench_in_its_cone():
     edges = np.roll(triangle, -1, axis=0) - triangle
     normals = np.column_stack([edges[:, 1], -edges[:, 0]])              # outward: counter-clockwise
     assert np.all(np.einsum("ij,ij->i", normals, cop - triangle) <= 1e-7)
-    contact.bearing = None                                   # back to the rectangle's cone and cap
-    assert contact.friction_matrix.shape == (18, 6)
+    contact.bearing = None                                   # back to the rectangle's ten rows
+    assert contact.friction_matrix.shape == (10, 6)
+    contact.coupled_torsion = True                           # and the cone's eight with m_z
+    assert contact.friction_matrix.shape == (18, 6) and contact.row_labels[-8:] == ["torsion"] * 8

@@ -343,24 +343,28 @@ def _bearing_polygon(value, name: str):
 class PlanarContact(Contact):
     """A 6-D wrench on a rectangular sole centred at the frame origin.
 
-    ``length`` runs along the frame's x axis, ``width`` along y (metres). The wrench is kept
-    in the rectangle's contact wrench cone (:mod:`tsid_py.wrench_cone`, Caron et al.'s 16
-    faces): the friction pyramid, the centre of pressure in the rectangle
-    (``|m_y| ≤ (length/2) f_z``, ``|m_x| ≤ (width/2) f_z``), and the torsion coupled with the
-    centre of pressure and the tangential force — with ``X, Y`` the half length and width and
-    ``k = μ/√2``,
+    ``length`` runs along the frame's x axis, ``width`` along y (metres). Beyond the
+    friction pyramid the wrench keeps its centre of pressure in the rectangle,
+    ``|m_y| ≤ (length/2) f_z`` and ``|m_x| ≤ (width/2) f_z``, and bounds the torsional moment
+    ``|m_z| ≤ μ (min(length, width)/2) f_z`` — a cap that ignores the coupling with the
+    centre of pressure and the tangential force. The whole frame motion is constrained (6 rows).
+
+    With ``coupled_torsion`` the wrench is also kept in the rectangle's contact wrench cone
+    (:mod:`tsid_py.wrench_cone`; its 8 faces with ``m_z``, Caron et al.'s closed form): with
+    ``X, Y`` the half length and width and ``k = μ/√2``,
 
     .. math::
 
         -k (X + Y) f_z + |Y f_x - k m_x| + |X f_y - k m_y| ≤ m_z
-        ≤ k (X + Y) f_z - |Y f_x + k m_x| - |X f_y + k m_y|,
+        ≤ k (X + Y) f_z - |Y f_x + k m_x| - |X f_y + k m_y|.
 
-    so a sole pressed on an edge with a tangential force (whose moment ``p × f_t`` about the
-    frame origin is no torsion) is asked only the torsion its edge can hold. The torsion is
-    also capped at ``|m_z| ≤ μ (min(length, width)/2) f_z``, the bound this class used alone
-    before (pressed evenly, the cone alone allows ``k (X + Y) f_z``: 3.8 × more on G1's
-    narrow sole, and the walks were tuned under the cap). The whole frame motion is
-    constrained (6 rows).
+    A sole pressed on an edge (``|m_x| = Y f_z`` or ``|m_y| = X f_z``) is then asked only the
+    torsion that edge holds, and a tangential force applied off-centre brings its moment
+    ``p × f_t`` about the frame origin, which is no torsion: the cap alone let the QP ask a
+    sole bearing on its toe with a sideways force for a torsion about its centre of pressure
+    several times what the toe holds (docs/walking.md, G1's spinning stance sole). The cap
+    stays (pressed evenly, the cone alone allows ``k (X + Y) f_z``, 3.8 × the cap on G1's
+    narrow sole). The balance and walking controllers' soles use it.
 
     A sole that bears on part of itself only (on bumps: :meth:`tsid_py.control.terrain.Terrain.rest`)
     is given that part as ``bearing``, a convex polygon (k ≥ 3, 2) of the frame's x–y plane
@@ -378,6 +382,8 @@ class PlanarContact(Contact):
         robot's weight,
         ``kp = 0`` 1/s², ``kd = 2√kp`` 1/s, hard, ``weight = 1e3``, unilateral, kinematic).
     bearing : None (the rectangle bears) or the polygon the sole bears on (see above).
+    coupled_torsion : the rectangle's torsion also within its contact wrench cone (see above;
+        8 more rows). A bearing polygon's cone always couples it.
     """
 
     size = 6
@@ -386,8 +392,10 @@ class PlanarContact(Contact):
     def __init__(self, frame: str, length: float = 0.2, width: float = 0.13, *, mu: float = 0.7, f_min: float = 0.0,
                  f_max: float | None = None, kp: float = DEFAULT_KP, kd: float | None = None,
                  priority: str | int = "hard",
-                 weight: float = 1e3, unilateral: bool = True, kinematic: bool = True, bearing=None):
+                 weight: float = 1e3, unilateral: bool = True, kinematic: bool = True, bearing=None,
+                 coupled_torsion: bool = False):
         self._length = positive_scalar(length, "length")
+        self._coupled_torsion = flag(coupled_torsion, "coupled_torsion")
         self._width = positive_scalar(width, "width")
         self._bearing = _bearing_polygon(bearing, "bearing")
         super().__init__(frame, mu=mu, f_min=f_min, f_max=f_max, kp=kp, kd=kd, priority=priority, weight=weight,
@@ -398,6 +406,9 @@ class PlanarContact(Contact):
 
     width = Setting(positive, after="_footprint_changed")
     """Sole width along the frame's y axis, m (> 0)."""
+
+    coupled_torsion = Setting(flag, after="_rebuild_friction")
+    """Whether the rectangle's torsion is kept in its contact wrench cone (see the class)."""
 
     bearing = Setting(_bearing_polygon, after="_footprint_changed")
     """The polygon the sole bears on ((k, 2) m, counter-clockwise, the frame's x–y), or None:
@@ -421,35 +432,46 @@ class PlanarContact(Contact):
             self._owner.footprint_changed()
 
     def friction_rows(self) -> np.ndarray:
-        """The faces of the contact wrench cone of the bearing polygon; or of the rectangle's
-        (the pyramid's four first, then the centre of pressure's four, then the eight
-        coupling the torsion), then the two rows of the torsion cap (see the class). Unit
-        rows."""
+        """With a bearing polygon, the faces of its contact wrench cone. Else the pyramid,
+        the centre of pressure in the rectangle and the torsion cap, then with
+        ``coupled_torsion`` the eight faces of the rectangle's cone with ``m_z`` (see the
+        class)."""
         if self._bearing is not None:
             return wrench_cone_rows(self._bearing, self._mu)
-        cone = wrench_cone_rows(self.region, self._mu)
-        moments = np.abs(cone[:, 3:]) > 1e-12
-        order = np.argsort(moments.any(axis=1).astype(int) + moments[:, 2], kind="stable")
-        torsion = self._mu * min(self._length, self._width) / 2
-        cap = np.zeros((2, 6))
-        cap[:, 5], cap[:, 2] = [1.0, -1.0], -torsion       # ±m_z ≤ μ min(l, w)/2 f_z
-        cap /= np.linalg.norm(cap, axis=1)[:, None]
-        return np.vstack([cone[order], cap])
+        pyramid = super().friction_rows()
+        half_length, half_width = self._length / 2, self._width / 2
+        torsion = self._mu * min(half_length, half_width)
+        rows = np.zeros((6, 6))
+        rows[0, [4, 2]] = [1.0, -half_length]    # m_y ≤ (l/2) f_z   (CoP_x ≥ −l/2)
+        rows[1, [4, 2]] = [-1.0, -half_length]
+        rows[2, [3, 2]] = [1.0, -half_width]     # m_x ≤ (w/2) f_z
+        rows[3, [3, 2]] = [-1.0, -half_width]
+        rows[4, [5, 2]] = [1.0, -torsion]
+        rows[5, [5, 2]] = [-1.0, -torsion]
+        if not self._coupled_torsion:
+            return np.vstack([pyramid, rows])
+        cone = wrench_cone_rows(self.region, self._mu)      # its other 8 faces: the pyramid's and the CoP's
+        return np.vstack([pyramid, rows, cone[np.abs(cone[:, 5]) > 1e-12]])
 
     def describe_rows(self) -> list[str]:
-        """A label for each row of :meth:`friction_rows`, for infeasibility reports: each
-        face by the components it bounds (forces only: ``"friction cone"``; the normal force
-        and the tilting moments: ``"centre of pressure"``; the normal force and the torsion:
-        ``"torsion"``; else ``"wrench cone"``)."""
-        labels = []
-        for row in self.friction_rows():
-            used = np.abs(row) > 1e-12
-            labels.append("friction cone" if not used[3:].any() else
-                          "centre of pressure" if not used[[0, 1, 5]].any() else
-                          "torsion" if not used[[0, 1, 3, 4]].any() else "wrench cone")
-        return labels
+        """A label for each row of :meth:`friction_rows`, for infeasibility reports: four
+        ``"friction cone"``, four ``"centre of pressure"`` and two ``"torsion"`` (ten with
+        ``coupled_torsion``); with a bearing polygon, each face by the components it bounds
+        (forces only: ``"friction cone"``; the normal force and the tilting moments:
+        ``"centre of pressure"``; else ``"wrench cone"``)."""
+        if self._bearing is not None:
+            labels = []
+            for row in self.friction_rows():
+                used = np.abs(row) > 1e-12
+                labels.append("friction cone" if not used[3:].any() else
+                              "centre of pressure" if not (used[[0, 1, 5]]).any() else "wrench cone")
+            return labels
+        torsion = 10 if self._coupled_torsion else 2
+        return super().describe_rows() + ["centre of pressure"] * 4 + ["torsion"] * torsion
 
     def __repr__(self) -> str:
         bearing = "" if self._bearing is None else f", bearing={len(self._bearing)} vertices"
-        return f"PlanarContact({self.frame!r}, length={self.length}, width={self.width}, mu={self.mu}{bearing})"
+        coupled = ", coupled_torsion=True" if self._coupled_torsion else ""
+        return (f"PlanarContact({self.frame!r}, length={self.length}, width={self.width}, mu={self.mu}{bearing}"
+                f"{coupled})")
 

@@ -11,7 +11,8 @@ Inside, a :class:`~tsid_py.DynamicsSolver` (built with ``diagnose=False``) with
 
 * one :class:`~tsid_py.PlanarContact` per sole, the profile's sole less its
   :attr:`~tsid_py.models.profile.BalanceDefaults.sole_margin` (:data:`SOLE_MARGIN`) on each
-  side (the margin kept between the planned centre of pressure and the sole's edges),
+  side (the margin kept between the planned centre of pressure and the sole's edges), its
+  torsion coupled with its centre of pressure and tangential force (``coupled_torsion``),
   self-stabilising (default contact gains, :data:`tsid_py.contacts.DEFAULT_KP`) — or, on a
   robot with point feet (at least three), one :class:`~tsid_py.PointContact` per foot: the
   support polygon is then the hull of the feet;
@@ -219,7 +220,7 @@ class BalanceController(Pipeline):
             return PointContact(foot, mu=self.mu, kp=self.contact_kp)
         length, width = self.profile.sole_size
         return PlanarContact(foot, length=self.sole_scale[0] * length, width=self.sole_scale[1] * width, mu=self.mu,
-                             kp=self.contact_kp)
+                             kp=self.contact_kp, coupled_torsion=True)
 
     # ------------------------------------------------------------------ support
     @property
