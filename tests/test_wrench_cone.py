@@ -165,3 +165,27 @@ def test_a_contact_bearing_on_a_triangle_keeps_the_solved_wrench_in_its_cone():
     assert contact.friction_matrix.shape == (10, 6)
     contact.coupled_torsion = True                           # and the cone's eight with m_z
     assert contact.friction_matrix.shape == (18, 6) and contact.row_labels[-8:] == ["torsion"] * 8
+
+
+@pytest.mark.parametrize("coupled", [True, False])
+def test_the_solver_keeps_a_coupled_sole_s_wrench_in_the_rectangle_s_cone(coupled):
+    """G1 on its right sole alone, a soft wrench task asking it the wrench its controller
+    asked when it spun (scaled to its weight): with ``coupled_torsion`` the solved wrench is in
+    the rectangle's cone (its torsion about the centre of pressure within what the sole
+    holds); without, the solver gives the cone-violating torsion the task asks."""
+    robot = tp.robots.load("g1")
+    q = robot.q_ref
+    robot.update(q, robot.zero_velocity())
+    length, width, mu = 0.16, 0.037, 0.5
+    right = robot.feet[1]
+    solver = tp.DynamicsSolver(robot, dt=1e-3)
+    solver.add_contact(tp.PlanarContact(right, length, width, mu=mu, coupled_torsion=coupled))
+    solver.add_task(tp.tasks.JointTask(q, kp=10.0, weight=1e-3))
+    asked = np.array([-106.0, 116.5, 329.6, -1.05, -26.4, -3.05]) * robot.weight / 329.6
+    solver.add_task(tp.tasks.WrenchTask(right, asked, weight=10.0))
+    wrench = solver.solve(q, robot.zero_velocity()).local_wrenches[right]
+    half_x, half_y = length / 2, width / 2
+    rectangle = [[half_x, half_y], [-half_x, half_y], [-half_x, -half_y], [half_x, -half_y]]
+    assert wrench[2] > 0.5 * robot.weight
+    assert inside(wrench, rectangle, mu, tolerance=1e-7) == coupled
+    assert abs(wrench[5]) <= mu * half_y * wrench[2] * (1 + 1e-7)          # the cap, either way
