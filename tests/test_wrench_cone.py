@@ -189,3 +189,13 @@ def test_the_solver_keeps_a_coupled_sole_s_wrench_in_the_rectangle_s_cone(couple
     assert wrench[2] > 0.5 * robot.weight
     assert inside(wrench, rectangle, mu, tolerance=1e-7) == coupled
     assert abs(wrench[5]) <= mu * half_y * wrench[2] * (1 + 1e-7)          # the cap, either way
+
+
+def test_the_balance_controller_s_soles_couple_their_torsion_when_asked():
+    robot = tp.robots.load("g1")
+    controller = tp.control.BalanceController(robot, coupled_torsion=True)
+    assert all(contact.friction_matrix.shape == (18, 6) for contact in controller.solver.contacts.values())
+    controller.coupled_torsion = False
+    assert all(contact.friction_matrix.shape == (10, 6) for contact in controller.solver.contacts.values())
+    with pytest.raises(ValueError, match="coupled_torsion"):
+        tp.control.BalanceController(robot, coupled_torsion="yes")
