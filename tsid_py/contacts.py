@@ -346,8 +346,25 @@ class PlanarContact(Contact):
     ``length`` runs along the frame's x axis, ``width`` along y (metres). Beyond the
     friction pyramid the wrench keeps its centre of pressure in the rectangle,
     ``|m_y| ≤ (length/2) f_z`` and ``|m_x| ≤ (width/2) f_z``, and bounds the torsional moment
-    ``|m_z| ≤ μ (min(length, width)/2) f_z`` — a conservative bound that ignores the
-    coupling with the tangential force. The whole frame motion is constrained (6 rows).
+    ``|m_z| ≤ μ (min(length, width)/2) f_z`` — a cap that ignores the coupling with the
+    centre of pressure and the tangential force. The whole frame motion is constrained (6 rows).
+
+    With ``coupled_torsion`` the wrench is also kept in the rectangle's contact wrench cone
+    (:mod:`tsid_py.wrench_cone`; its 8 faces with ``m_z``, Caron et al.'s closed form): with
+    ``X, Y`` the half length and width and ``k = μ/√2``,
+
+    .. math::
+
+        -k (X + Y) f_z + |Y f_x - k m_x| + |X f_y - k m_y| ≤ m_z
+        ≤ k (X + Y) f_z - |Y f_x + k m_x| - |X f_y + k m_y|.
+
+    A sole pressed on an edge (``|m_x| = Y f_z`` or ``|m_y| = X f_z``) is then asked only the
+    torsion that edge holds, and a tangential force applied off-centre brings its moment
+    ``p × f_t`` about the frame origin, which is no torsion: the cap alone let the QP ask a
+    sole bearing on its toe with a sideways force for a torsion about its centre of pressure
+    several times what the toe holds (docs/walking.md, G1's spinning stance sole). The cap
+    stays (pressed evenly, the cone alone allows ``k (X + Y) f_z``, 3.8 × the cap on G1's
+    narrow sole). The balance and walking controllers' soles use it.
 
     A sole that bears on part of itself only (on bumps: :meth:`tsid_py.control.terrain.Terrain.rest`)
     is given that part as ``bearing``, a convex polygon (k ≥ 3, 2) of the frame's x–y plane
@@ -365,6 +382,8 @@ class PlanarContact(Contact):
         robot's weight,
         ``kp = 0`` 1/s², ``kd = 2√kp`` 1/s, hard, ``weight = 1e3``, unilateral, kinematic).
     bearing : None (the rectangle bears) or the polygon the sole bears on (see above).
+    coupled_torsion : the rectangle's torsion also within its contact wrench cone (see above;
+        8 more rows). A bearing polygon's cone always couples it.
     """
 
     size = 6
@@ -373,8 +392,10 @@ class PlanarContact(Contact):
     def __init__(self, frame: str, length: float = 0.2, width: float = 0.13, *, mu: float = 0.7, f_min: float = 0.0,
                  f_max: float | None = None, kp: float = DEFAULT_KP, kd: float | None = None,
                  priority: str | int = "hard",
-                 weight: float = 1e3, unilateral: bool = True, kinematic: bool = True, bearing=None):
+                 weight: float = 1e3, unilateral: bool = True, kinematic: bool = True, bearing=None,
+                 coupled_torsion: bool = False):
         self._length = positive_scalar(length, "length")
+        self._coupled_torsion = flag(coupled_torsion, "coupled_torsion")
         self._width = positive_scalar(width, "width")
         self._bearing = _bearing_polygon(bearing, "bearing")
         super().__init__(frame, mu=mu, f_min=f_min, f_max=f_max, kp=kp, kd=kd, priority=priority, weight=weight,
@@ -385,6 +406,9 @@ class PlanarContact(Contact):
 
     width = Setting(positive, after="_footprint_changed")
     """Sole width along the frame's y axis, m (> 0)."""
+
+    coupled_torsion = Setting(flag, after="_rebuild_friction")
+    """Whether the rectangle's torsion is kept in its contact wrench cone (see the class)."""
 
     bearing = Setting(_bearing_polygon, after="_footprint_changed")
     """The polygon the sole bears on ((k, 2) m, counter-clockwise, the frame's x–y), or None:
@@ -408,8 +432,10 @@ class PlanarContact(Contact):
             self._owner.footprint_changed()
 
     def friction_rows(self) -> np.ndarray:
-        """The pyramid, then the centre of pressure in the sole and the torsion bound; or,
-        with a bearing polygon, the faces of its contact wrench cone."""
+        """With a bearing polygon, the faces of its contact wrench cone. Else the pyramid,
+        the centre of pressure in the rectangle and the torsion cap, then with
+        ``coupled_torsion`` the eight faces of the rectangle's cone with ``m_z`` (see the
+        class)."""
         if self._bearing is not None:
             return wrench_cone_rows(self._bearing, self._mu)
         pyramid = super().friction_rows()
@@ -422,14 +448,17 @@ class PlanarContact(Contact):
         rows[3, [3, 2]] = [-1.0, -half_width]
         rows[4, [5, 2]] = [1.0, -torsion]
         rows[5, [5, 2]] = [-1.0, -torsion]
-        return np.vstack([pyramid, rows])
+        if not self._coupled_torsion:
+            return np.vstack([pyramid, rows])
+        cone = wrench_cone_rows(self.region, self._mu)      # its other 8 faces: the pyramid's and the CoP's
+        return np.vstack([pyramid, rows, cone[np.abs(cone[:, 5]) > 1e-12]])
 
     def describe_rows(self) -> list[str]:
         """A label for each row of :meth:`friction_rows`, for infeasibility reports: four
-        ``"friction cone"``, four ``"centre of pressure"`` and two ``"torsion"``; with a
-        bearing polygon, each face by the components it bounds (forces only: ``"friction
-        cone"``; the normal force and the tilting moments: ``"centre of pressure"``; else
-        ``"wrench cone"``)."""
+        ``"friction cone"``, four ``"centre of pressure"`` and two ``"torsion"`` (ten with
+        ``coupled_torsion``); with a bearing polygon, each face by the components it bounds
+        (forces only: ``"friction cone"``; the normal force and the tilting moments:
+        ``"centre of pressure"``; else ``"wrench cone"``)."""
         if self._bearing is not None:
             labels = []
             for row in self.friction_rows():
@@ -437,9 +466,12 @@ class PlanarContact(Contact):
                 labels.append("friction cone" if not used[3:].any() else
                               "centre of pressure" if not (used[[0, 1, 5]]).any() else "wrench cone")
             return labels
-        return super().describe_rows() + ["centre of pressure"] * 4 + ["torsion"] * 2
+        torsion = 10 if self._coupled_torsion else 2
+        return super().describe_rows() + ["centre of pressure"] * 4 + ["torsion"] * torsion
 
     def __repr__(self) -> str:
         bearing = "" if self._bearing is None else f", bearing={len(self._bearing)} vertices"
-        return f"PlanarContact({self.frame!r}, length={self.length}, width={self.width}, mu={self.mu}{bearing})"
+        coupled = ", coupled_torsion=True" if self._coupled_torsion else ""
+        return (f"PlanarContact({self.frame!r}, length={self.length}, width={self.width}, mu={self.mu}{bearing}"
+                f"{coupled})")
 

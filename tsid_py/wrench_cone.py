@@ -14,8 +14,9 @@ the cone spanned by the 4 n generators
 the **contact wrench cone** (CWC; Caron, Pham, Nakamura, "Stability of surface contacts for
 humanoid robots: closed-form formulae of the contact wrench cone for rectangular support
 areas", ICRA 2015, give it in closed form for a rectangle). Unlike the bounds of
-:class:`~tsid_py.PlanarContact`'s rectangle (centre of pressure in the rectangle and a
-torsion ``|m_z| ≤ μ min(l, w)/2 f_z`` that ignores the tangential force), it couples the
+:class:`~tsid_py.PlanarContact`'s rectangle alone (centre of pressure in the rectangle and a
+torsion ``|m_z| ≤ μ min(l, w)/2 f_z`` that ignores the tangential force; its
+``coupled_torsion`` adds the rectangle's cone's faces with ``m_z``), it couples the
 torsion with the tangential force and the centre of pressure: a long narrow sole has a
 torsion budget of up to ``k (l + w)/2 f_z`` when it is pressed evenly and little when it
 bears on one edge, and about the frame origin the moment of a tangential force at an

@@ -54,7 +54,7 @@ from .._validation import positive_scalar
 from ..contacts import DEFAULT_KP, PlanarContact, PointContact
 from ..models.profile import SOLE_MARGIN, RobotProfile, profile_of  # noqa: F401 (SOLE_MARGIN re-exported)
 from ..robot import Robot
-from ..settings import Setting, non_negative, positive
+from ..settings import Setting, flag, non_negative, positive
 from ..solver import DynamicsSolver
 from .capture_point import SupportPolygon
 from .contact_state import ContactStateMonitor, ContactStateStage
@@ -85,6 +85,9 @@ class BalanceController(Pipeline):
         :class:`~tsid_py.models.profile.BalanceDefaults`).
     contact_kp : stiffness of the soles' stabilisation, 1/s² (default
         :data:`tsid_py.contacts.DEFAULT_KP`; kd = 2√kp).
+    coupled_torsion : the soles' torsion also kept in their rectangle's contact wrench cone
+        (:class:`~tsid_py.PlanarContact`'s ``coupled_torsion``; off by default: measured in
+        docs/walking.md, "The torsion a sole's edge holds").
     dcm_gain, hip_ratio, height_kp : of the :class:`CapturePointTask`.
     torso_frame, torso_kp, torso_weight : the torso orientation task (1/s², weight; frame
         default: the profile's torso).
@@ -108,7 +111,7 @@ class BalanceController(Pipeline):
     """
 
     def __init__(self, robot: Robot, dt: float = 1e-3, *, feet=None, sole_scale=None, mu: float | None = None,
-                 contact_kp: float = DEFAULT_KP,
+                 contact_kp: float = DEFAULT_KP, coupled_torsion: bool = False,
                  dcm_gain: float = 8.0, hip_ratio: float = 1.0, height_kp: float = 100.0,
                  torso_frame: str | None = None, torso_kp: float = 100.0, torso_weight: float = 0.1,
                  posture_kp: float = 30.0, posture_weight: float | None = None,
@@ -132,6 +135,7 @@ class BalanceController(Pipeline):
         defaults = profile.balance
         self.sole_scale = sole_scale
         self.mu = defaults.mu if mu is None else mu
+        self.coupled_torsion = coupled_torsion
         self.contact_kp = contact_kp
         self.robot = robot
         regularization = dict(regularization or {})
@@ -188,6 +192,9 @@ class BalanceController(Pipeline):
     mu = Setting(positive, after="_contact_model_changed")
     """Friction coefficient of the feet's contacts (> 0)."""
 
+    coupled_torsion = Setting(flag, after="_contact_model_changed")
+    """Whether the soles' torsion is kept in their rectangle's contact wrench cone."""
+
     contact_kp = Setting(non_negative, after="_contact_model_changed")
     """Stiffness of the feet's contacts' stabilisation, 1/s² (≥ 0; kd = 2√kp)."""
 
@@ -213,13 +220,14 @@ class BalanceController(Pipeline):
             contact.set_gains(model.kp)
             if isinstance(contact, PlanarContact):
                 contact.length, contact.width = model.length, model.width
+                contact.coupled_torsion = model.coupled_torsion
 
     def _sole(self, foot: str) -> PlanarContact | PointContact:
         if self.profile.sole_size is None:
             return PointContact(foot, mu=self.mu, kp=self.contact_kp)
         length, width = self.profile.sole_size
         return PlanarContact(foot, length=self.sole_scale[0] * length, width=self.sole_scale[1] * width, mu=self.mu,
-                             kp=self.contact_kp)
+                             kp=self.contact_kp, coupled_torsion=self.coupled_torsion)
 
     # ------------------------------------------------------------------ support
     @property
