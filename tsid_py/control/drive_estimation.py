@@ -17,13 +17,16 @@ with ``u_i`` the drive stage's feed-forward. Their difference needs no contact f
     y_i ≡ u_i − (M (q̈ − q̈*))_i = b_i q̇_i + f_i sgn(q̇_i) (+ the model's other errors)
 
 ``q̈`` is the estimate's acceleration over the last period, ``(v_{k+1} − v_k) / dt``, ``q̇``
-the period's mean velocity. Per joint a Kalman filter estimates ``θ = (b, f, c)`` from
-``y = θ · (q̇, tanh(q̇ / v_s), 1)``: ``c`` takes the rest (a link's mass error in the gravity
-torque, the torque's delay), a random walk of rate ``bias_drift · τ_max`` per √s; ``b`` and
-``f`` start from what the controller was told, with a standard deviation of the larger of that
-and the typical drive's (:data:`~tsid_py.models.actuators.TYPICAL_DAMPING`,
-:data:`~tsid_py.models.actuators.TYPICAL_FRICTION` times ``τ_max``), and drift slowly
-(``parameter_memory`` s). The measurement noise ``R`` is the innovations' running mean square;
+the period's mean velocity. Per joint a Kalman filter estimates ``θ = (b, f, k, c)`` from
+``y = θ · (q̇, tanh(q̇ / v_s), τ_i, 1)``: ``k τ_i`` takes the links' mass and inertia errors
+(the plant's ``(M q̈ + h)_i`` is the model's scaled, to first order, when its links are), ``c``
+the rest (an offset, the torque's delay), a random walk of rate ``bias_drift · τ_max`` per √s; ``b`` and
+``f`` start from what the controller was told, with a standard deviation of the largest of
+that, the model's own (:func:`~tsid_py.models.actuators.drive_parameters`: its file's values, or
+the typical drive's :data:`~tsid_py.models.actuators.TYPICAL_DAMPING`,
+:data:`~tsid_py.models.actuators.TYPICAL_FRICTION` times ``τ_max``) and the typical drive's,
+and drift slowly (``parameter_memory`` s); ``k`` (a scale error of the rigid-body torque
+``τ``, a regressor of its own) starts at 0 with deviation ``model_error``. The measurement noise ``R`` is the innovations' running mean square;
 an innovation beyond ``gate`` standard deviations (a foot touching down before its contact is
 in the QP, a push) is clipped to it. The estimates fed forward stay in ``[0, prior + gate σ]``.
 
@@ -40,7 +43,7 @@ import numpy as np
 from numba import boolean, float64, njit, void
 
 from .._numba import FASTMATH, VECTOR
-from ..models.actuators import TYPICAL_DAMPING, TYPICAL_FRICTION, DriveParameters
+from ..models.actuators import TYPICAL_DAMPING, TYPICAL_FRICTION, DriveParameters, drive_parameters
 
 MATRIX3 = float64[:, :, ::1]
 
@@ -120,8 +123,9 @@ class DriveFrictionEstimate:
         limits = np.asarray(robot.effort_limits, dtype=float)[-robot.na:]
         limits = np.where(np.isfinite(limits), limits, 0.0)
         #: The prior's standard deviations of ``b`` and ``f``.
-        self.damping_spread = np.maximum(prior.damping, TYPICAL_DAMPING * limits)
-        self.friction_spread = np.maximum(prior.friction, TYPICAL_FRICTION * limits)
+        model = drive_parameters(robot)
+        self.damping_spread = np.maximum.reduce([prior.damping, model.damping, TYPICAL_DAMPING * limits])
+        self.friction_spread = np.maximum.reduce([prior.friction, model.friction, TYPICAL_FRICTION * limits])
         self.prior = prior
         velocities = np.asarray(robot.velocity_limits, dtype=float)[-robot.na:]
         rated = np.where(np.isfinite(velocities) & (velocities > 0), limits / np.where(velocities > 0, velocities, 1.0),
