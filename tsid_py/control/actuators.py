@@ -126,6 +126,8 @@ class DriveStage(Stage):
         self.friction, self.damping = friction_scale * drives.friction, friction_scale * drives.damping
         self.smoothing = float(smoothing)
         self.robot = robot
+        if estimate is not False and robot.nq - (7 if robot.floating_base else 0) != robot.na:
+            raise ValueError(f"robot {robot.name!r}: the drive estimate needs one coordinate per joint")
         if estimate is True:
             estimate = DriveFrictionEstimate(robot, dt, DriveParameters(np.zeros(robot.na), self.damping, self.friction),
                                              smoothing=self.smoothing)
@@ -135,6 +137,7 @@ class DriveStage(Stage):
         self.estimate = estimate or None
         if self.estimate is not None:                   # fed forward from the estimate's arrays
             self.damping, self.friction = self.estimate.damping, self.estimate.friction
+            self._feedforward = np.zeros(robot.na)
         self.command = DriveCommand(robot.na)
         self.impedance = impedance is not None
         if self.impedance and robot.nq - (7 if robot.floating_base else 0) != robot.na:
@@ -151,11 +154,11 @@ class DriveStage(Stage):
     def step(self, state: StepState) -> None:
         """Form :attr:`command` from the step's solution and state."""
         command, first, solution, n = self.command, self.first, state.solution, self.friction.size
-        if self.estimate is not None:
-            self.estimate.observe(state.v, self.robot.mass_matrix)
         drive_command(solution.tau_actuated, state.q[state.q.size - n:], state.v[first:], solution.ddq[first:],
                       self.friction, self.damping, self.smoothing, self.dt, self.mean_time, self.mean_square_time,
                       self.impedance, command.tau, command.tau_ff, command.q_des, command.v_des)
         if self.estimate is not None:
-            self.estimate.remember(state.v, solution.ddq, solution.tau_actuated, command.tau - solution.tau_actuated,
-                                   solution.local_wrenches.keys())
+            np.subtract(command.tau, solution.tau_actuated, out=self._feedforward)
+            positions = state.q[state.q.size - n:] if state.sensors is None else state.sensors.joint_positions
+            self.estimate.update(positions, state.v, solution.ddq, solution.tau_actuated, self._feedforward,
+                                 solution.local_wrenches, self.robot.mass_matrix)

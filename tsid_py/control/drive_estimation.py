@@ -16,8 +16,17 @@ with ``u_i`` the drive stage's feed-forward. Their difference needs no contact f
 
     y_i ≡ u_i − (M (q̈ − q̈*))_i = b_i q̇_i + f_i sgn(q̇_i) (+ the model's other errors)
 
-``q̈`` is the estimate's acceleration over the last period, ``(v_{k+1} − v_k) / dt``, ``q̇``
-the period's mean velocity. Per joint a Kalman filter estimates ``θ = (b, f, k, c)`` from
+The accelerations are measured, not estimated: a state estimator that predicts with the
+commanded ``q̈*`` (:mod:`tsid_py.estimation.joints`) reports a departure from it late and
+small, and the damping estimated from it confirms whatever was fed forward (iCub's swing hip
+read 4.7 rad/s for a true 6.8). Over two windows of ``W`` steps (``window`` s), the joints'
+``q̈`` is the second difference of their measured positions (the encoders),
+``(q_k − 2 q_{k−W} + q_{k−2W}) / (W dt)²``, which weighs each step's acceleration by a
+triangle; ``q̈*``, ``u`` and ``τ`` are averaged with the same weights, the floating base's
+``q̈`` is the same average of the state's velocity differences, and ``q̇`` is
+``(q_k − q_{k−2W}) / (2 W dt)``. A joint counts as free when it was free the whole span; the
+estimates are updated once a window.
+Per joint a Kalman filter estimates ``θ = (b, f, k, c)`` from
 ``y = θ · (q̇, tanh(q̇ / v_s), τ_i, 1)``: ``k τ_i`` takes the links' mass and inertia errors
 (the plant's ``(M q̈ + h)_i`` is the model's scaled, to first order, when its links are), ``c``
 the rest (an offset, the torque's delay), a random walk of rate ``bias_drift · τ_max`` per √s; ``b`` and
@@ -106,13 +115,15 @@ class DriveFrictionEstimate:
     gate : innovations are clipped at this many standard deviations; the estimates at
         ``prior + gate σ``.
     noise_memory : s, the time constant of the innovations' running mean square.
+    window : s, half the span of the second differences (see the module).
     """
 
     def __init__(self, robot, dt: float, prior: DriveParameters, *, smoothing: float = 0.05,
                  model_error: float = 0.2, bias_drift: float = 0.01, parameter_memory: float = 60.0, gate: float = 3.0,
-                 noise_memory: float = 0.5):
+                 noise_memory: float = 0.5, window: float = 0.01):
         for name, value in (("dt", dt), ("smoothing", smoothing), ("model_error", model_error), ("bias_drift", bias_drift),
-                            ("parameter_memory", parameter_memory), ("gate", gate), ("noise_memory", noise_memory)):
+                            ("parameter_memory", parameter_memory), ("gate", gate), ("noise_memory", noise_memory),
+                            ("window", window)):
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number, got {value!r}")
         if not isinstance(prior, DriveParameters) or prior.damping.size != robot.na:
@@ -138,9 +149,22 @@ class DriveFrictionEstimate:
         #: Prior deviations of ``(b, f, k, c)`` (na, 4).
         self.spread = np.column_stack([self.damping_spread, self.friction_spread, np.full(robot.na, model_error),
                                        np.maximum(bias_drift * limits, 1e-9)])
-        self.process_noise = self.spread ** 2 * dt / parameter_memory
-        self.process_noise[:, 3] = self.spread[:, 3] ** 2 * dt
+        update = dt * max(1, int(round(window / dt)))        # the period of the updates
+        self.process_noise = self.spread ** 2 * update / parameter_memory
+        self.process_noise[:, 3] = self.spread[:, 3] ** 2 * update
         self._supports: dict[str, np.ndarray] = {}
+        self._free: dict[tuple, np.ndarray] = {}
+        #: Steps per window (``window`` s): the joints' accelerations are the second
+        #: differences of their measured positions over two windows.
+        self.window = max(1, int(round(window / dt)))
+        self._slots = 2 * self.window + 1
+        self._positions, self._velocities = np.zeros((self._slots, robot.na)), np.zeros((self._slots, robot.nv))
+        self._ddq = np.zeros((self._slots, robot.nv))
+        self._torque, self._feedforward = np.zeros((self._slots, robot.na)), np.zeros((self._slots, robot.na))
+        self._free_steps = np.zeros((self._slots, robot.na), dtype=bool)
+        ramp = np.arange(self.window) + 0.5                  # the second difference's weights on each step's q̈
+        self._weights = np.r_[ramp, ramp[::-1]] / self.window ** 2
+        self._acceleration = np.zeros(robot.nv)
         self.reset()
 
     def reset(self) -> None:
@@ -156,14 +180,18 @@ class DriveFrictionEstimate:
         if not hasattr(self, "damping"):               # the arrays a drive stage reads stay the same objects
             self.damping, self.friction = np.empty(n), np.empty(n)
         self.damping[:], self.friction[:] = self.prior.damping, self.prior.friction
-        self._previous = None
+        self._count = 0
 
     def free_joints(self, contacts) -> np.ndarray:
         """(na,) bool: the actuated joints no frame of ``contacts`` (names) hangs from. A
-        contact whose name is not a frame loads every joint."""
-        free = np.ones(self.robot.na, dtype=bool)
-        for name in contacts:
-            free &= ~self._support(name)
+        contact whose name is not a frame loads every joint (the array is cached: read it)."""
+        key = tuple(contacts)
+        free = self._free.get(key)
+        if free is None:
+            free = np.ones(self.robot.na, dtype=bool)
+            for name in key:
+                free &= ~self._support(name)
+            self._free[key] = free
         return free
 
     def _support(self, name: str) -> np.ndarray:
@@ -180,24 +208,35 @@ class DriveFrictionEstimate:
             self._supports[name] = mask
         return mask
 
-    def observe(self, v: np.ndarray, mass_matrix: np.ndarray) -> None:
-        """Compare the state now, ``v`` (nv,) with ``mass_matrix`` (nv, nv) at it, with what
-        the last :meth:`remember` commanded, and update the estimates (:attr:`damping`,
-        :attr:`friction`, (na,))."""
-        if self._previous is None:
+    def update(self, positions: np.ndarray, v: np.ndarray, ddq: np.ndarray, torque: np.ndarray,
+               feedforward: np.ndarray, contacts, mass_matrix: np.ndarray) -> None:
+        """One control step: the joints' measured ``positions`` (na,, the encoders') and the
+        state's ``v`` (nv,) at its start, the ``ddq`` (nv,) it commanded, the QP's ``torque``
+        and the ``feedforward`` (na,) sent, its active ``contacts`` (names) and the
+        ``mass_matrix`` (nv, nv); every ``window`` steps the estimates (:attr:`damping`,
+        :attr:`friction`) are updated over the last two windows (see the module)."""
+        slot = self._count % self._slots
+        self._positions[slot], self._velocities[slot], self._ddq[slot] = positions, v, ddq
+        self._torque[slot], self._feedforward[slot] = torque, feedforward
+        self._free_steps[slot] = self.free_joints(contacts)
+        self._count += 1
+        if self._count < self._slots or (self._count - self._slots) % self.window:
             return
-        last_v, last_ddq, last_torque, last_feedforward, free = self._previous
-        acceleration = (v - last_v) / self.dt - last_ddq
+        order = (np.arange(self._count - self._slots, self._count)) % self._slots     # oldest first
+        w, h = self.window, self.dt * self.window
+        steps = order[:-1]                                                          # the 2W steps applied
+        weights = self._weights
+        commanded = weights @ self._ddq[steps]
+        acceleration = self._acceleration
+        acceleration[:self.first] = weights @ np.diff(self._velocities[order, :self.first], axis=0) / self.dt
+        q = self._positions[order[[0, w, 2 * w]]]
+        acceleration[self.first:] = (q[2] - 2.0 * q[1] + q[0]) / (h * h)
+        acceleration -= commanded
         residual = mass_matrix[self.first:] @ acceleration
-        drive_filter_step(residual, v[self.first:], last_v[self.first:], last_feedforward, last_torque, free,
-                          self.covariance, self.noise, self.theta, self.process_noise, self.smoothing, self.dt,
-                          self.gate, self.noise_memory)
+        velocity = (q[2] - q[0]) / (2.0 * h)
+        free = np.logical_and.reduce(self._free_steps[steps], axis=0)
+        drive_filter_step(residual, velocity, velocity, weights @ self._feedforward[steps],
+                          weights @ self._torque[steps], free, self.covariance, self.noise, self.theta,
+                          self.process_noise, self.smoothing, h, self.gate, self.noise_memory)
         np.clip(self.theta[:, 0], 0.0, self.upper[0], out=self.damping)
         np.clip(self.theta[:, 1], 0.0, self.upper[1], out=self.friction)
-
-    def remember(self, v: np.ndarray, ddq: np.ndarray, torque: np.ndarray, feedforward: np.ndarray,
-                 contacts) -> None:
-        """This step's state ``v`` (nv,), commanded ``ddq`` (nv,), the QP's ``torque`` and the
-        feed-forward (na,) and the active ``contacts`` (names), for the next :meth:`observe`."""
-        self._previous = (np.array(v, dtype=float), np.array(ddq, dtype=float), np.array(torque, dtype=float),
-                          np.array(feedforward, dtype=float), self.free_joints(contacts))
