@@ -286,7 +286,7 @@ def test_drive_damping_estimate_converges_to_the_plants():
     feedback = Feedback(sim, controller, conditions)
     estimate = feedback.drive_stage.estimate
     names = robot.scalar_joint_names[-robot.na:]
-    arms = [i for i, name in enumerate(names) if name.startswith("arm_left") or name.startswith("arm_right")]
+    arms = [i for i, name in enumerate(names) if name.startswith(("arm_left", "arm_right"))]
     legs = [i for i, name in enumerate(names) if name.startswith("leg_")]
     task = controller.solver.add_task(tp_tasks.JointTask(joints=[names[i] for i in arms], kp=400.0, weight=1.0))
     rest = np.array([robot.q_ref[robot.joint_q_index(names[i])] for i in arms])

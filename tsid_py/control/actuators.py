@@ -9,7 +9,10 @@ drive also loses torque to its own friction; :class:`DriveCommand` holds what a
   drives' dry (``f_c``, N·m) and viscous (``b``, N·m·s/rad) friction at the velocity the step
   commands, ``v̄ = v + dt q̈`` (``tanh`` with ``v_s`` rad/s smooths the sign, so that a joint
   at rest is not kicked by its velocity noise). ``friction_scale`` (0…1) compensates a part
-  only: a feed-forward that overestimates the friction pushes the joint the wrong way.
+  only: a feed-forward that overestimates the friction pushes the joint the wrong way. With
+  ``estimate`` the stage learns ``b`` and ``f`` online from the equation of motion's residual
+  (:mod:`tsid_py.control.drive_estimation`), starting from the values it was told, and feeds
+  its estimates forward instead.
 * **position / impedance drives** — ``(q_des, v_des, tau_ff, kp, kd)`` for a drive that
   applies ``τ(t) = tau_ff + kp (q_des − q(t)) + kd (v_des − v(t))`` on its own, faster loop
   (period ``δ``) and holds the five values for one control period ``h = n δ``. Along the

@@ -26,18 +26,22 @@ triangle; ``q̈*``, ``u`` and ``τ`` are averaged with the same weights, the flo
 ``q̈`` is the same average of the state's velocity differences, and ``q̇`` is
 ``(q_k − q_{k−2W}) / (2 W dt)``. A joint counts as free when it was free the whole span; the
 estimates are updated once a window.
+
 Per joint a Kalman filter estimates ``θ = (b, f, k, c)`` from
 ``y = θ · (q̇, tanh(q̇ / v_s), τ_i, 1)``: ``k τ_i`` takes the links' mass and inertia errors
 (the plant's ``(M q̈ + h)_i`` is the model's scaled, to first order, when its links are), ``c``
-the rest (an offset, the torque's delay), a random walk of rate ``bias_drift · τ_max`` per √s; ``b`` and
-``f`` start from what the controller was told, with a standard deviation of the largest of
-that, the model's own (:func:`~tsid_py.models.actuators.drive_parameters`: its file's values, or
-the typical drive's :data:`~tsid_py.models.actuators.TYPICAL_DAMPING`,
-:data:`~tsid_py.models.actuators.TYPICAL_FRICTION` times ``τ_max``) and the typical drive's,
-and drift slowly (``parameter_memory`` s); ``k`` (a scale error of the rigid-body torque
-``τ``, a regressor of its own) starts at 0 with deviation ``model_error``. The measurement noise ``R`` is the innovations' running mean square;
-an innovation beyond ``gate`` standard deviations (a foot touching down before its contact is
-in the QP, a push) is clipped to it. The estimates fed forward stay in ``[0, prior + gate σ]``.
+the rest (an offset, the torque's delay), a random walk of rate ``bias_drift · τ_max`` per
+√s. ``b`` and ``f`` start from what the controller was told, with a standard deviation of
+the largest of that, the model's own (:func:`~tsid_py.models.actuators.drive_parameters`:
+its file's values, or the typical drive's) and the typical drive's
+(:data:`~tsid_py.models.actuators.TYPICAL_DAMPING`,
+:data:`~tsid_py.models.actuators.TYPICAL_FRICTION` times ``τ_max``), and drift slowly
+(``parameter_memory`` s); ``k`` starts at 0 with deviation ``model_error``. The measurement
+noise ``R`` is the innovations' running mean square; an innovation beyond ``gate`` standard
+deviations (a foot touching down before its contact is in the QP, a push) is clipped to it.
+The estimates fed forward stay in ``[0, b_max]`` and ``[0, f_max]``: ``gate`` deviations
+above the prior, and for ``b`` at least ``τ_max / v_max`` (the damping that takes the whole
+torque limit at the velocity limit).
 
 A joint loaded by a contact is not updated (its estimate holds: damping and friction are the
 drive's, not the phase's); a joint that does not move teaches nothing about them (its ``q̇``
@@ -52,7 +56,12 @@ import numpy as np
 from numba import boolean, float64, njit, void
 
 from .._numba import FASTMATH, VECTOR
-from ..models.actuators import TYPICAL_DAMPING, TYPICAL_FRICTION, DriveParameters, drive_parameters
+from ..models.actuators import (
+    TYPICAL_DAMPING,
+    TYPICAL_FRICTION,
+    DriveParameters,
+    drive_parameters,
+)
 
 MATRIX3 = float64[:, :, ::1]
 
@@ -113,17 +122,17 @@ class DriveFrictionEstimate:
     bias_drift : the rate of the offset's random walk, a fraction of ``τ_max`` per √s.
     parameter_memory : s over which ``b``, ``f`` and ``k`` may drift by their prior deviation.
     gate : innovations are clipped at this many standard deviations; the estimates at
-        ``prior + gate σ``.
+        ``prior + gate σ`` (see the module).
     noise_memory : s, the time constant of the innovations' running mean square.
     window : s, half the span of the second differences (see the module).
     """
 
     def __init__(self, robot, dt: float, prior: DriveParameters, *, smoothing: float = 0.05,
-                 model_error: float = 0.2, bias_drift: float = 0.01, parameter_memory: float = 60.0, gate: float = 3.0,
-                 noise_memory: float = 0.5, window: float = 0.01):
-        for name, value in (("dt", dt), ("smoothing", smoothing), ("model_error", model_error), ("bias_drift", bias_drift),
-                            ("parameter_memory", parameter_memory), ("gate", gate), ("noise_memory", noise_memory),
-                            ("window", window)):
+                 model_error: float = 0.2, bias_drift: float = 0.01, parameter_memory: float = 60.0,
+                 gate: float = 3.0, noise_memory: float = 0.5, window: float = 0.01):
+        for name, value in (("dt", dt), ("smoothing", smoothing), ("model_error", model_error),
+                            ("bias_drift", bias_drift), ("parameter_memory", parameter_memory), ("gate", gate),
+                            ("noise_memory", noise_memory), ("window", window)):
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number, got {value!r}")
         if not isinstance(prior, DriveParameters) or prior.damping.size != robot.na:
@@ -133,8 +142,8 @@ class DriveFrictionEstimate:
         self.first = robot.nv - robot.na
         limits = np.asarray(robot.effort_limits, dtype=float)[-robot.na:]
         limits = np.where(np.isfinite(limits), limits, 0.0)
-        #: The prior's standard deviations of ``b`` and ``f``.
         model = drive_parameters(robot)
+        #: The prior's standard deviations of ``b`` and ``f``.
         self.damping_spread = np.maximum.reduce([prior.damping, model.damping, TYPICAL_DAMPING * limits])
         self.friction_spread = np.maximum.reduce([prior.friction, model.friction, TYPICAL_FRICTION * limits])
         self.prior = prior
@@ -149,14 +158,14 @@ class DriveFrictionEstimate:
         #: Prior deviations of ``(b, f, k, c)`` (na, 4).
         self.spread = np.column_stack([self.damping_spread, self.friction_spread, np.full(robot.na, model_error),
                                        np.maximum(bias_drift * limits, 1e-9)])
-        update = dt * max(1, int(round(window / dt)))        # the period of the updates
+        #: Steps per window (``window`` s): the joints' accelerations are the second
+        #: differences of their measured positions over two windows.
+        self.window = max(1, round(window / dt))
+        update = dt * self.window                            # the period of the updates
         self.process_noise = self.spread ** 2 * update / parameter_memory
         self.process_noise[:, 3] = self.spread[:, 3] ** 2 * update
         self._supports: dict[str, np.ndarray] = {}
         self._free: dict[tuple, np.ndarray] = {}
-        #: Steps per window (``window`` s): the joints' accelerations are the second
-        #: differences of their measured positions over two windows.
-        self.window = max(1, int(round(window / dt)))
         self._slots = 2 * self.window + 1
         self._positions, self._velocities = np.zeros((self._slots, robot.na)), np.zeros((self._slots, robot.nv))
         self._ddq = np.zeros((self._slots, robot.nv))
