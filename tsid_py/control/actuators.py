@@ -9,7 +9,10 @@ drive also loses torque to its own friction; :class:`DriveCommand` holds what a
   drives' dry (``f_c``, N·m) and viscous (``b``, N·m·s/rad) friction at the velocity the step
   commands, ``v̄ = v + dt q̈`` (``tanh`` with ``v_s`` rad/s smooths the sign, so that a joint
   at rest is not kicked by its velocity noise). ``friction_scale`` (0…1) compensates a part
-  only: a feed-forward that overestimates the friction pushes the joint the wrong way.
+  only: a feed-forward that overestimates the friction pushes the joint the wrong way. With
+  ``estimate`` the stage learns ``b`` and ``f`` online from the equation of motion's residual
+  (:mod:`tsid_py.control.drive_estimation`), starting from the values it was told, and feeds
+  its estimates forward instead.
 * **position / impedance drives** — ``(q_des, v_des, tau_ff, kp, kd)`` for a drive that
   applies ``τ(t) = tau_ff + kp (q_des − q(t)) + kd (v_des − v(t))`` on its own, faster loop
   (period ``δ``) and holds the five values for one control period ``h = n δ``. Along the
@@ -38,6 +41,7 @@ from numba import boolean, float64, njit, void
 from .._numba import FASTMATH, VECTOR
 
 from ..models.actuators import DriveParameters, drive_parameters
+from .drive_estimation import DriveFrictionEstimate
 from .pipeline import Stage, StepState
 
 
@@ -103,10 +107,16 @@ class DriveStage(Stage):
     smoothing : ``v_s``, rad/s.
     impedance : ``None`` (torque drives), or ``(kp, kd)`` (na,) each, the impedance drives' gains.
     drive_steps : ``n``, the drive's samples per control period (impedance drives).
+    estimate : learn the damping and friction the feed-forward misses from the equation of
+        motion's residual on the joints no contact loads
+        (:class:`~tsid_py.control.drive_estimation.DriveFrictionEstimate`, its prior what
+        ``drives`` and ``friction_scale`` say; True: its defaults, or one configured) and
+        feed the estimates forward instead.
     """
 
     def __init__(self, robot, dt: float, *, drives: DriveParameters | None = None, friction_scale: float = 1.0,
-                 smoothing: float = 0.05, impedance=None, drive_steps: int = 1):
+                 smoothing: float = 0.05, impedance=None, drive_steps: int = 1,
+                 estimate: bool | DriveFrictionEstimate = False):
         drives = drive_parameters(robot) if drives is None else drives
         if not isinstance(drives, DriveParameters) or drives.armature.size != robot.na:
             raise ValueError(f"drives must be a DriveParameters of {robot.na} joints, got {drives!r}")
@@ -118,6 +128,19 @@ class DriveStage(Stage):
         self.dt, self.first = float(dt), robot.nv - robot.na
         self.friction, self.damping = friction_scale * drives.friction, friction_scale * drives.damping
         self.smoothing = float(smoothing)
+        self.robot = robot
+        if estimate is not False and robot.nq - (7 if robot.floating_base else 0) != robot.na:
+            raise ValueError(f"robot {robot.name!r}: the drive estimate needs one coordinate per joint")
+        if estimate is True:
+            estimate = DriveFrictionEstimate(robot, dt, DriveParameters(np.zeros(robot.na), self.damping, self.friction),
+                                             smoothing=self.smoothing)
+        elif estimate is not False and not isinstance(estimate, DriveFrictionEstimate):
+            raise ValueError(f"estimate must be a bool or a DriveFrictionEstimate, got {type(estimate).__name__}")
+        #: The online estimate of the drives' damping and friction (None: the told values).
+        self.estimate = estimate or None
+        if self.estimate is not None:                   # fed forward from the estimate's arrays
+            self.damping, self.friction = self.estimate.damping, self.estimate.friction
+            self._feedforward = np.zeros(robot.na)
         self.command = DriveCommand(robot.na)
         self.impedance = impedance is not None
         if self.impedance and robot.nq - (7 if robot.floating_base else 0) != robot.na:
@@ -137,3 +160,8 @@ class DriveStage(Stage):
         drive_command(solution.tau_actuated, state.q[state.q.size - n:], state.v[first:], solution.ddq[first:],
                       self.friction, self.damping, self.smoothing, self.dt, self.mean_time, self.mean_square_time,
                       self.impedance, command.tau, command.tau_ff, command.q_des, command.v_des)
+        if self.estimate is not None:
+            np.subtract(command.tau, solution.tau_actuated, out=self._feedforward)
+            positions = state.q[state.q.size - n:] if state.sensors is None else state.sensors.joint_positions
+            self.estimate.update(positions, state.v, solution.ddq, solution.tau_actuated, self._feedforward,
+                                 solution.local_wrenches, self.robot.mass_matrix)

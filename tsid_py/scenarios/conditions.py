@@ -17,7 +17,9 @@
   (:class:`~tsid_py.estimation.EstimatorSettings`; the rest come from the sensors' datasheet);
 * ``actuator_model`` — whether the controller knows the plant's drives: their armature in its
   mass matrix (:func:`~tsid_py.models.actuators.set_armature`) and their friction fed forward
-  (:class:`~tsid_py.control.actuators.DriveStage`, ``friction_scale``).
+  (:class:`~tsid_py.control.actuators.DriveStage`, ``friction_scale``), and with
+  ``drive_estimate`` the share it was not told learnt online from the equation of motion's
+  residual (:class:`~tsid_py.control.drive_estimation.DriveFrictionEstimate`).
 
 :meth:`Conditions.realistic` is the ``--realistic`` preset (see its docstring for each
 figure and where it comes from).
@@ -44,6 +46,7 @@ class Conditions:
     feedback: str = "estimator"
     actuator_model: bool = True
     friction_scale: float = 0.5
+    drive_estimate: bool = True
     seed: int = 0
     estimator: dict = field(default_factory=dict)
 
@@ -56,6 +59,8 @@ class Conditions:
             raise ValueError(f"feedback must be one of {FEEDBACK}, got {self.feedback!r}")
         if not 0.0 <= self.friction_scale <= 1.0:
             raise ValueError(f"friction_scale must be in [0, 1], got {self.friction_scale!r}")
+        if not isinstance(self.drive_estimate, bool):
+            raise ValueError(f"drive_estimate must be a bool, got {self.drive_estimate!r}")
         if isinstance(self.seed, bool) or int(self.seed) != self.seed or self.seed < 0:
             raise ValueError(f"seed must be a whole number >= 0, got {self.seed!r}")
 
@@ -74,7 +79,7 @@ class Conditions:
           model's limits, each link's mass (and inertia) ×U[0.85, 1.15], 2 ms from
           measurement to applied torque;
         * the controller on the estimator, told the drives' armature, feeding half their
-          friction forward.
+          friction forward and estimating the rest online (``drive_estimate``).
         """
         sensors = SensorSpec(encoder_noise=1e-3, encoder_resolution=2.0 * math.pi / 2 ** 16,
                              gyro_noise=math.radians(0.01), gyro_bias=math.radians(0.01),
@@ -86,6 +91,6 @@ class Conditions:
     def describe(self) -> dict:
         """A JSON-ready summary of the conditions."""
         return {"feedback": self.feedback, "seed": self.seed, "actuator_model": self.actuator_model,
-                "friction_scale": self.friction_scale,
+                "friction_scale": self.friction_scale, "drive_estimate": self.drive_estimate,
                 "sensors": {k: v for k, v in vars(self.sensors).items()},
                 "plant": {k: v for k, v in vars(self.plant).items()}}

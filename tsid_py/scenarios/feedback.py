@@ -82,7 +82,8 @@ class Feedback:
             return None
         known = DriveParameters(np.zeros(robot.na), values(plant.damping, drives.damping),
                                 values(plant.friction_loss, drives.friction))
-        stage = DriveStage(robot, controller.dt, drives=known, friction_scale=conditions.friction_scale)
+        stage = DriveStage(robot, controller.dt, drives=known, friction_scale=conditions.friction_scale,
+                           estimate=conditions.drive_estimate)
         controller.insert(stage)
         return stage
 
