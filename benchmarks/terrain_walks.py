@@ -44,9 +44,10 @@ def one_walk(job: tuple) -> dict:
 
     from tsid_py.sim.contact import ContactOptions
 
-    robot, terrain, friction, seed, distance, ideal, force_noise, sole_impedance = job
+    robot, terrain, friction, seed, distance, ideal, force_noise, sole_impedance, drive_estimate = job
     conditions = Conditions(feedback="ground-truth", seed=seed) if ideal else Conditions.realistic(seed)
-    conditions = replace(conditions, plant=replace(conditions.plant, friction=friction),
+    conditions = replace(conditions, drive_estimate=drive_estimate and not ideal,
+                         plant=replace(conditions.plant, friction=friction),
                          sensors=replace(conditions.sensors, force_noise=force_noise))
     keys = dict(robot=robot, terrain=terrain, friction=friction, seed=seed)
     with threadpool_limits(limits=1, user_api="blas"):
@@ -107,10 +108,13 @@ def main(argv=None) -> dict:
     parser.add_argument("--ideal", action="store_true", help="the simulator's exact state and plant")
     parser.add_argument("--force-noise", type=float, help="foot force sensors of this noise, N")
     parser.add_argument("--sole-impedance", type=float, help="the soles' contact impedance d, in (0, 1)")
+    parser.add_argument("--drive-estimate", action="store_true",
+                        help="the controller learns the drives' damping and friction online (control.drive_estimation)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", help="write the report here")
     args = parser.parse_args(argv)
-    jobs = [(robot, terrain, friction, seed, args.distance, args.ideal, args.force_noise, args.sole_impedance)
+    jobs = [(robot, terrain, friction, seed, args.distance, args.ideal, args.force_noise, args.sole_impedance,
+             args.drive_estimate)
             for robot in args.robot for terrain in args.terrain
             for friction in args.friction for seed in range(args.first_seed, args.first_seed + args.seeds)]
     with ProcessPoolExecutor(max_workers=args.workers) as pool:

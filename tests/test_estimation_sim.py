@@ -280,7 +280,7 @@ def test_drive_damping_estimate_converges_to_the_plants():
     plant's), and a leg joint, loaded by its sole throughout, keeps its prior."""
     robot = load_robot("talos")
     conditions = Conditions(plant=PlantModel(armature="model", damping="model"), feedback="ground-truth",
-                            friction_scale=0.0)
+                            friction_scale=0.0, drive_estimate=True)
     sim = simulation(robot, conditions)
     controller = BalanceController(robot, sim.timestep)
     feedback = Feedback(sim, controller, conditions)

@@ -46,7 +46,7 @@ class Conditions:
     feedback: str = "estimator"
     actuator_model: bool = True
     friction_scale: float = 0.5
-    drive_estimate: bool = True
+    drive_estimate: bool = False
     seed: int = 0
     estimator: dict = field(default_factory=dict)
 
@@ -78,8 +78,8 @@ class Conditions:
           (:func:`~tsid_py.models.actuators.drive_parameters`), torques saturated at the
           model's limits, each link's mass (and inertia) ×U[0.85, 1.15], 2 ms from
           measurement to applied torque;
-        * the controller on the estimator, told the drives' armature, feeding half their
-          friction forward and estimating the rest online (``drive_estimate``).
+        * the controller on the estimator, told the drives' armature and feeding half their
+          friction forward (``drive_estimate=True``, an option, also learns the rest online).
         """
         sensors = SensorSpec(encoder_noise=1e-3, encoder_resolution=2.0 * math.pi / 2 ** 16,
                              gyro_noise=math.radians(0.01), gyro_bias=math.radians(0.01),
