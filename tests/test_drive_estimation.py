@@ -69,19 +69,3 @@ def test_bad_settings_are_refused_by_name():
         DriveFrictionEstimate(robot, 1e-3, prior, gate=0.0)
     with pytest.raises(ValueError, match="prior"):
         DriveFrictionEstimate(robot, 1e-3, DriveParameters(np.zeros(2), np.zeros(2), np.zeros(2)))
-
-
-def test_the_drive_estimate_is_an_option_the_command_line_turns_on():
-    """Off in the ``--realistic`` preset (it cost G1 a rough-ground walk), on with
-    ``--drive-estimate``, over the preset or a demo's own conditions."""
-    import argparse
-
-    from tsid_py.cli_conditions import add_arguments, conditions_of, given
-    from tsid_py.scenarios.conditions import Conditions
-
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    assert not conditions_of(parser.parse_args(["--realistic"]), Conditions()).drive_estimate
-    on = parser.parse_args(["--realistic", "--drive-estimate"])
-    assert conditions_of(on, Conditions()).drive_estimate and "--drive-estimate" in given(on)
-    assert conditions_of(parser.parse_args(["--drive-estimate"]), Conditions()).drive_estimate

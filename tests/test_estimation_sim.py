@@ -301,3 +301,19 @@ def test_drive_damping_estimate_converges_to_the_plants():
     assert np.all(plant[arms] > 0)
     np.testing.assert_allclose(estimate.damping[arms], plant[arms], rtol=0.1)
     np.testing.assert_array_equal(estimate.damping[legs], 0.0)
+
+
+def test_the_drive_estimate_is_an_option_the_command_line_turns_on():
+    """Off in the ``--realistic`` preset (it cost G1 a rough-ground walk), on with
+    ``--drive-estimate``, over the preset or a demo's own conditions."""
+    import argparse
+
+    from tsid_py.cli_conditions import add_arguments, conditions_of, given
+    from tsid_py.scenarios.conditions import Conditions
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert not conditions_of(parser.parse_args(["--realistic"]), Conditions()).drive_estimate
+    on = parser.parse_args(["--realistic", "--drive-estimate"])
+    assert conditions_of(on, Conditions()).drive_estimate and "--drive-estimate" in given(on)
+    assert conditions_of(parser.parse_args(["--drive-estimate"]), Conditions()).drive_estimate
