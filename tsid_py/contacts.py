@@ -364,7 +364,8 @@ class PlanarContact(Contact):
     sole bearing on its toe with a sideways force for a torsion about its centre of pressure
     several times what the toe holds (docs/walking.md, G1's spinning stance sole). The cap
     stays (pressed evenly, the cone alone allows ``k (X + Y) f_z``, 3.8 × the cap on G1's
-    narrow sole). The balance and walking controllers' soles use it.
+    narrow sole). Off by default, in the balance and walking controllers too (their
+    ``coupled_torsion``; measured in docs/walking.md, "The torsion a sole's edge holds").
 
     A sole that bears on part of itself only (on bumps: :meth:`tsid_py.control.terrain.Terrain.rest`)
     is given that part as ``bearing``, a convex polygon (k ≥ 3, 2) of the frame's x–y plane

@@ -25,18 +25,17 @@ It stops when no sample is more than :data:`TOLERANCE` above the plane: then the
 or above every sample (primal feasible) and touches the three whose weights hold the centre
 (complementary slackness) — the optimum. Several optimal planes exist when the centre is
 over an edge or a vertex of the hull (a sole across the crease at the foot of a ramp, turned,
-rocks on its diagonal; one on a ridge or a peak); which of them a solver returns depends
-on its path, so :func:`lowest_plane` reports those (False) and the caller settles them by
-its own rule (:mod:`tsid_py.control.terrain`: of the samples' upper hull facets, the first
-Qhull lists lowest at the centre).
+rocks on its diagonal; one on a ridge or a peak); which of them a solver returns depends on
+its path, so :func:`lowest_plane` settles such a tie by a rule of its own: the least tilted
+of the hull's facets lowest at the centre (:func:`_settle_tie`).
 
 No hull is built: a footprint of about a hundred samples takes a handful of pivots, each one
 pass over the samples — microseconds, where a Qhull hull through scipy costs a few hundred.
 The first triangle spans the footprint: the sample farthest from the centre, the one farthest
 from it, and the one farthest from their line on the centre's side. A footprint whose
 samples' projection does not hold its centre, a degenerate triangle (samples on a line),
-no convergence in the pivot budget or a tie is reported (False), and the caller takes
-another way.
+no convergence in the pivot budget or a tie the rule cannot settle (rounding) is reported
+(False), and the caller takes another way.
 
 Units: m.
 """
@@ -151,8 +150,8 @@ def _settle_tie(dx, dy, heights, plane, vertex, weight):
 def lowest_plane(dx, dy, heights, plane):
     """Write ``(h0, g_x, g_y)`` of the lowest plane at the centre lying on or above every sample
     ``(dx_i, dy_i, heights_i)`` into ``plane`` (3,) and return True; False (``plane``
-    unspecified) when the dual simplex cannot start or finish, or the lowest plane is not
-    the only one (see the module)."""
+    unspecified) when the dual simplex cannot start or finish, or a tie cannot be settled
+    (see the module)."""
     n = heights.size
     if n < 3:
         return False
