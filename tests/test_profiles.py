@@ -378,3 +378,41 @@ def test_knees_too_weak_for_any_reachable_posture_are_straightened_only_as_far_a
     pin.framesForwardKinematics(robot.model, data, robot.q_ref)
     height = pin.centerOfMass(robot.model, data, robot.q_ref)[2]
     assert robot.profile.gait.step_length == pytest.approx(STEP_LENGTH * height, rel=0.02)
+
+
+def test_the_knee_share_on_one_sole_down_a_step_is_rnea_s_knee_torque_under_the_weight_through_the_com():
+    """iCub (example-robot-data) with its legs 5 cm shorter than it stands (the stance leg of
+    a 5 cm step down, :func:`~tsid_py.models.posture.posture_at_extension`), still on one sole:
+    the floor's wrench is the robot's weight through its CoM — a closed form, force ``m g`` up
+    and moment ``(c − p) × m g`` about the sole's origin ``p`` — which balances RNEA's gravity
+    wrench on the floating base exactly; the knee's torque is RNEA's gravity torque less
+    ``J_kneeᵀ`` of that wrench, and :func:`~tsid_py.models.posture.single_support_knee_share`
+    is the larger of the two knees' |τ| / limit. Straightening the legs back lowers it."""
+    from tsid_py.models.legs import leg_geometry
+
+    robot = tp.robots.load(data_root() / "icub_description/robots/icub.urdf")
+    model, feet = robot.model, list(robot.feet)
+    legs = [leg_geometry(model, robot.q_ref, foot) for foot in feet]
+    extension = min(leg.extension for leg in legs) - 0.05 / min(leg.straight_length for leg in legs)
+    q = tp.models.posture.posture_at_extension(model, robot.q_ref, feet, extension)
+    assert min(leg_geometry(model, q, foot).extension for foot in feet) == pytest.approx(extension, abs=2e-3)
+    data = model.createData()
+    gravity = pin.rnea(model, data, q, np.zeros(model.nv), np.zeros(model.nv))
+    weight = pin.computeTotalMass(model) * np.linalg.norm(model.gravity.linear)
+    com = pin.centerOfMass(model, data, q)
+    pin.computeJointJacobians(model, data, q)
+    pin.updateFramePlacements(model, data)
+    torques = []
+    for foot, leg in zip(feet, legs):
+        sole = data.oMf[model.getFrameId(foot)]
+        force = np.array([0.0, 0.0, weight])
+        moment = np.cross(com - sole.translation, force)
+        local = np.r_[sole.rotation.T @ force, sole.rotation.T @ moment]
+        jacobian = pin.getFrameJacobian(model, data, model.getFrameId(foot), pin.LOCAL)
+        residual = gravity - jacobian.T @ local
+        np.testing.assert_allclose(residual[:6], 0.0, atol=1e-9 * weight)
+        index = model.joints[leg.knee].idx_v
+        torques.append(abs(residual[index]) / model.effortLimit[index])
+    share = tp.models.posture.single_support_knee_share(model, q, feet)
+    assert share == pytest.approx(max(torques), rel=1e-9)
+    assert tp.models.posture.single_support_knee_share(model, robot.q_ref, feet) < share

@@ -15,7 +15,8 @@ from tsid_py._geometry import separation
 from tsid_py.control.capture_point import SupportPolygon, rectangle_corners
 from tsid_py.control.walking.adjustment import StepAdjustment
 from tsid_py.control.walking.angles import yaw_of_sole
-from tsid_py.control.walking.footholds import clear_swing, place_footstep, place_footsteps, swing_clearance
+from tsid_py.control.walking.footholds import (OBSTACLE_CLEARANCE, clear_swing, place_footstep, place_footsteps,
+                                               swing_clearance)
 from tsid_py.control.walking.height import HeightProfile
 from tsid_py.control.walking.swing import SwingTrajectory
 from tsid_py.control.walking.touchdown import Touchdown
@@ -183,6 +184,47 @@ def test_a_swing_up_a_step_near_its_riser_waits_to_clear_it():
     assert swing_clearance(terrain, straight, SOLE, 0.02) < -0.005
     cleared = clear_swing(terrain, start, end, 0.0, 0.6, SOLE, 0.05)
     assert cleared.delays[0] > 0 and swing_clearance(terrain, cleared, SOLE, 0.02) >= -0.002
+
+
+def lowest_sole_margin(terrain, swing, size, samples=200) -> float:
+    """The least height (m) of the swing's sole rectangle (a 9 × 7 grid of its points, its
+    pose from the swing) above the terrain's height under each point, over ``samples``
+    instants of the swing strictly inside it."""
+    length, width = size
+    grid = np.array([[u, v, 0.0] for u in np.linspace(-length / 2, length / 2, 9)
+                     for v in np.linspace(-width / 2, width / 2, 7)])
+    lowest = np.inf
+    for t in np.linspace(swing.lift_off, swing.touch_down, samples + 2)[1:-1]:
+        placement = swing.sample(t).placement
+        points = grid @ placement.rotation.T + placement.translation
+        lowest = min(lowest, float(np.min(points[:, 2] - terrain.height(points[:, 0], points[:, 1]))))
+    return lowest
+
+
+def test_a_swing_down_from_the_tread_it_leaves_rises_only_its_obstacle_clearance_and_stays_above_the_ground():
+    """The trailing foot leaving the upper tread of a 5 cm step down (its foothold 4 cm before
+    the edge, the landing 0.12 m past it): the swing rises 0.4 of the clearance above its start
+    instead of the full clearance, and its sole, sampled on a grid of points against the
+    terrain's heights, stays above the ground all along (within the 2 mm the clearance check
+    allows). Up the same step and on flat ground, the apex is as before: the clearance above
+    the highest ground."""
+    clearance = 0.05
+    terrain = Terrain.steps(-0.05, tread=0.5, start=0.0)
+    start, end = Footstep("f", -0.14, 0.0, 0.0, 0.0), Footstep("f", 0.22, 0.0, 0.0, -0.05)
+    down = clear_swing(terrain, start, end, 0.0, 0.6, SOLE, clearance)
+    assert down.apex == pytest.approx(OBSTACLE_CLEARANCE * clearance)
+    assert lowest_sole_margin(terrain, down, SOLE) >= -0.002
+    up = clear_swing(terrain, Footstep("f", 0.22, 0.0, 0.0, -0.05), Footstep("f", -0.14, 0.0, 0.0, 0.0), 0.0, 0.6,
+                     SOLE, clearance)
+    assert up.apex == pytest.approx(clearance)
+    level = clear_swing(terrain, Footstep("f", -0.5, 0.0, 0.0), Footstep("f", -0.14, 0.0, 0.0), 0.0, 0.6, SOLE,
+                        clearance)
+    assert level.apex == pytest.approx(clearance)
+    # down from a 5 cm platform over an 8 cm bar: the bar is the highest ground, cleared by the clearance
+    ridge = Terrain([Block([-0.5, 0.0, 0.025], [0.5, 1.0, 0.025]), Block([0.1, 0.0, 0.04], [0.03, 1.0, 0.04])])
+    over = clear_swing(ridge, Footstep("f", -0.14, 0.0, 0.0, 0.05), Footstep("f", 0.3, 0.0, 0.0, 0.0), 0.0, 0.6,
+                       SOLE, clearance)
+    assert over.apex == pytest.approx(0.08 + clearance)
 
 
 def test_the_com_height_profile_is_a_smooth_spline_through_its_knots():

@@ -54,6 +54,24 @@ the placing margin): no point below the ground (within 2 mm), and a point over a
 the foot of a ramp, not the ramp the foothold is on — ``obstacle`` m above it (the foot's tracking
 error: a riser's edge, the ramp ahead, a bump).
 
+**A swing down from the highest ground it passes** (:func:`descent_apex`) — its landing lower
+than its start by more than :data:`OBSTACLE_CLEARANCE` ``clearance``, and no ground under the
+swept footprint above the start foothold: the trailing foot leaving the upper tread of a step
+down — rises only :data:`OBSTACLE_CLEARANCE` ``clearance`` above its start, the clearance the
+swing keeps over an obstacle, instead of the full ``clearance``. At that swing's lift-off the
+foot is behind the hip and higher than the stance foot by the drop: its leg is folded by the
+drop and leans back, so its ankle flexes toward its stop, and every centimetre the flat sole
+rises there folds the leg further. On iCub (a 5 cm drop, 11 % of its straight leg, the feet
+its gait's step apart) no posture with both soles flat, the joints within their ranges and the
+CoM halfway between the feet (or 70 % of the way to the front one) at any height reaches the
+trailing sole 1 cm above its tread (a bounded least-squares fit as
+:func:`tsid_py.models.reach.reach`'s with the CoM's height fixed, scanned every 2.5 mm: the
+trailing ankle pitch at its stop below, the leading leg out of reach above; on the tread, a
+band of 5 mm), so the swing task (weighted 10, the CoM's 1) lifted the whole body instead:
+its CoM rose 2–5 cm above the plan, then dropped as the swing came down and saturated the
+stance knee. Nothing higher lies ahead on the way down, so the lower apex clears the tread's
+edge as the clearance check asks of any obstacle.
+
 Units: m, rad.
 """
 
@@ -77,6 +95,9 @@ SWING_DELAYS = sorted(((a, b) for a in (0.0, 0.1, 0.2, 0.3) for b in (0.0, 0.1, 
 CLEARANCE_SAMPLES = 40
 #: Share of a swing onto an uneven foothold spent coming straight down (see the module).
 SETTLE = 0.2
+#: Share of a swing's clearance it keeps over an obstacle (:func:`swing_clearance`), and the
+#: rise of a swing down from the highest ground it passes (:func:`descent_apex`).
+OBSTACLE_CLEARANCE = 0.4
 
 
 def place_footstep(step: Footstep, terrain: Terrain, sole_size, *, margin: float = 0.02, search: float | None = None,
@@ -260,6 +281,18 @@ def swing_apex(terrain: Terrain, start: Footstep, end: Footstep, sole_size, clea
     return highest + clearance
 
 
+def descent_apex(start: Footstep, end: Footstep, apex: float, clearance: float) -> float:
+    """The apex (world z, m) of a swing from ``start`` to ``end`` whose apex over the ground is
+    ``apex`` (:func:`swing_apex`, ``clearance`` above the highest ground it passes): for a swing
+    down — ``end`` more than :data:`OBSTACLE_CLEARANCE` ``clearance`` below ``start`` — that
+    passes no ground higher than its start (``apex`` at most ``clearance`` above it, within
+    1 mm), ``start.z + OBSTACLE_CLEARANCE clearance``; else ``apex`` (see the module)."""
+    rise = OBSTACLE_CLEARANCE * clearance
+    if start.z - end.z > rise and apex <= start.z + clearance + 1e-3:
+        return start.z + rise
+    return apex
+
+
 def swing_clearance(terrain: Terrain, swing: SwingTrajectory, sole_size, obstacle: float = 0.0,
                     margin: float = 0.01) -> float:
     """The least margin (m) of the swing's footprint over the ground (see the module): over
@@ -292,9 +325,10 @@ def clear_swing(terrain: Terrain, start: Footstep, end: Footstep, lift_off: floa
     """A swing from ``start`` to ``end`` over ``terrain`` whose apex clears the ground between
     them by ``clearance`` (:func:`swing_apex`) and whose horizontal motion waits long enough
     at each end for :func:`swing_clearance` to hold with obstacles cleared by
-    ``0.4 clearance`` (see the module); the one of the largest margin when no delay of
-    :data:`SWING_DELAYS` gives that."""
-    apex = swing_apex(terrain, start, end, sole_size, clearance)
+    :data:`OBSTACLE_CLEARANCE` ``clearance`` (see the module); the one of the largest margin when
+    no delay of :data:`SWING_DELAYS` gives that. A swing down from the highest ground it passes
+    rises only that much above its start (:func:`descent_apex`)."""
+    apex = descent_apex(start, end, swing_apex(terrain, start, end, sole_size, clearance), clearance)
     uneven = not terrain.is_flat and terrain.rest(end.x, end.y, end.yaw, sole_size).gap > 0.001
     best, best_margin = None, -np.inf
     for delays in [pair for pair in SWING_DELAYS if not uneven or pair[1] >= SETTLE]:
@@ -302,7 +336,7 @@ def clear_swing(terrain: Terrain, start: Footstep, end: Footstep, lift_off: floa
                                 delays=delays)
         if terrain.is_flat:
             return swing
-        lowest = swing_clearance(terrain, swing, sole_size, 0.4 * clearance, margin)
+        lowest = swing_clearance(terrain, swing, sole_size, OBSTACLE_CLEARANCE * clearance, margin)
         if lowest >= -0.002:
             return swing
         if lowest > best_margin:
