@@ -58,6 +58,21 @@ the soles: counted to their edges, it held G1 (3.7 cm soles) 0.59 s in a double 
 with the capture point over the lifting sole's outer part, the capture point ran out, and a
 walk that main survives fell.
 
+**Advance** (on by default with the two-step capture, :meth:`~.stages.PlanStage`): the other
+way round, a capture point pushed in the double support past the *staying* sole's outer edge
+(across it, away from the foot about to lift) is outside everything the double support holds:
+no centre of pressure in the two soles' hull brings it back, and waiting for the lift-off on
+the plan's clock only lets it run, ``ξ − p ∝ e^{ωt}``. Only a step catches it, and only with
+the two-step capture (the lifting foot would have to cross): that foot lands beside the
+staying one, which steps out. Its second landing must reach ``ξ₂ = p₁ + (ξ − p₁) e^{ω (s₁ +
+h + s₂)}`` (``p₁`` the first landing's nearest point, :mod:`.sequence`), so every ``Δ`` s the
+lift-off waits multiplies the distance to reach by ``e^{ωΔ}``: 1.77 for G1's 0.15 s double
+support. :func:`lift_now` asks it — past the staying sole's contact rectangle less ``margin``
+(what the controller's centre of pressure holds, as above) — and the foot is unloaded at once
+and lifts the gait's ``transition`` later. Measured on G1 pushed 100 N toward the foot that
+had just landed (docs/walking.md, "Pushes around the touch-down"): on the clock, the two-step's
+second landing was clamped at the legs' reach with the capture point on or past its centre.
+
 Units: m, s.
 """
 
@@ -213,3 +228,35 @@ def _supports(sole_size, margin: float, reach, lifting: Footstep, stance: Footst
     reach = [(corners @ normals.T).max(axis=0) for corners in (lifting.vertices, both.vertices, stance_sole,
                                                                target.vertices)]
     return np.column_stack([normals, *(-value for value in reach)])
+
+
+def lift_now(dcm, lifting: Footstep, staying: Footstep, sole_size, margin: float) -> bool:
+    """Whether the capture point ``dcm`` (x, y) m lies past the ``staying`` sole's outer edge
+    — across that sole (its contact rectangle ``sole_size``, less ``margin``), on the side
+    away from the ``lifting`` foot — so that the double support can no longer bring it back
+    and the lifting foot is to lift at once (see the module, "Advance")."""
+    c, s = math.cos(staying.yaw), math.sin(staying.yaw)
+    side = 1.0 if -s * (lifting.x - staying.x) + c * (lifting.y - staying.y) >= 0.0 else -1.0
+    across = -s * (float(dcm[0]) - staying.x) + c * (float(dcm[1]) - staying.y)
+    return -side * across > 0.5 * float(sole_size[1]) - margin
+
+
+def advance_lift_off(plan: WalkPlan, t: float, index: int, dcm, lifting: Footstep, staying: Footstep, sole_size,
+                     margin: float, com, com_velocity) -> bool:
+    """In the double support before footstep ``index``'s lift-off (plan time ``t``), when
+    :func:`lift_now` says so, unload its foot now and lift it the gait's ``transition``
+    later: the double support shortened to end then, the swing and every later phase that
+    much earlier, the CoM re-planned from ``com``, ``com_velocity`` (2,) (the footsteps
+    unchanged: :meth:`~.plan.WalkPlan.replan` from the landed footstep ``index − 1`` with the
+    next step re-timed). Whether it did (not once the unloading has begun)."""
+    if index < 1 or not lift_now(dcm, lifting, staying, sole_size, margin):
+        return False
+    phase, swing = plan.phase_at(t), plan.swings[index]
+    if phase.kind != "double" or phase.step != index - 1 or swing.lift_off - plan.gait.transition <= t + 1e-9:
+        return False
+    try:
+        plan.replan(t, index - 1, plan.footsteps[index - 1:], com, com_velocity,
+                    next_timing=[(t + plan.gait.transition - phase.start, swing.duration)])
+    except ValueError:                                   # a timing the plan refuses: on the clock
+        return False
+    return True

@@ -25,7 +25,7 @@ from .adjustment import StepAdjustment
 from .angles import mean_yaw, yaw_of_sole, yaw_rotation
 from .footholds import landed_footstep
 from .footsteps import Footstep, Gait
-from .liftoff import LiftOffTiming
+from .liftoff import LiftOffTiming, advance_lift_off
 from .plan import LAND, LIFT, UNLOAD, WalkPlan
 from .sequence import StepSequence, crosses
 from .standing import footstep_of, standing_feet  # noqa: F401  (re-exported: recovery_stage, controller)
@@ -83,6 +83,7 @@ class PlanStage(Stage):
         #: The lift-offs re-timed on the measured capture point (:mod:`.liftoff`; None: on the
         #: plan's clock), the lift-offs delayed so far, and how long the one due was (s).
         self.liftoff, self.delayed_lift_offs, self._delayed, self._next_lift_check = liftoff, 0, (None, 0.0), 0.0
+        self.advanced_lift_offs = 0                      # brought forward (:func:`~.liftoff.advance_lift_off`)
         #: Footsteps moved by step adjustment so far (each re-plan counts), the swings it
         #: brought down early, and the two-step captures among them.
         self.adjustments = self.early_touch_downs = self.sequences = 0
@@ -171,6 +172,8 @@ class PlanStage(Stage):
             plan = self.plan
         if self.liftoff is not None and lowered is None and t >= self._next_lift_check:
             self._check_lift_off(t)
+        if self.sequence is not None and self.swinging is None and self._advance_lift_off(t):
+            self.advanced_lift_offs += 1
         cx, cy, cz, vx, vy, vz, ax, ay, az = plan.com_state(t)
         self.com.set_target(np.array([cx, cy, cz]), velocity=np.array([vx, vy, vz]),
                             acceleration=np.array([ax, ay, az]))
@@ -217,6 +220,21 @@ class PlanStage(Stage):
         self.delayed_lift_offs += self._delayed[0] != index
         self._delayed = (index, so_far + delay)
         return True
+
+    def _advance_lift_off(self, t: float) -> bool:
+        """The next lift-off brought forward to now (:func:`~.liftoff.advance_lift_off`) when the
+        capture point has left the double support past the staying sole; not in a two-step
+        capture's steps (their timing is the sequence's)."""
+        upcoming = next(((time, foot, index) for time, kind, foot, index in self.plan.events[self._event:]
+                         if kind == UNLOAD), None)
+        if upcoming is None or upcoming[0] <= t or self._sequenced is not None and upcoming[2] <= self._sequenced + 2:
+            return False
+        _, foot, index = upcoming
+        lifting, staying = (self.solver.contacts.get(name) for name in (foot, *(n for n in self._footholds if n != foot)))
+        robot, sole = self.solver.robot, self.adjustment.sole_size
+        return lifting is not None and staying is not None and advance_lift_off(
+            self.plan, t, index, self.com.dcm_xy, footstep_of(foot, lifting.anchor), footstep_of(staying.name, staying.anchor),
+            sole, self.adjustment.margin, robot.com[:2], robot.com_velocity[:2])
 
     def _check_lift_off(self, t: float) -> None:
         """Every ``period`` s until the next unloading: :meth:`_lift_off_delayed` for the
