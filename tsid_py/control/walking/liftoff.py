@@ -87,7 +87,8 @@ import numpy as np
 from ..._validation import positive_scalar
 from ..capture_point import SupportPolygon, sole_outline
 from .footsteps import Footstep, Gait
-from .plan import WalkPlan
+from .plan import UNLOAD, WalkPlan
+from .standing import footstep_of
 
 
 @dataclass(frozen=True)
@@ -260,3 +261,63 @@ def advance_lift_off(plan: WalkPlan, t: float, index: int, dcm, lifting: Footste
     except ValueError:                                   # a timing the plan refuses: on the clock
         return False
     return True
+
+
+class LiftOffRetiming:
+    """The plan stage's lift-off re-timing (:class:`~.stages.PlanStage` mixes it in): the delay
+    of :class:`LiftOffTiming` (``liftoff``, off by default) and the advance of
+    :func:`advance_lift_off`. It reads the stage's ``plan``, ``solver``, ``com``,
+    ``adjustment``, ``swinging``, ``_footholds``, ``_event``, ``_sequenced`` and keeps
+    ``delayed_lift_offs``, ``_delayed``, ``_next_lift_check``."""
+
+    def _lift_off_delayed(self, t: float, index: int) -> bool:
+        """Whether footstep ``index``'s lift-off, the next, waits at plan time ``t``
+        (:meth:`~.liftoff.LiftOffTiming.plan_delay`, within what is left of ``max_delay``);
+        then the walk is re-timed (:meth:`~.plan.WalkPlan.delay_lift_off`). A two-step
+        capture keeps its timing: its quick step, and the step after it, which resumes the walk
+        from the wide stance at once (held there, G1's CoM sank: docs/walking.md)."""
+        plan, robot, foot = self.plan, self.solver.robot, self.plan.footsteps[index].foot
+        lifting = self.solver.contacts.get(foot)
+        other = self.solver.contacts.get(next(name for name in self._footholds if name != foot))
+        if (lifting is None or self.swinging == foot or (other is None) != (self.swinging is not None)
+                or self._sequenced is not None and index <= self._sequenced + 2):
+            return False
+        so_far = self._delayed[1] if self._delayed[0] == index else 0.0
+        delay = self.liftoff.plan_delay(plan, index, t, self.com.dcm_xy, footstep_of(foot, lifting.anchor),
+                                        None if other is None else footstep_of(other.name, other.anchor),
+                                        self.liftoff.max_delay - so_far)
+        if not delay:
+            return False
+        try:
+            plan.delay_lift_off(t, index, delay, robot.com[:2], robot.com_velocity[:2])
+        except ValueError:
+            return False
+        self.delayed_lift_offs += self._delayed[0] != index
+        self._delayed = (index, so_far + delay)
+        return True
+
+    def _upcoming_unload(self):
+        """``(time, foot, index)`` of the plan's next unloading, or None."""
+        return next(((time, foot, index) for time, kind, foot, index in self.plan.events[self._event:]
+                     if kind == UNLOAD), None)
+
+    def _advance_lift_off(self, t: float) -> bool:
+        """The next lift-off brought forward to now (:func:`~.liftoff.advance_lift_off`); not in
+        a two-step capture's steps (their timing is the sequence's)."""
+        upcoming, robot, adjustment = self._upcoming_unload(), self.solver.robot, self.adjustment
+        if upcoming is None or upcoming[0] <= t or self._sequenced is not None and upcoming[2] <= self._sequenced + 2:
+            return False
+        _, foot, index = upcoming
+        soles = [footstep_of(name, self.solver.contacts[name].anchor) for name in self._footholds
+                 if name in self.solver.contacts]
+        return len(soles) == 2 and advance_lift_off(self.plan, t, index, self.com.dcm_xy, *sorted(
+            soles, key=lambda sole: sole.foot != foot), adjustment.sole_size, adjustment.margin, robot.com[:2],
+            robot.com_velocity[:2])
+
+    def _check_lift_off(self, t: float) -> None:
+        """Every ``period`` s until the next unloading: :meth:`_lift_off_delayed` for the
+        footstep it lifts."""
+        self._next_lift_check = t + self.liftoff.period
+        if (upcoming := self._upcoming_unload()) is not None:
+            self._lift_off_delayed(t, upcoming[2])
+
