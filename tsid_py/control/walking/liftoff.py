@@ -58,7 +58,7 @@ the soles: counted to their edges, it held G1 (3.7 cm soles) 0.59 s in a double 
 with the capture point over the lifting sole's outer part, the capture point ran out, and a
 walk that main survives fell.
 
-**Advance** (on by default with the two-step capture, :meth:`~.stages.PlanStage`): the other
+**Advance** (on by default with the two-step capture, :class:`LiftOffRetiming`): the other
 way round, a capture point pushed in the double support past the *staying* sole's outer edge
 (across it, away from the foot about to lift) is outside everything the double support holds:
 no centre of pressure in the two soles' hull brings it back, and waiting for the lift-off on
