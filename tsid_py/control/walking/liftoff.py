@@ -87,6 +87,7 @@ import numpy as np
 from ..._validation import positive_scalar
 from ..capture_point import SupportPolygon, sole_outline
 from .footsteps import Footstep, Gait
+from .angles import yaw_of_sole
 from .plan import UNLOAD, WalkPlan
 from .standing import footstep_of
 
@@ -231,26 +232,29 @@ def _supports(sole_size, margin: float, reach, lifting: Footstep, stance: Footst
     return np.column_stack([normals, *(-value for value in reach)])
 
 
-def lift_now(dcm, lifting: Footstep, staying: Footstep, sole_size, margin: float) -> bool:
-    """Whether the capture point ``dcm`` (x, y) m lies past the ``staying`` sole's outer edge
-    — across that sole (its contact rectangle ``sole_size``, less ``margin``), on the side
-    away from the ``lifting`` foot — so that the double support can no longer bring it back
-    and the lifting foot is to lift at once (see the module, "Advance")."""
-    c, s = math.cos(staying.yaw), math.sin(staying.yaw)
-    side = 1.0 if -s * (lifting.x - staying.x) + c * (lifting.y - staying.y) >= 0.0 else -1.0
-    across = -s * (float(dcm[0]) - staying.x) + c * (float(dcm[1]) - staying.y)
+def lift_now(dcm, lifting, staying, staying_yaw: float, sole_size, margin: float) -> bool:
+    """Whether the capture point ``dcm`` (x, y) m lies past the outer edge of the sole standing
+    at ``staying`` (x, y) m, heading ``staying_yaw`` rad — across that sole (its contact
+    rectangle ``sole_size``, less ``margin``), on the side away from the foot at ``lifting``
+    (x, y) m — so that the double support can no longer bring it back and that foot is to
+    lift at once (see the module, "Advance"). Plain floats (on the loop's path in every
+    double support)."""
+    c, s = math.cos(staying_yaw), math.sin(staying_yaw)
+    sx, sy = float(staying[0]), float(staying[1])
+    side = 1.0 if -s * (float(lifting[0]) - sx) + c * (float(lifting[1]) - sy) >= 0.0 else -1.0
+    across = -s * (float(dcm[0]) - sx) + c * (float(dcm[1]) - sy)
     return -side * across > 0.5 * float(sole_size[1]) - margin
 
 
-def advance_lift_off(plan: WalkPlan, t: float, index: int, dcm, lifting: Footstep, staying: Footstep, sole_size,
-                     margin: float, com, com_velocity) -> bool:
-    """In the double support before footstep ``index``'s lift-off (plan time ``t``), when
-    :func:`lift_now` says so, unload its foot now and lift it the gait's ``transition``
-    later: the double support shortened to end then, the swing and every later phase that
-    much earlier, the CoM re-planned from ``com``, ``com_velocity`` (2,) (the footsteps
-    unchanged: :meth:`~.plan.WalkPlan.replan` from the landed footstep ``index − 1`` with the
-    next step re-timed). Whether it did (not once the unloading has begun)."""
-    if index < 1 or not lift_now(dcm, lifting, staying, sole_size, margin):
+def advance_lift_off(plan: WalkPlan, t: float, index: int, com, com_velocity) -> bool:
+    """In the double support before footstep ``index``'s lift-off (plan time ``t``; asked
+    when :func:`lift_now` says so), unload its foot now and lift it the gait's
+    ``transition`` later: the double support shortened to end then, the swing and every
+    later phase that much earlier, the CoM re-planned from ``com``, ``com_velocity`` (2,)
+    (the footsteps unchanged: :meth:`~.plan.WalkPlan.replan` from the landed footstep
+    ``index − 1`` with the next step re-timed). Whether it did (not once the unloading has
+    begun, nor outside that double support)."""
+    if index < 1:
         return False
     phase, swing = plan.phase_at(t), plan.swings[index]
     if phase.kind != "double" or phase.step != index - 1 or swing.lift_off - plan.gait.transition <= t + 1e-9:
@@ -302,17 +306,19 @@ class LiftOffRetiming:
                      if kind == UNLOAD), None)
 
     def _advance_lift_off(self, t: float) -> bool:
-        """The next lift-off brought forward to now (:func:`~.liftoff.advance_lift_off`); not in
-        a two-step capture's steps (their timing is the sequence's)."""
-        upcoming, robot, adjustment = self._upcoming_unload(), self.solver.robot, self.adjustment
+        """The next lift-off brought forward to now (:func:`lift_now`, :func:`advance_lift_off`);
+        not in a two-step capture's steps (their timing is the sequence's)."""
+        upcoming, contacts = self._upcoming_unload(), self.solver.contacts
         if upcoming is None or upcoming[0] <= t or self._sequenced is not None and upcoming[2] <= self._sequenced + 2:
             return False
         _, foot, index = upcoming
-        soles = [footstep_of(name, self.solver.contacts[name].anchor) for name in self._footholds
-                 if name in self.solver.contacts]
-        return len(soles) == 2 and advance_lift_off(self.plan, t, index, self.com.dcm_xy, *sorted(
-            soles, key=lambda sole: sole.foot != foot), adjustment.sole_size, adjustment.margin, robot.com[:2],
-            robot.com_velocity[:2])
+        other = next(name for name in self._footholds if name != foot)
+        if foot not in contacts or other not in contacts:
+            return False
+        staying, robot, adjustment = contacts[other].anchor, self.solver.robot, self.adjustment
+        return lift_now(self.com.dcm_xy, contacts[foot].anchor.translation, staying.translation,
+                        yaw_of_sole(staying.rotation), adjustment.sole_size, adjustment.margin) and advance_lift_off(
+            self.plan, t, index, robot.com[:2], robot.com_velocity[:2])
 
     def _check_lift_off(self, t: float) -> None:
         """Every ``period`` s until the next unloading: :meth:`_lift_off_delayed` for the
