@@ -86,8 +86,8 @@ import numpy as np
 
 from ..._validation import positive_scalar
 from ..capture_point import SupportPolygon, sole_outline
-from .footsteps import Footstep, Gait
 from .angles import yaw_of_sole
+from .footsteps import Footstep, Gait
 from .plan import UNLOAD, WalkPlan
 from .standing import footstep_of
 
