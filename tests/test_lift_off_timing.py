@@ -10,7 +10,7 @@ import pytest
 
 from tsid_py.control.capture_point import SupportPolygon, sole_outline
 from tsid_py.control.walking import Footstep, WalkPlan, plan_footsteps
-from tsid_py.control.walking.liftoff import LiftOffTiming
+from tsid_py.control.walking.liftoff import LiftOffTiming, advance_lift_off, lift_now
 from tsid_py.control.walking.plan import LIFT, UNLOAD
 from tsid_py.models.gait import Gait
 
@@ -167,3 +167,72 @@ def test_delay_lift_off_moves_the_lift_off_and_the_rest_of_the_walk_and_keeps_th
     assert swing.lift_off == pytest.approx(times[(LIFT, index)])
     assert plan.com(t)[0][:2] == pytest.approx(position[:2] + 0.01)
     assert plan.duration == pytest.approx(phases[-1].end + delay)
+
+
+@pytest.mark.parametrize("yaw", [0.0, 0.4])
+def test_lift_now_is_the_capture_point_past_the_staying_soles_usable_outer_edge(yaw):
+    """:func:`~.liftoff.lift_now` against the staying sole's outline: true exactly when the
+    capture point is farther out than the outer edge's line (the side away from the lifting
+    foot) less the margin, at any place along the sole and with the feet yawed; a capture
+    point past the *lifting* sole, or between the feet, is not."""
+    c, s = math.cos(yaw), math.sin(yaw)
+    out = np.array([-s, c])                                       # across the staying (left) sole, outward
+    staying = Footstep("left", 0.1, 0.05, yaw)
+    lifting = Footstep("right", *(staying.xy - 0.16 * out), yaw)
+    corners = sole_outline(staying.x, staying.y, staying.yaw, SOLE)
+    edge = max(float(corner @ out) for corner in corners)         # the outer edge's line, from the outline
+    margin = 0.25 * SOLE[1]
+    along = np.array([c, s])
+    for offset in np.linspace(-0.1, 0.1, 9):                       # along the sole, and past its ends
+        for beyond in (-0.004, 0.004):
+            point = staying.xy + (edge - margin + beyond - float(staying.xy @ out)) * out + offset * along
+            assert lift_now(point, lifting.xy, staying.xy, yaw, SOLE, margin) == (beyond > 0)
+    assert not lift_now(lifting.xy - 0.1 * out, lifting.xy, staying.xy, yaw, SOLE, margin)       # past the lifting sole
+    assert not lift_now(0.5 * (lifting.xy + staying.xy), lifting.xy, staying.xy, yaw, SOLE, margin)
+
+
+def test_advance_lift_off_unloads_now_and_brings_the_walk_forward():
+    """Brought forward at ``t`` in the double support: the unloading at ``t``, the lift-off the
+    transition later, the swing as long, every later event earlier by the same amount, the
+    earlier ones unchanged, the CoM re-planned from the measured state; refused (the plan
+    unchanged) in a swing, once the unloading has begun, or for a footstep not the next to
+    lift; :func:`lift_now` asks it with the capture point pushed past the staying sole, not
+    on its centre.
+    And the point of it, by the pendulum (RK4): pushed past the staying sole's edge, the
+    capture point at the planned lift-off is farther out by ``e^{ω Δ}`` of its distance from
+    that edge than at the advanced one, ``Δ`` the time gained."""
+    left, right = Footstep("left", 0.0, 0.08, 0.0), Footstep("right", 0.0, -0.08, 0.0)
+    plan = WalkPlan({"left": left, "right": right}, plan_footsteps(left, right, [1.0, 0.0, 0.0], GAIT),
+                    [0.0, 0.0, 0.46], OMEGA, GAIT)
+    double = next(phase for phase in plan.phases if phase.kind == "double" and phase.step == 2)
+    index, t = 3, double.start + 0.01
+    staying, lifting = plan.footsteps[2], plan.footsteps[1]
+    assert staying.foot != plan.footsteps[index].foot == lifting.foot
+    margin = 0.25 * SOLE[1]
+    side = math.copysign(1.0, staying.y - lifting.y)
+    pushed = staying.xy + np.array([0.0, side * (0.5 * SOLE[1] + 0.01)])
+    events, phases = list(plan.events), list(plan.phases)
+    position, velocity, _ = plan.com(t)
+    assert not lift_now(staying.xy, lifting.xy, staying.xy, staying.yaw, SOLE, margin)
+    assert lift_now(pushed, lifting.xy, staying.xy, staying.yaw, SOLE, margin)
+    swing = next(phase for phase in plan.phases if phase.kind == "single" and phase.step == 2)
+    assert not advance_lift_off(plan, 0.5 * (swing.start + swing.end), index, position[:2], velocity[:2])
+    late = next(time for time, kind, _, step in events if kind == UNLOAD and step == index) + 0.001
+    assert not advance_lift_off(plan, late, index, position[:2], velocity[:2])
+    assert not advance_lift_off(plan, t, index + 1, position[:2], velocity[:2])
+    assert plan.events == events and plan.phases == phases
+    assert advance_lift_off(plan, t, index, position[:2] + 0.01, velocity[:2])
+    times = {(kind, step): time for time, kind, _, step in plan.events}
+    before = {(kind, step): time for time, kind, _, step in events}
+    gained = before[(LIFT, index)] - times[(LIFT, index)]
+    assert times[(UNLOAD, index)] == pytest.approx(t)
+    assert times[(LIFT, index)] == pytest.approx(t + GAIT.transition)
+    for key, time in before.items():
+        assert times[key] == pytest.approx(time - gained if key[1] > index else time if key[1] < index else times[key])
+    assert plan.swings[index].duration == pytest.approx(GAIT.single_support)
+    assert plan.swings[index].lift_off == pytest.approx(times[(LIFT, index)])
+    assert plan.com(t)[0][:2] == pytest.approx(position[:2] + 0.01)
+    assert plan.duration == pytest.approx(phases[-1].end - gained)
+    edge = staying.xy + np.array([0.0, side * 0.5 * SOLE[1]])
+    at_lift = [_run(pushed, edge[None, :], (lift - t))[0] for lift in (times[(LIFT, index)], before[(LIFT, index)])]
+    assert np.linalg.norm(at_lift[1] - edge) == pytest.approx(np.linalg.norm(at_lift[0] - edge) * math.exp(OMEGA * gained))

@@ -127,7 +127,10 @@ class WalkingController(Pipeline):
     step_sequence : when step adjustment cannot catch the capture point with the swing under
         way (it would have to cross the legs), land that swing early and step at once with
         the other foot, re-timed (True: a :class:`~.sequence.StepSequence` from ``ω`` and the
-        gait, or one configured; False: off). Needs step adjustment.
+        gait, or one configured; False: off). Needs step adjustment. With it, a capture point
+        pushed past the staying sole's outer edge in a double support brings the next
+        lift-off forward to now (:func:`~.liftoff.advance_lift_off`: the two-step starts
+        without waiting for the plan's clock).
     lift_off_timing : a foot does not lift while the measured capture point is where the
         other sole cannot hold it over the swing: the double support lasts longer, re-timed
         from the measured capture point (True: a :class:`~.liftoff.LiftOffTiming` from the

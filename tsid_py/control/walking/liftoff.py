@@ -58,6 +58,21 @@ the soles: counted to their edges, it held G1 (3.7 cm soles) 0.59 s in a double 
 with the capture point over the lifting sole's outer part, the capture point ran out, and a
 walk that main survives fell.
 
+**Advance** (on by default with the two-step capture, :class:`LiftOffRetiming`): the other
+way round, a capture point pushed in the double support past the *staying* sole's outer edge
+(across it, away from the foot about to lift) is outside everything the double support holds:
+no centre of pressure in the two soles' hull brings it back, and waiting for the lift-off on
+the plan's clock only lets it run, ``ξ − p ∝ e^{ωt}``. Only a step catches it, and only with
+the two-step capture (the lifting foot would have to cross): that foot lands beside the
+staying one, which steps out. Its second landing must reach ``ξ₂ = p₁ + (ξ − p₁) e^{ω (s₁ +
+h + s₂)}`` (``p₁`` the first landing's nearest point, :mod:`.sequence`), so every ``Δ`` s the
+lift-off waits multiplies the distance to reach by ``e^{ωΔ}``: 1.77 for G1's 0.15 s double
+support. :func:`lift_now` asks it — past the staying sole's contact rectangle less ``margin``
+(what the controller's centre of pressure holds, as above) — and the foot is unloaded at once
+and lifts the gait's ``transition`` later. Measured on G1 pushed 100 N toward the foot that
+had just landed (docs/walking.md, "Pushes around the touch-down"): on the clock, the two-step's
+second landing was clamped at the legs' reach with the capture point on or past its centre.
+
 Units: m, s.
 """
 
@@ -71,8 +86,10 @@ import numpy as np
 
 from ..._validation import positive_scalar
 from ..capture_point import SupportPolygon, sole_outline
+from .angles import yaw_of_sole
 from .footsteps import Footstep, Gait
-from .plan import WalkPlan
+from .plan import UNLOAD, WalkPlan
+from .standing import footstep_of
 
 
 @dataclass(frozen=True)
@@ -213,3 +230,100 @@ def _supports(sole_size, margin: float, reach, lifting: Footstep, stance: Footst
     reach = [(corners @ normals.T).max(axis=0) for corners in (lifting.vertices, both.vertices, stance_sole,
                                                                target.vertices)]
     return np.column_stack([normals, *(-value for value in reach)])
+
+
+def lift_now(dcm, lifting, staying, staying_yaw: float, sole_size, margin: float) -> bool:
+    """Whether the capture point ``dcm`` (x, y) m lies past the outer edge of the sole standing
+    at ``staying`` (x, y) m, heading ``staying_yaw`` rad — across that sole (its contact
+    rectangle ``sole_size``, less ``margin``), on the side away from the foot at ``lifting``
+    (x, y) m — so that the double support can no longer bring it back and that foot is to
+    lift at once (see the module, "Advance"). Plain floats (on the loop's path in every
+    double support)."""
+    c, s = math.cos(staying_yaw), math.sin(staying_yaw)
+    sx, sy = float(staying[0]), float(staying[1])
+    side = 1.0 if -s * (float(lifting[0]) - sx) + c * (float(lifting[1]) - sy) >= 0.0 else -1.0
+    across = -s * (float(dcm[0]) - sx) + c * (float(dcm[1]) - sy)
+    return -side * across > 0.5 * float(sole_size[1]) - margin
+
+
+def advance_lift_off(plan: WalkPlan, t: float, index: int, com, com_velocity) -> bool:
+    """In the double support before footstep ``index``'s lift-off (plan time ``t``; asked
+    when :func:`lift_now` says so), unload its foot now and lift it the gait's
+    ``transition`` later: the double support shortened to end then, the swing and every
+    later phase that much earlier, the CoM re-planned from ``com``, ``com_velocity`` (2,)
+    (the footsteps unchanged: :meth:`~.plan.WalkPlan.replan` from the landed footstep
+    ``index − 1`` with the next step re-timed). Whether it did (not once the unloading has
+    begun, nor outside that double support)."""
+    if index < 1:
+        return False
+    phase, swing = plan.phase_at(t), plan.swings[index]
+    if phase.kind != "double" or phase.step != index - 1 or swing.lift_off - plan.gait.transition <= t + 1e-9:
+        return False
+    try:
+        plan.replan(t, index - 1, plan.footsteps[index - 1:], com, com_velocity,
+                    next_timing=[(t + plan.gait.transition - phase.start, swing.duration)])
+    except ValueError:                                   # a timing the plan refuses: on the clock
+        return False
+    return True
+
+
+class LiftOffRetiming:
+    """The plan stage's lift-off re-timing (:class:`~.stages.PlanStage` mixes it in): the delay
+    of :class:`LiftOffTiming` (``liftoff``, off by default) and the advance of
+    :func:`advance_lift_off`. It reads the stage's ``plan``, ``solver``, ``com``,
+    ``adjustment``, ``swinging``, ``_footholds``, ``_event``, ``_sequenced`` and keeps
+    ``delayed_lift_offs``, ``_delayed``, ``_next_lift_check``."""
+
+    def _lift_off_delayed(self, t: float, index: int) -> bool:
+        """Whether footstep ``index``'s lift-off, the next, waits at plan time ``t``
+        (:meth:`~.liftoff.LiftOffTiming.plan_delay`, within what is left of ``max_delay``);
+        then the walk is re-timed (:meth:`~.plan.WalkPlan.delay_lift_off`). A two-step
+        capture keeps its timing: its quick step, and the step after it, which resumes the walk
+        from the wide stance at once (held there, G1's CoM sank: docs/walking.md)."""
+        plan, robot, foot = self.plan, self.solver.robot, self.plan.footsteps[index].foot
+        lifting = self.solver.contacts.get(foot)
+        other = self.solver.contacts.get(next(name for name in self._footholds if name != foot))
+        if (lifting is None or self.swinging == foot or (other is None) != (self.swinging is not None)
+                or self._sequenced is not None and index <= self._sequenced + 2):
+            return False
+        so_far = self._delayed[1] if self._delayed[0] == index else 0.0
+        delay = self.liftoff.plan_delay(plan, index, t, self.com.dcm_xy, footstep_of(foot, lifting.anchor),
+                                        None if other is None else footstep_of(other.name, other.anchor),
+                                        self.liftoff.max_delay - so_far)
+        if not delay:
+            return False
+        try:
+            plan.delay_lift_off(t, index, delay, robot.com[:2], robot.com_velocity[:2])
+        except ValueError:
+            return False
+        self.delayed_lift_offs += self._delayed[0] != index
+        self._delayed = (index, so_far + delay)
+        return True
+
+    def _upcoming_unload(self):
+        """``(time, foot, index)`` of the plan's next unloading, or None."""
+        return next(((time, foot, index) for time, kind, foot, index in self.plan.events[self._event:]
+                     if kind == UNLOAD), None)
+
+    def _advance_lift_off(self, t: float) -> bool:
+        """The next lift-off brought forward to now (:func:`lift_now`, :func:`advance_lift_off`);
+        not in a two-step capture's steps (their timing is the sequence's)."""
+        upcoming, contacts = self._upcoming_unload(), self.solver.contacts
+        if upcoming is None or upcoming[0] <= t or self._sequenced is not None and upcoming[2] <= self._sequenced + 2:
+            return False
+        _, foot, index = upcoming
+        other = next(name for name in self._footholds if name != foot)
+        if foot not in contacts or other not in contacts:
+            return False
+        staying, robot, adjustment = contacts[other].anchor, self.solver.robot, self.adjustment
+        return lift_now(self.com.dcm_xy, contacts[foot].anchor.translation, staying.translation,
+                        yaw_of_sole(staying.rotation), adjustment.sole_size, adjustment.margin) and advance_lift_off(
+            self.plan, t, index, robot.com[:2], robot.com_velocity[:2])
+
+    def _check_lift_off(self, t: float) -> None:
+        """Every ``period`` s until the next unloading: :meth:`_lift_off_delayed` for the
+        footstep it lifts."""
+        self._next_lift_check = t + self.liftoff.period
+        if (upcoming := self._upcoming_unload()) is not None:
+            self._lift_off_delayed(t, upcoming[2])
+

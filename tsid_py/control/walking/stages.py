@@ -25,7 +25,7 @@ from .adjustment import StepAdjustment
 from .angles import mean_yaw, yaw_of_sole, yaw_rotation
 from .footholds import landed_footstep
 from .footsteps import Footstep, Gait
-from .liftoff import LiftOffTiming
+from .liftoff import LiftOffRetiming, LiftOffTiming
 from .plan import LAND, LIFT, UNLOAD, WalkPlan
 from .sequence import StepSequence, crosses
 from .standing import footstep_of, standing_feet  # noqa: F401  (re-exported: recovery_stage, controller)
@@ -51,7 +51,7 @@ RETARGET_PERIOD, RETARGET_DISTANCE = 0.005, 0.005
 SETTLE_TIME_CONSTANTS = 4.0
 
 
-class PlanStage(Stage):
+class PlanStage(LiftOffRetiming, Stage):
     """Follow a :class:`~.plan.WalkPlan`: its contact events through the stance (a foot being
     unloaded counts in the support until it lifts), the planned CoM position, velocity and
     acceleration into the capture-point task, the swing foot's trajectory into its frame
@@ -83,6 +83,7 @@ class PlanStage(Stage):
         #: The lift-offs re-timed on the measured capture point (:mod:`.liftoff`; None: on the
         #: plan's clock), the lift-offs delayed so far, and how long the one due was (s).
         self.liftoff, self.delayed_lift_offs, self._delayed, self._next_lift_check = liftoff, 0, (None, 0.0), 0.0
+        self.advanced_lift_offs = 0                      # brought forward (:func:`~.liftoff.advance_lift_off`)
         #: Footsteps moved by step adjustment so far (each re-plan counts), the swings it
         #: brought down early, and the two-step captures among them.
         self.adjustments = self.early_touch_downs = self.sequences = 0
@@ -171,6 +172,8 @@ class PlanStage(Stage):
             plan = self.plan
         if self.liftoff is not None and lowered is None and t >= self._next_lift_check:
             self._check_lift_off(t)
+        if self.sequence is not None and self.swinging is None and self._advance_lift_off(t):
+            self.advanced_lift_offs += 1
         cx, cy, cz, vx, vy, vz, ax, ay, az = plan.com_state(t)
         self.com.set_target(np.array([cx, cy, cz]), velocity=np.array([vx, vy, vz]),
                             acceleration=np.array([ax, ay, az]))
@@ -191,40 +194,6 @@ class PlanStage(Stage):
                 task.set_target(turn @ rest)
         if self._event == len(events) and t >= plan.duration + SETTLE_TIME_CONSTANTS / plan.omega:
             self._finish()                            # standing again; the CoM target stays
-
-    def _lift_off_delayed(self, t: float, index: int) -> bool:
-        """Whether footstep ``index``'s lift-off, the next, waits at plan time ``t``
-        (:meth:`~.liftoff.LiftOffTiming.plan_delay`, within what is left of ``max_delay``);
-        then the walk is re-timed (:meth:`~.plan.WalkPlan.delay_lift_off`). A two-step
-        capture keeps its timing: its quick step, and the step after it, which resumes the walk
-        from the wide stance at once (held there, G1's CoM sank: docs/walking.md)."""
-        plan, robot, foot = self.plan, self.solver.robot, self.plan.footsteps[index].foot
-        lifting = self.solver.contacts.get(foot)
-        other = self.solver.contacts.get(next(name for name in self._footholds if name != foot))
-        if (lifting is None or self.swinging == foot or (other is None) != (self.swinging is not None)
-                or self._sequenced is not None and index <= self._sequenced + 2):
-            return False
-        so_far = self._delayed[1] if self._delayed[0] == index else 0.0
-        delay = self.liftoff.plan_delay(plan, index, t, self.com.dcm_xy, footstep_of(foot, lifting.anchor),
-                                        None if other is None else footstep_of(other.name, other.anchor),
-                                        self.liftoff.max_delay - so_far)
-        if not delay:
-            return False
-        try:
-            plan.delay_lift_off(t, index, delay, robot.com[:2], robot.com_velocity[:2])
-        except ValueError:
-            return False
-        self.delayed_lift_offs += self._delayed[0] != index
-        self._delayed = (index, so_far + delay)
-        return True
-
-    def _check_lift_off(self, t: float) -> None:
-        """Every ``period`` s until the next unloading: :meth:`_lift_off_delayed` for the
-        footstep it lifts."""
-        self._next_lift_check = t + self.liftoff.period
-        upcoming = next((index for _, kind, _, index in self.plan.events[self._event:] if kind == UNLOAD), None)
-        if upcoming is not None:
-            self._lift_off_delayed(t, upcoming)
 
     def _capture_move(self, index: int, t: float, touch_down: float | None = None, nominal: bool = False):
         """The least move of footstep ``index``'s landing that lets the stance sole bring
