@@ -80,3 +80,16 @@ def test_the_rest_window_grows_with_the_joint_noise(talos):
     n = max(int(np.sum(talos.frame_sources(talos.frame_id(foot)).columns >= 6)) for foot in talos.feet)
     expected = int(np.ceil(4.0 * 1e-3 * np.sqrt(2.0 * n) / (0.75 * solver.dt)))
     assert expected > 10 and monitor.rest_steps == expected
+
+
+def test_a_contact_s_anchor_arrays_are_where_it_was_re_anchored(talos):
+    """``anchor_translation`` / ``anchor_rotation`` (the arrays the contact rows read) follow
+    :meth:`anchor_at` and equal its ``pin.SE3`` :attr:`anchor`."""
+    solver, _ = softened_on_flat_ground(talos)
+    contact = solver.contacts[talos.feet[0]]
+    placement = talos.frame_placement(contact.frame_id).copy()
+    placement.translation = placement.translation + np.array([0.01, -0.02, 0.003])
+    contact.anchor_at(placement)
+    np.testing.assert_array_equal(contact.anchor_translation, placement.translation)
+    np.testing.assert_array_equal(contact.anchor_rotation, placement.rotation)
+    np.testing.assert_array_equal(contact.anchor_translation, contact.anchor.translation)

@@ -266,6 +266,18 @@ class Contact(SolverItem):
         self._anchor_translation = np.array(placement.translation, dtype=float)
         self._anchor_rotation = np.array(placement.rotation, dtype=float)
 
+    @property
+    def anchor_translation(self) -> np.ndarray:
+        """(3,) the anchor's position, world, m: the contact's own array (read it, do not write
+        it; :attr:`anchor` holds the same as a ``pin.SE3``, at a copy's cost per read)."""
+        return self._anchor_translation
+
+    @property
+    def anchor_rotation(self) -> np.ndarray:
+        """(3, 3) the anchor's rotation, world from contact: the contact's own array (read it,
+        do not write it)."""
+        return self._anchor_rotation
+
     def packed_parameters(self, soft_scale: float, nv: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """:meth:`write_rows`'s parameters as :mod:`tsid_py.assembly_program` packs them:
         floats ``kp`` (0 before the contact is anchored), ``kd``, the rows' scale

@@ -86,7 +86,6 @@ import numpy as np
 
 from ..._validation import positive_scalar
 from ..capture_point import SupportPolygon, sole_outline
-from .angles import yaw_of_sole
 from .footsteps import Footstep, Gait
 from .plan import UNLOAD, WalkPlan
 from .standing import footstep_of
@@ -315,9 +314,11 @@ class LiftOffRetiming:
         other = next(name for name in self._footholds if name != foot)
         if foot not in contacts or other not in contacts:
             return False
-        staying, robot, adjustment = contacts[other].anchor, self.solver.robot, self.adjustment
-        return lift_now(self.com.dcm_xy, contacts[foot].anchor.translation, staying.translation,
-                        yaw_of_sole(staying.rotation), adjustment.sole_size, adjustment.margin) and advance_lift_off(
+        staying, robot, adjustment = contacts[other], self.solver.robot, self.adjustment
+        rotation = staying.anchor_rotation    # its heading: the sole's x axis seen from above (every
+        heading = math.atan2(rotation[1, 0], rotation[0, 0])   # step: yaw_of_sole's untilting costs 8 µs)
+        return lift_now(self.com.dcm_xy, contacts[foot].anchor_translation, staying.anchor_translation,
+                        heading, adjustment.sole_size, adjustment.margin) and advance_lift_off(
             self.plan, t, index, robot.com[:2], robot.com_velocity[:2])
 
     def _check_lift_off(self, t: float) -> None:
