@@ -66,7 +66,8 @@ def one_walk(job: tuple) -> dict:
             "fall_reason": summary.get("fall_reason"),
             "distance_m": round(summary["distance_m"], 3), "step_adjustments": summary["step_adjustments"],
             "early_touch_downs": summary["early_touch_downs"], "two_step_captures": summary["two_step_captures"],
-            "delayed_lift_offs": summary.get("delayed_lift_offs", 0)}
+            "delayed_lift_offs": summary.get("delayed_lift_offs", 0),
+            "advanced_lift_offs": summary.get("advanced_lift_offs", 0)}
 
 
 def _directions(text: str) -> list[str]:
@@ -137,6 +138,7 @@ def main(argv=None) -> dict:
                              "early_touch_downs": [run["early_touch_downs"] for run in mine],
                              "two_step_captures": [run["two_step_captures"] for run in mine],
                              "delayed_lift_offs": [run.get("delayed_lift_offs", 0) for run in mine],
+                             "advanced_lift_offs": [run.get("advanced_lift_offs", 0) for run in mine],
                              "falls": [{"push_at_s": run["push_at_s"], "fell_at_s": run["fell_at_s"], "reason": run["fall_reason"]}
                                        for run in mine if run["fell"]]})
     for row in rows:

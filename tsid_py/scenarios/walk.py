@@ -158,6 +158,7 @@ def _summary(judge, controller, plan, sim, start_feet, start_yaw, footholds, ste
         "early_touch_downs": controller.plan_stage.early_touch_downs,
         "two_step_captures": controller.plan_stage.sequences,
         "delayed_lift_offs": controller.plan_stage.delayed_lift_offs,
+        "advanced_lift_offs": controller.plan_stage.advanced_lift_offs,
         "early_landings": controller.plan_stage.early_landings,
         "late_landings": controller.plan_stage.late_landings,
         "max_foothold_error_m": max(errors, default=0.0),
