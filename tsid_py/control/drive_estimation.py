@@ -66,14 +66,16 @@ from ..models.actuators import (
 MATRIX3 = float64[:, :, ::1]
 
 
-@njit(void(VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, boolean[::1], MATRIX3, VECTOR, float64[:, ::1], float64[:, ::1],
-           float64, float64, float64, float64), cache=True, fastmath=FASTMATH)
-def drive_filter_step(residual, velocity, previous_velocity, feedforward, torque, free, covariance, noise, theta,
-                      process_noise, smoothing, dt, gate, noise_memory):
+@njit(void(VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, boolean[::1], MATRIX3, VECTOR, VECTOR, float64[:, ::1],
+           float64[:, ::1], float64, float64, float64, float64), cache=True, fastmath=FASTMATH)
+def drive_filter_step(residual, velocity, previous_velocity, feedforward, torque, free, covariance, noise, noise_floor,
+                      theta, process_noise, smoothing, dt, gate, noise_memory):
     """One Kalman step per joint ``i`` with ``free[i]`` (see the module): ``residual`` is
     ``(M (q̈ − q̈*))_i``, ``feedforward`` and ``torque`` the last step's ``u`` and ``τ``;
     ``theta`` (n, 4), ``covariance`` (n, 4, 4) and ``noise`` (n,) (the innovations' mean
-    square) are updated in place; ``process_noise`` (n, 4) the parameters' per-step variances."""
+    square) are updated in place; the measurement noise is ``max(noise, noise_floor)`` (n,,
+    N·m², what the sensors' noise alone puts in the residual); ``process_noise`` (n, 4) the
+    parameters' per-step variances."""
     n, m = residual.size, theta.shape[1]
     h = np.empty(m)
     ph = np.empty(m)
@@ -89,7 +91,7 @@ def drive_filter_step(residual, velocity, previous_velocity, feedforward, torque
         for r in range(m):
             predicted += theta[i, r] * h[r]
         innovation = feedforward[i] - residual[i] - predicted
-        s = noise[i]
+        s = max(noise[i], noise_floor[i])
         for r in range(m):
             total = 0.0
             for c in range(m):
@@ -125,16 +127,20 @@ class DriveFrictionEstimate:
         ``prior + gate σ`` (see the module).
     noise_memory : s, the time constant of the innovations' running mean square.
     window : s, half the span of the second differences (see the module).
+    encoder_noise : σ of the joint positions read, rad (white, each joint's own): the
+        measurement noise never goes below what it puts in the residual (see the module).
     """
 
     def __init__(self, robot, dt: float, prior: DriveParameters, *, smoothing: float = 0.05,
                  model_error: float = 0.2, bias_drift: float = 0.01, parameter_memory: float = 60.0,
-                 gate: float = 3.0, noise_memory: float = 0.5, window: float = 0.01):
+                 gate: float = 3.0, noise_memory: float = 0.5, window: float = 0.01, encoder_noise: float = 0.0):
         for name, value in (("dt", dt), ("smoothing", smoothing), ("model_error", model_error),
                             ("bias_drift", bias_drift), ("parameter_memory", parameter_memory), ("gate", gate),
                             ("noise_memory", noise_memory), ("window", window)):
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number, got {value!r}")
+        if not (isinstance(encoder_noise, (int, float)) and math.isfinite(encoder_noise) and encoder_noise >= 0):
+            raise ValueError(f"encoder_noise must be a number >= 0 (rad), got {encoder_noise!r}")
         if not isinstance(prior, DriveParameters) or prior.damping.size != robot.na:
             raise ValueError(f"prior must be a DriveParameters of {robot.na} joints, got {prior!r}")
         self.robot, self.dt, self.smoothing, self.gate = robot, float(dt), float(smoothing), float(gate)
@@ -162,6 +168,13 @@ class DriveFrictionEstimate:
         #: differences of their measured positions over two windows.
         self.window = max(1, round(window / dt))
         update = dt * self.window                            # the period of the updates
+        #: σ of the encoders' second difference, rad/s²: ``√6 σ_q / (W dt)²``.
+        self.acceleration_noise = math.sqrt(6.0) * float(encoder_noise) / update ** 2
+        #: σ of the encoders' central difference, rad/s: ``√2 σ_q / (2 W dt)``.
+        self.velocity_noise = math.sqrt(2.0) * float(encoder_noise) / (2.0 * update)
+        #: (na,) N², the residual's variance the encoders alone explain, ``(σ_q̈ ‖M_ia‖)²``
+        #: (``M_ia`` row ``i`` of the mass matrix's joint block, at the last update).
+        self.noise_floor = np.zeros(robot.na)
         self.process_noise = self.spread ** 2 * update / parameter_memory
         self.process_noise[:, 3] = self.spread[:, 3] ** 2 * update
         self._supports: dict[str, np.ndarray] = {}
@@ -242,10 +255,16 @@ class DriveFrictionEstimate:
         acceleration[self.first:] = (q[2] - 2.0 * q[1] + q[0]) / (h * h)
         acceleration -= commanded
         residual = mass_matrix[self.first:] @ acceleration
+        if self.acceleration_noise > 0.0:                 # (σ_q̈ ‖M_ia‖)²: the encoders' share of the residual
+            joints = mass_matrix[self.first:, self.first:]
+            np.einsum("ij,ij->i", joints, joints, out=self.noise_floor)
+            self.noise_floor *= self.acceleration_noise ** 2
         velocity = (q[2] - q[0]) / (2.0 * h)
         free = np.logical_and.reduce(self._free_steps[steps], axis=0)
+        if self.velocity_noise > 0.0:                     # a velocity within its noise teaches nothing but bias
+            free &= np.abs(velocity) > self.gate * self.velocity_noise
         drive_filter_step(residual, velocity, velocity, weights @ self._feedforward[steps],
-                          weights @ self._torque[steps], free, self.covariance, self.noise, self.theta,
+                          weights @ self._torque[steps], free, self.covariance, self.noise, self.noise_floor, self.theta,
                           self.process_noise, self.smoothing, h, self.gate, self.noise_memory)
         np.clip(self.theta[:, 0], 0.0, self.upper[0], out=self.damping)
         np.clip(self.theta[:, 1], 0.0, self.upper[1], out=self.friction)
