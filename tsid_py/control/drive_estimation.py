@@ -260,9 +260,7 @@ class DriveFrictionEstimate:
         slot = self._count % self._slots
         self._positions[slot], self._velocities[slot], self._ddq[slot] = positions, v, ddq
         self._torque[slot], self._feedforward[slot] = torque, feedforward
-        free = self._free_steps[slot]
-        np.less(np.abs(torque + feedforward), self.torque_limits, out=free)
-        free &= self.free_joints(contacts)
+        self._free_steps[slot] = self.free_joints(contacts)
         self._count += 1
         if self._count < self._slots or (self._count - self._slots) % self.window:
             return
@@ -283,10 +281,11 @@ class DriveFrictionEstimate:
             self.noise_floor *= self.acceleration_noise ** 2
         velocity = (q[2] - q[0]) / (2.0 * h)
         free = np.logical_and.reduce(self._free_steps[steps], axis=0)
+        torques, feedforwards = self._torque[steps], self._feedforward[steps]
+        free &= np.all(np.abs(torques + feedforwards) < self.torque_limits, axis=0)
         if self.velocity_noise > 0.0:                     # a velocity within its noise teaches nothing but bias
             free &= np.abs(velocity) > self.gate * self.velocity_noise
-        drive_filter_step(residual, velocity, velocity, weights @ self._feedforward[steps],
-                          weights @ self._torque[steps], free, self.covariance, self.noise, self.noise_floor, self.theta,
-                          self.process_noise, self.smoothing, h, self.gate, self.noise_memory)
+        drive_filter_step(residual, velocity, velocity, weights @ feedforwards, weights @ torques, free, self.covariance,
+                          self.noise, self.noise_floor, self.theta, self.process_noise, self.smoothing, h, self.gate, self.noise_memory)
         np.clip(self.theta[:, 0], 0.0, self.upper[0], out=self.damping)
         np.clip(self.theta[:, 1], 0.0, self.upper[1], out=self.friction)
