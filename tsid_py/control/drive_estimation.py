@@ -70,9 +70,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import boolean, float64, njit, void
+from numba import boolean, float64, int64, njit, void
 
-from .._numba import FASTMATH, VECTOR
+from .._numba import FASTMATH, MATRIX, VECTOR
 from ..models.actuators import (
     TYPICAL_DAMPING,
     TYPICAL_FRICTION,
@@ -123,6 +123,30 @@ def drive_filter_step(residual, velocity, previous_velocity, feedforward, torque
         for r in range(m):
             for c in range(m):
                 p[r, c] -= ph[r] * ph[c] / s
+
+
+@njit(void(float64[:, ::1], float64[:, ::1], int64[::1], VECTOR, VECTOR, float64, MATRIX, float64, boolean[::1],
+           VECTOR), cache=True, fastmath=FASTMATH)
+def window_gates(torques, feedforwards, steps, limits, velocity, velocity_bound, joints_mass, acceleration_noise, free,
+                 noise_floor):
+    """A window's gates and noise floor (see the module), in place: ``free[i]`` is cleared
+    when a step of ``steps`` (rows of ``torques`` and ``feedforwards``) commanded
+    ``|τ + u| ≥ limits[i]`` or ``|velocity[i]| ≤ velocity_bound``; ``noise_floor[i] =
+    (acceleration_noise ‖joints_mass[i]‖)²``."""
+    for i in range(free.size):
+        total = 0.0
+        for c in range(joints_mass.shape[1]):
+            total += joints_mass[i, c] * joints_mass[i, c]
+        noise_floor[i] = acceleration_noise * acceleration_noise * total
+        if not free[i]:
+            continue
+        if abs(velocity[i]) <= velocity_bound:
+            free[i] = False
+            continue
+        for k in steps:
+            if abs(torques[k, i] + feedforwards[k, i]) >= limits[i]:
+                free[i] = False
+                break
 
 
 class DriveFrictionEstimate:
@@ -275,17 +299,13 @@ class DriveFrictionEstimate:
         acceleration[self.first:] = (q[2] - 2.0 * q[1] + q[0]) / (h * h)
         acceleration -= commanded
         residual = mass_matrix[self.first:] @ acceleration
-        if self.acceleration_noise > 0.0:                 # (σ_q̈ ‖M_ia‖)²: the encoders' share of the residual
-            joints = mass_matrix[self.first:, self.first:]
-            np.einsum("ij,ij->i", joints, joints, out=self.noise_floor)
-            self.noise_floor *= self.acceleration_noise ** 2
         velocity = (q[2] - q[0]) / (2.0 * h)
         free = np.logical_and.reduce(self._free_steps[steps], axis=0)
-        torques, feedforwards = self._torque[steps], self._feedforward[steps]
-        free &= np.all(np.abs(torques + feedforwards) < self.torque_limits, axis=0)
-        if self.velocity_noise > 0.0:                     # a velocity within its noise teaches nothing but bias
-            free &= np.abs(velocity) > self.gate * self.velocity_noise
-        drive_filter_step(residual, velocity, velocity, weights @ feedforwards, weights @ torques, free, self.covariance,
-                          self.noise, self.noise_floor, self.theta, self.process_noise, self.smoothing, h, self.gate, self.noise_memory)
+        # the torque limits, a velocity beyond its noise, the encoders' share of the residual
+        window_gates(self._torque, self._feedforward, steps, self.torque_limits, velocity,
+                     self.gate * self.velocity_noise if self.velocity_noise > 0.0 else -1.0,
+                     mass_matrix[self.first:, self.first:], self.acceleration_noise, free, self.noise_floor)
+        drive_filter_step(residual, velocity, velocity, weights @ self._feedforward[steps], weights @ self._torque[steps],
+                          free, self.covariance, self.noise, self.noise_floor, self.theta, self.process_noise, self.smoothing, h, self.gate, self.noise_memory)
         np.clip(self.theta[:, 0], 0.0, self.upper[0], out=self.damping)
         np.clip(self.theta[:, 1], 0.0, self.upper[1], out=self.friction)
