@@ -2,7 +2,7 @@
 
     python benchmarks/terrain_walks.py [--robot talos g1] [--terrain slope:10 slope:-10 steps:0.05 rough:0.02 flat]
         [--friction MU ...] [--seeds 5] [--first-seed 0] [--distance 3] [--ideal] [--force-noise N] [--sole-impedance D]
-        [--workers 2] [--json FILE]
+        [--no-drive-estimate] [--workers 2] [--json FILE]
 
 Each run is ``tsid-py demo walk --robot R --terrain T --realistic --friction MU --seed S`` (the
 terrain sized to the robot and drawn with the seed: :mod:`tsid_py.scenarios.terrains`;
@@ -46,7 +46,8 @@ def one_walk(job: tuple) -> dict:
 
     robot, terrain, friction, seed, distance, ideal, force_noise, sole_impedance, drive_estimate = job
     conditions = Conditions(feedback="ground-truth", seed=seed) if ideal else Conditions.realistic(seed)
-    conditions = replace(conditions, drive_estimate=drive_estimate and not ideal,
+    conditions = replace(conditions, drive_estimate=(conditions.drive_estimate if drive_estimate is None
+                                                     else drive_estimate and not ideal),
                          plant=replace(conditions.plant, friction=friction),
                          sensors=replace(conditions.sensors, force_noise=force_noise))
     keys = dict(robot=robot, terrain=terrain, friction=friction, seed=seed)
@@ -108,8 +109,9 @@ def main(argv=None) -> dict:
     parser.add_argument("--ideal", action="store_true", help="the simulator's exact state and plant")
     parser.add_argument("--force-noise", type=float, help="foot force sensors of this noise, N")
     parser.add_argument("--sole-impedance", type=float, help="the soles' contact impedance d, in (0, 1)")
-    parser.add_argument("--drive-estimate", action="store_true",
-                        help="the controller learns the drives' damping and friction online (control.drive_estimation)")
+    parser.add_argument("--drive-estimate", action=argparse.BooleanOptionalAction, default=None,
+                        help="the controller learns the drives' damping and friction online (control.drive_estimation; "
+                             "default: the preset's, on)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", help="write the report here")
     args = parser.parse_args(argv)

@@ -303,9 +303,9 @@ def test_drive_damping_estimate_converges_to_the_plants():
     np.testing.assert_array_equal(estimate.damping[legs], 0.0)
 
 
-def test_the_drive_estimate_is_an_option_the_command_line_turns_on():
-    """Off in the ``--realistic`` preset (it cost G1 a rough-ground walk), on with
-    ``--drive-estimate``, over the preset or a demo's own conditions."""
+def test_the_drive_estimate_is_on_in_the_realistic_preset_and_the_command_line_turns_it_off():
+    """On in the ``--realistic`` preset, off with ``--no-drive-estimate``; ``--drive-estimate``
+    turns it on over a demo's own conditions."""
     import argparse
 
     from tsid_py.cli_conditions import add_arguments, conditions_of, given
@@ -313,7 +313,9 @@ def test_the_drive_estimate_is_an_option_the_command_line_turns_on():
 
     parser = argparse.ArgumentParser()
     add_arguments(parser)
-    assert not conditions_of(parser.parse_args(["--realistic"]), Conditions()).drive_estimate
-    on = parser.parse_args(["--realistic", "--drive-estimate"])
+    assert conditions_of(parser.parse_args(["--realistic"]), Conditions()).drive_estimate
+    off = parser.parse_args(["--realistic", "--no-drive-estimate"])
+    assert not conditions_of(off, Conditions()).drive_estimate and "--no-drive-estimate" in given(off)
+    on = parser.parse_args(["--drive-estimate"])
     assert conditions_of(on, Conditions()).drive_estimate and "--drive-estimate" in given(on)
-    assert conditions_of(parser.parse_args(["--drive-estimate"]), Conditions()).drive_estimate
+    assert not conditions_of(parser.parse_args([]), Conditions()).drive_estimate

@@ -5,7 +5,8 @@
     --accel-bias B --force-noise N
     --armature model|KGM2 --joint-damping model|NMS --friction-loss model|NM --torque-saturation
     --torque-error F --torque-bandwidth HZ --torque-noise NM --mass-error F --com-error M
-    --friction MU --actuation-delay S --no-actuator-model --friction-compensation F --drive-estimate
+    --friction MU --actuation-delay S --no-actuator-model --friction-compensation F
+    --drive-estimate | --no-drive-estimate
 
 :func:`add_arguments` adds them to the ``demo`` parser; :func:`conditions_of` turns them into a
 :class:`~tsid_py.scenarios.conditions.Conditions` (``--realistic`` first, each other option
@@ -70,8 +71,9 @@ def add_arguments(demo: argparse.ArgumentParser) -> None:
                        help="the controller is not told the plant's drives (armature, friction)")
     group.add_argument("--friction-compensation", type=fraction("fraction of the friction"), metavar="F",
                        help="fraction of the drives' friction fed forward (default 0.5)")
-    group.add_argument("--drive-estimate", action="store_true", default=None,
-                       help="the controller learns the drives' damping and friction it was not told, online")
+    group.add_argument("--drive-estimate", action=argparse.BooleanOptionalAction, default=None,
+                       help="the controller learns the drives' damping and friction it was not told, online "
+                            "(on in --realistic)")
 
 
 def given(args) -> list[str]:
@@ -79,7 +81,9 @@ def given(args) -> list[str]:
     flags = ["--seed", "--realistic", "--ground-truth", "--finite-differences", "--torque-saturation",
              "--no-actuator-model", "--friction-compensation", "--drive-estimate"]
     flags += [option[0] for option in SENSOR_OPTIONS + PLANT_OPTIONS + DRIVE_OPTIONS]
-    return [flag for flag in flags if getattr(args, flag[2:].replace("-", "_"), None) is not None]
+    typed = [flag for flag in flags if getattr(args, flag[2:].replace("-", "_"), None) is not None]
+    return [("--no-drive-estimate" if flag == "--drive-estimate" and args.drive_estimate is False else flag)
+            for flag in typed]
 
 
 def _drive_value(text: str) -> str | float:
@@ -115,7 +119,7 @@ def conditions_of(args, default):
         changes["actuator_model"] = False
     if args.friction_compensation is not None:
         changes["friction_scale"] = args.friction_compensation
-    if args.drive_estimate:
-        changes["drive_estimate"] = True
+    if args.drive_estimate is not None:
+        changes["drive_estimate"] = args.drive_estimate
     return replace(conditions, sensors=replace(conditions.sensors, **{k: v for k, v in sensors.items() if v is not None}),
                    plant=replace(conditions.plant, **{k: v for k, v in plant.items() if v is not None}), **changes)

@@ -112,11 +112,13 @@ class DriveStage(Stage):
         (:class:`~tsid_py.control.drive_estimation.DriveFrictionEstimate`, its prior what
         ``drives`` and ``friction_scale`` say; True: its defaults, or one configured) and
         feed the estimates forward instead.
+    encoder_noise : σ of the joint positions the estimate reads, rad (its measurement noise's
+        floor; 0: exact positions).
     """
 
     def __init__(self, robot, dt: float, *, drives: DriveParameters | None = None, friction_scale: float = 1.0,
                  smoothing: float = 0.05, impedance=None, drive_steps: int = 1,
-                 estimate: bool | DriveFrictionEstimate = False):
+                 estimate: bool | DriveFrictionEstimate = False, encoder_noise: float = 0.0):
         drives = drive_parameters(robot) if drives is None else drives
         if not isinstance(drives, DriveParameters) or drives.armature.size != robot.na:
             raise ValueError(f"drives must be a DriveParameters of {robot.na} joints, got {drives!r}")
@@ -133,7 +135,7 @@ class DriveStage(Stage):
             raise ValueError(f"robot {robot.name!r}: the drive estimate needs one coordinate per joint")
         if estimate is True:
             estimate = DriveFrictionEstimate(robot, dt, DriveParameters(np.zeros(robot.na), self.damping, self.friction),
-                                             smoothing=self.smoothing)
+                                             smoothing=self.smoothing, encoder_noise=encoder_noise)
         elif estimate is not False and not isinstance(estimate, DriveFrictionEstimate):
             raise ValueError(f"estimate must be a bool or a DriveFrictionEstimate, got {type(estimate).__name__}")
         #: The online estimate of the drives' damping and friction (None: the told values).

@@ -36,9 +36,26 @@ the largest of that, the model's own (:func:`~tsid_py.models.actuators.drive_par
 its file's values, or the typical drive's) and the typical drive's
 (:data:`~tsid_py.models.actuators.TYPICAL_DAMPING`,
 :data:`~tsid_py.models.actuators.TYPICAL_FRICTION` times ``τ_max``), and drift slowly
-(``parameter_memory`` s); ``k`` starts at 0 with deviation ``model_error``. The measurement
-noise ``R`` is the innovations' running mean square; an innovation beyond ``gate`` standard
-deviations (a foot touching down before its contact is in the QP, a push) is clipped to it.
+(``parameter_memory`` s); ``k`` starts at 0 with deviation ``model_error``.
+
+The measurement noise ``R`` is the innovations' running mean square, never below what the
+encoders alone put in the residual: with white noise ``σ_q`` on each joint's position, the
+second difference's is ``σ_q̈ = √6 σ_q / (W dt)²`` and row ``i``'s ``(σ_q̈ ‖M_ia‖)²`` (``M_ia``
+the row's joint block). On G1 walking (``--realistic``, σ_q = 1 mrad, W dt = 10 ms: σ_q̈ =
+24 rad/s²) that is 0.24 N·m on an ankle roll, 7 on a knee, 23 on a hip pitch, and the
+innovations' RMS was that within 5–15 % on every joint — against a drive's friction of
+0.2–0.7 N·m: one window tells little, a swing's forty tell some. Started from a smaller
+``R`` (the prior's own spread), the filter took the first five windows of each joint at their
+word and ran G1's knee friction from 0.35 to 1.44 N·m (the plant's 0.695), where it stayed
+(its ``R`` had grown meanwhile) and its rough-ground walk lost its footing (``--drive-estimate``
+off by default until this floor). An innovation beyond ``gate`` standard deviations (a foot
+touching down before its contact is in the QP, a push) is clipped to it.
+
+A window counts for a joint only when its velocity is beyond ``gate`` deviations of its noise
+(``σ_v = √2 σ_q / (2 W dt)``, 0.07 rad/s above): a joint at rest whose measured velocity is its
+noise regresses ``y`` on that noise and pulls ``b`` toward 0 (iCub's arms' ran from 0.5 to 0 and
+below, the plant's 1.0). Nor does a step whose command ``τ + u`` reached the joint's torque limit
+(the drive applied less than the residual assumes).
 The estimates fed forward stay in ``[0, b_max]`` and ``[0, f_max]``: ``gate`` deviations
 above the prior, and for ``b`` at least ``τ_max / v_max`` (the damping that takes the whole
 torque limit at the velocity limit).
@@ -53,9 +70,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import boolean, float64, njit, void
+from numba import boolean, float64, int64, njit, void
 
-from .._numba import FASTMATH, VECTOR
+from .._numba import FASTMATH, MATRIX, VECTOR
 from ..models.actuators import (
     TYPICAL_DAMPING,
     TYPICAL_FRICTION,
@@ -66,14 +83,16 @@ from ..models.actuators import (
 MATRIX3 = float64[:, :, ::1]
 
 
-@njit(void(VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, boolean[::1], MATRIX3, VECTOR, float64[:, ::1], float64[:, ::1],
-           float64, float64, float64, float64), cache=True, fastmath=FASTMATH)
-def drive_filter_step(residual, velocity, previous_velocity, feedforward, torque, free, covariance, noise, theta,
-                      process_noise, smoothing, dt, gate, noise_memory):
+@njit(void(VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, boolean[::1], MATRIX3, VECTOR, VECTOR, float64[:, ::1],
+           float64[:, ::1], float64, float64, float64, float64), cache=True, fastmath=FASTMATH)
+def drive_filter_step(residual, velocity, previous_velocity, feedforward, torque, free, covariance, noise, noise_floor,
+                      theta, process_noise, smoothing, dt, gate, noise_memory):
     """One Kalman step per joint ``i`` with ``free[i]`` (see the module): ``residual`` is
     ``(M (q̈ − q̈*))_i``, ``feedforward`` and ``torque`` the last step's ``u`` and ``τ``;
     ``theta`` (n, 4), ``covariance`` (n, 4, 4) and ``noise`` (n,) (the innovations' mean
-    square) are updated in place; ``process_noise`` (n, 4) the parameters' per-step variances."""
+    square) are updated in place; the measurement noise is ``max(noise, noise_floor)`` (n,,
+    N·m², what the sensors' noise alone puts in the residual); ``process_noise`` (n, 4) the
+    parameters' per-step variances."""
     n, m = residual.size, theta.shape[1]
     h = np.empty(m)
     ph = np.empty(m)
@@ -89,7 +108,7 @@ def drive_filter_step(residual, velocity, previous_velocity, feedforward, torque
         for r in range(m):
             predicted += theta[i, r] * h[r]
         innovation = feedforward[i] - residual[i] - predicted
-        s = noise[i]
+        s = max(noise[i], noise_floor[i])
         for r in range(m):
             total = 0.0
             for c in range(m):
@@ -104,6 +123,30 @@ def drive_filter_step(residual, velocity, previous_velocity, feedforward, torque
         for r in range(m):
             for c in range(m):
                 p[r, c] -= ph[r] * ph[c] / s
+
+
+@njit(void(float64[:, ::1], float64[:, ::1], int64[::1], VECTOR, VECTOR, float64, MATRIX, float64, boolean[::1],
+           VECTOR), cache=True, fastmath=FASTMATH)
+def window_gates(torques, feedforwards, steps, limits, velocity, velocity_bound, joints_mass, acceleration_noise, free,
+                 noise_floor):
+    """A window's gates and noise floor (see the module), in place: ``free[i]`` is cleared
+    when a step of ``steps`` (rows of ``torques`` and ``feedforwards``) commanded
+    ``|τ + u| ≥ limits[i]`` or ``|velocity[i]| ≤ velocity_bound``; ``noise_floor[i] =
+    (acceleration_noise ‖joints_mass[i]‖)²``."""
+    for i in range(free.size):
+        total = 0.0
+        for c in range(joints_mass.shape[1]):
+            total += joints_mass[i, c] * joints_mass[i, c]
+        noise_floor[i] = acceleration_noise * acceleration_noise * total
+        if not free[i]:
+            continue
+        if abs(velocity[i]) <= velocity_bound:
+            free[i] = False
+            continue
+        for k in steps:
+            if abs(torques[k, i] + feedforwards[k, i]) >= limits[i]:
+                free[i] = False
+                break
 
 
 class DriveFrictionEstimate:
@@ -125,22 +168,29 @@ class DriveFrictionEstimate:
         ``prior + gate σ`` (see the module).
     noise_memory : s, the time constant of the innovations' running mean square.
     window : s, half the span of the second differences (see the module).
+    encoder_noise : σ of the joint positions read, rad (white, each joint's own): the
+        measurement noise never goes below what it puts in the residual (see the module).
     """
 
     def __init__(self, robot, dt: float, prior: DriveParameters, *, smoothing: float = 0.05,
                  model_error: float = 0.2, bias_drift: float = 0.01, parameter_memory: float = 60.0,
-                 gate: float = 3.0, noise_memory: float = 0.5, window: float = 0.01):
+                 gate: float = 3.0, noise_memory: float = 0.5, window: float = 0.01, encoder_noise: float = 0.0):
         for name, value in (("dt", dt), ("smoothing", smoothing), ("model_error", model_error),
                             ("bias_drift", bias_drift), ("parameter_memory", parameter_memory), ("gate", gate),
                             ("noise_memory", noise_memory), ("window", window)):
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number, got {value!r}")
+        if not (isinstance(encoder_noise, (int, float)) and math.isfinite(encoder_noise) and encoder_noise >= 0):
+            raise ValueError(f"encoder_noise must be a number >= 0 (rad), got {encoder_noise!r}")
         if not isinstance(prior, DriveParameters) or prior.damping.size != robot.na:
             raise ValueError(f"prior must be a DriveParameters of {robot.na} joints, got {prior!r}")
         self.robot, self.dt, self.smoothing, self.gate = robot, float(dt), float(smoothing), float(gate)
         self.noise_memory = float(noise_memory)
         self.first = robot.nv - robot.na
         limits = np.asarray(robot.effort_limits, dtype=float)[-robot.na:]
+        #: (na,) N·m, the torque limits: a step whose command ``τ + u`` reached one is not
+        #: counted (the drive applied less than the residual assumes).
+        self.torque_limits = np.where(np.isfinite(limits) & (limits > 0), limits, np.inf)
         limits = np.where(np.isfinite(limits), limits, 0.0)
         model = drive_parameters(robot)
         #: The prior's standard deviations of ``b`` and ``f``.
@@ -162,6 +212,13 @@ class DriveFrictionEstimate:
         #: differences of their measured positions over two windows.
         self.window = max(1, round(window / dt))
         update = dt * self.window                            # the period of the updates
+        #: σ of the encoders' second difference, rad/s²: ``√6 σ_q / (W dt)²``.
+        self.acceleration_noise = math.sqrt(6.0) * float(encoder_noise) / update ** 2
+        #: σ of the encoders' central difference, rad/s: ``√2 σ_q / (2 W dt)``.
+        self.velocity_noise = math.sqrt(2.0) * float(encoder_noise) / (2.0 * update)
+        #: (na,) N², the residual's variance the encoders alone explain, ``(σ_q̈ ‖M_ia‖)²``
+        #: (``M_ia`` row ``i`` of the mass matrix's joint block, at the last update).
+        self.noise_floor = np.zeros(robot.na)
         self.process_noise = self.spread ** 2 * update / parameter_memory
         self.process_noise[:, 3] = self.spread[:, 3] ** 2 * update
         self._supports: dict[str, np.ndarray] = {}
@@ -244,8 +301,11 @@ class DriveFrictionEstimate:
         residual = mass_matrix[self.first:] @ acceleration
         velocity = (q[2] - q[0]) / (2.0 * h)
         free = np.logical_and.reduce(self._free_steps[steps], axis=0)
-        drive_filter_step(residual, velocity, velocity, weights @ self._feedforward[steps],
-                          weights @ self._torque[steps], free, self.covariance, self.noise, self.theta,
-                          self.process_noise, self.smoothing, h, self.gate, self.noise_memory)
+        # the torque limits, a velocity beyond its noise, the encoders' share of the residual
+        window_gates(self._torque, self._feedforward, steps, self.torque_limits, velocity,
+                     self.gate * self.velocity_noise if self.velocity_noise > 0.0 else -1.0,
+                     mass_matrix[self.first:, self.first:], self.acceleration_noise, free, self.noise_floor)
+        drive_filter_step(residual, velocity, velocity, weights @ self._feedforward[steps], weights @ self._torque[steps],
+                          free, self.covariance, self.noise, self.noise_floor, self.theta, self.process_noise, self.smoothing, h, self.gate, self.noise_memory)
         np.clip(self.theta[:, 0], 0.0, self.upper[0], out=self.damping)
         np.clip(self.theta[:, 1], 0.0, self.upper[1], out=self.friction)

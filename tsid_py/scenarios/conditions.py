@@ -79,14 +79,15 @@ class Conditions:
           model's limits, each link's mass (and inertia) ×U[0.85, 1.15], 2 ms from
           measurement to applied torque;
         * the controller on the estimator, told the drives' armature and feeding half their
-          friction forward (``drive_estimate=True``, an option, also learns the rest online).
+          damping and friction forward, the rest learnt online (``drive_estimate=True``:
+          :class:`~tsid_py.control.drive_estimation.DriveFrictionEstimate`).
         """
         sensors = SensorSpec(encoder_noise=1e-3, encoder_resolution=2.0 * math.pi / 2 ** 16,
                              gyro_noise=math.radians(0.01), gyro_bias=math.radians(0.01),
                              accel_noise=100e-6 * 9.81, accel_bias=5e-3 * 9.81)
         plant = PlantModel(armature="model", damping="model", friction_loss="model", torque_saturation=True,
                            mass_error=0.15, delay=0.002)
-        return replace(cls(sensors=sensors, plant=plant, feedback="estimator", seed=seed), **changes)
+        return replace(cls(sensors=sensors, plant=plant, feedback="estimator", drive_estimate=True, seed=seed), **changes)
 
     def describe(self) -> dict:
         """A JSON-ready summary of the conditions."""

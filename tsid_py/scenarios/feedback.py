@@ -83,7 +83,8 @@ class Feedback:
         known = DriveParameters(np.zeros(robot.na), values(plant.damping, drives.damping),
                                 values(plant.friction_loss, drives.friction))
         stage = DriveStage(robot, controller.dt, drives=known, friction_scale=conditions.friction_scale,
-                           estimate=conditions.drive_estimate)
+                           estimate=conditions.drive_estimate,
+                           encoder_noise=0.0 if conditions.feedback == "ground-truth" else conditions.sensors.encoder_sigma)
         controller.insert(stage)
         return stage
 
