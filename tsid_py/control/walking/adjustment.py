@@ -119,7 +119,7 @@ import numpy as np
 from ..._geometry import separation
 from ..._validation import positive_scalar
 from ..capture_point import SupportPolygon
-from .footsteps import Footstep
+from .footsteps import Footstep, within_reach
 from .swing import quintic_coefficients
 
 #: The peak acceleration of the rest-to-rest quintic ``10 r³ − 15 r⁴ + 6 r⁵`` over a distance
@@ -331,13 +331,8 @@ class StepAdjustment:
         """Where ``planned`` lands once moved by ``offset`` (2,) m, clamped to the reach from
         ``stance`` (see the module) on the side of ``stance`` the swing foot ``lifted`` from:
         its ``(x, y)``."""
-        c, s = math.cos(stance.yaw), math.sin(stance.yaw)
-        to_frame = np.array([[c, s], [-s, c]])
-        side = 1.0 if (to_frame @ (lifted.xy - stance.xy))[1] >= 0 else -1.0
-        along, across = to_frame @ (planned.xy + np.asarray(offset, dtype=float) - stance.xy)
-        along = min(max(along, -self.backward), self.forward)
-        across = side * min(max(side * across, self.min_width), self.max_width)
-        x, y = stance.xy + to_frame.T @ np.array([along, across])
+        x, y = within_reach(stance, lifted, planned.xy + np.asarray(offset, dtype=float), self.forward,
+                            self.backward, self.min_width, self.max_width)
         return float(x), float(y)
 
 

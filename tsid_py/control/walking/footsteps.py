@@ -97,6 +97,20 @@ class Footstep:
         return Footstep(self.foot, x, y, self.yaw, self.z, self.normal)
 
 
+def within_reach(stance: Footstep, side_of: Footstep, point, forward: float, backward: float, min_width: float,
+                 max_width: float) -> np.ndarray:
+    """``point`` (2,) m clamped, per axis, to the reach box from ``stance``: in its sole's frame
+    (x along its heading, y across) ``[−backward, forward]`` along and ``[min_width,
+    max_width]`` across, on the side of ``stance`` the footstep ``side_of`` is on; its (2,)."""
+    c, s = math.cos(stance.yaw), math.sin(stance.yaw)
+    to_frame = np.array([[c, s], [-s, c]])
+    side = 1.0 if (to_frame @ (side_of.xy - stance.xy))[1] >= 0 else -1.0
+    along, across = to_frame @ (np.asarray(point, dtype=float) - stance.xy)
+    along = min(max(along, -backward), forward)
+    across = side * min(max(side * across, min_width), max_width)
+    return stance.xy + to_frame.T @ np.array([along, across])
+
+
 def _centre(left: Footstep, right: Footstep) -> tuple[np.ndarray, float, float]:
     """Midpoint (x, y), heading (rad) and width (m) of a pair of feet."""
     yaw = mean_yaw(left.yaw, right.yaw)

@@ -47,7 +47,7 @@ import numpy as np
 from ..._validation import positive_scalar
 from ..capture_point import SupportPolygon, sole_outline
 from .angles import mean_yaw
-from .footsteps import Footstep
+from .footsteps import Footstep, within_reach
 
 
 @dataclass(frozen=True)
@@ -194,14 +194,7 @@ class StepRecovery:
         away = predicted - pivot
         norm = float(np.linalg.norm(away))
         target = predicted + (self.overshoot * away / norm if norm > 1e-9 else 0.0)
-        # in the stance sole's frame: x along it, y toward the swing foot's side
-        c, s = math.cos(stance.yaw), math.sin(stance.yaw)
-        to_frame = np.array([[c, s], [-s, c]])
-        side = 1.0 if (to_frame @ (swing.xy - stance.xy))[1] >= 0 else -1.0
-        along, across = to_frame @ (target - stance.xy)
-        along = min(max(along, -self.backward), self.forward)
-        across = side * min(max(side * across, self.min_width), self.max_width)
-        xy = stance.xy + to_frame.T @ np.array([along, across])
+        xy = within_reach(stance, swing, target, self.forward, self.backward, self.min_width, self.max_width)
         return Footstep(swing.foot, float(xy[0]), float(xy[1]), swing.yaw, swing.z), predicted
 
     def _corners(self, step: Footstep) -> np.ndarray:
