@@ -71,6 +71,25 @@ def test_joint_limit_bound_never_asks_more_than_braking():
     assert bound[1] == pytest.approx(-10.0)     # too fast, too close: full braking, no more
 
 
+def test_the_compiled_joint_limit_bounds_are_the_readable_definition_s_numbers():
+    """The control step's kernel against :meth:`JointLimits._upper_bound` (numpy) on states
+    inside, at and beyond the stops, moving both ways: the same numbers, bit for bit."""
+    from tsid_py.constraints.limits import viable_bounds_into
+
+    rng = np.random.default_rng(4)
+    n = 3000
+    q_min, q_max = rng.uniform(-2.0, -0.1, n), rng.uniform(0.1, 2.0, n)
+    q = rng.uniform(q_min - 0.05, q_max + 0.05, n)
+    q[:20], q[20:40] = q_max[:20], q_min[20:40]                        # at the stops
+    v, a_max = rng.normal(0.0, 4.0, n), rng.uniform(1.0, 200.0, n)
+    lower, upper = np.empty(n), np.empty(n)
+    viable_bounds_into(q, v, q_min, q_max, 1e-3, a_max, lower, upper)
+    up = tp.constraints.JointLimits._upper_bound(q, v, q_max, 1e-3, a_max)
+    down = -tp.constraints.JointLimits._upper_bound(-q, -v, -q_min, 1e-3, a_max)
+    np.testing.assert_array_equal(upper, up)
+    np.testing.assert_array_equal(lower, np.minimum(down, up))
+
+
 def test_removing_a_foot_with_transition_is_smooth(talos):
     solver = standing_solver(talos)
     q, v = talos.q_ref, talos.zero_velocity()

@@ -6,8 +6,12 @@ Each takes ``priority`` (``"hard"`` by default, a level ``1, 2, …`` or ``"soft
 
 from __future__ import annotations
 
-import numpy as np
+import math
 
+import numpy as np
+from numba import float64, njit, void
+
+from .._numba import VECTOR, compiled_function
 from .._validation import positive_scalar
 from ..row_writers import direct
 from ..rows import Bounds, VariableBounds
@@ -168,10 +172,13 @@ class JointLimits(AccelerationBounds):
         self.a_max = limits[self.v_index - offset_v]
         if not np.all(np.isfinite(self.a_max)):
             raise ValueError("acceleration_limit must be finite: viability needs a braking limit")
+        self._bounds = (np.empty(self.v_index.size), np.empty(self.v_index.size))
 
     @staticmethod
     def _upper_bound(q, v, q_max, dt, a_max):
-        """Largest viable q̈ toward ``q_max`` (vectorised), never below ``−a_max``."""
+        """Largest viable q̈ toward ``q_max`` (vectorised), never below ``−a_max``: the
+        readable definition; the control step calls :func:`viable_bounds_into`, which
+        computes the same numbers in the same order joint by joint."""
         one_step = (q_max - q - dt * v) / dt**2
         quad_a = dt**2 / (2.0 * a_max)
         quad_b = dt**2 + dt * v / a_max
@@ -187,9 +194,41 @@ class JointLimits(AccelerationBounds):
     def acceleration_bounds(self, context):
         """The viable bounds of the class docstring on q̈ of the limited joints (rad/s²) at the
         robot's current ``q``, ``v`` and the step's ``dt``; the lower bound is capped at the
-        upper one, so that the box is never empty."""
-        robot, dt = context.robot, context.dt
-        q, v = robot.q[self.q_index], robot.v[self.v_index]
-        upper = self._upper_bound(q, v, self.upper, dt, self.a_max)
-        lower = -self._upper_bound(-q, -v, -self.lower, dt, self.a_max)
-        return VariableBounds(self.v_index, np.minimum(lower, upper), upper)
+        upper one, so that the box is never empty. The bounds are this constraint's buffers,
+        rewritten at the next call (one compiled call: the numpy form cost G1's 29 joints
+        21 µs a side, 42 µs of a 170 µs walking step)."""
+        robot = context.robot
+        lower, upper = self._bounds
+        _viable_bounds_into(robot.q[self.q_index], robot.v[self.v_index], self.lower, self.upper, float(context.dt),
+                            self.a_max, lower, upper)
+        return VariableBounds(self.v_index, lower, upper)
+
+
+@njit(float64(float64, float64, float64, float64, float64), cache=True)
+def _viable_upper(q, v, q_max, dt, a_max):
+    """:meth:`JointLimits._upper_bound` for one joint (the same operations in the same order)."""
+    one_step = (q_max - q - dt * v) / dt**2
+    quad_a = dt**2 / (2.0 * a_max)
+    quad_b = dt**2 + dt * v / a_max
+    quad_c = q + dt * v + v**2 / (2.0 * a_max) - q_max
+    discriminant = quad_b**2 - 4.0 * quad_a * quad_c
+    if discriminant < 0.0:
+        viable = -a_max
+    else:
+        root = (-quad_b + math.sqrt(discriminant)) / (2.0 * quad_a)
+        viable = root if v + dt * root > 0.0 else one_step
+    return max(min(one_step, viable), -a_max)
+
+
+@njit(void(VECTOR, VECTOR, VECTOR, VECTOR, float64, VECTOR, VECTOR, VECTOR), cache=True, _nrt=False)
+def viable_bounds_into(q, v, q_min, q_max, dt, a_max, lower, upper):
+    """``upper[i]``, the largest viable q̈ of joint ``i`` toward ``q_max[i]``, and ``lower[i]``
+    the mirror toward ``q_min[i]``, capped at ``upper[i]`` (:class:`JointLimits`)."""
+    for i in range(q.size):
+        high = _viable_upper(q[i], v[i], q_max[i], dt, a_max[i])
+        low = -_viable_upper(-q[i], -v[i], -q_min[i], dt, a_max[i])
+        upper[i] = high
+        lower[i] = min(low, high)
+
+
+_viable_bounds_into = compiled_function(viable_bounds_into)
