@@ -1,5 +1,7 @@
 """Tasks: PD convergence, priorities and weights, and the kinematics behind each task."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -169,6 +171,35 @@ def test_momentum_task_matches_pinocchio(rng):
     # the rate at q̈ = 0 (the task's drift Ȧ_g v) is pinocchio's dh_g at zero acceleration
     pin.computeCentroidalMomentumTimeVariation(robot.model, data, q, v, np.zeros(robot.nv))
     np.testing.assert_allclose(task.error_rate, task.kp * task.error - data.dhg.vector, atol=1e-9)
+
+
+@pytest.mark.parametrize("components, mask", [("both", None), ("angular", [True, False, True]),
+                                               ("linear", None)])
+def test_momentum_task_s_compiled_rows_are_its_computed_rows(components, mask, rng):
+    """``MomentumTask.write_rows`` (one compiled call) against the rows of :meth:`compute`
+    scaled by ``√W`` (the generic path), weighted and not, with per-axis gains and weights."""
+    robot = load_robot("talos")
+    dim = 6 if components == "both" else 3
+    task = tp.tasks.MomentumTask(rng.normal(0.0, 1.0, dim), components=components, kp=rng.uniform(1.0, 9.0, dim),
+                                 weight=rng.uniform(0.5, 4.0, dim), mask=mask)
+    task.set_target(task.momentum_ref, velocity=rng.normal(0.0, 1.0, dim))
+    task.prepare(robot)
+    q = robot.q_ref.copy()
+    q[7:] += rng.uniform(-0.2, 0.2, robot.nq - 7)
+    robot.update(q, rng.normal(0.0, 0.3, robot.nv))
+    context = SimpleNamespace(robot=robot)
+    for weighted in (True, False):
+        rows, target = task.compute(context)
+        error, error_rate = task.error.copy(), task.error_rate.copy()
+        matrix, vector = np.full((task.size, robot.nv), np.nan), np.full(task.size, np.nan)
+        task.write_rows(context, matrix, vector, weighted)
+        scale = task._row_scales[weighted]
+        np.testing.assert_array_equal(matrix, rows * scale[:, None])
+        np.testing.assert_array_equal(vector, target * scale)
+        np.testing.assert_array_equal(task.error, error)
+        np.testing.assert_array_equal(task.error_rate, error_rate)
+    with pytest.raises(ValueError, match="kp"):
+        task.kp = -1.0
 
 
 def test_torque_task_hard_and_wrench_task_distribution(talos):

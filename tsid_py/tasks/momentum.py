@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import intp, njit, void
 
+from .._numba import MATRIX, VECTOR
 from .._validation import as_vector, per_axis
 from ..rows import Rows
+from ..settings import Setting
 from .base import Task
 
 
@@ -41,10 +44,16 @@ class MomentumTask(Task):
         self.components = self._COMPONENTS[components]
         dim = self.components.stop - self.components.start
         super().__init__(dim, weight=weight, priority=priority, mask=mask, name=name)
-        self.kp = per_axis(kp, "kp", dim)
+        self.kp = kp
         self.set_target(np.zeros(dim) if target is None else target)
         self.error = np.zeros(dim)
         self.error_rate = np.zeros(dim)
+
+    kp = Setting("_checked_kp")
+    """Gains of the first-order law (dim,), 1/s."""
+
+    def _checked_kp(self, value, name: str) -> np.ndarray:
+        return per_axis(value, name, self.dim)
 
     def set_target(self, target, velocity=None, acceleration=None) -> None:
         """``target``: the momentum (3 or 6,); ``velocity``: its rate feed-forward ḣ_ref."""
@@ -73,3 +82,30 @@ class MomentumTask(Task):
         self.error_rate = desired_rate - drift[rows]      # the rate the task still has to produce
         keep = self._rows
         return Rows(matrix[rows][keep], self.error_rate[keep])
+
+    def write_rows(self, context, matrix, vector, weighted):
+        """:meth:`compute`'s rows, scaled by ``√W`` when ``weighted``, in one compiled call
+        (the same numbers; :attr:`error` and :attr:`error_rate` updated in place; through
+        numba's dispatcher, which checks the types of the references a user may assign)."""
+        centroidal_matrix, momentum, drift = context.robot.centroidal()
+        momentum_rows(centroidal_matrix, momentum, drift, self.components.start, self.momentum_ref, self.rate_ref,
+                       self.kp, self._rows, self._row_scales[weighted], self.error, self.error_rate, matrix, vector)
+
+
+@njit(void(MATRIX, VECTOR, VECTOR, intp, VECTOR, VECTOR, VECTOR, intp[:], VECTOR, VECTOR, VECTOR, MATRIX, VECTOR),
+      cache=True, _nrt=False)
+def momentum_rows(centroidal_matrix, momentum, drift, first, momentum_ref, rate_ref, kp, kept, scale, error, error_rate,
+                  matrix, vector):
+    """:meth:`MomentumTask.compute`'s law on the axes ``first, first + 1, …`` of ``h`` into
+    ``error`` and ``error_rate``, and its kept rows ``kept`` times ``scale`` (one per kept
+    row) into ``matrix`` and ``vector``."""
+    for axis in range(momentum_ref.size):
+        gap = momentum_ref[axis] - momentum[first + axis]
+        error[axis] = gap
+        error_rate[axis] = rate_ref[axis] + kp[axis] * gap - drift[first + axis]
+    for row in range(kept.size):
+        axis, factor = kept[row], scale[row]
+        for column in range(matrix.shape[1]):
+            matrix[row, column] = centroidal_matrix[first + axis, column] * factor
+        vector[row] = error_rate[axis] * factor
+
