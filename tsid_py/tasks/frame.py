@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from .._validation import as_matrix, as_rotation, as_vector
+from .._validation import as_matrix, as_rotation, as_vector, finite_vector
 from ..frames import direct
 from ..rows import PDKinematics
 from .base import PDTask
@@ -100,8 +100,8 @@ class FrameTask(PDTask):
         return as_se3(target)
 
     def _set_placement_ref(self, placement: pin.SE3) -> None:
-        translation, rotation = placement.translation.copy(), placement.rotation.copy()
-        if not (np.all(np.isfinite(translation)) and np.all(np.isfinite(rotation))):
+        translation, rotation = placement.translation.copy(), placement.rotation.copy()     # C-ordered copies
+        if not (finite_vector(translation) and finite_vector(rotation.reshape(9))):
             raise ValueError(f"target of {self.name} must be finite (no NaN or inf)")
         self._placement_ref = placement
         self._translation_ref, self._rotation_ref = translation, rotation
