@@ -91,10 +91,6 @@ class InertiaRepair:
         """Frobenius norm of the inertia's change, kg·m²."""
         return float(np.linalg.norm(self.inertia_after - self.inertia_before))
 
-    def describe(self) -> str:
-        """One line: the body, then :meth:`describe_change`."""
-        return f"body {self.body!r}: {self.describe_change()}"
-
     def describe_change(self) -> str:
         """The change without the body's name: its principal moments before and after, the
         change, the mass."""
