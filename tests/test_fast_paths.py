@@ -68,6 +68,9 @@ CASES = {
     "force regularisation (diagonal)": ("go2", lambda r: tp.tasks.ForceRegularization(3.0), (0.5, 0.0)),
     "wrench regularisation (diagonal)": ("talos", lambda r: WrenchRegularization([1, 2, 3, 4, 5, 6]), (0.5, 0.0)),
     "force targets (diagonal)": ("go2", lambda r: _force_targets(r), (0.5, 0.0)),
+    "momentum": ("talos", lambda r: tp.tasks.MomentumTask([1.0, -2.0, 0.5, 0.3, -0.2, 0.1], components="both",
+                                                         kp=[1, 2, 3, 4, 5, 6], weight=[1, 2, 3, 4, 5, 6],
+                                                         mask=[1, 1, 0, 1, 0, 1]), (0.5, 0.0)),
     "torque limits": ("talos", lambda r: tp.constraints.TorqueLimits(scale=0.7), (0.5, 0.0)),
     "self-collision (the forearms, one piece each)": (
         "talos", lambda r: tp.constraints.SelfCollisionAvoidance(activation_distance=2.0, max_pairs=2,

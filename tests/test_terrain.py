@@ -372,6 +372,36 @@ def test_the_separation_of_two_polygons_is_the_minkowski_difference_s_point_near
     assert met > 5 and apart > 5
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_a_support_polygon_is_qhull_s_convex_hull_counter_clockwise(seed):
+    """``SupportPolygon``'s own hull (a monotone chain) against scipy's Qhull on random point
+    sets, a third of them on a 0.1 grid (duplicates, collinear points): the same vertices,
+    counter-clockwise (every turn to the left), every point inside every edge's half-plane,
+    unit normals; a set with no area refused by name."""
+    from scipy.spatial import ConvexHull
+
+    rng = np.random.default_rng(seed)
+    for trial in range(300):
+        points = rng.normal(0.0, 0.2, (int(rng.integers(3, 12)), 2))
+        if trial % 3 == 0:
+            points = np.round(points, 1)
+        try:
+            expected = points[ConvexHull(points).vertices]
+        except Exception:                                    # Qhull: no area
+            with pytest.raises(ValueError, match="points must span an area"):
+                SupportPolygon(points)
+            continue
+        polygon = SupportPolygon(points)
+        assert sorted(map(tuple, polygon.vertices)) == sorted(map(tuple, expected))
+        edges = np.roll(polygon.vertices, -1, axis=0) - polygon.vertices
+        turns = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+        assert np.all(turns > 0.0)
+        np.testing.assert_allclose(np.linalg.norm(polygon.normals, axis=1), 1.0, atol=1e-12)
+        assert np.all(points @ polygon.normals.T <= polygon.offsets + 1e-12)
+    with pytest.raises(ValueError, match="points must span an area"):
+        SupportPolygon([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0], [1.0, 1.0]])
+
+
 def test_touchdown_counts_force_along_the_normal_and_lowers_a_late_foot_at_most_its_reach():
     touchdown = Touchdown(force=20.0, speed=0.2, reach=0.03)
     normal = np.array([-math.sin(0.2), 0.0, math.cos(0.2)])

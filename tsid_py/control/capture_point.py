@@ -40,6 +40,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from .._validation import as_vector, positive_scalar
 
@@ -165,20 +166,17 @@ class SupportPolygon:
     (outward unit normals, counter-clockwise ``vertices``), m."""
 
     def __init__(self, points):
-        from scipy.spatial import ConvexHull
-
         points = np.asarray(points, dtype=float)
         if points.ndim != 2 or points.shape[1] != 2 or len(points) < 3:
             raise ValueError(f"points must be (k ≥ 3, 2) horizontal positions, got shape {points.shape}")
-        self.vertices = points[ConvexHull(points).vertices]          # counter-clockwise
-        edges = np.roll(self.vertices, -1, axis=0) - self.vertices
-        normals = np.column_stack([edges[:, 1], -edges[:, 0]])
-        self.normals = normals / np.linalg.norm(normals, axis=1)[:, None]
-        self.offsets = np.einsum("ij,ij->i", self.normals, self.vertices)
-        self._edges = [(float(n[0]), float(n[1]), float(o)) for n, o in zip(self.normals, self.offsets)]
+        if not np.all(np.isfinite(points)):
+            raise ValueError("points must be finite (no NaN or inf)")
+        self.vertices, self.normals, self.offsets, segments = _hull_polygon(np.ascontiguousarray(points))
+        if len(self.vertices) < 3:
+            raise ValueError(f"points must span an area: their hull is a segment or a point, got {points.tolist()}")
+        self._edges = [(nx, ny, offset) for (nx, ny), offset in zip(self.normals.tolist(), self.offsets.tolist())]
         #: each edge as (start x, start y, direction x, direction y, squared length), floats
-        self._segments = [(float(a[0]), float(a[1]), float(e[0]), float(e[1]), float(e[0] * e[0] + e[1] * e[1]))
-                          for a, e in zip(self.vertices, np.roll(self.vertices, -1, axis=0) - self.vertices)]
+        self._segments = [tuple(row) for row in segments.tolist()]
 
     def contains(self, point) -> bool:
         return bool(np.all(self.normals @ point <= self.offsets + 1e-12))
@@ -242,3 +240,59 @@ class SupportPolygon:
         ratio = np.clip(np.einsum("ij,ij->i", point - start, edges) / np.einsum("ij,ij->i", edges, edges), 0.0, 1.0)
         nearest = start + ratio[:, None] * edges
         return nearest[np.argmin(np.einsum("ij,ij->i", nearest - point, nearest - point))]
+
+
+#: Sine of the smallest turn a hull vertex makes (:func:`_hull_polygon`): below, collinear.
+COLLINEAR = 1e-9
+
+
+@njit(cache=True)
+def _hull_polygon(points):
+    """The convex hull of ``points`` (k, 2) by Andrew's monotone chain: its vertices (m, 2)
+    counter-clockwise from the lowest x (then y), points on an edge (within
+    :data:`COLLINEAR`) left out; each edge's
+    outward unit normal (m, 2), its offset ``n · a`` (m,) and ``(a_x, a_y, e_x, e_y, |e|²)``
+    (m, 5) for the edge ``e`` from vertex ``a`` to the next. A few points (soles' corners):
+    Qhull's call costs ten times the whole of this."""
+    k = points.shape[0]
+    order = np.arange(k)
+    for i in range(1, k):                                  # insertion sort by (x, y)
+        j = i
+        while j > 0 and (points[order[j - 1], 0] > points[order[j], 0]
+                         or (points[order[j - 1], 0] == points[order[j], 0]
+                             and points[order[j - 1], 1] > points[order[j], 1])):
+            order[j - 1], order[j] = order[j], order[j - 1]
+            j -= 1
+    chain = np.empty(2 * k, dtype=np.int64)
+    size = 0
+    for sweep in range(2):                                 # the lower hull, then the upper one
+        start = size
+        for step in range(k):
+            index = order[step] if sweep == 0 else order[k - 1 - step]
+            while size >= start + 2:
+                a, b = points[chain[size - 2]], points[chain[size - 1]]
+                ux, uy, wx, wy = b[0] - a[0], b[1] - a[1], points[index, 0] - a[0], points[index, 1] - a[1]
+                # a left turn by more than round-off (1e-9 rad): nearly collinear points, which
+                # would give two nearly parallel edges, are merged as Qhull merges them
+                if ux * wy - uy * wx > COLLINEAR * math.sqrt((ux * ux + uy * uy) * (wx * wx + wy * wy)):
+                    break
+                size -= 1
+            chain[size] = index
+            size += 1
+        size -= 1                                          # its last point starts the other half
+    count = max(size, 0)
+    vertices = np.empty((count, 2))
+    for i in range(count):
+        vertices[i] = points[chain[i]]
+    normals = np.empty((count, 2))
+    offsets = np.empty(count)
+    segments = np.empty((count, 5))
+    for i in range(count):
+        ax, ay = vertices[i, 0], vertices[i, 1]
+        ex, ey = vertices[(i + 1) % count, 0] - ax, vertices[(i + 1) % count, 1] - ay
+        length = math.sqrt(ey * ey + ex * ex)
+        normals[i, 0], normals[i, 1] = ey / length, -ex / length
+        offsets[i] = normals[i, 0] * ax + normals[i, 1] * ay
+        segments[i, 0], segments[i, 1], segments[i, 2], segments[i, 3] = ax, ay, ex, ey
+        segments[i, 4] = ex * ex + ey * ey
+    return vertices, normals, offsets, segments
