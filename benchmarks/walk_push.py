@@ -2,7 +2,8 @@
 survived with step adjustment or not.
 
     python benchmarks/walk_push.py [--robot talos g1] [--ratio 0.5 ...] [--directions=+x,+y,-x,-y]
-        [--phases 4] [--no-adjustment] [--lift-off-timing] [--realistic [--seeds N]] [--workers 2] [--json FILE]
+        [--phases 4] [--no-adjustment] [--lift-off-timing] [--coupled-torsion] [--realistic [--seeds N]]
+        [--workers 2] [--json FILE]
 
 The push is ``ratio`` times the robot's standing bound in its direction — the largest 0.1 s
 push at t = 1 s the balance controller survives standing, measured with
@@ -106,6 +107,8 @@ def main(argv=None) -> dict:
     parser.add_argument("--no-adjustment", action="store_true", help="walk without step adjustment")
     parser.add_argument("--lift-off-timing", action="store_true",
                         help="lift-offs re-timed from the measured capture point (control.walking.liftoff)")
+    parser.add_argument("--coupled-torsion", action="store_true",
+                        help="the soles' torsion kept in their contact wrench cone (PlanarContact's coupled_torsion)")
     parser.add_argument("--realistic", action="store_true",
                         help="the --realistic preset (estimator, sensor noise, delay, plant errors), seeded")
     parser.add_argument("--seeds", type=int, default=1, help="with --realistic: seeds 0..N-1 of each run")
@@ -113,6 +116,8 @@ def main(argv=None) -> dict:
     parser.add_argument("--json", help="write the report here")
     args = parser.parse_args(argv)
     options = {"step_adjustment": not args.no_adjustment, "lift_off_timing": args.lift_off_timing}
+    if args.coupled_torsion:                    # only when asked: the report's options stay as before otherwise
+        options["coupled_torsion"] = True
     seeds = list(range(args.seeds)) if args.realistic else [None]
     try:
         found = {(robot, direction): standing_bound(robot, direction, args.bounds) for robot in args.robot

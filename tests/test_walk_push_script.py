@@ -46,6 +46,10 @@ def test_directions_and_ratios_parse(walk_push, monkeypatch):
     assert len(seen["jobs"]) == 8                                  # 2 directions × 2 ratios × 2 phases
     assert [(row["direction"], row["force_N"], row["survived"]) for row in report["rows"]] == [
         ("+y", 60.0, "2/2"), ("+y", 100.0, "2/2"), ("-y", 60.0, "2/2"), ("-y", 100.0, "2/2")]
+    assert all("coupled_torsion" not in job[4] for job in seen["jobs"])          # the controller's default
+    report = walk_push.main(["--robot", "g1", "--directions=+x", "--phases", "1", "--coupled-torsion"])
+    assert [job[4]["coupled_torsion"] for job in seen["jobs"]] == [True]         # passed to the controller
+    assert report["coupled_torsion"] is True
 
 
 @pytest.mark.parametrize("argv, named", [(["--directions=+y,-z"], "--directions"), (["--ratio", "-1"], "--ratio"),
