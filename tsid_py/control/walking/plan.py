@@ -88,7 +88,10 @@ def _side(step: Footstep, other: Footstep) -> int:
 
 def _soles_overlap(first: Footstep, second: Footstep, size) -> bool:
     """Whether two level ``size = (length, width)`` sole rectangles at ``first`` and
-    ``second`` overlap: no axis of either separates their corners (separating axes)."""
+    ``second`` overlap: no axis of either separates their corners (separating axes). Centres
+    farther apart than a rectangle's diagonal cannot (the test most pairs of a plan meet)."""
+    if (first.x - second.x) ** 2 + (first.y - second.y) ** 2 > size[0] ** 2 + size[1] ** 2:
+        return False
     corners = [sole_outline(step.x, step.y, step.yaw, size) for step in (first, second)]
     for step in (first, second):
         for axis in ((np.cos(step.yaw), np.sin(step.yaw)), (-np.sin(step.yaw), np.cos(step.yaw))):
