@@ -83,7 +83,7 @@ class Resting:
 
 def tilt_rotation(normal) -> np.ndarray:
     """The smallest rotation (3, 3) taking the vertical onto the unit vector ``normal``."""
-    if normal[0] == 0.0 and normal[1] == 0.0:                  # level (most footholds): no numpy call
+    if normal[0] == 0.0 and normal[1] == 0.0 and normal[2] > 0.0:      # level (most footholds): no numpy call
         return np.eye(3)
     n = np.asarray(normal, dtype=float)
     n = n / np.linalg.norm(n)
