@@ -86,6 +86,7 @@ import numpy as np
 
 from ..._validation import positive_scalar
 from ..capture_point import SupportPolygon, sole_outline
+from .angles import yaw_of
 from .footsteps import Footstep, Gait
 from .plan import UNLOAD, WalkPlan
 from .standing import footstep_of
@@ -315,10 +316,9 @@ class LiftOffRetiming:
         if foot not in contacts or other not in contacts:
             return False
         staying, robot, adjustment = contacts[other], self.solver.robot, self.adjustment
-        rotation = staying.anchor_rotation    # its heading: the sole's x axis seen from above (every
-        heading = math.atan2(rotation[1, 0], rotation[0, 0])   # step: yaw_of_sole's untilting costs 8 µs)
+        # its heading: the sole's x axis seen from above (every step: yaw_of_sole's untilting costs 8 µs)
         return lift_now(self.com.dcm_xy, contacts[foot].anchor_translation, staying.anchor_translation,
-                        heading, adjustment.sole_size, adjustment.margin) and advance_lift_off(
+                        yaw_of(staying.anchor_rotation), adjustment.sole_size, adjustment.margin) and advance_lift_off(
             self.plan, t, index, robot.com[:2], robot.com_velocity[:2])
 
     def _check_lift_off(self, t: float) -> None:
