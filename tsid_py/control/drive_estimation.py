@@ -305,7 +305,8 @@ class DriveFrictionEstimate:
         window_gates(self._torque, self._feedforward, steps, self.torque_limits, velocity,
                      self.gate * self.velocity_noise if self.velocity_noise > 0.0 else -1.0,
                      mass_matrix[self.first:, self.first:], self.acceleration_noise, free, self.noise_floor)
-        drive_filter_step(residual, velocity, velocity, weights @ self._feedforward[steps], weights @ self._torque[steps],
-                          free, self.covariance, self.noise, self.noise_floor, self.theta, self.process_noise, self.smoothing, h, self.gate, self.noise_memory)
+        drive_filter_step(residual, velocity, velocity, weights @ self._feedforward[steps],
+                          weights @ self._torque[steps], free, self.covariance, self.noise, self.noise_floor,
+                          self.theta, self.process_noise, self.smoothing, h, self.gate, self.noise_memory)
         np.clip(self.theta[:, 0], 0.0, self.upper[0], out=self.damping)
         np.clip(self.theta[:, 1], 0.0, self.upper[1], out=self.friction)

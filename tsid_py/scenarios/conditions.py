@@ -87,7 +87,8 @@ class Conditions:
                              accel_noise=100e-6 * 9.81, accel_bias=5e-3 * 9.81)
         plant = PlantModel(armature="model", damping="model", friction_loss="model", torque_saturation=True,
                            mass_error=0.15, delay=0.002)
-        return replace(cls(sensors=sensors, plant=plant, feedback="estimator", drive_estimate=True, seed=seed), **changes)
+        realistic = cls(sensors=sensors, plant=plant, feedback="estimator", drive_estimate=True, seed=seed)
+        return replace(realistic, **changes)
 
     def describe(self) -> dict:
         """A JSON-ready summary of the conditions."""

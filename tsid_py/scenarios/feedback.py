@@ -82,9 +82,9 @@ class Feedback:
             return None
         known = DriveParameters(np.zeros(robot.na), values(plant.damping, drives.damping),
                                 values(plant.friction_loss, drives.friction))
+        encoder_noise = 0.0 if conditions.feedback == "ground-truth" else conditions.sensors.encoder_sigma
         stage = DriveStage(robot, controller.dt, drives=known, friction_scale=conditions.friction_scale,
-                           estimate=conditions.drive_estimate,
-                           encoder_noise=0.0 if conditions.feedback == "ground-truth" else conditions.sensors.encoder_sigma)
+                           estimate=conditions.drive_estimate, encoder_noise=encoder_noise)
         controller.insert(stage)
         return stage
 
