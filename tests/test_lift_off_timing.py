@@ -220,6 +220,10 @@ def test_advance_lift_off_unloads_now_and_brings_the_walk_forward():
     late = next(time for time, kind, _, step in events if kind == UNLOAD and step == index) + 0.001
     assert not advance_lift_off(plan, late, index, position[:2], velocity[:2])
     assert not advance_lift_off(plan, t, index + 1, position[:2], velocity[:2])
+    with pytest.raises(ValueError, match="unloading has begun"):
+        plan.advance_lift_off(late, index, position[:2], velocity[:2])
+    with pytest.raises(ValueError, match="step must index a footstep after the first"):
+        plan.advance_lift_off(t, 0, position[:2], velocity[:2])
     assert plan.events == events and plan.phases == phases
     assert advance_lift_off(plan, t, index, position[:2] + 0.01, velocity[:2])
     times = {(kind, step): time for time, kind, _, step in plan.events}

@@ -249,20 +249,13 @@ def lift_now(dcm, lifting, staying, staying_yaw: float, sole_size, margin: float
 def advance_lift_off(plan: WalkPlan, t: float, index: int, com, com_velocity) -> bool:
     """In the double support before footstep ``index``'s lift-off (plan time ``t``; asked
     when :func:`lift_now` says so), unload its foot now and lift it the gait's
-    ``transition`` later: the double support shortened to end then, the swing and every
-    later phase that much earlier, the CoM re-planned from ``com``, ``com_velocity`` (2,)
-    (the footsteps unchanged: :meth:`~.plan.WalkPlan.replan` from the landed footstep
-    ``index − 1`` with the next step re-timed). Whether it did (not once the unloading has
-    begun, nor outside that double support)."""
-    if index < 1:
-        return False
-    phase, swing = plan.phase_at(t), plan.swings[index]
-    if phase.kind != "double" or phase.step != index - 1 or swing.lift_off - plan.gait.transition <= t + 1e-9:
-        return False
+    ``transition`` later (:meth:`~.plan.WalkPlan.advance_lift_off`: the double support
+    shortened to end then, the swing and every later phase that much earlier, the CoM
+    re-planned from ``com``, ``com_velocity`` (2,), the footsteps unchanged). Whether it did
+    (not once the unloading has begun, nor outside that double support)."""
     try:
-        plan.replan(t, index - 1, plan.footsteps[index - 1:], com, com_velocity,
-                    next_timing=[(t + plan.gait.transition - phase.start, swing.duration)])
-    except ValueError:                                   # a timing the plan refuses: on the clock
+        plan.advance_lift_off(t, index, com, com_velocity)
+    except ValueError:
         return False
     return True
 

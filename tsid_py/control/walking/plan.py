@@ -317,6 +317,24 @@ class WalkPlan:
         self.swings[step:] = self._swings(step)
         self._replan_com(t, com, com_velocity)
 
+    def advance_lift_off(self, t: float, step: int, com, com_velocity) -> None:
+        """At time ``t`` s of the plan, in the double support before footstep ``step``'s
+        lift-off and before its unloading has begun, unload that foot now and lift it the
+        gait's ``transition`` later: the double support ends then, the swing lasts as long,
+        and every later phase and contact event comes that much earlier; the CoM is planned
+        anew from ``com`` (2,) m and ``com_velocity`` (2,) m/s at ``t``, as :meth:`replan`
+        does (:func:`.liftoff.advance_lift_off` decides when). ``ValueError`` (the plan
+        unchanged) at any other time."""
+        if not 1 <= step < len(self.footsteps):
+            raise ValueError(f"step must index a footstep after the first (1…{len(self.footsteps) - 1}), got {step!r}")
+        before, swing = self.phase_at(t), self.swings[step]
+        if before.kind != "double" or before.step != step - 1 or swing.lift_off - self.gait.transition <= t + 1e-9:
+            raise ValueError(f"advance_lift_off: at {t:.3f} s footstep {step} is not in the double support before "
+                             "its lift-off, or its unloading has begun")
+        self._retime(step, t + self.gait.transition - before.start, swing.duration)
+        self.swings[step:] = self._swings(step)
+        self._replan_com(t, com, com_velocity)
+
     def _replan_com(self, t: float, com, com_velocity) -> None:
         """The CoM planned anew from ``com`` (2,) m and ``com_velocity`` (2,) m/s at ``t`` s
         over the phases and footholds as they are now (see :meth:`replan`), and the ground
