@@ -2,7 +2,8 @@
 bound in ±x and ±y, in every seed?
 
     python benchmarks/realistic_push.py [--robots talos g1] [--seeds 0 1 2 3 4] [--ratio 0.8]
-        [--directions=+x ...] [--feedback estimator|finite-differences|ground-truth] [--json FILE]
+        [--directions=+x ...] [--feedback estimator|finite-differences|ground-truth]
+        [--bounds measured|model] [--json FILE]
 
 Each run is one 0.1 s push on the base at t = 1 s under
 ``tsid_py.scenarios.conditions.Conditions.realistic(seed)`` (encoders σ 1 mrad + 16-bit, IMU
@@ -10,9 +11,11 @@ noise and bias, 2 ms delay, the drives' armature, damping and friction, link mas
 ×U[0.85, 1.15]; the controller on the estimator), judged as ``benchmarks/balance_sweep.py``
 judges (survived: not fallen and come to rest). The ideal bounds are
 ``benchmarks/standing_bounds.py``'s (measured on the ideal harness); any other robot (a name or
-a model file) takes its model's bound (:func:`tsid_py.control.push_bounds`, the centre of
-pressure held at the sole's edge: 6–10 % above the measured bounds of Talos and G1, so 0.8 × it
-asks more than 0.8 × the measured). ``--feedback finite-differences`` runs the same conditions without the
+a model file) has its ideal bound measured first the same way (about half a minute a
+direction), or with ``--bounds model`` takes its model's (:func:`tsid_py.control.push_bounds`,
+the centre of pressure held at the sole's edge: 6–10 % above the measured bounds of Talos and
+G1, but 26 % above Romeo's in +y, where 0.8 × it asks 0.99 × the measured bound).
+``--feedback finite-differences`` runs the same conditions without the
 estimator (the joints' velocities by finite differences of the encoders, the base exact):
 the issue's baseline.
 """
@@ -43,6 +46,8 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--directions", action="extend", nargs="+", choices=["+x", "-x", "+y", "-y"])
     parser.add_argument("--ratio", type=float, default=0.8)
     parser.add_argument("--feedback", choices=FEEDBACK, default="estimator")
+    parser.add_argument("--bounds", choices=["measured", "model"], default="measured",
+                        help="robots other than talos and g1: their ideal bounds measured first, or the model's")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
     directions = args.directions or ["+x", "-x", "+y", "-y"]
@@ -51,7 +56,7 @@ def main(argv=None) -> list[dict]:
           + "   tilt°max  slip_mm  time", flush=True)
     for name in args.robots:
         for direction in directions:
-            bound, source = standing_bound(name, direction, "model")
+            bound, source = standing_bound(name, direction, args.bounds)
             force = round(args.ratio * bound, 1)
             marks, tilts, slips, tic = [], [], [], time.time()
             label = Path(name).stem                   # (a model file: its name)
@@ -68,7 +73,8 @@ def main(argv=None) -> list[dict]:
                                 "max_sole_slip_m": summary["max_sole_slip_m"],
                                 "median_step_us": summary["median_step_us"]})
             print(f"{label:6s} {direction:4s} {force:6.1f}  " + "  ".join(marks)
-                  + f"   {max(tilts):7.2f}  {max(slips):7.1f}  {time.time() - tic:4.0f}s", flush=True)
+                  + f"   {max(tilts):7.2f}  {max(slips):7.1f}  {time.time() - tic:4.0f}s   ({args.ratio:g} x {bound:g} N, "
+                  f"{source})", flush=True)
     survived = sum(r["survived"] for r in results)
     print(f"survived {survived} of {len(results)} runs; median step "
           f"{np.median([r['median_step_us'] for r in results]):.0f} us")

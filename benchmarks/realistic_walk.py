@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
@@ -57,7 +58,7 @@ def main(argv=None) -> list[dict]:
                    "max_sole_slip_m": summary["max_sole_slip_m"], "median_step_us": summary["median_step_us"],
                    "fall_reason": summary.get("fall_reason")}
             results.append(row)
-            print(f"{name:6s} {seed:4d} {row['fell']!s:>5s} {row['distance_m']:7.2f} {row['steps']:5d}"
+            print(f"{Path(name).stem:6s} {seed:4d} {row['fell']!s:>5s} {row['distance_m']:7.2f} {row['steps']:5d}"
                   f" {row['drift_final_m'] * 1e3:8.1f} {row['drift_max_m'] * 1e3:7.1f} {row['yaw_final_deg']:6.2f}"
                   f" {row['yaw_max_deg']:8.2f} {row['max_sole_slip_m'] * 1e3:7.1f} {row['median_step_us']:7.0f}"
                   f" {time.time() - tic:4.0f}s", flush=True)
