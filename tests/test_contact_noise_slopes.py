@@ -4,6 +4,8 @@ pinocchio."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -151,3 +153,26 @@ def test_a_pipeline_stepped_with_sensors_needs_an_estimate_stage(talos):
     controller = BalanceController(talos)
     with pytest.raises(ValueError):
         controller.step(sensors=object())
+
+
+def test_drive_gains_give_no_gain_to_a_joint_that_moves_no_mass(talos):
+    """A link without mass or inertia (as some robot files' fingers) leaves the mass matrix
+    singular: its joint gets no gains, every other joint the gains of its own inertia, the
+    Schur complement ``M_ii − M_io M_oo⁻¹ M_oi`` over the joints that move some mass."""
+    model = talos.model.copy()
+    parents = set(model.parents)
+    leaf = max(joint for joint in range(2, model.njoints) if joint not in parents)
+    model.inertias[leaf] = pin.Inertia.Zero()
+    robot = SimpleNamespace(model=model, q_ref=talos.q_ref, nv=talos.nv, na=talos.na)
+    bandwidth = 10.0
+    kp, kd = drive_gains(robot, bandwidth)
+    column = model.idx_vs[leaf]
+    assert kp[column - 6] == 0.0 and kd[column - 6] == 0.0
+    mass = pin.crba(model, model.createData(), talos.q_ref)
+    mass = np.triu(mass) + np.triu(mass, 1).T
+    omega = 2.0 * np.pi * bandwidth
+    for joint in (column - 1, talos.nv - talos.na):        # the leaf's neighbour and the first actuated joint
+        others = [k for k in range(talos.nv) if k not in (joint, column)]
+        own = mass[joint, joint] - mass[joint, others] @ np.linalg.solve(mass[np.ix_(others, others)], mass[others, joint])
+        assert kp[joint - 6] == pytest.approx(own * omega**2, rel=1e-9)
+        assert kd[joint - 6] == pytest.approx(2.0 * own * omega, rel=1e-9)

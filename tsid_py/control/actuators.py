@@ -84,13 +84,19 @@ def drive_gains(robot, bandwidth: float, damping_ratio: float = 1.0) -> tuple[np
     """``(kp, kd)`` (na,) of drives of ``bandwidth`` Hz and ``damping_ratio`` on each
     joint's own inertia (see the module): ``I_i = 1 / (M⁻¹)_ii`` at the reference posture,
     the inertia the joint moves when every other joint (and the base) is free — the smallest
-    it can meet, so the gains stay stable for a drive that samples its own loop."""
+    it can meet, so the gains stay stable for a drive that samples its own loop. A joint that
+    moves no mass (``M_ii = 0``: links without mass or inertia, as some robot files' fingers)
+    has no inertia and gets no gains; ``M`` is inverted on the joints that move some."""
     if not (math.isfinite(bandwidth) and bandwidth > 0 and math.isfinite(damping_ratio) and damping_ratio > 0):
         raise ValueError(f"bandwidth and damping_ratio must be positive, got {bandwidth!r}, {damping_ratio!r}")
     data = robot.model.createData()
     mass = pin.crba(robot.model, data, robot.q_ref)
     mass = np.triu(mass) + np.triu(mass, 1).T
-    inertia = 1.0 / np.diag(np.linalg.inv(mass))[robot.nv - robot.na:]
+    moving = np.diag(mass) > 0.0
+    inverse = np.zeros_like(mass)
+    inverse[np.ix_(moving, moving)] = np.linalg.inv(mass[np.ix_(moving, moving)])
+    own = np.diag(inverse)[robot.nv - robot.na:]
+    inertia = np.divide(1.0, own, out=np.zeros_like(own), where=own > 0.0)
     omega = 2.0 * math.pi * bandwidth
     return inertia * omega ** 2, 2.0 * damping_ratio * inertia * omega
 
