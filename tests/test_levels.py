@@ -19,6 +19,7 @@ from proxsuite import proxqp
 
 import tsid_py as tp
 from tsid_py.backends import Backend, make_backend
+from tsid_py.backends.base import FEASIBILITY_TOLERANCE as ACCEPTED
 from tsid_py.backends.base import constraint_violation
 from tsid_py.backends.reduced import FEASIBILITY_TOLERANCE
 from tsid_py.control import FailurePolicy
@@ -473,3 +474,49 @@ def test_contacts_and_weight_overrides_at_a_level(talos):
     com.priority = "soft"
     solver.solve(q, v)
     assert solver.layouts_built == built + 1 and [lv.priority for lv in solver.last_qp.levels] == [1]
+
+
+class Outside(Backend):
+    """The reduced backend, its answers to the QPs whose cost has ``rows`` rows (one level's)
+    moved by ``offset`` along ``x₀``: an answer accepted within the tolerance, outside a row."""
+
+    name = "answers just outside"
+    checks_constraints = True
+    proximal_weight = 1e-10
+
+    def __init__(self, rows, offset):
+        self.rows, self.offset, self.inner = rows, offset, make_backend("reduced")
+
+    def solve(self, qp):
+        result = self.inner.solve(qp)
+        if qp.cost.R.shape[0] == self.rows and result.success:
+            result.x[0] += self.offset
+        return result
+
+    def reset(self):
+        self.inner.reset()
+
+
+@pytest.mark.parametrize("widen", [True, False])
+def test_a_level_answer_just_outside_a_hard_row_leaves_the_next_level_feasible(widen, monkeypatch):
+    """The hard row ``x₀ ≤ 1``; level 1 asks ``x = (2, 0.5)`` and fixes both variables, its
+    answer ``x₀ = 1`` returned ``3·10⁻⁷`` outside the row (within the tolerance). The soft
+    level's QP, ``x`` fixed there and ``x₀ ≤ 1``, is infeasible by that much; solved again with
+    the bounds widened to contain the answer, it is ``(1 + 3·10⁻⁷, 0.5)``. Without the second
+    solve (``widen`` False: the check sees what it is for) the hierarchy fails."""
+    from tsid_py.hierarchy import Hierarchy, _HardBounds
+    from tsid_py.qp import QP, LeastSquaresCost, Level
+
+    if not widen:
+        monkeypatch.setattr(_HardBounds, "widen", lambda self: False)
+    n, offset = 2, 3e-7
+    level_1 = Level(1, np.eye(n), np.array([2.0, 0.5]), np.zeros((0, n)), np.zeros(0), np.zeros(0), np.zeros(0),
+                    ["x0", "x1"], [])
+    cost = LeastSquaresCost(np.zeros((0, n)), np.zeros(0), np.full(n, 1e-2), np.zeros(n))
+    qp = QP(None, None, np.zeros((0, n)), np.zeros(0), np.array([[1.0, 0.0]]), np.array([-np.inf]),
+            np.array([1.0]), cost=cost, levels=(level_1,))
+    result = Hierarchy().solve(qp, nv=n, backend=Outside(rows=n, offset=offset))
+    assert result.success == widen
+    if widen:
+        np.testing.assert_allclose(result.x, [1.0 + offset, 0.5], atol=1e-12)
+        assert constraint_violation(qp, result.x) <= ACCEPTED

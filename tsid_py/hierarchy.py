@@ -35,7 +35,16 @@ minimisers ``x`` are many, ``y*`` and ``w*`` are unique, and
 So each solved level adds rows to the next: its cost rows, and its inequality rows that it
 had to violate (``w*ᵢ ≠ 0``), become equalities at their values at the level's answer
 ``x_k``; its rows that hold keep their bounds, widened to contain ``x_k`` (a fixed slack,
-which keeps ``x_k`` feasible for the next level to the last digit). The equalities are not
+which keeps ``x_k`` feasible for the next level to the last digit). The hard rows and the
+variables' bounds are kept as they are, but ``x_k`` meets them only within the backend's
+tolerance (an active torque limit by 3.5e-10, measured), and when the equalities leave the
+next level no room along such a row (Talos's hand, CoM and posture as three levels: six
+free directions, none along that limit) its QP is infeasible by that much. A level's QP the
+backend refuses is therefore solved once more with the hard rows' and the box's bounds
+widened to contain every answer so far: they move by at most the tolerance each answer was
+accepted with (:data:`~tsid_py.backends.base.FEASIBILITY_TOLERANCE`). Only then: widened
+from the start, the final answer would carry the levels' own tolerance (a level's answer
+1.2e-6 outside a row moved it by 3e-6). The equalities are not
 added as they are — rows of a level that conflicts with a higher one depend on the rows
 before them — but through the null space of the equalities so far: with ``Q`` an orthonormal
 basis of their row space (the hard rows' to begin with), the level's rows, each scaled to unit
@@ -257,6 +266,7 @@ class Hierarchy:
         metric[:nv] = weight
         equalities = _Equalities(qp.A, qp.b)
         carried: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []     # levels above: C, l, u
+        hard = _HardBounds(qp)                       # the hard rows' and box's bounds (widened: see the module)
         center = self._last_x if self._last_x is not None and self._last_x.size == n else np.zeros(n)
         levels = [level for level in qp.levels if level.priority != "soft"
                   and (levels_from is None or level.priority < levels_from)]
@@ -268,13 +278,19 @@ class Hierarchy:
                 continue
             level_backend = self._backend(level.priority, backend)
             cost = LeastSquaresCost(level.R, level.s, metric, metric * center)
-            level_qp = _level_qp(qp, equalities, carried, cost, level)
+            level_qp = _level_qp(qp, hard, equalities, carried, cost, level)
             scale = 1.0 + np.abs(2.0 * (level.R.T @ level.s)).max(initial=0.0)
             solves, previous = 0, np.inf
             while True:
                 solves += 1
                 result = level_backend.solve(level_qp)
                 iterations += result.iterations
+                if not accepted(level_backend, level_qp, result) and hard.widen():
+                    level_backend.reset()
+                    cost = LeastSquaresCost(level.R, level.s, metric, metric * center)
+                    level_qp = _level_qp(qp, hard, equalities, carried, cost, level)
+                    result = level_backend.solve(level_qp)
+                    iterations += result.iterations
                 if not accepted(level_backend, level_qp, result):
                     level_backend.reset()
                     return self._failed(qp, level, level_qp, result, tuple(outcomes), first=index == 0)
@@ -292,9 +308,15 @@ class Hierarchy:
                 level_qp.cost_changed()
             outcomes.append(outcome(level, x, solves))
             carried.append(_fix(equalities, level, x))
-        final = _level_qp(qp, equalities, carried, qp.cost, soft[0] if soft else None)
+            hard.contain(x)
+        final = _level_qp(qp, hard, equalities, carried, qp.cost, soft[0] if soft else None)
         result = backend.solve(final)
         iterations += result.iterations
+        if not accepted(backend, final, result) and hard.widen():
+            backend.reset()
+            final = _level_qp(qp, hard, equalities, carried, qp.cost, soft[0] if soft else None)
+            result = backend.solve(final)
+            iterations += result.iterations
         if not accepted(backend, final, result):
             backend.reset()
             return self._failed(qp, soft[0] if soft else None, final, result, tuple(outcomes), first=not levels)
@@ -342,17 +364,52 @@ def _fix(equalities: _Equalities, level: Level, x: np.ndarray) -> tuple[np.ndarr
     return level.C[holds], np.minimum(level.l[holds], values[holds]), np.maximum(level.u[holds], values[holds])
 
 
-def _level_qp(qp: QP, equalities: _Equalities, carried, cost: LeastSquaresCost, level: Level | None) -> QP:
+class _HardBounds:
+    """The bounds of a QP's hard rows ``l ≤ C x ≤ u`` and of its variables ``lb ≤ x ≤ ub`` that
+    its levels' QPs use: the QP's own, or, once :meth:`widen` is asked, the smallest that
+    contain every level's answer so far (see the module: "Each level's optimum")."""
+
+    def __init__(self, qp: QP):
+        self.C, self.l, self.u, self.lb, self.ub = qp.C, qp.l, qp.u, qp.lb, qp.ub
+        self._containing = [qp.l, qp.u, qp.lb, qp.ub]
+        self.widened = False
+
+    def contain(self, x: np.ndarray) -> None:
+        """Note a level's answer ``x`` (n,): the widened bounds contain it."""
+        bounds = self._containing
+        if self.C.shape[0]:
+            values = self.C @ x
+            bounds[0], bounds[1] = np.minimum(bounds[0], values), np.maximum(bounds[1], values)
+        if self.lb is not None:
+            bounds[2], bounds[3] = np.minimum(bounds[2], x), np.maximum(bounds[3], x)
+        if self.widened:
+            self.l, self.u, self.lb, self.ub = bounds
+
+    def widen(self) -> bool:
+        """Use the bounds that contain the answers so far from now on; whether that changed
+        any (False: already widened, or every answer within the QP's own bounds)."""
+        if self.widened:
+            return False
+        self.widened = True
+        changed = any(own is not None and not np.array_equal(own, wide)
+                      for own, wide in zip((self.l, self.u, self.lb, self.ub), self._containing))
+        self.l, self.u, self.lb, self.ub = self._containing
+        return changed
+
+
+def _level_qp(qp: QP, hard: _HardBounds, equalities: _Equalities, carried, cost: LeastSquaresCost,
+              level: Level | None) -> QP:
     """The QP of one level over ``[x; w]`` (``w``: the slack of ``level``'s inequality rows, if
-    any): ``cost`` on ``x`` plus ``Σ ωᵢ wᵢ²``, the equalities so far, the hard rows, the rows
-    ``carried`` from the levels above and ``l ≤ C x − w ≤ u``; its rows stacked with the box
-    (``QP.stacked``, as the layout hands its own QP over), in C order for the compiled paths."""
+    any): ``cost`` on ``x`` plus ``Σ ωᵢ wᵢ²``, the equalities so far, the ``hard`` rows and
+    bounds, the rows ``carried`` from the levels above and ``l ≤ C x − w ≤ u``; its rows stacked
+    with the box (``QP.stacked``, as the layout hands its own QP over), in C order for the
+    compiled paths."""
     n = qp.n
     m = 0 if level is None else level.C.shape[0]
     size = n + m
     A, b = equalities.matrix(size)
     box = qp.bounded_variables()
-    blocks = [(qp.C, qp.l, qp.u), *carried]
+    blocks = [(hard.C, hard.l, hard.u), *carried]
     rows = sum(block[0].shape[0] for block in blocks) + m
     C = np.zeros((rows + box.size, size))
     lower, upper = np.empty(rows + box.size), np.empty(rows + box.size)
@@ -373,8 +430,8 @@ def _level_qp(qp: QP, equalities: _Equalities, carried, cost: LeastSquaresCost, 
     if m:
         d[n:] = level.slack_weight
     bounds = (None, None)
-    if qp.lb is not None:
-        bounds = (np.concatenate([qp.lb, np.full(m, -np.inf)]), np.concatenate([qp.ub, np.full(m, np.inf)]))
+    if hard.lb is not None:
+        bounds = (np.concatenate([hard.lb, np.full(m, -np.inf)]), np.concatenate([hard.ub, np.full(m, np.inf)]))
     return QP(None, None, A, b, C[:rows], lower[:rows], upper[:rows], *bounds,
               cost=LeastSquaresCost(R, np.ascontiguousarray(cost.s), d, e),
               stacked=(C, lower, upper, box) if qp.lb is not None else None)
