@@ -220,6 +220,31 @@ def test_no_private_attribute_of_another_object(path):
     assert not offending, offending
 
 
+def uninlined_lazy_kernels(source: str) -> list[str]:
+    """The functions decorated ``@njit(...)`` without an explicit signature and without
+    ``inline="always"`` in ``source`` (see :mod:`tsid_py._numba`: such a function, called from
+    a kernel, would leave the run's last bits depending on whether the kernels were compiled
+    in the process or loaded from the disk cache)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        for decorator in node.decorator_list:
+            call = decorator if isinstance(decorator, ast.Call) else None
+            name = getattr(call.func if call else decorator, "id", None)
+            if name != "njit" or (call is not None and call.args):
+                continue
+            inline = {keyword.arg: keyword.value for keyword in call.keywords} if call else {}
+            if not (isinstance(inline.get("inline"), ast.Constant) and inline["inline"].value == "always"):
+                found.append(f"line {node.lineno}: {node.name}")
+    return found
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_every_kernel_without_a_signature_is_inlined(path):
+    assert not uninlined_lazy_kernels(path.read_text())
+
+
 def test_the_checks_see_what_they_look_for(tmp_path):
     """The readers above find a private access and a relative import (so that an empty
     result means something)."""
@@ -231,6 +256,9 @@ def test_the_checks_see_what_they_look_for(tmp_path):
     assert len(private) == 1
     assert find_cycle({"qp": {"reduced"}, "reduced": {"qp"}}) == ["qp", "reduced", "qp"]
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+    kernels = ('@njit(cache=True)\ndef a(): pass\n@njit\ndef b(): pass\n'
+               '@njit(cache=True, inline="always")\ndef c(): pass\n@njit(void())\ndef d(): pass\n')
+    assert uninlined_lazy_kernels(kernels) == ["line 2: a", "line 4: b"]
 
 
 class _Watch:

@@ -51,7 +51,7 @@ KIND, FLOATS, INTS, TARGET, ROW, ROWS, EXTRA, EXTRA2, RECORD = range(9)
 _PD_KINDS = (CoMTask, FrameTask, PositionTask, OrientationTask)
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _rows_of(target, A, b, A_soft, b_soft, first, count, columns):
     """The ``count`` rows from ``first`` of ``A, b`` (target 0) or the soft rows (1), their
     first ``columns`` columns."""
@@ -60,7 +60,7 @@ def _rows_of(target, A, b, A_soft, b_soft, first, count, columns):
     return A_soft[first:first + count, :columns], b_soft[first:first + count]
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _contact(record, ints, floats, J, dJ, rotations, translations, v, D, A, b, A_soft, b_soft, root, nv):
     """A contact's columns of ``D`` and of the root rows, and its no-slip rows (scaled by its
     soft √weight when it has one): :func:`~tsid_py.contacts.contact_rows`."""
@@ -82,7 +82,7 @@ def _contact(record, ints, floats, J, dJ, rotations, translations, v, D, A, b, A
             vector[r] *= scale
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _pd_task(record, ints, floats, J, dJ, rotations, translations, com, com_velocity, com_drift, com_jacobian, v,
              A, b, A_soft, b_soft, nv):
     """A CoM or frame task's rows: :func:`~tsid_py.row_writers.pd_rows` from the CoM terms, or
@@ -109,7 +109,7 @@ def _pd_task(record, ints, floats, J, dJ, rotations, translations, com, com_velo
                   error, error_rate, matrix, vector)
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _posture(record, ints, floats, q, v, e):
     """The posture task's PD law into the diagonal cost's targets ``e``, as
     :func:`~tsid_py.tasks.joint.joint_targets` forms it."""

@@ -17,7 +17,7 @@ from .row_writers import pd_rows
 FRAME_SOURCES = (MATRIX, MATRIX, intp[:], VECTOR, MATRIX)
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def rotation_vector(m):
     """The rotation vector ``θ n`` (``θ`` in [0, π]) of the rotation matrix whose entries,
     row by row, are the 9-tuple ``m``; a 3-tuple. pinocchio's ``log3``.
@@ -51,20 +51,20 @@ def rotation_vector(m):
     return theta * nx, theta * ny, theta * nz
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _rows_dot(A, i, B, j):
     """``A[i] · B[j]`` for 3-column matrices: entry ``(i, j)`` of ``A Bᵀ``."""
     return A[i, 0] * B[j, 0] + A[i, 1] * B[j, 1] + A[i, 2] * B[j, 2]
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _rotate_back(R, x, y, z):
     """``Rᵀ (x, y, z)`` as a 3-tuple."""
     return (R[0, 0] * x + R[1, 0] * y + R[2, 0] * z, R[0, 1] * x + R[1, 1] * y + R[2, 1] * z,
             R[0, 2] * x + R[1, 2] * y + R[2, 2] * z)
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def placement_error(translation, rotation, translation_ref, rotation_ref, local):
     """``[p_ref − p; log3(R_ref Rᵀ)]`` in world axes or, when ``local``, the same rotated by
     ``Rᵀ`` (that is ``[Rᵀ (p_ref − p); log3(Rᵀ R_ref)]``), as a 6-tuple."""
@@ -81,7 +81,7 @@ def placement_error(translation, rotation, translation_ref, rotation_ref, local)
     return dx, dy, dz, ox, oy, oz
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def point_motion(joint_jacobians, joint_jacobian_rates, columns, px, py, pz, v):
     """The velocity and drift of the world point ``p`` fixed to a body, from pinocchio's world
     joint Jacobians ``J`` and their rates ``J̇`` over the body's supporting columns ``c``: with
@@ -136,8 +136,8 @@ def frame_motion(joint_jacobians, joint_jacobian_rates, columns, translation, ro
     motion = point_motion(joint_jacobians, joint_jacobian_rates, columns, px, py, pz, v)
     linear, angular = (motion[3], motion[4], motion[5]), (motion[6], motion[7], motion[8])
     if local:
-        linear = _rotate_back(rotation, *linear)
-        angular = _rotate_back(rotation, *angular)
+        linear = _rotate_back(rotation, linear[0], linear[1], linear[2])
+        angular = _rotate_back(rotation, angular[0], angular[1], angular[2])
     for r in range(3):
         drift[r], drift[3 + r] = linear[r], angular[r]
 

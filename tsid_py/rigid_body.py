@@ -62,7 +62,7 @@ def output_sizes(nv: int, frames: int) -> tuple[tuple[str, tuple[int, ...]], ...
             ("centroidal_drift", (6,)), ("frame_rotations", (frames, 3, 3)), ("frame_translations", (frames, 3)))
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _joint_motion(kind, axis, q, iq):
     """The joint's rotation (9-tuple, row by row) and translation (3-tuple) at ``q``."""
     if kind == FREE_FLYER:
@@ -85,7 +85,7 @@ def _joint_motion(kind, axis, q, iq):
              t * a0 * a2 - s * a1, t * a1 * a2 + s * a0, c + t * a2 * a2), (0.0, 0.0, 0.0))
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _inertia_times(Y, lx, ly, lz, wx, wy, wz):
     """The spatial inertia ``Y = (m, m c, I_O)`` at the origin times the motion ``(l, ω)``:
     ``(m l − m c × ω, m c × l + I_O ω)``, a 6-tuple."""
@@ -96,7 +96,7 @@ def _inertia_times(Y, lx, ly, lz, wx, wy, wz):
             hx * ly - hy * lx + Y[6] * wx + Y[8] * wy + Y[9] * wz)
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _forward(tree, bodies, gravity, q, v, work, J, dJ):
     """The forward sweep: placements, Jacobians and their rates, velocities, drift
     accelerations, the bodies' inertias and Newton–Euler forces, in world axes."""
@@ -192,7 +192,7 @@ def _forward(tree, bodies, gravity, q, v, work, J, dJ):
             W[FORCE + r] = W[RATE + r] + fg[r]
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _backward(tree, armature, work, J, M, h, Ag):
     """The backward sweep: composite inertias, ``h``, ``M`` (both triangles) and the
     columns ``Yᶜⱼ Jⱼ`` of the centroidal matrix (at the origin); the root's (index 0) work
@@ -229,7 +229,7 @@ def _backward(tree, armature, work, J, M, h, Ag):
             P[r] += W[r]
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _centroidal(work, gravity, com, com_velocity, com_drift, com_jacobian, Ag, hg, drift):
     """The CoM terms, and the centroidal matrix, momentum and drift moved from the origin to
     ``c`` (a moment about ``c`` is ``n_O + l × c``; the drift's also gains ``l̇ × c``, since
@@ -252,7 +252,7 @@ def _centroidal(work, gravity, com, com_velocity, com_drift, com_jacobian, Ag, h
     _about(drift, c)
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _about(wrench, c):
     """Move the spatial force ``wrench`` (6,) from the origin to the point ``c``, in place."""
     lx, ly, lz = wrench[0], wrench[1], wrench[2]
@@ -261,7 +261,7 @@ def _about(wrench, c):
     wrench[5] += lx * c[1] - ly * c[0]
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def place_frames(work, frame_parents, frame_placements, tracked, rotations, translations):
     """``oMf = oMᵢ · ᵢMf`` of the frames ``tracked``."""
     for k in range(tracked.size):
@@ -273,7 +273,7 @@ def place_frames(work, frame_parents, frame_placements, tracked, rotations, tran
             translations[f, r] = W[ORIGIN + r] + W[3 * r] * F[9] + W[3 * r + 1] * F[10] + W[3 * r + 2] * F[11]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def outputs(buffer, nv, frames):
     """The views of :func:`output_sizes`'s outputs in ``buffer`` (one after the other)."""
     mass_matrix = buffer[:nv * nv].reshape((nv, nv))

@@ -12,7 +12,7 @@ from numba import intp, njit, void
 from ._numba import FASTMATH, MATRIX, VECTOR, direct_calls
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def desired_acceleration(acceleration_ref, kp, error, kd, error_rate, axis):
     """The PD law on one axis: ``a* = a_ref + Kp e + Kd ė``."""
     return acceleration_ref[axis] + kp[axis] * error[axis] + kd[axis] * error_rate[axis]

@@ -20,7 +20,7 @@ from numba import boolean, float64, intp, njit
 from .._numba import FASTMATH, direct_calls, product_into
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def eliminate_basis(A, b, basis, free, E, x_basis):
     """Fill ``E = A_B⁻¹ A_N`` (m × k) and ``x_basis = A_B⁻¹ b``; return
     ``min |U_ii| / max |U_ii|`` of the LU of ``A_B`` (0 when singular)."""
@@ -34,7 +34,7 @@ def _block(scratch, offset, rows, columns):
     return scratch[offset:offset + rows * columns].reshape((rows, columns))
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _eliminate_basis_into(A, b, basis, free, E, x_basis, scratch):
     """:func:`eliminate_basis` with its work arrays in ``scratch`` (m² + m (k + 1) entries)."""
     m, k = basis.size, free.size
@@ -84,7 +84,7 @@ def _eliminate_basis_into(A, b, basis, free, E, x_basis, scratch):
     return smallest / largest if largest > 0.0 else 0.0
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def reduce_least_squares(R, s, d, e, basis, free, E, x_basis, H, g):
     """:func:`_reduce_least_squares_into` with newly allocated work arrays."""
     rows, (m, k) = R.shape[0], E.shape
@@ -92,7 +92,7 @@ def reduce_least_squares(R, s, d, e, basis, free, E, x_basis, H, g):
                                       np.empty(rows * m + rows + (rows + m) * k))
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _reduce_least_squares_into(R, s, d, e, basis, free, E, x_basis, H, g, scratch):
     """Write ``ZᵀHZ`` into ``H`` (k × k) and ``Zᵀ(g + H x_p)`` into ``g`` (k) for the factored
     cost ``H = 2(RᵀR + diag d)``, ``g = −2(Rᵀs + e)``, with ``Z = P [−E; I]`` and ``x_p`` equal
@@ -142,7 +142,7 @@ def _reduce_least_squares_into(R, s, d, e, basis, free, E, x_basis, H, g, scratc
     return True
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _cholesky(H, L):
     """Write the lower factor of ``H = L Lᵀ`` into ``L``'s lower triangle (the rest is not
     read by the solves below); False when H is not positive definite."""
@@ -163,7 +163,7 @@ def _cholesky(H, L):
     return True
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _forward(L, B, X):
     """``L⁻¹ bᵀ`` for each row ``b`` of ``B`` (r × n), as the rows of ``X`` (returned); L is
     lower-triangular (row-wise, so that the inner products run over contiguous memory)."""
@@ -177,7 +177,7 @@ def _forward(L, B, X):
     return X
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _backward(L, y, x):
     """``L⁻ᵀ y`` into ``x`` (returned), column by column: each solved entry is removed from
     the ones above it along a row of L (contiguous memory, where the inner-product form would
@@ -193,7 +193,7 @@ def _backward(L, y, x):
     return x
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _solve_held(L, g, C, l, u, basis, free, E, x_basis, active, at_upper, x, multipliers, scratch):
     """The equality-constrained QP ``min ½zᵀHz + gᵀz`` (``H = L Lᵀ``) with the rows ``active``
     of ``C x`` held at their upper (``at_upper``) or lower bound, ``x = x_p + Z z``: write
@@ -265,14 +265,14 @@ def _solve_held(L, g, C, l, u, basis, free, E, x_basis, active, at_upper, x, mul
     return True
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _signed(multiplier, at_upper):
     """A held row's multiplier in the sign that must be ≥ 0 at the optimum (λ at an upper
     bound, −λ at a lower one)."""
     return multiplier if at_upper else -multiplier
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _wrong_sign(multipliers, at_upper, dual_tolerance):
     """Index of the held row whose multiplier has the most wrong sign (a row held at its upper
     bound needs λ ≥ 0, at its lower bound λ ≤ 0), beyond ``dual_tolerance (1 + max |λ|)``;
@@ -288,7 +288,7 @@ def _wrong_sign(multipliers, at_upper, dual_tolerance):
     return index
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def most_violated(C, l, u, x, feasibility_tolerance, violated):
     """Flag in ``violated`` the rows of ``C x`` beyond their bounds by more than
     ``feasibility_tolerance (1 + |bound|)``; return the most violated one (relative to that
@@ -312,14 +312,14 @@ def most_violated(C, l, u, x, feasibility_tolerance, violated):
     return index, above
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _release(active, at_upper, signed, position, count):
     """Remove entry ``position`` of the first ``count`` held rows (order kept)."""
     for a in range(position, count - 1):
         active[a], at_upper[a], signed[a] = active[a + 1], at_upper[a + 1], signed[a + 1]
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper, sizes, changes_allowed,
                         feasibility_tolerance, dual_tolerance, x, violated):
     """:func:`_solve_on_active_set_into` with newly allocated work arrays."""
@@ -328,14 +328,14 @@ def solve_on_active_set(H, g, C, l, u, basis, free, E, x_basis, active, at_upper
                                      np.empty(solve_scratch_size(free.size, C.shape[0])))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def solve_scratch_size(k, rows):
     """Entries of :func:`_solve_on_active_set_into`'s work arrays (``k`` free variables,
     ``rows`` inequality rows): the factor, two multiplier arrays and the held solve's."""
     return k * k + 2 * rows + 2 * (rows + 2) * k + (rows + 1) + 2 * k + 2 * (rows + 1) ** 2 + 3 * (rows + 1)
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _solve_on_active_set_into(H, g, C, l, u, basis, free, E, x_basis, active, at_upper, sizes, changes_allowed,
                               feasibility_tolerance, dual_tolerance, x, violated, scratch):
     """Solve the reduced QP ``min ½zᵀHz + gᵀz`` s.t. ``l ≤ C x ≤ u`` (``x = x_p + Z z``) from
@@ -457,7 +457,7 @@ def eliminate_and_guess_into(A, b, R, s, d, e, C, l, u, basis, free, active, at_
                                      changes_allowed, tolerances[1], tolerances[2], x, violated, scratch)
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def eliminate_and_guess(A, b, R, s, d, e, C, l, u, basis, free, active, at_upper, sizes, changes_allowed,
                         tolerances, E, x_basis, H, g, x, violated):
     """:func:`eliminate_and_guess_into` with newly allocated work arrays (for any array

@@ -37,7 +37,7 @@ def damper_bound(gap, rate, dt, time_constant, braking):
     return min(braking, (-allowed - rate) / max(dt, RESPONSE_FRACTION * time_constant))
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _pair_row(J, columns, depths, a, b, pa, pb, n, out):
     """``out += nᵀ (J_pB − J_pA)``: the generalized force of the unit force pair ``±n`` at the
     nearest points (:func:`~tsid_py.frames.add_generalized_force`)."""

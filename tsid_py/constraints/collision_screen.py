@@ -44,7 +44,7 @@ PLACEMENTS = types.Array(float64, 2, "A", readonly=True)
 POINTS = float64[:, :, :]
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def relative_placement(A, B, out):
     """``out = A⁻¹ B`` for placements in the (12,) layout of :func:`joint_placements`
     (rotation column-major, then translation): ``Rᵀ R_B`` and ``Rᵀ (p_B − p)``."""
@@ -56,7 +56,7 @@ def relative_placement(A, B, out):
                       + A[3 * r + 2] * (B[11] - A[11]))
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _turn(before, after):
     """``√(3 − tr(R_beforeᵀ R_after)) = 2 sin(θ/2)``, θ the angle between the rotations: a
     point at ``r`` from the origin moves by at most that times ``r`` when the frame turns."""
@@ -66,7 +66,7 @@ def _turn(before, after):
     return math.sqrt(max(3.0 - trace, 0.0))
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _motion(before, after, reach):
     """How far a point within ``reach`` of a frame's origin moves when the frame's placement
     goes from ``before`` to ``after`` (12,): at most ``|Δp| + 2 sin(θ/2) r``."""
@@ -77,7 +77,7 @@ def _motion(before, after, reach):
     return math.sqrt(shift) + reach * _turn(before, after)
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _pair_motion(before, after, reach_a, reach_b):
     """How far the pieces of body a, whose placement in body b's frame goes from ``before``
     to ``after``, move relative to those of b: the smaller of the bound seen from b (a's
@@ -94,7 +94,7 @@ def _pair_motion(before, after, reach_a, reach_b):
     return min(math.sqrt(shift_a) + reach_a * turn, math.sqrt(shift_b) + reach_b * turn)
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def approach_distance(speed, time_constant, braking, dt):
     """The gap at which the damper lets a pair close at ``speed`` (m/s), plus one period's
     travel: ``max(w τ, w² / (2 a_max)) + w dt`` (:func:`damper_bound`'s ``v_allow`` inverted):
@@ -102,7 +102,7 @@ def approach_distance(speed, time_constant, braking, dt):
     return max(speed * time_constant, speed * speed / (2.0 * braking)) + speed * dt
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _sphere_gap(placements, joint_a, joint_b, sphere_a, sphere_b):
     """The distance between two pieces' bounding spheres (centre in their joint's frame,
     radius: (4,) each), a lower bound on theirs, m."""

@@ -246,7 +246,7 @@ class SupportPolygon:
 COLLINEAR = 1e-9
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _hull_polygon(points):
     """The convex hull of ``points`` (k, 2) by Andrew's monotone chain: its vertices (m, 2)
     counter-clockwise from the lowest x (then y), points on an edge (within

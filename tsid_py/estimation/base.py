@@ -62,7 +62,7 @@ _FOOT_ROW = 4
 THETA, POSITION, VELOCITY, GYRO_BIAS, ACCEL_BIAS, FEET = 0, 3, 6, 9, 12, 15
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _predict_rows(P, gamma, rf, R, dt, column):
     """``P ← F P``: the rows ``δθ``, ``δv``, ``δp`` of the prediction's ``F`` (see the module;
     the others are the identity's), column by column (a column of ``F P`` reads only that
@@ -81,7 +81,7 @@ def _predict_rows(P, gamma, rf, R, dt, column):
             P[i, c] = column[i]
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _predict_columns(P, gamma, rf, R, dt, row):
     """``P ← P Fᵀ`` (after :func:`_predict_rows`: ``F P Fᵀ``), row by row; ``row`` (9,) scratch."""
     for r in range(P.shape[0]):
@@ -97,7 +97,7 @@ def _predict_columns(P, gamma, rf, R, dt, row):
             P[r, i] = row[i]
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _foot_update(P, H, foot, residual, variance, gate, correction, PHt, gain, scratch):
     """The measurement update of foot ``foot`` whose 3 × 9 ``H`` holds the blocks on
     ``δθ``, ``δp`` and ``δd_foot``: ``S = H P Hᵀ + variance I``, and unless the innovation's
@@ -140,7 +140,7 @@ def _foot_update(P, H, foot, residual, variance, gate, correction, PHt, gain, sc
     return distance
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _put_down(X, R, P, y, foot, kinematic_variance, J):
     """Foot ``foot`` stands from now at ``d̂ = p̂ + R̂ y``; its error ``δd = δp − R̂ [y]× δθ −
     R̂ n`` sets its rows of the covariance (``J`` (3 × 6) scratch: the map from ``(δθ, δp)``,
@@ -173,7 +173,7 @@ def _put_down(X, R, P, y, foot, kinematic_variance, J):
             P[block + i, block + j] = value + (kinematic_variance if i == j else 0.0)
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _inject(R, X, correction, scratch):
     """Move the estimate by the error-state ``correction`` (and leave the errors at zero)."""
     rotate_right(R, correction[0], correction[1], correction[2], scratch)
@@ -188,7 +188,7 @@ def _inject(R, X, correction, scratch):
     correction[:] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def work_shape(states):
     """The shape of :func:`base_step`'s scratch for ``states`` error states (``15 + 3k``):
     ``P Hᵀ``, the gain and the correction (``states`` rows), then the measurement's ``H``,

@@ -14,7 +14,7 @@ from .._numba import FASTMATH
 VECTOR, MATRIX, TENSOR, INDICES = float64[::1], float64[:, ::1], float64[:, :, ::1], intp[::1]
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def exp3(x, y, z, out):
     """``out = Exp([x, y, z])`` (3 × 3): Rodrigues' formula, ``I + sin θ/θ [w]× + (1 − cos θ)/θ² [w]×²``,
     with the factors' series below θ = 1e-6."""
@@ -35,7 +35,7 @@ def exp3(x, y, z, out):
     out[2, 1] = a * x + b * y * z
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def rotate_right(R, x, y, z, scratch):
     """``R ← R Exp([x, y, z])``, re-orthonormalised (a Gram–Schmidt pass on the columns keeps
     rounding from accumulating over millions of steps)."""
@@ -47,7 +47,7 @@ def rotate_right(R, x, y, z, scratch):
     orthonormalise(R)
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def orthonormalise(R):
     """Gram–Schmidt on the columns of ``R`` (in place): the nearest rotation to first order."""
     n = np.sqrt(R[0, 0] ** 2 + R[1, 0] ** 2 + R[2, 0] ** 2)
@@ -64,7 +64,7 @@ def orthonormalise(R):
     R[2, 2] = R[0, 0] * R[1, 1] - R[1, 0] * R[0, 1]
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def quaternion_of(R, out):
     """``out`` (4,) = the unit quaternion ``(x, y, z, w)`` of ``R`` (pinocchio's order;
     Shepperd's method: the largest of ``w, x, y, z`` first, so no division is small)."""
@@ -90,7 +90,7 @@ def quaternion_of(R, out):
             out[i] = -out[i]
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def inverse3(S, out):
     """``out = S⁻¹`` of a 3 × 3 matrix by its adjugate."""
     a, b, c = S[0, 0], S[0, 1], S[0, 2]

@@ -26,7 +26,7 @@ from numba import njit, void
 from .._numba import FASTMATH
 from .kalman import INDICES, MATRIX, TENSOR, VECTOR, exp3
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _product(A, B, out):
     """``out = A B`` for 3 × 3 matrices (``out`` distinct from both)."""
     for i in range(3):

@@ -106,21 +106,21 @@ def _address(typingctx, array, offset):
     return signature, codegen
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def float_field(floats, integers, index):
     """Float field ``index`` of :class:`Buffers`, 1-D."""
     start = integers[index]
     return carray(_address(floats, start), integers[index + 1] - start)
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def float_matrix(floats, integers, index, columns):
     """Float field ``index`` of :class:`Buffers` as a C-contiguous matrix of ``columns`` columns."""
     start = integers[index]
     return carray(_address(floats, start), ((integers[index + 1] - start) // columns, columns))
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def float_tensor(floats, integers, index, rows, columns):
     """Float field ``index`` of :class:`Buffers` as a C-contiguous stack of ``rows`` × ``columns``
     matrices."""
@@ -128,7 +128,7 @@ def float_tensor(floats, integers, index, rows, columns):
     return carray(_address(floats, start), ((integers[index + 1] - start) // (rows * columns), rows, columns))
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def integer_field(integers, float_fields, index):
     """Integer field ``index`` of :class:`Buffers` with ``float_fields`` float fields."""
     start = integers[float_fields + 1 + index]

@@ -17,7 +17,7 @@ import pinocchio as pin
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _foot_wrenches(efc_force, dims, addresses, friction, frames, points, geoms, elliptic, geom_foot, geom_static,
                    xpos, xmat, bodies, offsets, out):
     """Add each floor contact's force to the wrench ``out[k]`` (world axes, about foot ``k``'s
@@ -63,7 +63,7 @@ def _foot_wrenches(efc_force, dims, addresses, friction, frames, points, geoms, 
         out[k, 5] += r0 * f1 - r1 * f0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _frame_pose(xpos, xmat, body, rotation, offset):
     """World rotation ``R_b rotation`` (3, 3) and origin ``x_b + R_b offset`` (3,) of a frame
     fixed in body ``b`` (MuJoCo's ``xpos``, ``xmat`` rows)."""

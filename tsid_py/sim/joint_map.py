@@ -34,7 +34,7 @@ _PLAIN = {"JointModelRX", "JointModelRY", "JointModelRZ", "JointModelRevoluteUna
 _CONTINUOUS = {"JointModelRUBX", "JointModelRUBY", "JointModelRUBZ", "JointModelRevoluteUnboundedUnaligned"}
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _rotation(w, x, y, z):
     """Rotation matrix of the unit quaternion ``w + x i + y j + z k``."""
     return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
@@ -42,7 +42,7 @@ def _rotation(w, x, y, z):
                      [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _to_pinocchio(qpos, qvel, q, v, plain_q, plain_v, continuous, free, ball, planar):
     for k in range(plain_q.shape[0]):
         q[plain_q[k, 0]] = qpos[plain_q[k, 1]]
@@ -78,7 +78,7 @@ def _to_pinocchio(qpos, qvel, q, v, plain_q, plain_v, continuous, free, ball, pl
         v[j], v[j + 1], v[j + 2] = c * vx + s * vy, -s * vx + c * vy, qvel[planar[k, 7]]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _to_mujoco(q, v, qpos, qvel, plain_q, plain_v, continuous, free, ball, planar):
     for k in range(plain_q.shape[0]):
         qpos[plain_q[k, 1]] = q[plain_q[k, 0]]

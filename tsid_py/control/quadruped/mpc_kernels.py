@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def condensed_cost(intervals, angular, linear, E, C, Q, alpha, delta, residual, H, h):
     """Write ``H`` (m, m) and ``h`` (m,) of the module from the variables' ``intervals`` (m,,
     non-decreasing),
@@ -112,7 +112,7 @@ def condensed_cost(intervals, angular, linear, E, C, Q, alpha, delta, residual, 
         h[c] = 2.0 * value
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def variable_accelerations(steps, feet, levers, frames, inverse, mass, angular, linear):
     """Each variable's accelerations per newton: for the force of foot ``feet[p]`` in interval
     ``steps[p]`` along its ground frame's axis ``a`` (``G e_a``, ``G = frames[foot]``), row
@@ -130,7 +130,7 @@ def variable_accelerations(steps, feet, levers, frames, inverse, mass, angular, 
             linear[row, 0], linear[row, 1], linear[row, 2] = gx / mass, gy / mass, gz / mass
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sample_plan(states, rates, curvatures, k, tau, out):
     """``out = states[k] + τ (rates[k] + τ/2 curvatures[k])``: the plan's state (12,) ``τ`` s
     into interval ``k`` (:meth:`~.mpc.MPCPlan.state`)."""
