@@ -1,6 +1,13 @@
 """The solver's QP layouts (:class:`~tsid_py.assembly.Layout`): one for its items, and one
 per set of hard contacts a step's overrides soften (their no-slip rows made costs: a QP of
-another shape), each built the first time a step asks for it and kept until the items change.
+another shape), each built the first time a step asks for it. When an item is added or
+removed, the layouts of the items before are kept, by what they were built from
+(:meth:`SolverLayouts.items_structure`: the contacts' structure, the other items themselves),
+and those of the items after are taken back if they were kept, the contacts' bound to the
+contact objects now (:mod:`tsid_py.layout_rebind`): a walk, which alternates between a few
+sets of feet on the ground (and a swing task for the foot in the air), builds each of its
+layouts once, though each touch-down makes a new contact. A setting that shapes the QP drops
+them all.
 
 Building a layout is the slowest thing a step can do — about a millisecond for a humanoid,
 a whole control period at 1 kHz — and a controller asks for a new one exactly when it least
@@ -13,13 +20,31 @@ from __future__ import annotations
 from itertools import combinations
 
 from .assembly import Layout
+from .layout_rebind import contacts_structure, rebind
 
 _NOTHING_SOFTENED: frozenset = frozenset()
+
+#: How many sets of items a solver keeps the layouts of besides its current one's, the least
+#: recently left dropped first: a bound on the memory (a layout of G1's or Talos's walk takes
+#: about 0.1 MB; a set holds one, and one per set of soles its steps softened), well above
+#: the four sets a biped's walk alternates between (both feet, in either order of their
+#: columns, and each foot alone with the other's swing task).
+KEPT_ITEM_SETS = 16
 
 
 class SolverLayouts:
     """The part of :class:`~tsid_py.DynamicsSolver` that keeps its layouts (``_layouts``, by
-    the frozenset of the hard contacts softened)."""
+    the frozenset of the hard contacts softened, for the items of :meth:`items_structure`
+    ``_layouts_key``; ``_kept_layouts``: those of other items, by theirs)."""
+
+    def items_structure(self) -> tuple:
+        """What the layouts are built from among the items: the contacts' structure, in their
+        order (:func:`~tsid_py.layout_rebind.contacts_structure`: a layout serves other contact
+        objects of that structure), and the tasks, constraints, closures and known wrenches
+        themselves, in their order, each with its ``structure_version``."""
+        others = tuple(tuple((item, item.structure_version) for item in items)
+                       for items in (self.tasks, self.constraints, self.closures.values(), self.external_wrenches))
+        return contacts_structure(list(self.contacts.values())), others
 
     @property
     def layout(self) -> Layout:
@@ -31,6 +56,8 @@ class SolverLayouts:
         costs, built the first time that set is asked for (until the items change)."""
         layout = self._layouts.get(softened)
         if layout is None:
+            if self._layouts_key is None:
+                self._layouts_key = self.items_structure()
             layout = self._layouts[softened] = Layout(
                 self.robot, self._dt, list(self.contacts.values()), self.tasks, self.constraints,
                 self.regularization_tasks, root_equalities=not self.actuated_root, softened=softened,
@@ -38,6 +65,25 @@ class SolverLayouts:
                 passive=[self.robot.joint_v_index(joint) for joint in self._passive_joints])
             self.layouts_built += 1
         return layout
+
+    def _items_changed(self) -> None:
+        """Items were added or removed: keep the layouts of the items before (by their
+        :meth:`items_structure`, the least recently left dropped beyond :data:`KEPT_ITEM_SETS`)
+        and take back those kept for the items now, bound to these contacts."""
+        kept = self._kept_layouts
+        if self._layouts and self._layouts_key is not None:
+            kept.pop(self._layouts_key, None)            # (last left: last dropped)
+            kept[self._layouts_key] = self._layouts
+            while len(kept) > KEPT_ITEM_SETS:
+                del kept[next(iter(kept))]
+        contacts = list(self.contacts.values())
+        key = self.items_structure()
+        layouts = kept.pop(key, None)
+        for layout in (layouts or {}).values():
+            rebind(layout, contacts)
+        self._layouts = {} if layouts is None else layouts
+        self._layouts_key = key
+        self.configuration_epoch += 1
 
     def softenable_contacts(self) -> list[str]:
         """The contacts a step's overrides may soften into another layout: the hard ones
@@ -48,7 +94,7 @@ class SolverLayouts:
         """Build now the layouts for every set of at most ``most_softened`` (None: any number
         of) :meth:`softenable_contacts` a step may soften, and the plain one, so that no step
         builds one until the items change (adding or removing an item, or a setting that
-        shapes the QP, drops them). ``2ⁿ`` layouts for ``n`` contacts. Returns how many were
+        shapes the QP, drops them; items removed and added again find theirs). ``2ⁿ`` layouts for ``n`` contacts. Returns how many were
         built (those already kept are not built again)."""
         names = self.softenable_contacts()
         if most_softened is not None and (not isinstance(most_softened, int) or isinstance(most_softened, bool)
