@@ -53,11 +53,13 @@ class SolverLayouts:
 
     def layout_for(self, softened: frozenset) -> Layout:
         """The layout for the current items with the hard contacts ``softened`` (names) made
-        costs, built the first time that set is asked for (until the items change)."""
+        costs, built the first time that set is asked for (until the items change), or kept
+        from when the solver held items like these."""
         layout = self._layouts.get(softened)
+        if layout is None and self._layouts_key is None:
+            self._take_back_layouts()
+            layout = self._layouts.get(softened)
         if layout is None:
-            if self._layouts_key is None:
-                self._layouts_key = self.items_structure()
             layout = self._layouts[softened] = Layout(
                 self.robot, self._dt, list(self.contacts.values()), self.tasks, self.constraints,
                 self.regularization_tasks, root_equalities=not self.actuated_root, softened=softened,
@@ -66,23 +68,29 @@ class SolverLayouts:
             self.layouts_built += 1
         return layout
 
+    def _take_back_layouts(self) -> None:
+        """Note the :meth:`items_structure` of the items now, and take back the layouts kept
+        for it (if any), bound to these contacts."""
+        key = self._layouts_key = self.items_structure()
+        layouts = self._kept_layouts.pop(key, None)
+        if layouts is not None:
+            contacts = list(self.contacts.values())
+            for layout in layouts.values():
+                rebind(layout, contacts)
+            self._layouts = layouts
+
     def _items_changed(self) -> None:
         """Items were added or removed: keep the layouts of the items before (by their
-        :meth:`items_structure`, the least recently left dropped beyond :data:`KEPT_ITEM_SETS`)
-        and take back those kept for the items now, bound to these contacts."""
+        :meth:`items_structure`, the least recently left dropped beyond :data:`KEPT_ITEM_SETS`);
+        the next layout asked for looks for those of the items then (one look for the few
+        changes a contact event makes: a foot lifted and its swing task added)."""
         kept = self._kept_layouts
         if self._layouts and self._layouts_key is not None:
             kept.pop(self._layouts_key, None)            # (last left: last dropped)
             kept[self._layouts_key] = self._layouts
             while len(kept) > KEPT_ITEM_SETS:
                 del kept[next(iter(kept))]
-        contacts = list(self.contacts.values())
-        key = self.items_structure()
-        layouts = kept.pop(key, None)
-        for layout in (layouts or {}).values():
-            rebind(layout, contacts)
-        self._layouts = {} if layouts is None else layouts
-        self._layouts_key = key
+        self._layouts, self._layouts_key = {}, None
         self.configuration_epoch += 1
 
     def softenable_contacts(self) -> list[str]:
