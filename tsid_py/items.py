@@ -27,6 +27,9 @@ class SolverItem:
 
     name: str
     _owner: Owner | None = None
+    #: How many times a setting that shapes the QP changed (:meth:`structure_changed`), in a
+    #: solver or out of one: a solver keeps the layouts of items it held before by it.
+    structure_version: int = 0
 
     @property
     def owner(self) -> Owner | None:
@@ -65,5 +68,6 @@ class SolverItem:
 
     def structure_changed(self) -> None:
         """A setting that shapes the QP changed: the owner rebuilds before the next solve."""
+        self.structure_version += 1
         if self._owner is not None:
             self._owner.invalidate()

@@ -92,6 +92,7 @@ class DynamicsSolver(ContactRamps, SolverLayouts):
         self._unanchored: list[Contact] = []           # contacts added since the last solve
         self._last_solution: Solution | None = None
         self._layouts: dict[frozenset, Layout] = {}    # by the hard contacts a step softens
+        self._layouts_key, self._kept_layouts = None, {}   # their items' structure; other items'
         #: How many layouts were built so far (one per new set of items, and per new set of
         #: hard contacts a step's overrides soften): a count for tests and diagnostics.
         self.layouts_built = 0
@@ -162,6 +163,8 @@ class DynamicsSolver(ContactRamps, SolverLayouts):
         """Rebuild the QP's layout before the next solve (items call this when a setting
         that shapes the QP changes)."""
         self._layouts.clear()
+        self._kept_layouts.clear()
+        self._layouts_key = None
         self.configuration_epoch += 1
 
     def footprint_changed(self) -> None:
@@ -196,7 +199,7 @@ class DynamicsSolver(ContactRamps, SolverLayouts):
         if transition > 0:
             self._transitions[contact.name] = ForceRamp(0.0, min(self.robot.weight, contact.f_max), transition)
             self.configuration_epoch += 1
-        self.invalidate()
+        self._items_changed()
         self._contacts_moved()
         return contact
 
@@ -227,7 +230,7 @@ class DynamicsSolver(ContactRamps, SolverLayouts):
         if transition == 0:
             self.contacts.pop(name).detach()
             self._transitions.pop(name, None)
-            self.invalidate()
+            self._items_changed()
             self._contacts_moved()
             return
         contact = self.contacts[name]
@@ -244,7 +247,7 @@ class DynamicsSolver(ContactRamps, SolverLayouts):
             raise ValueError(f"task must be a tsid_py.tasks.Task, got {type(task).__name__}")
         task.join(self, self.robot)
         self.tasks.append(task)
-        self.invalidate()
+        self._items_changed()
         return task
 
     def remove_task(self, task: Task | str) -> None:
@@ -257,7 +260,7 @@ class DynamicsSolver(ContactRamps, SolverLayouts):
             raise ValueError(f"constraint must be a tsid_py.constraints.Constraint, got {type(constraint).__name__}")
         constraint.join(self, self.robot)
         self.constraints.append(constraint)
-        self.invalidate()
+        self._items_changed()
         return constraint
 
     def add_closure(self, closure: Closure) -> Closure:
@@ -271,7 +274,7 @@ class DynamicsSolver(ContactRamps, SolverLayouts):
                              f"closures: {list(self.closures)}")
         closure.join(self, self.robot)
         self.closures[closure.name] = closure
-        self.invalidate()
+        self._items_changed()
         return closure
 
     def remove_closure(self, name: str) -> None:
@@ -279,7 +282,7 @@ class DynamicsSolver(ContactRamps, SolverLayouts):
         if name not in self.closures:
             raise KeyError(f"closure {name!r} is not in the solver; closures: {list(self.closures)}")
         self.closures.pop(name).detach()
-        self.invalidate()
+        self._items_changed()
 
     def remove_constraint(self, constraint: Constraint | str) -> None:
         """Remove a constraint, given itself or its name (``KeyError`` if it is not here)."""
@@ -295,7 +298,7 @@ class DynamicsSolver(ContactRamps, SolverLayouts):
                              "distinct name (ExternalWrench(..., name=...))")
         wrench.join(self, self.robot)
         self.external_wrenches.append(wrench)
-        self.invalidate()
+        self._items_changed()
         return wrench
 
     def remove_external_wrench(self, wrench: ExternalWrench | str) -> None:
@@ -310,7 +313,7 @@ class DynamicsSolver(ContactRamps, SolverLayouts):
             raise KeyError(f"{kind} {item!r} is not in the solver; held: {[held.name for held in items]}")
         items.remove(match[0])
         match[0].detach()
-        self.invalidate()
+        self._items_changed()
 
     # ------------------------------------------------------------------------ the QP
     def normal_force_limits(self, overrides: StepOverrides | None = None) -> dict[str, tuple[float, float]]:
@@ -477,7 +480,8 @@ class DynamicsSolver(ContactRamps, SolverLayouts):
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state["_busy"] = None
-        state["_layouts"] = {}                       # views of the robot's buffers: rebuilt
+        state["_layouts"], state["_kept_layouts"] = {}, {}     # views of the robot's buffers: rebuilt
+        state["_layouts_key"] = None
         state["last_layout"] = None
         state["last_qp"] = state["_steady"] = None
         state["recorder"] = state["step_log"] = None     # a recorder watches one solver

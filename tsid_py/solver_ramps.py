@@ -37,5 +37,5 @@ class ContactRamps:
                 if transition.removing:
                     self.contacts.pop(name).detach()
                     self._retired.add(name)
-                    self.invalidate()
+                    self._items_changed()
                     self._contacts_moved()
