@@ -35,8 +35,8 @@ passes (up to 6e-14), and a G1 walk pushed near its bound walked from a fresh co
 fell from the cache. Inlined, there is one copy. A function with an explicit signature is
 compiled (or loaded) when its module is imported, before any kernel that calls it, so its
 own library is there in both cases. ``tests/test_architecture.py`` checks the rule. What
-remains: the cache's content depends on the run that wrote it (the test suite's kernels give
-other last bits than a walk's own; docs/walking.md).
+remains: a cache that lived through changes of the source has been seen to hold other code
+for a kernel than one written afresh (docs/walking.md).
 """
 
 from __future__ import annotations
