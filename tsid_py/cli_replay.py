@@ -195,7 +195,6 @@ def main(argv=None) -> int:
     if args.rerun and views and views[0] is not None:
         view = views[0]
         view.close()
-    differences = replayed.differences()
     report = {"file": args.file, "steps": last - first, "changed": [f"{a}.{b}={c}" for a, b, c in settings]
               + ([f"qp_solver={args.qp_solver}"] if args.qp_solver else []),
               "identical_steps": replayed.identical_steps(), "max_difference": replayed.max_difference(),

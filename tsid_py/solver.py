@@ -14,7 +14,6 @@ from __future__ import annotations
 import threading
 from time import perf_counter
 
-import numpy as np
 import pinocchio as pin
 
 from ._validation import finite_vector, positive_scalar
@@ -125,11 +124,6 @@ class DynamicsSolver(ContactRamps, SolverLayouts):
                 self.add_closure(closure_of(description))
         for hook in DynamicsSolver.creation_hooks:
             hook(self)
-
-    @property
-    def dt(self) -> float:
-        """The control period, s (the horizon of the limit rows)."""
-        return self._dt
 
     @property
     def _reuses_results(self) -> bool:

@@ -37,7 +37,6 @@ What the summary reports, all measured in the simulator:
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 

@@ -35,7 +35,7 @@ from ..pipeline import Stage, StepState
 from .body import Body, CommandFilter
 from .forces import ForceTargets
 from .ground import Ground, ground_frame
-from .mpc import ANGLES, ANGULAR_VELOCITY, POSITION, VELOCITY, CentroidalMPC, MPCPlan
+from .mpc import ANGULAR_VELOCITY, POSITION, VELOCITY, CentroidalMPC, MPCPlan
 from .stepping import GaitStage
 
 #: The base orientation task's target is refreshed when the plan's angles have moved this far

@@ -35,7 +35,6 @@ Units: m, rad, s.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
