@@ -1,5 +1,6 @@
 """tsid_py: QP-based task-space inverse dynamics for legged and fixed-base robots."""
 
+from . import _kernel_cache  # noqa: F401  (first: numba's cache made consistent before any kernel loads)
 from . import assembly, backends, closures, constraints, mechanism, robots, rows, tasks
 from .contacts import PlanarContact, PointContact
 from .errors import InfeasibleError, SolverError

@@ -34,9 +34,8 @@ two copies' results differ in the last bits: 284 of the 59 760 numbers of twenty
 passes (up to 6e-14), and a G1 walk pushed near its bound walked from a fresh compile and
 fell from the cache. Inlined, there is one copy. A function with an explicit signature is
 compiled (or loaded) when its module is imported, before any kernel that calls it, so its
-own library is there in both cases. ``tests/test_architecture.py`` checks the rule. What
-remains: a cache that lived through changes of the source has been seen to hold other code
-for a kernel than one written afresh (docs/walking.md).
+own library is there in both cases. ``tests/test_architecture.py`` checks the rule. A cache
+that lived through changes of other files is dropped on import (:mod:`tsid_py._kernel_cache`).
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@
 
 A kernel is compiled the first time its module is imported (explicit signatures) or it is
 first called; the result is cached next to the module (``__pycache__``, keyed by a hash of
-the module's source and by the machine's CPU), so a later process loads it in milliseconds.
+the module's source and by the machine's CPU, and dropped whenever any of the package's numba
+sources changes: :mod:`tsid_py._kernel_cache`), so a later process loads it in milliseconds.
 Building tsid_py from source runs this (``setup.py``'s build step), so that the installed
 package carries its compiled kernels and the first solve of a fresh install compiles nothing
 (:doc:`performance`); run it by hand after an editable install to the same effect.
