@@ -52,7 +52,8 @@ def test_a_cache_kept_elsewhere_or_not_writable_is_left_alone(tmp_path, monkeypa
     assert not _kernel_cache.refresh(tmp_path)
     assert all(index.exists() for index in indexes)
     monkeypatch.delenv("NUMBA_CACHE_DIR")
-    assert not _kernel_cache.refresh(tmp_path, stamp=tmp_path / "kernels.py" / "stamp")   # (not a directory)
+    assert _kernel_cache.refresh(tmp_path, stamp=tmp_path / "kernels.py" / "stamp")      # stale, not stampable
+    assert not (tmp_path / "kernels.py" / "stamp").exists()
 
 
 def test_the_package_carries_its_stamp():

@@ -29,7 +29,9 @@ import tempfile
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
-STAMP = PACKAGE / "__pycache__" / "numba-kernels.sha256"
+#: The stamp's file, in a package's ``__pycache__``.
+STAMP_NAME = "numba-kernels.sha256"
+STAMP = PACKAGE / "__pycache__" / STAMP_NAME
 
 
 def sources_digest(package: Path = PACKAGE) -> str:
@@ -45,16 +47,19 @@ def sources_digest(package: Path = PACKAGE) -> str:
 
 def refresh(package: Path = PACKAGE, stamp: Path | None = None) -> bool:
     """Remove the package's cached kernels' index files if the stamp ``stamp`` (default:
-    ``package/__pycache__/numba-kernels.sha256``) is not :func:`sources_digest`'s, then write
-    it; whether it removed them. Nothing when numba caches elsewhere (``NUMBA_CACHE_DIR``) or
-    the package cannot be written."""
+    ``package/__pycache__/``:data:`STAMP_NAME`) is not :func:`sources_digest`'s, then write it;
+    whether the cache was found stale. Nothing when numba caches elsewhere
+    (``NUMBA_CACHE_DIR``); a package that cannot be written keeps its cache and its stamp."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return False
-    stamp = package / "__pycache__" / "numba-kernels.sha256" if stamp is None else stamp
+    stamp = package / "__pycache__" / STAMP_NAME if stamp is None else stamp
     try:
         digest = sources_digest(package)
         if stamp.is_file() and stamp.read_text().strip() == digest:
             return False
+    except OSError:
+        return False
+    try:
         for index in package.rglob("__pycache__/*.nbi"):
             index.unlink(missing_ok=True)
         stamp.parent.mkdir(exist_ok=True)
@@ -62,7 +67,7 @@ def refresh(package: Path = PACKAGE, stamp: Path | None = None) -> bool:
             file.write(digest + "\n")
         os.replace(file.name, stamp)
     except OSError:
-        return False
+        pass                                  # (not writable: as it was built; or partly dropped: compiled again)
     return True
 
 
