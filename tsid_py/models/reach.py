@@ -69,6 +69,8 @@ SWAY = 1.0
 WIDTH_STEP = 0.05
 #: The narrowest width tried, in sole widths (the soles' inner edges half a sole apart).
 NARROWEST = 1.5
+#: :func:`carry_width`'s resolution, m.
+CARRY_RESOLUTION = 0.005
 #: Shorter step lengths tried, as fractions of the gait's.
 LENGTH_STEP = 0.1
 #: Weight of the joints' distance from the standing posture in a fit (per rad, against 1 per
@@ -213,6 +215,42 @@ def walking_width(model: pin.Model, q: np.ndarray, feet, sole_width: float | Non
             return None if fraction == 1.0 else fraction * width
         fraction = round(fraction - WIDTH_STEP, 10)
     return None
+
+
+def carry_width(model: pin.Model, q: np.ndarray, feet, limit: float, sole_width: float | None = None,
+                resolution: float = CARRY_RESOLUTION) -> float:
+    """The widest stance (m between the soles' centres across the walk, the feet moved
+    symmetrically about their middle as :func:`stance` does) at which the legs of the biped
+    ``model`` standing at ``q`` on ``feet`` can carry the CoM over either sole's centre
+    (:func:`over_each_sole`), by bisection from the walk's width (:func:`walking_width`,
+    assumed carried) up to ``limit`` m, to ``resolution`` m. Wider, in a double support the
+    other sole cannot stay flat while the CoM comes over one: a leg's lateral lean is its
+    ankle roll's (G1: 0.24 m, both ankle rolls at their ±0.26 rad stops just past it; Talos
+    0.38 m, iCub 0.16 m, Romeo 0.26 m). Computed once per model (about 0.5 s) and kept."""
+    key = (model.name, model.nq, tuple(feet), np.asarray(q, dtype=float).tobytes(), float(limit), sole_width,
+           float(resolution), np.array([inertia.mass for inertia in model.inertias]).tobytes(),
+           model.lowerPositionLimit.tobytes(), model.upperPositionLimit.tobytes())
+    if key not in _CARRIED:
+        soles = standing_soles(model, q, feet)
+        low = walking_width(model, q, feet, sole_width) or float(np.linalg.norm(
+            (soles[0].translation - soles[1].translation)[:2]))
+
+        def carried(width: float) -> bool:
+            return all(result.reached for result in over_each_sole(model, q, feet, stance(soles, width=width)))
+
+        high = float(limit)
+        if high <= low or carried(high):
+            _CARRIED[key] = max(low, high)
+        else:
+            while high - low > resolution:
+                middle = 0.5 * (low + high)
+                low, high = (middle, high) if carried(middle) else (low, middle)
+            _CARRIED[key] = low
+    return _CARRIED[key]
+
+
+#: :func:`carry_width`'s results, by the model's name, size, masses and ranges, the posture and feet.
+_CARRIED: dict[tuple, float] = {}
 
 
 def step_length(model: pin.Model, q: np.ndarray, feet, length: float, width: float | None = None) -> float | None:

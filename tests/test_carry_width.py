@@ -1,0 +1,27 @@
+"""The widest stance the legs carry the CoM across (models.reach.carry_width), against the fits."""
+
+import numpy as np
+
+from tsid_py import robots
+from tsid_py.control.walking import WalkingController
+from tsid_py.models.reach import CARRY_RESOLUTION, carry_width, over_each_sole, stance, standing_soles
+
+
+def test_g1_carries_its_com_across_a_stance_up_to_where_its_ankle_rolls_stop_it():
+    """At the carry width the fit puts G1's CoM over either sole's centre with both soles flat;
+    one resolution step wider it does not, and the fit it stops at has an ankle roll at its
+    bound. The walking controller's lift-off re-timing uses that width."""
+    robot = robots.load("g1")
+    model, posture, feet = robot.model, robot.profile.posture, list(robot.profile.feet)
+    controller = WalkingController(robot)
+    widest = controller.adjustment.max_width                       # step adjustment's widest stance
+    width = carry_width(model, posture, feet, widest, robot.sole_size[1])
+    soles = standing_soles(model, posture, feet)
+    standing = float(np.linalg.norm((soles[0].translation - soles[1].translation)[:2]))
+    assert standing < width < widest
+    assert all(fit.reached for fit in over_each_sole(model, posture, feet, stance(soles, width=width)))
+    wider = over_each_sole(model, posture, feet, stance(soles, width=width + CARRY_RESOLUTION))
+    assert not all(fit.reached for fit in wider)
+    assert any("ankle_roll" in name for fit in wider if not fit.reached for name in fit.at_limits)
+    assert controller.lift_off_timing.carry_width == width
+    assert WalkingController(robot, lift_off_timing=False).lift_off_timing is None
