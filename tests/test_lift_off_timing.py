@@ -240,3 +240,23 @@ def test_advance_lift_off_unloads_now_and_brings_the_walk_forward():
     edge = staying.xy + np.array([0.0, side * 0.5 * SOLE[1]])
     at_lift = [_run(pushed, edge[None, :], (lift - t))[0] for lift in (times[(LIFT, index)], before[(LIFT, index)])]
     assert np.linalg.norm(at_lift[1] - edge) == pytest.approx(np.linalg.norm(at_lift[0] - edge) * math.exp(OMEGA * gained))
+
+
+def test_no_lift_off_is_delayed_in_a_stance_wider_than_the_legs_carry_the_com_across():
+    """The closed form's case above, which needs a delay, is refused (None) once the soles
+    stand farther apart across the stance sole than ``carry_width``, and not at that width
+    (measured across the stance sole's heading: the same with the feet turned together)."""
+    landing = Footstep("right", 0.0, -0.08, 0.0)
+    kwargs = dict(swing_left=0.0, double_left=0.02, single=0.3, longest=2.0)
+    for yaw in (0.0, 0.7):
+        c, s = math.cos(yaw), math.sin(yaw)
+        lifting, stance, land = (Footstep(step.foot, c * step.x - s * step.y, s * step.x + c * step.y, yaw)
+                                 for step in (LIFTING, STANCE, landing))
+        dcm = np.array([-s * -0.07, c * -0.07])
+        assert TIMING.delay(dcm, OMEGA, lifting, stance, land, **kwargs) > 0
+        at_width = LiftOffTiming(SOLE, margin=0.0125, max_delay=1.0, carry_width=0.16 + 1e-9)
+        assert at_width.delay(dcm, OMEGA, lifting, stance, land, **kwargs) > 0
+        narrower = LiftOffTiming(SOLE, margin=0.0125, max_delay=1.0, carry_width=0.159)
+        assert narrower.delay(dcm, OMEGA, lifting, stance, land, **kwargs) is None
+    with pytest.raises(ValueError, match="carry_width"):
+        LiftOffTiming(SOLE, margin=0.0125, max_delay=1.0, carry_width=-0.1)

@@ -3,10 +3,10 @@ r"""When the next foot may lift: the double support re-timed from the measured c
 A walk's plan lifts each foot on its clock. Pushed toward the foot about to lift, the capture
 point can sit over that foot when its time comes (iCub pushed sideways at mid-swing, G1's
 former failure, docs/walking.md): the foot lifts, the remaining stance sole cannot bring the
-capture point back, and the swing has to land far out on a stance sole at its edge. Off by
-default (:class:`~.controller.WalkingController`'s ``lift_off_timing``): on, G1 pushed 100 N
-toward its swing foot at a lift-off falls, a push it walks on from on the plan's clock
-(docs/walking.md, "Double support re-timed").
+capture point back, and the swing has to land far out on a stance sole at its edge. On by
+default (:class:`~.controller.WalkingController`'s ``lift_off_timing``), never in a stance
+wider than the legs can carry the CoM across (:meth:`LiftOffTiming.delay`; docs/walking.md,
+"Double support re-timed").
 
 **Holdable at lift-off.** After the lift-off the stance sole ``S`` (its contact rectangle)
 carries the robot for the swing's ``T`` s, and the capture point runs as
@@ -97,13 +97,16 @@ class LiftOffTiming:
     """The lift-off re-timing rule (see the module): ``sole_size`` the soles' contact
     rectangle ``(length, width)`` m, ``margin`` (m) how far inside the hull of the stance and
     landing soles the capture point at touch-down is to be, ``max_delay`` (s) the most one
-    lift-off is delayed in all, ``period`` (s) the least delay (the next check)."""
+    lift-off is delayed in all, ``period`` (s) the least delay (the next check), ``reach``
+    step adjustment's box (None: the landing as planned), ``carry_width`` (m; None: any) the
+    widest stance a lift-off is delayed in (see :meth:`delay`)."""
 
     sole_size: tuple[float, float]
     margin: float
     max_delay: float
     period: float = 0.005
     reach: tuple[float, float, float, float] | None = None
+    carry_width: float | None = None
 
     def __post_init__(self):
         size = tuple(positive_scalar(value, "sole_size") for value in self.sole_size)
@@ -119,15 +122,19 @@ class LiftOffTiming:
                 raise ValueError(f"reach must be (forward, backward, min_width, max_width) m with max_width > "
                                  f"min_width, got {self.reach!r}")
             object.__setattr__(self, "reach", reach)
+        if self.carry_width is not None:
+            object.__setattr__(self, "carry_width", positive_scalar(self.carry_width, "carry_width"))
 
     @classmethod
-    def for_walk(cls, sole_size, gait: Gait, reach=None, **options) -> LiftOffTiming:
+    def for_walk(cls, sole_size, gait: Gait, reach=None, carry_width: float | None = None,
+                 **options) -> LiftOffTiming:
         """The rule for soles of contact rectangle ``sole_size`` and the walk's ``gait``: the
         margin step adjustment's (a quarter of the sole's width), one lift-off delayed by at
         most one step period of the gait (double and single support); ``reach`` step
-        adjustment's box (None: the landing as planned)."""
+        adjustment's box (None: the landing as planned); ``carry_width`` the legs'
+        (:func:`tsid_py.models.reach.carry_width`; None: any stance)."""
         defaults = {"sole_size": tuple(sole_size), "margin": 0.25 * float(sole_size[1]),
-                    "max_delay": gait.step_period, "reach": reach}
+                    "max_delay": gait.step_period, "reach": reach, "carry_width": carry_width}
         return cls(**{**defaults, **options})
 
     def _sole(self, step: Footstep) -> np.ndarray:
@@ -172,7 +179,18 @@ class LiftOffTiming:
         swings to ``landing``. Reachable backward in time, a Minkowski combination of the
         soles (``δ = e^{−ω·duration}`` of each phase): ``(1 − δ₁) L ⊕ δ₁ ((1 − δ₂) P ⊕ δ₂ H)``,
         ``L`` the lifting sole, ``P`` the two soles' hull; ``dcm`` is in it when it is under
-        its support function along every edge normal of ``L``, ``P``, ``S`` and ``K``."""
+        its support function along every edge normal of ``L``, ``P``, ``S`` and ``K``.
+
+        None, too, when the soles stand wider apart across the ``stance`` sole than
+        ``carry_width``: the legs cannot carry the CoM onto the stance sole there with the
+        lifting sole flat, so holding the double support asks what they cannot give (G1 pushed
+        100 N toward its swing foot at a lift-off, its landing moved 0.25 m out: held in a
+        0.43 m stance both ankle rolls reached their stops and a sole tipped; on the plan's
+        clock it walked on, docs/walking.md)."""
+        if self.carry_width is not None and abs(
+                -math.sin(stance.yaw) * (lifting.x - stance.x) + math.cos(stance.yaw) * (lifting.y - stance.y)
+        ) > self.carry_width:
+            return None
         rows = _supports(self.sole_size, self.margin, self.reach, lifting, stance, landing)
         first = math.exp(-omega * max(swing_left, 0.0))
         last = math.exp(-omega * single)
@@ -262,7 +280,7 @@ def advance_lift_off(plan: WalkPlan, t: float, index: int, com, com_velocity) ->
 
 class LiftOffRetiming:
     """The plan stage's lift-off re-timing (:class:`~.stages.PlanStage` mixes it in): the delay
-    of :class:`LiftOffTiming` (``liftoff``, off by default) and the advance of
+    of :class:`LiftOffTiming` (``liftoff``, None when off) and the advance of
     :func:`advance_lift_off`. It reads the stage's ``plan``, ``solver``, ``com``,
     ``adjustment``, ``swinging``, ``_footholds``, ``_event``, ``_sequenced`` and keeps
     ``delayed_lift_offs``, ``_delayed``, ``_next_lift_check``."""
