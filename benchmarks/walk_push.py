@@ -2,7 +2,7 @@
 survived with step adjustment or not.
 
     python benchmarks/walk_push.py [--robot talos g1] [--ratio 0.5 ...] [--directions=+x,+y,-x,-y]
-        [--phases 4] [--no-adjustment] [--lift-off-timing] [--coupled-torsion] [--realistic [--seeds N]]
+        [--phases 4] [--no-adjustment] [--no-lift-off-timing] [--coupled-torsion] [--realistic [--seeds N]]
         [--workers 2] [--json FILE]
 
 The push is ``ratio`` times the robot's standing bound in its direction — the largest 0.1 s
@@ -105,8 +105,10 @@ def main(argv=None) -> dict:
                         help="comma-separated, e.g. --directions=+y,-y (the '=' lets argparse take '-y')")
     parser.add_argument("--phases", type=int, default=4, help="push instants over one step period")
     parser.add_argument("--no-adjustment", action="store_true", help="walk without step adjustment")
-    parser.add_argument("--lift-off-timing", action="store_true",
-                        help="lift-offs re-timed from the measured capture point (control.walking.liftoff)")
+    timing = parser.add_mutually_exclusive_group()
+    timing.add_argument("--lift-off-timing", action="store_true",
+                        help="lift-offs re-timed from the measured capture point (control.walking.liftoff; the default)")
+    timing.add_argument("--no-lift-off-timing", action="store_true", help="every lift-off on the plan's clock")
     parser.add_argument("--coupled-torsion", action="store_true",
                         help="the soles' torsion kept in their contact wrench cone (PlanarContact's coupled_torsion)")
     parser.add_argument("--realistic", action="store_true",
@@ -115,7 +117,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", help="write the report here")
     args = parser.parse_args(argv)
-    options = {"step_adjustment": not args.no_adjustment, "lift_off_timing": args.lift_off_timing}
+    options = {"step_adjustment": not args.no_adjustment, "lift_off_timing": not args.no_lift_off_timing}
     if args.coupled_torsion:                    # only when asked: the report's options stay as before otherwise
         options["coupled_torsion"] = True
     seeds = list(range(args.seeds)) if args.realistic else [None]

@@ -88,7 +88,7 @@ def test_the_walking_controller_limits_footholds_to_a_share_of_its_ankles_range(
 @pytest.mark.parametrize("name", ["talos", "g1"])
 def test_the_pelvis_is_held_upright_and_turns_with_the_heading_like_the_torso(name):
     robot = load_robot(name)
-    controller = WalkingController(robot)
+    controller = WalkingController(robot, lift_off_timing=False)     # stepped open loop: its state never moves
     profile = profile_of(robot)
     assert controller.pelvis.frame == profile.trunk_bodies[0] != controller.balance.torso.frame
     assert any(task is controller.pelvis for task in controller.solver.tasks)

@@ -47,7 +47,7 @@ from ... import tasks
 from ..._validation import positive_scalar
 from ...models.legs import ankle_tilt_range
 from ...models.profile import profile_of
-from ...models.reach import NARROWEST
+from ...models.reach import NARROWEST, carry_width
 from ...models.swing_time import quickest_swing
 from ...robot import Robot
 from ...settings import Setting
@@ -133,10 +133,11 @@ class WalkingController(Pipeline):
         without waiting for the plan's clock).
     lift_off_timing : a foot does not lift while the measured capture point is where the
         other sole cannot hold it over the swing: the double support lasts longer, re-timed
-        from the measured capture point (True: a :class:`~.liftoff.LiftOffTiming` from the
-        contact sole, the gait and step adjustment's reach, or one configured; False, the
-        default: every lift-off on the plan's clock — on, G1 pushed 100 N toward its swing
-        foot at a lift-off falls, docs/walking.md).
+        from the measured capture point (True, the default: a :class:`~.liftoff.LiftOffTiming`
+        from the contact sole, the gait, step adjustment's reach and the legs' carry width, or
+        one configured; False: every lift-off on the plan's clock). On, walks pushed sideways
+        at ten instants of a step survive 62 of 80 against 54 (G1, Talos, iCub, Romeo;
+        docs/walking.md, "Double support re-timed").
     balance_options : keyword arguments of the :class:`~tsid_py.control.BalanceController`
         inside (``dcm_gain``, ``torso_weight``, ``qp_solver``, ...), over the profile's
         walking defaults (:class:`~tsid_py.models.profile.WalkDefaults`).
@@ -151,7 +152,7 @@ class WalkingController(Pipeline):
                  step_recovery: bool | StepRecovery = False, terrain: Terrain | None = None,
                  momentum_weight: float = 5.0, momentum_kp: float = 10.0, touchdown: bool | Touchdown = True,
                  step_adjustment: bool | StepAdjustment = True, step_sequence: bool | StepSequence = True,
-                 pelvis_weight: float | None = None, lift_off_timing: bool | LiftOffTiming = False,
+                 pelvis_weight: float | None = None, lift_off_timing: bool | LiftOffTiming = True,
                  **balance_options):
         profile = balance_options.get("profile") or profile_of(robot)
         self.balance = balance = BalanceController(robot, dt, **{**profile.walk.balance_options(), **balance_options})
@@ -273,11 +274,16 @@ class WalkingController(Pipeline):
 
     def _default_lift_off(self) -> LiftOffTiming:
         """The lift-off re-timing for this robot and gait (:meth:`.liftoff.LiftOffTiming.for_walk`),
-        the landings within step adjustment's reach when it is on."""
+        the landings within step adjustment's reach when it is on, no delay in a stance wider
+        than the legs carry the CoM across (:func:`~tsid_py.models.reach.carry_width`, up to
+        step adjustment's widest stance)."""
         adjustment = self.adjustment
         reach = None if adjustment is None else (adjustment.forward, adjustment.backward, adjustment.min_width,
                                                  adjustment.max_width)
-        return LiftOffTiming.for_walk(self._contact_sole(), self.gait, reach)
+        widest = (adjustment or self._default_adjustment()).max_width
+        profile, sole = self.balance.profile, self.robot.sole_size
+        carried = carry_width(self.robot.model, profile.posture, profile.feet, widest, sole and sole[1])
+        return LiftOffTiming.for_walk(self._contact_sole(), self.gait, reach, carried)
 
     def _default_sequence(self) -> StepSequence:
         """The two-step capture for this robot and gait (:meth:`.sequence.StepSequence.for_robot`):
