@@ -107,7 +107,8 @@ def main(argv=None) -> dict:
     parser.add_argument("--no-adjustment", action="store_true", help="walk without step adjustment")
     timing = parser.add_mutually_exclusive_group()
     timing.add_argument("--lift-off-timing", action="store_true",
-                        help="lift-offs re-timed from the measured capture point (control.walking.liftoff; the default)")
+                        help="lift-offs re-timed from the measured capture point (control.walking.liftoff): "
+                             "the default, kept for older commands")
     timing.add_argument("--no-lift-off-timing", action="store_true", help="every lift-off on the plan's clock")
     parser.add_argument("--coupled-torsion", action="store_true",
                         help="the soles' torsion kept in their contact wrench cone (PlanarContact's coupled_torsion)")

@@ -1,6 +1,7 @@
 """The widest stance the legs carry the CoM across (models.reach.carry_width), against the fits."""
 
 import numpy as np
+import pytest
 
 from tsid_py import robots
 from tsid_py.control.walking import WalkingController
@@ -25,3 +26,17 @@ def test_g1_carries_its_com_across_a_stance_up_to_where_its_ankle_rolls_stop_it(
     assert any("ankle_roll" in name for fit in wider if not fit.reached for name in fit.at_limits)
     assert controller.lift_off_timing.carry_width == width
     assert WalkingController(robot, lift_off_timing=False).lift_off_timing is None
+
+
+def test_the_kept_width_is_the_models_own():
+    """A model of another geometry (G1's joints placed 1.3 times as far apart) is fitted anew,
+    not given G1's kept width; a robot with other than two feet is refused."""
+    robot = robots.load("g1")
+    model, posture, feet = robot.model, robot.profile.posture, list(robot.profile.feet)
+    width = carry_width(model, posture, feet, 0.479, robot.sole_size[1])
+    scaled = model.copy()
+    for index, placement in enumerate(scaled.jointPlacements):
+        scaled.jointPlacements[index] = type(placement)(placement.rotation, 1.3 * placement.translation)
+    assert carry_width(scaled, posture, feet, 0.479, robot.sole_size[1]) != width
+    with pytest.raises(ValueError, match="two contact frames"):
+        carry_width(model, posture, feet[:1], 0.479)

@@ -172,7 +172,7 @@ def test_icub_pushed_toward_the_foot_about_to_lift_waits_for_the_capture_point_i
     """iCub walking, pushed 70 N toward its stance foot for 0.1 s at mid-swing (the 5th swing;
     issue 28's walk push at 0.4 of its standing bound): the stance sole holds the capture
     point, and the plan lifts that foot next with the capture point still on it. On the
-    plan's clock (the default) iCub falls within 0.9 s; with the lift-off re-timed it waits in the double
+    plan's clock iCub falls within 0.9 s; with the lift-off re-timed it waits in the double
     support until the other sole can hold the capture point and is up 1.5 s after the push
     (and to the end of the 3 m walk: docs/walking.md)."""
     from tsid_py.robots import data_root

@@ -54,6 +54,7 @@ Units: m, rad.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -221,15 +222,18 @@ def carry_width(model: pin.Model, q: np.ndarray, feet, limit: float, sole_width:
                 resolution: float = CARRY_RESOLUTION) -> float:
     """The widest stance (m between the soles' centres across the walk, the feet moved
     symmetrically about their middle as :func:`stance` does) at which the legs of the biped
-    ``model`` standing at ``q`` on ``feet`` can carry the CoM over either sole's centre
-    (:func:`over_each_sole`), by bisection from the walk's width (:func:`walking_width`,
-    assumed carried) up to ``limit`` m, to ``resolution`` m. Wider, in a double support the
-    other sole cannot stay flat while the CoM comes over one: a leg's lateral lean is its
-    ankle roll's (G1: 0.24 m, both ankle rolls at their ±0.26 rad stops just past it; Talos
-    0.38 m, iCub 0.16 m, Romeo 0.26 m). Computed once per model (about 0.5 s) and kept."""
-    key = (model.name, model.nq, tuple(feet), np.asarray(q, dtype=float).tobytes(), float(limit), sole_width,
-           float(resolution), np.array([inertia.mass for inertia in model.inertias]).tobytes(),
-           model.lowerPositionLimit.tobytes(), model.upperPositionLimit.tobytes())
+    ``model`` standing at ``q`` on its two ``feet`` can carry the CoM over either sole's
+    centre (:func:`over_each_sole`), by bisection up to ``limit`` m, to ``resolution`` m (the
+    last width found carried: a lower bound), from the walk's width by the module's rule
+    (:func:`walking_width`), or the standing width when that is the walk's, taken as carried;
+    that width when ``limit`` is not above it. Wider, in a double support the other sole cannot
+    stay flat while the CoM comes over one: a leg leans sideways by what its ankle roll turns
+    (G1 0.245 m, an ankle roll at its ±0.26 rad stop one step wider; Talos 0.388 m, iCub
+    0.165 m, Romeo 0.263 m). About 0.5 s; kept per model (its geometry, masses and ranges),
+    posture, feet and ``limit``."""
+    if len(feet) != 2:
+        raise ValueError(f"feet must be a biped's two contact frames, got {list(feet)!r}")
+    key = (_fingerprint(model, q, feet), float(limit), sole_width, float(resolution))
     if key not in _CARRIED:
         soles = standing_soles(model, q, feet)
         low = walking_width(model, q, feet, sole_width) or float(np.linalg.norm(
@@ -249,7 +253,20 @@ def carry_width(model: pin.Model, q: np.ndarray, feet, limit: float, sole_width:
     return _CARRIED[key]
 
 
-#: :func:`carry_width`'s results, by the model's name, size, masses and ranges, the posture and feet.
+def _fingerprint(model: pin.Model, q: np.ndarray, feet) -> str:
+    """A digest of what :func:`carry_width` depends on: the joints' placements and ranges, the
+    bodies' inertias, the frames' placements, the posture ``q`` and the ``feet``."""
+    digest = hashlib.sha256(repr((model.name, model.nq, tuple(feet))).encode())
+    for placement in [*model.jointPlacements, *(frame.placement for frame in model.frames)]:
+        digest.update(placement.homogeneous.tobytes())
+    for inertia in model.inertias:
+        digest.update(np.r_[inertia.mass, inertia.lever, inertia.inertia.ravel()].tobytes())
+    for array in (model.lowerPositionLimit, model.upperPositionLimit, np.asarray(q, dtype=float)):
+        digest.update(np.ascontiguousarray(array).tobytes())
+    return digest.hexdigest()
+
+
+#: :func:`carry_width`'s results, by :func:`_fingerprint` and its arguments (a few per process).
 _CARRIED: dict[tuple, float] = {}
 
 

@@ -135,9 +135,10 @@ class WalkingController(Pipeline):
         other sole cannot hold it over the swing: the double support lasts longer, re-timed
         from the measured capture point (True, the default: a :class:`~.liftoff.LiftOffTiming`
         from the contact sole, the gait, step adjustment's reach and the legs' carry width, or
-        one configured; False: every lift-off on the plan's clock). On, walks pushed sideways
-        at ten instants of a step survive 62 of 80 against 54 (G1, Talos, iCub, Romeo;
-        docs/walking.md, "Double support re-timed").
+        one configured; False: every lift-off on the plan's clock; off for point feet). On,
+        walks pushed sideways at ten instants of a step survive 62 of 80 against 54 (G1, Talos,
+        iCub, Romeo; docs/walking.md, "The stance the legs carry"). A controller stepped open
+        loop (its state never moving) waits at its first lift-off: pass False there.
     balance_options : keyword arguments of the :class:`~tsid_py.control.BalanceController`
         inside (``dcm_gain``, ``torso_weight``, ``qp_solver``, ...), over the profile's
         walking defaults (:class:`~tsid_py.models.profile.WalkDefaults`).
@@ -204,8 +205,8 @@ class WalkingController(Pipeline):
             raise ValueError(f"step_sequence must be a bool or a StepSequence, got {type(step_sequence).__name__}")
         #: Two-step capture when step adjustment misses (None: off; always off without it).
         self.sequence = (step_sequence or None) if self.adjustment is not None else None
-        if lift_off_timing is True:
-            lift_off_timing = self._default_lift_off()
+        if lift_off_timing is True:                     # its rule is about soles: off for point feet
+            lift_off_timing = self._default_lift_off() if robot.sole_size is not None else False
         elif lift_off_timing is not False and not isinstance(lift_off_timing, LiftOffTiming):
             raise ValueError(f"lift_off_timing must be a bool or a LiftOffTiming, got {type(lift_off_timing).__name__}")
         #: The lift-offs re-timed on the measured capture point (None: on the plan's clock).
@@ -281,8 +282,9 @@ class WalkingController(Pipeline):
         reach = None if adjustment is None else (adjustment.forward, adjustment.backward, adjustment.min_width,
                                                  adjustment.max_width)
         widest = (adjustment or self._default_adjustment()).max_width
-        profile, sole = self.balance.profile, self.robot.sole_size
-        carried = carry_width(self.robot.model, profile.posture, profile.feet, widest, sole and sole[1])
+        profile = self.balance.profile
+        sole_width = None if self.robot.sole_size is None else self.robot.sole_size[1]   # the walk's rule's
+        carried = carry_width(self.robot.model, profile.posture, profile.feet, widest, sole_width)
         return LiftOffTiming.for_walk(self._contact_sole(), self.gait, reach, carried)
 
     def _default_sequence(self) -> StepSequence:
