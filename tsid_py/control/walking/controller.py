@@ -186,7 +186,8 @@ class WalkingController(Pipeline):
         self.momentum = None if relative == 0 else tasks.MomentumTask(
             kp=positive_scalar(momentum_kp, "momentum_kp"), weight=relative / scale**2, name="walking momentum")
         self._derived = {"touchdown": touchdown is True, "adjustment": step_adjustment is True,
-                         "sequence": step_sequence is True, "lift_off": lift_off_timing is True}
+                         "sequence": step_sequence is True,
+                         "lift_off": lift_off_timing is True and robot.sole_size is not None}
         if touchdown is True:
             touchdown = Touchdown.for_robot(robot, self.gait)
         elif touchdown is not False and not isinstance(touchdown, Touchdown):
