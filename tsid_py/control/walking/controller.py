@@ -185,9 +185,10 @@ class WalkingController(Pipeline):
         #: while a walk is under way).
         self.momentum = None if relative == 0 else tasks.MomentumTask(
             kp=positive_scalar(momentum_kp, "momentum_kp"), weight=relative / scale**2, name="walking momentum")
+        if lift_off_timing is True and robot.sole_size is None:     # its rule is about soles: off for point feet
+            lift_off_timing = False
         self._derived = {"touchdown": touchdown is True, "adjustment": step_adjustment is True,
-                         "sequence": step_sequence is True,
-                         "lift_off": lift_off_timing is True and robot.sole_size is not None}
+                         "sequence": step_sequence is True, "lift_off": lift_off_timing is True}
         if touchdown is True:
             touchdown = Touchdown.for_robot(robot, self.gait)
         elif touchdown is not False and not isinstance(touchdown, Touchdown):
@@ -206,8 +207,8 @@ class WalkingController(Pipeline):
             raise ValueError(f"step_sequence must be a bool or a StepSequence, got {type(step_sequence).__name__}")
         #: Two-step capture when step adjustment misses (None: off; always off without it).
         self.sequence = (step_sequence or None) if self.adjustment is not None else None
-        if lift_off_timing is True:                     # its rule is about soles: off for point feet
-            lift_off_timing = self._default_lift_off() if robot.sole_size is not None else False
+        if lift_off_timing is True:
+            lift_off_timing = self._default_lift_off()
         elif lift_off_timing is not False and not isinstance(lift_off_timing, LiftOffTiming):
             raise ValueError(f"lift_off_timing must be a bool or a LiftOffTiming, got {type(lift_off_timing).__name__}")
         #: The lift-offs re-timed on the measured capture point (None: on the plan's clock).
@@ -284,8 +285,7 @@ class WalkingController(Pipeline):
                                                  adjustment.max_width)
         widest = (adjustment or self._default_adjustment()).max_width
         profile = self.balance.profile
-        sole_width = None if self.robot.sole_size is None else self.robot.sole_size[1]   # the walk's rule's
-        carried = carry_width(self.robot.model, profile.posture, profile.feet, widest, sole_width)
+        carried = carry_width(self.robot.model, profile.posture, profile.feet, widest, self.robot.sole_size[1])
         return LiftOffTiming.for_walk(self._contact_sole(), self.gait, reach, carried)
 
     def _default_sequence(self) -> StepSequence:
