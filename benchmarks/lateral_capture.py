@@ -74,6 +74,10 @@ def first_touch_down(walker, plan, start: float) -> float:
                              plan.footsteps[4], feasible) - t
 
 
+class PhaseError(ValueError):
+    """A push instant the model does not cover (not during the swing)."""
+
+
 def analyse(name: str, phases, splits) -> dict:
     import tsid_py as tp
     from tsid_py.control.walking import WalkingController
@@ -94,6 +98,11 @@ def analyse(name: str, phases, splits) -> dict:
     across = np.array([-math.sin(stance.yaw), math.cos(stance.yaw)])
     outward = across if across @ (stance.xy - lifted.xy) > 0 else -across
     period = gait.single_support + gait.double_support
+    late = [phase for phase in phases if not 0.0 <= phase * period < swing.touch_down - swing.lift_off]
+    if late:
+        raise PhaseError(f"--phases must put the push within the swing, in [0, "
+                         f"{(swing.touch_down - swing.lift_off) / period:.3f}) step periods for {name} "
+                         f"(its swing {swing.touch_down - swing.lift_off:.3f} s of a {period:.3f} s step), got {late}")
     rows = []
     for cross_reach, label in ((reach.cross if reach.feasible else 0.0, "margin"),
                                (whole.cross if whole.feasible else 0.0, "whole ranges")):
@@ -153,7 +162,10 @@ def main(argv=None) -> dict:
                         help="crossed feet this far apart along the walk, m")
     parser.add_argument("--json", help="write the report here")
     args = parser.parse_args(argv)
-    report = {"robots": [analyse(name, args.phases, args.splits) for name in args.robot]}
+    try:
+        report = {"robots": [analyse(name, args.phases, args.splits) for name in args.robot]}
+    except PhaseError as error:
+        parser.error(str(error))
     for entry in report["robots"]:
         print(json.dumps({key: value for key, value in entry.items() if key != "rows"}))
         for row in entry["rows"]:
