@@ -19,6 +19,14 @@ effort limit ``τ̄_j`` when
 ``e`` the unit direction of the move. :func:`quickest_swing` is the larger of the two (joints
 without a limit — 0 or infinite in the model — do not bound it).
 
+**The swing's reaction.** The leg's joints moving the foot at ``ẋ = e`` (1 m/s) carry the
+centroidal angular momentum ``h = A_g J⁺ e`` (N·m·s; ``A_g`` the centroidal momentum matrix's
+angular rows over the leg's joints). With the centre of pressure ``p`` and the CoM ``z`` above
+it, the horizontal CoM obeys ``m z c̈ = m g (c − p) + (−L̇_y, L̇_x)``: a foot accelerated at
+``a`` along ``e`` asks the stance sole to move its centre of pressure by ``κ a / (m g)`` to
+keep the CoM's motion, with ``κ = e · (−h_y, h_x)`` (:func:`swing_reaction`; positive: the
+reaction drives the CoM the way the foot moves, G1 1.35, Talos 4.55 N·m·s per m/s sideways).
+
 Units: m, s.
 """
 
@@ -73,3 +81,16 @@ def quickest_swing(model: pin.Model, q: np.ndarray, foot: str, distance: float, 
                 return math.inf                          # gravity alone saturates the joint
             quickest = max(quickest, math.sqrt(QUINTIC_ACCELERATION * distance * abs(torque) / spare))
     return quickest
+
+
+def swing_reaction(model: pin.Model, q: np.ndarray, foot: str, direction=(0.0, 1.0, 0.0)) -> float:
+    """The reaction ``κ`` (N·m·s per m/s) of ``foot``'s leg moving the foot along the horizontal
+    ``direction`` at ``q`` (see the module): the CoM is driven along ``direction`` by ``κ ä / (m z)``
+    (m/s², ``ä`` the foot's acceleration) besides the pendulum's ``ω² (c − p)``."""
+    direction = np.asarray(direction, dtype=float)
+    columns, rates, _, _ = leg_rates(model, q, foot, direction)
+    data = model.createData()
+    pin.computeCentroidalMap(model, data, q)
+    momentum = data.Ag[3:, columns] @ rates
+    unit = direction / np.linalg.norm(direction)
+    return float(unit[0] * -momentum[1] + unit[1] * momentum[0])
