@@ -133,3 +133,27 @@ def test_for_robot_times_the_quick_step_by_the_pendulum_and_the_legs():
     assert StepSequence.for_robot(omega, GAIT, sole, quickest=0.9).single == pytest.approx(GAIT.single_support)
     with pytest.raises(ValueError, match="inner_width"):
         StepSequence(double=0.05, single=0.2, sole_size=sole, inner_width=-0.1)
+
+
+def test_the_resumption_swing_lasts_until_its_reaction_fits_a_quarter_of_the_sole():
+    """The step after a two-step capture carries the inner foot across: its swing's reaction
+    (``κ / (m g)`` of centre-of-pressure shift per m/s² of the foot) at the sampled quintic's
+    peak acceleration is a quarter of the sole's width at the returned duration, when that is
+    longer than the plan's; the plan's swing otherwise (and with no reaction)."""
+    from tsid_py.control.walking.swing import quintic
+
+    sole, reaction, travel = (0.16, 0.037), 0.0041, 0.35
+    sequence = StepSequence.for_robot(3.8, GAIT, sole, reaction=reaction)
+    duration = sequence.resumption(travel, GAIT.single_support)
+    _, _, acceleration = quintic(0.0, 0.0, 0.0, travel, duration, np.linspace(0.0, duration, 20001))
+    assert duration > GAIT.single_support
+    assert reaction * np.max(np.abs(acceleration)) == pytest.approx(0.25 * sole[1], rel=1e-6)
+    assert sequence.resumption(0.05, GAIT.single_support) == GAIT.single_support       # a short carry: as planned
+    assert sequence.resumption(-0.2, GAIT.single_support) == GAIT.single_support       # not toward the landed foot
+    assert StepSequence.for_robot(3.8, GAIT, sole).resumption(travel, 0.6) == 0.6      # no reaction given
+    with pytest.raises(ValueError, match="reaction"):
+        StepSequence.for_robot(3.8, GAIT, sole, reaction=-1.0)
+    with pytest.raises(ValueError, match="travel"):
+        sequence.resumption(float("nan"), GAIT.single_support)
+    with pytest.raises(ValueError, match="planned"):
+        sequence.resumption(travel, -0.6)

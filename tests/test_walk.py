@@ -145,6 +145,28 @@ def test_g1_pushed_half_its_bound_toward_its_stance_foot_at_a_lift_off_is_caught
     assert not summary["fell"] and summary["two_step_captures"] >= 1
 
 
+def test_g1_caught_in_two_steps_resumes_its_walk_with_a_swing_its_sole_bears_in_mujoco():
+    """G1 walking, pushed 100 N (0.5 × its standing bound) toward the landing foot for 0.1 s at
+    its 5th touch-down: a two-step capture leaves it on a stance 0.49 m wide, and the walk
+    resumes by carrying the inner foot 0.3 m across. Planned for the gait's 0.6 s (and brought
+    down after 0.3 s by step adjustment), that leg's reaction drives the capture point out
+    past the stance sole, and a second two-step capture follows within 0.9 s (docs/walking.md,
+    "The step that resumes the walk"); planned as long as its reaction needs
+    (``StepSequence.resumption``, 0.88 s), the one capture holds."""
+    robot = tp.robots.load("g1")
+    gait = robot.profile.gait
+    at = SETTLE + gait.start_time + 4 * gait.step_period + 0.8 * gait.step_period
+    push, duration = [(at, np.array([0.0, 100.0, 0.0]), 0.1)], at + 1.0
+    walker = WalkingController(robot)
+    assert walker.sequence.reaction > 0.0
+    as_planned = dataclasses.replace(walker.sequence, reaction=0.0)
+    before, _, _ = run_walk(robot, distance=3.0, duration=duration, pushes=push,
+                            controller_options={"step_sequence": as_planned})
+    assert before["two_step_captures"] == 2
+    summary, _, _ = run_walk(robot, distance=3.0, duration=duration, pushes=push)
+    assert not summary["fell"] and summary["two_step_captures"] == 1
+
+
 def test_g1_pushed_toward_its_swing_foot_late_in_the_swing_steps_out_to_its_nominal_offset_in_mujoco():
     """G1 walking, pushed 100 N (0.5 × its standing bound) toward the swing foot for 0.1 s at
     62.5 % of its 3rd swing: with step adjustment's old fixed window (``until`` 60 % of the

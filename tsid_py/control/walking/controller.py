@@ -48,7 +48,7 @@ from ..._validation import positive_scalar
 from ...models.legs import ankle_tilt_range
 from ...models.profile import profile_of
 from ...models.reach import NARROWEST, carry_width
-from ...models.swing_time import quickest_swing
+from ...models.swing_time import quickest_swing, swing_reaction
 from ...robot import Robot
 from ...settings import Setting
 from ..balance import BalanceController
@@ -294,7 +294,10 @@ class WalkingController(Pipeline):
         sole widths, the soles' inner edges half a sole apart; at most step adjustment's
         ``min_width``), its quick swing no quicker than the legs' joint limits allow across
         the legs' lateral reach (:func:`~tsid_py.models.swing_time.quickest_swing`) nor than
-        step adjustment's acceleration bound allows across it (``√((10/√3) span / a_max)``)."""
+        step adjustment's acceleration bound allows across it (``√((10/√3) span / a_max)``);
+        the swing's reaction ``κ / (m g)`` the larger of the legs' across the feet
+        (:func:`~tsid_py.models.swing_time.swing_reaction` at the reference posture), which
+        times the step resuming the walk."""
         adjustment = self.adjustment or self._default_adjustment()
         narrowest = adjustment.min_width
         if self.robot.sole_size is not None:
@@ -306,8 +309,10 @@ class WalkingController(Pipeline):
                        for foot in self.balance.profile.feet)
         if adjustment.max_acceleration is not None:
             quickest = max(quickest, float(np.sqrt(QUINTIC_PEAK * span / adjustment.max_acceleration)))
+        reaction = max(swing_reaction(self.robot.model, self.robot.q_ref, foot, across)
+                       for foot in self.balance.profile.feet) / (self.robot.mass * self.robot.gravity)
         return StepSequence.for_robot(self.com.omega, self.gait, self._contact_sole(), quickest=quickest,
-                                      narrowest=narrowest)
+                                      narrowest=narrowest, reaction=max(reaction, 0.0))
 
     # ------------------------------------------------------------------ plans
     def feet(self) -> dict[str, Footstep]:

@@ -51,6 +51,22 @@ lateral angular momentum about the CoM, is more than a 3.7 cm sole takes through
 of pressure — 0.235–0.264 s stood, 0.30 s fell short (the pendulum's bound 97 N). The rule
 sits in that window by measurement; a model of what the sole bears is not built.
 
+**The step that resumes the walk** carries the inner foot (the first landing) across toward
+the second one, 0.3–0.4 m on G1 after a wide capture. A foot accelerated at ``a`` drives the
+CoM the way it moves by ``κ a / (m z)`` (the leg's angular momentum about the CoM,
+:func:`tsid_py.models.swing_time.swing_reaction`): toward the stance foot, that is outward,
+past the stance sole's outer edge unless its centre of pressure takes it, ``κ a / (m g)``
+of shift. The resumption's swing (:meth:`StepSequence.resumption`) lasts the plan's, or longer
+until that shift at the quintic's peak acceleration is a quarter of the sole's width (step
+adjustment's ``margin``; the rest of the sole is the capture point's): G1 0.88 s across 0.3 m
+instead of the plan's 0.6 s, Talos (3.2 times G1's sole width for 1.25 times its ``κ / (m g)``)
+as planned up to 0.35 m. Measured on G1 (+y 100 N at the touch-down, MuJoCo): planned for
+0.6 s and brought down after 0.3 s by step adjustment, the swing drove the capture point 6 cm
+past the stance sole's outer edge, a second two-step capture followed, then a fall; planned for
+0.88 s, step adjustment still brings it down early (0.38 s), but the capture point stays
+between the feet, 6–8 cm inside the stance sole's centre, and the walk goes on: the plan's
+budget is not what the flown swing meets (docs/walking.md, "The step that resumes the walk").
+
 Units: m, s.
 """
 
@@ -99,7 +115,9 @@ class StepSequence:
     predicted capture point the second sole's centre lands, ``min_time`` (s) the least time
     to the first touch-down, ``count`` the touch-downs weighed, ``sole_size`` the contact
     rectangle ``(length, width)`` m, ``inner_width`` (m; None: step adjustment's
-    ``min_width``) the least centre distance of the first landing beside the stance foot."""
+    ``min_width``) the least centre distance of the first landing beside the stance foot,
+    ``reaction`` (s², ``κ / (m g)``; 0: none) the centre-of-pressure shift a swing foot's
+    lateral acceleration asks of the stance sole, per m/s² (:meth:`resumption`)."""
 
     double: float
     single: float
@@ -108,6 +126,7 @@ class StepSequence:
     min_time: float = 0.1
     count: int = 5
     inner_width: float | None = None
+    reaction: float = 0.0
 
     def __post_init__(self):
         self.double = positive_scalar(self.double, "double")
@@ -121,6 +140,19 @@ class StepSequence:
             raise ValueError(f"count must be a positive integer, got {self.count!r}")
         if self.inner_width is not None:
             self.inner_width = positive_scalar(self.inner_width, "inner_width")
+        self.reaction = positive_scalar(self.reaction, "reaction", allow_zero=True)
+
+    def resumption(self, travel: float, planned: float) -> float:
+        """The swing (s) of the step that resumes the walk after a two-step capture, the inner
+        foot carried ``travel`` m across toward the landed one: the plan's ``planned`` swing,
+        or longer, until its reaction asks of the stance sole at most a quarter of the sole's
+        width of centre-of-pressure shift (``reaction · (10/√3) travel / T² ≤ width / 4``,
+        ``reaction = κ / (m g)``, :func:`tsid_py.models.swing_time.swing_reaction`)."""
+        planned, quarter = positive_scalar(planned, "planned"), 0.25 * self.sole_size[-1]
+        travel = float(travel)
+        if not math.isfinite(travel):
+            raise ValueError(f"travel must be finite, got {travel!r}")
+        return max(planned, math.sqrt(10.0 / math.sqrt(3.0) * self.reaction * max(travel, 0.0) / quarter))
 
     @staticmethod
     def reaim_swing(omega: float, gait: Gait) -> float:

@@ -352,7 +352,9 @@ class PlanStage(LiftOffRetiming, Stage):
         """Two-step capture (:mod:`.sequence`) when the one-step adjustment misses by
         ``missed_cm`` (cm): the swing under way (footstep ``index``) lands early beside the
         ``stance`` foot and the stance foot steps at once, re-timed; the later footsteps move
-        with the second. Whether it was taken (predicted to miss by less, and the re-plan
+        with the second, and the step after them, which resumes the walk, swung as long as
+        its reaction needs (:meth:`~.sequence.StepSequence.resumption`, its travel toward
+        the second landing). Whether it was taken (predicted to miss by less, and the re-plan
         accepted); once taken for this swing, it is chosen again from the measured capture
         point at each check (taken when it moves a landing or brings the touch-down forward)."""
         plan = self.plan
@@ -377,11 +379,17 @@ class PlanStage(LiftOffRetiming, Stage):
         if self.place is not None:
             first, second = self.place(first, True), self.place(second, True)
         later = self._moved(plan.footsteps[index + 2:], second.xy - plan.footsteps[index + 1].xy)
+        timing = choice.timing
+        if later:                                        # the resumption: its swing long enough for its reaction
+            toward = second.xy - first.xy
+            travel = float(toward @ (later[0].xy - first.xy)) / max(float(np.hypot(*toward)), 1e-9)
+            timing = timing + ((self.gait.double_support,
+                                self.sequence.resumption(travel, self.gait.single_support)),)
         robot = self.solver.robot
         early = choice.touch_down < swing.touch_down - 1e-9
         try:
             plan.replan(t, index, [first, second, *later], robot.com[:2], robot.com_velocity[:2],
-                        choice.touch_down if early else None, next_timing=choice.timing[:len(plan.footsteps) - index - 1])
+                        choice.touch_down if early else None, next_timing=timing[:len(plan.footsteps) - index - 1])
         except ValueError:                               # out of reach: keep the plan
             return False
         swing.retarget(self._registered(first.placement), t, choice.touch_down if early else None)
