@@ -1,6 +1,7 @@
 """Time the walking controller's control step while it walks in MuJoCo.
 
-    python benchmarks/walk_step.py [--robot talos] [--distance 1.0 | --turn DEG] [--json FILE]
+    python benchmarks/walk_step.py [--robot talos] [--distance 1.0 | --turn DEG]
+        [--no-lift-off-timing] [--json FILE]
 
 The whole :meth:`tsid_py.control.walking.WalkingController.step` is timed — moving the
 targets along the plan (CoM, swing foot, torso), the contact events, the QP and the balance
@@ -31,11 +32,13 @@ def main(argv=None) -> dict:
     parser.add_argument("--robot", default="talos")
     parser.add_argument("--distance", type=float, default=1.0, help="m forward (default 1)")
     parser.add_argument("--turn", type=float, help="degrees to turn in place instead")
+    parser.add_argument("--no-lift-off-timing", dest="lift_off_timing", action="store_false",
+                        help="lift-offs on the plan's clock (WalkingController's lift_off_timing off)")
     parser.add_argument("--json", help="write the report here")
     args = parser.parse_args(argv)
     robot = tp.robots.load(args.robot)
     sim = Simulation(robot)
-    controller = WalkingController(robot, sim.timestep)
+    controller = WalkingController(robot, sim.timestep, lift_off_timing=args.lift_off_timing)
     times, phases = [], []
     allowed = os.sched_getaffinity(0) if hasattr(os, "sched_setaffinity") else None
     with threadpool_limits(limits=1, user_api="blas"):
@@ -59,7 +62,7 @@ def main(argv=None) -> dict:
                 os.sched_setaffinity(0, allowed)
     times_us = np.array(times) * 1e6
     phases = np.array(phases)
-    report = {"robot": args.robot, "steps": len(times_us), "median_us": float(np.median(times_us)),
+    report = {"robot": args.robot, "lift_off_timing": args.lift_off_timing, "steps": len(times_us), "median_us": float(np.median(times_us)),
               "p99_us": float(np.percentile(times_us, 99)), "base_height_end": float(sim.state()[0][2]),
               "median_us_by_phase": {kind: float(np.median(times_us[phases == kind]))
                                      for kind in ("start", "single", "double", "end") if np.any(phases == kind)}}
