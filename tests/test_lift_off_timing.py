@@ -260,3 +260,28 @@ def test_no_lift_off_is_delayed_in_a_stance_wider_than_the_legs_carry_the_com_ac
         assert narrower.delay(dcm, OMEGA, lifting, stance, land, **kwargs) is None
     with pytest.raises(ValueError, match="carry_width"):
         LiftOffTiming(SOLE, margin=0.0125, max_delay=1.0, carry_width=-0.1)
+
+
+def test_an_anchor_is_turned_into_a_footstep_once_while_it_holds():
+    """The checks' footstep of a contact's anchor is :func:`footstep_of`'s, kept while the
+    anchor is (the same object), and made anew when the contact is anchored again."""
+    import pinocchio as pin
+
+    import tsid_py as tp
+    from tsid_py.control.walking.angles import yaw_rotation
+    from tsid_py.control.walking.liftoff import LiftOffRetiming
+    from tsid_py.control.walking.standing import footstep_of
+
+    class Stage(LiftOffRetiming):
+        def __init__(self):
+            self._anchored_steps = {}
+
+    stage, contact = Stage(), tp.PlanarContact("left_sole", length=0.16, width=0.037)
+    contact.anchor_at(pin.SE3(yaw_rotation(0.3), np.array([0.4, 0.1, 0.02])))
+    first = stage._anchored_footstep(contact)
+    assert first == footstep_of("left_sole", contact.anchor)
+    assert stage._anchored_footstep(contact) is first
+    contact.anchor_at(pin.SE3(yaw_rotation(-0.2), np.array([0.5, 0.12, 0.0])))      # anchored again
+    again = stage._anchored_footstep(contact)
+    assert again == footstep_of("left_sole", contact.anchor) and again != first
+    assert again.yaw == pytest.approx(-0.2) and again.x == pytest.approx(0.5)

@@ -283,7 +283,19 @@ class LiftOffRetiming:
     of :class:`LiftOffTiming` (``liftoff``, None when off) and the advance of
     :func:`advance_lift_off`. It reads the stage's ``plan``, ``solver``, ``com``,
     ``adjustment``, ``swinging``, ``_footholds``, ``_event``, ``_sequenced`` and keeps
-    ``delayed_lift_offs``, ``_delayed``, ``_next_lift_check``."""
+    ``delayed_lift_offs``, ``_delayed``, ``_next_lift_check`` and ``_anchored_steps`` (a
+    dict)."""
+
+    def _anchored_footstep(self, contact) -> Footstep:
+        """The footstep of ``contact``'s anchor, kept while that anchor is: a re-anchor
+        (:meth:`~tsid_py.solver.DynamicsSolver.reanchor_contact`) gives the contact new anchor
+        arrays, so the kept one is the same object only while it holds (the checks run every
+        5 ms of a walk; turning an anchor into a footstep is 2 µs of their 10)."""
+        entry = self._anchored_steps.get(contact.name)
+        if entry is None or entry[0] is not contact.anchor_translation:
+            entry = self._anchored_steps[contact.name] = (contact.anchor_translation,
+                                                          footstep_of(contact.name, contact.anchor))
+        return entry[1]
 
     def _lift_off_delayed(self, t: float, index: int) -> bool:
         """Whether footstep ``index``'s lift-off, the next, waits at plan time ``t``
@@ -298,8 +310,8 @@ class LiftOffRetiming:
                 or self._sequenced is not None and index <= self._sequenced + 2):
             return False
         so_far = self._delayed[1] if self._delayed[0] == index else 0.0
-        delay = self.liftoff.plan_delay(plan, index, t, self.com.dcm_xy, footstep_of(foot, lifting.anchor),
-                                        None if other is None else footstep_of(other.name, other.anchor),
+        delay = self.liftoff.plan_delay(plan, index, t, self.com.dcm_xy, self._anchored_footstep(lifting),
+                                        None if other is None else self._anchored_footstep(other),
                                         self.liftoff.max_delay - so_far)
         if not delay:
             return False

@@ -84,6 +84,7 @@ class PlanStage(LiftOffRetiming, Stage):
         #: plan's clock), the lift-offs delayed so far, and how long the one due was (s).
         self.liftoff, self.delayed_lift_offs, self._delayed, self._next_lift_check = liftoff, 0, (None, 0.0), 0.0
         self.advanced_lift_offs = 0                      # brought forward (:func:`~.liftoff.advance_lift_off`)
+        self._anchored_steps = {}                        # contact name → (its anchor array, its footstep)
         #: Footsteps moved by step adjustment so far (each re-plan counts), the swings it
         #: brought down early, and the two-step captures among them.
         self.adjustments = self.early_touch_downs = self.sequences = 0
