@@ -62,8 +62,9 @@ def main(argv=None) -> dict:
                 os.sched_setaffinity(0, allowed)
     times_us = np.array(times) * 1e6
     phases = np.array(phases)
-    report = {"robot": args.robot, "lift_off_timing": args.lift_off_timing, "steps": len(times_us), "median_us": float(np.median(times_us)),
-              "p99_us": float(np.percentile(times_us, 99)), "base_height_end": float(sim.state()[0][2]),
+    report = {"robot": args.robot, "lift_off_timing": args.lift_off_timing, "steps": len(times_us),
+              "median_us": float(np.median(times_us)), "p99_us": float(np.percentile(times_us, 99)),
+              "base_height_end": float(sim.state()[0][2]),
               "median_us_by_phase": {kind: float(np.median(times_us[phases == kind]))
                                      for kind in ("start", "single", "double", "end") if np.any(phases == kind)}}
     print(json.dumps(report, indent=2))
