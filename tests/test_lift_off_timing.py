@@ -269,10 +269,12 @@ def test_an_anchor_is_turned_into_a_footstep_once_while_it_holds():
 
     import tsid_py as tp
     from tsid_py.control.walking.angles import yaw_rotation
-    from tsid_py.control.walking.liftoff import LiftOffRetiming
+    from tsid_py.control.walking.stages import PlanStage
     from tsid_py.control.walking.standing import footstep_of
 
-    class Stage(LiftOffRetiming):
+    class Stage:
+        _anchored_footstep = PlanStage._anchored_footstep
+
         def __init__(self):
             self._anchored_steps = {}
 

@@ -89,7 +89,6 @@ from ..capture_point import SupportPolygon, sole_outline
 from .angles import yaw_of
 from .footsteps import Footstep, Gait
 from .plan import UNLOAD, WalkPlan
-from .standing import footstep_of
 
 
 @dataclass(frozen=True)
@@ -282,20 +281,8 @@ class LiftOffRetiming:
     """The plan stage's lift-off re-timing (:class:`~.stages.PlanStage` mixes it in): the delay
     of :class:`LiftOffTiming` (``liftoff``, None when off) and the advance of
     :func:`advance_lift_off`. It reads the stage's ``plan``, ``solver``, ``com``,
-    ``adjustment``, ``swinging``, ``_footholds``, ``_event``, ``_sequenced`` and keeps
-    ``delayed_lift_offs``, ``_delayed``, ``_next_lift_check`` and ``_anchored_steps`` (a
-    dict)."""
-
-    def _anchored_footstep(self, contact) -> Footstep:
-        """The footstep of ``contact``'s anchor, kept while that anchor is: a re-anchor
-        (:meth:`~tsid_py.solver.DynamicsSolver.reanchor_contact`) gives the contact new anchor
-        arrays, so the kept one is the same object only while it holds (the checks run every
-        5 ms of a walk; turning an anchor into a footstep is 2 µs of their 10)."""
-        entry = self._anchored_steps.get(contact.name)
-        if entry is None or entry[0] is not contact.anchor_translation:
-            entry = self._anchored_steps[contact.name] = (contact.anchor_translation,
-                                                          footstep_of(contact.name, contact.anchor))
-        return entry[1]
+    ``adjustment``, ``swinging``, ``_footholds``, ``_event``, ``_sequenced``, calls its
+    ``_anchored_footstep`` and keeps ``delayed_lift_offs``, ``_delayed``, ``_next_lift_check``."""
 
     def _lift_off_delayed(self, t: float, index: int) -> bool:
         """Whether footstep ``index``'s lift-off, the next, waits at plan time ``t``

@@ -79,7 +79,7 @@ import numpy as np
 
 from ..._validation import positive_scalar
 from ..capture_point import SupportPolygon, sole_outline
-from .adjustment import StepAdjustment
+from .adjustment import QUINTIC_PEAK, StepAdjustment
 from .footsteps import Footstep, Gait
 
 
@@ -152,7 +152,7 @@ class StepSequence:
         travel = float(travel)
         if not math.isfinite(travel):
             raise ValueError(f"travel must be finite, got {travel!r}")
-        return max(planned, math.sqrt(10.0 / math.sqrt(3.0) * self.reaction * max(travel, 0.0) / quarter))
+        return max(planned, math.sqrt(QUINTIC_PEAK * self.reaction * max(travel, 0.0) / quarter))
 
     @staticmethod
     def reaim_swing(omega: float, gait: Gait) -> float:

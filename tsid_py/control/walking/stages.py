@@ -322,7 +322,19 @@ class PlanStage(LiftOffRetiming, Stage):
         """The stance foot's footstep where its contact is anchored (its foothold without one)."""
         stance_foot = next(name for name in self._footholds if name != self.swinging)
         contact = self.solver.contacts.get(stance_foot)
-        return footstep_of(stance_foot, contact.anchor) if contact is not None else self._footholds[stance_foot]
+        return self._anchored_footstep(contact) if contact is not None else self._footholds[stance_foot]
+
+    def _anchored_footstep(self, contact) -> Footstep:
+        """The footstep of ``contact``'s anchor, kept while that anchor is: a re-anchor
+        (:meth:`~tsid_py.solver.DynamicsSolver.reanchor_contact`) gives the contact new anchor
+        arrays, so the kept one is the same object only while it holds (the lift-off checks
+        run every 5 ms of a walk, step adjustment's as often; turning an anchor into a
+        footstep is 2 µs of a check's 10)."""
+        entry = self._anchored_steps.get(contact.name)
+        if entry is None or entry[0] is not contact.anchor_translation:
+            entry = self._anchored_steps[contact.name] = (contact.anchor_translation,
+                                                          footstep_of(contact.name, contact.anchor))
+        return entry[1]
 
     def _weigh(self, index: int, t: float, touch_down: float, stance: Footstep, lifted: Footstep):
         """Swing ``index`` landing at ``touch_down`` (plan time) weighed at ``t``:
