@@ -416,3 +416,19 @@ def test_the_knee_share_on_one_sole_down_a_step_is_rnea_s_knee_torque_under_the_
     share = tp.models.posture.single_support_knee_share(model, q, feet)
     assert share == pytest.approx(max(torques), rel=1e-9)
     assert tp.models.posture.single_support_knee_share(model, robot.q_ref, feet) < share
+
+
+def test_a_legs_joints_are_its_chain_from_the_base_to_the_foot():
+    """``leg_joints``: G1's six 1-dof joints from each hip to its ankle, in order, as
+    ``leg_geometry`` finds them; an unknown frame is named in a KeyError."""
+    from tsid_py.models.legs import leg_geometry, leg_joints
+
+    robot = tp.robots.load("g1")
+    model = robot.model
+    for foot, side in zip(robot.feet, ("left", "right")):
+        joints = leg_joints(model, foot)
+        assert [model.names[joint] for joint in joints] == [
+            f"{side}_{name}_joint" for name in ("hip_pitch", "hip_roll", "hip_yaw", "knee", "ankle_pitch", "ankle_roll")]
+        assert joints == leg_geometry(model, robot.q_ref, foot).joints
+    with pytest.raises(KeyError, match="no_such_sole"):
+        leg_joints(model, "no_such_sole")

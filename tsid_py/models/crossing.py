@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from .legs import leg_geometry
+from .legs import leg_joints
 from .reach import Reach, reach, standing_soles
 
 
@@ -48,7 +48,7 @@ class Crossing:
 
 def leg_pieces(model: pin.Model, q: np.ndarray, geometry: pin.GeometryModel, foot: str) -> list[int]:
     """The indices of ``geometry``'s pieces on ``foot``'s leg (on its chain's joints)."""
-    joints = set(leg_geometry(model, q, foot).joints)
+    joints = set(leg_joints(model, foot))
     return [index for index, item in enumerate(geometry.geometryObjects) if item.parentJoint in joints]
 
 

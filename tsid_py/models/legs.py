@@ -76,14 +76,21 @@ def leg_length(model: pin.Model, data: pin.Data, q: np.ndarray, hip: int, end) -
     return float(np.linalg.norm(point_of(data, end) - data.oMi[hip].translation))
 
 
+def leg_joints(model: pin.Model, foot: str) -> tuple[int, ...]:
+    """The chain (:func:`leg_chain`) of the leg ending at frame ``foot``: the joints a fit of
+    the legs moves, without :func:`leg_geometry`'s search for the knee (its range scanned
+    joint by joint: most of the time of a reach fit that only needs the chain)."""
+    if not model.existFrame(foot):
+        raise KeyError(f"foot {foot!r} is not a frame of the model")
+    return leg_chain(model, model.getFrameId(foot))
+
+
 def leg_geometry(model: pin.Model, q: np.ndarray, foot: str) -> Leg:
     """The geometry of the leg ending at frame ``foot`` at configuration ``q`` (see the
     module)."""
-    if not model.existFrame(foot):
-        raise KeyError(f"foot {foot!r} is not a frame of the model")
+    joints = leg_joints(model, foot)
     frame = model.getFrameId(foot)
     data = model.createData()
-    joints = leg_chain(model, frame)
     pin.framesForwardKinematics(model, data, q)
     foot_height = data.oMf[frame].translation[2]
     if len(joints) < 2:

@@ -60,7 +60,7 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from .legs import ankle_of, leg_geometry, point_of
+from .legs import ankle_of, leg_geometry, leg_joints, point_of
 from .posture import joint_bounds, moved_configuration
 
 #: The CoM's lateral target, as a fraction of the way from the feet's middle to a sole's
@@ -112,7 +112,7 @@ def reach(model: pin.Model, q: np.ndarray, feet, placements, com_xy, com_axis=No
     from scipy.optimize import least_squares
 
     lower, upper = model.lowerPositionLimit, model.upperPositionLimit
-    joints = sorted({joint for foot in feet for joint in leg_geometry(model, q, foot).joints
+    joints = sorted({joint for foot in feet for joint in leg_joints(model, foot)
                      if model.joints[joint].nq == 1})
     joints = [joint for joint in joints                                # a joint with no range is held
               if upper[model.joints[joint].idx_q] > lower[model.joints[joint].idx_q] + 1e-9]
@@ -229,7 +229,7 @@ def carry_width(model: pin.Model, q: np.ndarray, feet, limit: float, sole_width:
     that width when ``limit`` is not above it. Wider, in a double support the other sole cannot
     stay flat while the CoM comes over one: a leg leans sideways by what its ankle roll turns
     (G1 0.245 m, an ankle roll at its ±0.26 rad stop one step wider; Talos 0.388 m, iCub
-    0.165 m, Romeo 0.263 m). About 0.5 s; kept per model (its geometry, masses and ranges),
+    0.165 m, Romeo 0.263 m). About 0.3 s; kept per model (its geometry, masses and ranges),
     posture, feet and ``limit``."""
     if len(feet) != 2:
         raise ValueError(f"feet must be a biped's two contact frames, got {list(feet)!r}")

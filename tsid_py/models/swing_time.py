@@ -37,7 +37,7 @@ import math
 import numpy as np
 import pinocchio as pin
 
-from .legs import leg_geometry
+from .legs import leg_joints
 
 #: Peak speed and acceleration of the rest-to-rest quintic over a unit distance in unit time.
 QUINTIC_SPEED, QUINTIC_ACCELERATION = 15.0 / 8.0, 10.0 / math.sqrt(3.0)
@@ -52,7 +52,7 @@ def leg_rates(model: pin.Model, q: np.ndarray, foot: str, direction) -> tuple[li
     norm = float(np.linalg.norm(direction))
     if direction.shape != (3,) or not norm > 0.0 or not np.isfinite(norm):
         raise ValueError(f"direction must be a nonzero finite (3,) vector, got {direction!r}")
-    joints = [joint for joint in leg_geometry(model, q, foot).joints if model.joints[joint].nv == 1]
+    joints = [joint for joint in leg_joints(model, foot) if model.joints[joint].nv == 1]
     columns = [model.joints[joint].idx_v for joint in joints]
     data = model.createData()
     pin.computeJointJacobians(model, data, q)
