@@ -5,6 +5,7 @@ import pytest
 
 from tsid_py import robots
 from tsid_py.control.walking import WalkingController
+from tsid_py.models import reach
 from tsid_py.models.reach import CARRY_RESOLUTION, carry_width, over_each_sole, stance, standing_soles
 
 
@@ -40,3 +41,16 @@ def test_the_kept_width_is_the_models_own():
     assert carry_width(scaled, posture, feet, 0.479, robot.sole_size[1]) != width
     with pytest.raises(ValueError, match="two contact frames"):
         carry_width(model, posture, feet[:1], 0.479)
+
+
+def test_the_kept_widths_are_bounded(monkeypatch):
+    """The kept widths stay at most ``CARRIED_KEPT``, the oldest dropped first; a width dropped
+    is fitted again to the same value."""
+    robot = robots.load("g1")
+    model, posture, feet = robot.model, robot.profile.posture, list(robot.profile.feet)
+    monkeypatch.setattr(reach, "_CARRIED", {})
+    monkeypatch.setattr(reach, "CARRIED_KEPT", 1)
+    first = carry_width(model, posture, feet, 0.3, robot.sole_size[1])
+    carry_width(model, posture, feet, 0.31, robot.sole_size[1])
+    assert len(reach._CARRIED) == 1 and next(iter(reach._CARRIED))[1] == 0.31
+    assert carry_width(model, posture, feet, 0.3, robot.sole_size[1]) == first

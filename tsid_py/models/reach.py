@@ -250,6 +250,8 @@ def carry_width(model: pin.Model, q: np.ndarray, feet, limit: float, sole_width:
                 middle = 0.5 * (low + high)
                 low, high = (middle, high) if carried(middle) else (low, middle)
             _CARRIED[key] = low
+        while len(_CARRIED) > CARRIED_KEPT:             # the oldest first
+            del _CARRIED[next(iter(_CARRIED))]
     return _CARRIED[key]
 
 
@@ -266,8 +268,11 @@ def _fingerprint(model: pin.Model, q: np.ndarray, feet) -> str:
     return digest.hexdigest()
 
 
-#: :func:`carry_width`'s results, by :func:`_fingerprint` and its arguments (a few per process).
+#: :func:`carry_width`'s results, by :func:`_fingerprint` and its arguments (a few per process;
+#: at most :data:`CARRIED_KEPT`, the oldest dropped first).
 _CARRIED: dict[tuple, float] = {}
+#: How many :func:`carry_width` results are kept.
+CARRIED_KEPT = 32
 
 
 def step_length(model: pin.Model, q: np.ndarray, feet, length: float, width: float | None = None) -> float | None:
