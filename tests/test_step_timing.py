@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from tsid_py.control.walking import Footstep, WalkPlan, plan_footsteps
-from tsid_py.control.walking.adjustment import QUINTIC_PEAK, StepAdjustment
+from tsid_py.control.walking.adjustment import StepAdjustment
 from tsid_py.control.walking.swing import quintic
 from tsid_py.models.gait import Gait
+from tsid_py.models.swing_time import QUINTIC_ACCELERATION
 
 GAIT = Gait(step_length=0.2, single_support=0.6, double_support=0.15, step_width=0.18, transition=0.05)
 OMEGA = 3.8
@@ -94,7 +95,7 @@ def test_the_swing_feasibility_bound_against_the_quintic_sampled_densely():
     acceleration (the quintic of :func:`~tsid_py.control.walking.swing.quintic` from the foot's
     state to the new landing) with ``max_acceleration``: true just above the densely sampled
     peak, false just below; a remaining time under ``min_time`` is never feasible; the rest-to-
-    rest peak is ``QUINTIC_PEAK D / T²`` and ``for_robot`` bounds a swing by the quick step's
+    rest peak is ``QUINTIC_ACCELERATION D / T²`` and ``for_robot`` bounds a swing by the quick step's
     across the legs' reach."""
     rng = np.random.default_rng(3)
     for _ in range(20):
@@ -111,10 +112,10 @@ def test_the_swing_feasibility_bound_against_the_quintic_sampled_densely():
         assert not loose.feasible(position, velocity, acceleration, end, 0.5 * loose.min_time)
     times = np.linspace(0.0, 0.3, 30001)
     _, _, rest = quintic(0.0, 0.0, 0.0, 0.25, 0.3, times)
-    assert float(np.max(np.abs(rest))) == pytest.approx(QUINTIC_PEAK * 0.25 / 0.3**2, rel=1e-6)
+    assert float(np.max(np.abs(rest))) == pytest.approx(QUINTIC_ACCELERATION * 0.25 / 0.3**2, rel=1e-6)
     adjustment = StepAdjustment.for_robot(0.68, 0.18, SOLE, GAIT, quick_swing=0.21)
     span = adjustment.max_width - adjustment.min_width
-    assert adjustment.max_acceleration == pytest.approx(QUINTIC_PEAK * span / 0.21**2)
+    assert adjustment.max_acceleration == pytest.approx(QUINTIC_ACCELERATION * span / 0.21**2)
     assert adjustment.until == 1.0
     assert StepAdjustment.for_robot(0.68, 0.18, SOLE, GAIT).max_acceleration is None
     with pytest.raises(ValueError, match="max_acceleration"):

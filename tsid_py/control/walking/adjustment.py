@@ -118,13 +118,10 @@ import numpy as np
 
 from ..._geometry import separation
 from ..._validation import positive_scalar
+from ...models.swing_time import QUINTIC_ACCELERATION
 from ..capture_point import SupportPolygon
 from .footsteps import Footstep, within_reach
 from .swing import quintic_coefficients
-
-#: The peak acceleration of the rest-to-rest quintic ``10 r³ − 15 r⁴ + 6 r⁵`` over a distance
-#: ``D`` in ``T`` s is ``(10 / √3) D / T²`` (at ``r = 1/2 ± 1/(2√3)``).
-QUINTIC_PEAK = 10.0 / math.sqrt(3.0)
 
 
 @dataclass
@@ -194,7 +191,7 @@ class StepAdjustment:
         if quick_swing is not None:                       # re-aimed until touch-down, as fast as the quick step
             span = defaults["max_width"] - defaults["min_width"]
             quick = positive_scalar(quick_swing, "quick_swing")
-            defaults.update(until=1.0, max_acceleration=QUINTIC_PEAK * span / quick**2)
+            defaults.update(until=1.0, max_acceleration=QUINTIC_ACCELERATION * span / quick**2)
         return cls(**{**defaults, **options})
 
     def feasible(self, position, velocity, acceleration, end, duration: float) -> bool:

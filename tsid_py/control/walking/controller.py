@@ -48,14 +48,14 @@ from ..._validation import positive_scalar
 from ...models.legs import ankle_tilt_range
 from ...models.profile import profile_of
 from ...models.reach import NARROWEST, carry_width
-from ...models.swing_time import quickest_swing, swing_reaction
+from ...models.swing_time import QUINTIC_ACCELERATION, quickest_swing, swing_reaction
 from ...robot import Robot
 from ...settings import Setting
 from ..balance import BalanceController
 from ..pipeline import Pipeline
 from ..support import WALKING
 from ..terrain import Terrain
-from .adjustment import QUINTIC_PEAK, StepAdjustment
+from .adjustment import StepAdjustment
 from .footholds import contact_region, place_footstep, place_footsteps
 from .footsteps import Footstep, Gait, footsteps_from_velocity, plan_footsteps
 from .plan import WalkPlan
@@ -308,7 +308,7 @@ class WalkingController(Pipeline):
         quickest = max(quickest_swing(self.robot.model, self.robot.q_ref, foot, span, across)
                        for foot in self.balance.profile.feet)
         if adjustment.max_acceleration is not None:
-            quickest = max(quickest, float(np.sqrt(QUINTIC_PEAK * span / adjustment.max_acceleration)))
+            quickest = max(quickest, float(np.sqrt(QUINTIC_ACCELERATION * span / adjustment.max_acceleration)))
         reaction = max(swing_reaction(self.robot.model, self.robot.q_ref, foot, across)
                        for foot in self.balance.profile.feet) / (self.robot.mass * self.robot.gravity)
         return StepSequence.for_robot(self.com.omega, self.gait, self._contact_sole(), quickest=quickest,

@@ -78,8 +78,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..._validation import positive_scalar
+from ...models.swing_time import QUINTIC_ACCELERATION
 from ..capture_point import SupportPolygon, sole_outline
-from .adjustment import QUINTIC_PEAK, StepAdjustment
+from .adjustment import StepAdjustment
 from .footsteps import Footstep, Gait
 
 
@@ -152,7 +153,7 @@ class StepSequence:
         travel = float(travel)
         if not math.isfinite(travel):
             raise ValueError(f"travel must be finite, got {travel!r}")
-        return max(planned, math.sqrt(QUINTIC_PEAK * self.reaction * max(travel, 0.0) / quarter))
+        return max(planned, math.sqrt(QUINTIC_ACCELERATION * self.reaction * max(travel, 0.0) / quarter))
 
     @staticmethod
     def reaim_swing(omega: float, gait: Gait) -> float:
