@@ -182,11 +182,11 @@ def stance(soles, *, width: float | None = None, split: float = 0.0) -> list[pin
     return moved
 
 
-def over_each_sole(model: pin.Model, q: np.ndarray, feet, placements) -> list[Reach]:
-    """:func:`reach` of the CoM :data:`SWAY` of the way from the soles' middle to each sole's
-    centre, the soles at ``placements``."""
+def over_each_sole(model: pin.Model, q: np.ndarray, feet, placements, sway: float = SWAY) -> list[Reach]:
+    """:func:`reach` of the CoM ``sway`` of the way from the soles' middle to each sole's
+    centre (:data:`SWAY`: over it), the soles at ``placements``."""
     middle = 0.5 * (placements[0].translation[:2] + placements[1].translation[:2])
-    return [reach(model, q, feet, placements, middle + SWAY * (sole.translation[:2] - middle)) for sole in placements]
+    return [reach(model, q, feet, placements, middle + sway * (sole.translation[:2] - middle)) for sole in placements]
 
 
 def between_soles(model: pin.Model, q: np.ndarray, feet, soles, split: float,
@@ -219,28 +219,33 @@ def walking_width(model: pin.Model, q: np.ndarray, feet, sole_width: float | Non
 
 
 def carry_width(model: pin.Model, q: np.ndarray, feet, limit: float, sole_width: float | None = None,
-                resolution: float = CARRY_RESOLUTION) -> float:
+                resolution: float = CARRY_RESOLUTION, sway: float = SWAY) -> float:
     """The widest stance (m between the soles' centres across the walk, the feet moved
     symmetrically about their middle as :func:`stance` does) at which the legs of the biped
     ``model`` standing at ``q`` on its two ``feet`` can carry the CoM over either sole's
-    centre (:func:`over_each_sole`), by bisection up to ``limit`` m, to ``resolution`` m (the
+    centre (:func:`over_each_sole`; ``sway`` < 1: that fraction of the way from the soles'
+    middle to it), by bisection up to ``limit`` m, to ``resolution`` m (the
     last width found carried: a lower bound), from the walk's width by the module's rule
     (:func:`walking_width`), or the standing width when that is the walk's, taken as carried;
     that width when ``limit`` is not above it. Wider, in a double support the other sole cannot
     stay flat while the CoM comes over one: a leg leans sideways by what its ankle roll turns
     (G1 0.245 m, an ankle roll at its ±0.26 rad stop one step wider; Talos 0.388 m, iCub
-    0.165 m, Romeo 0.263 m). About 0.3 s; kept per model (its geometry, masses and ranges),
-    posture, feet and ``limit``."""
+    0.165 m, Romeo 0.263 m; with the CoM where the walk lifts a foot off, G1's ``sway``
+    0.205, 0.434 m). About 0.3 s; kept per model (its geometry, masses and ranges), posture,
+    feet, ``limit`` and ``sway``."""
     if len(feet) != 2:
         raise ValueError(f"feet must be a biped's two contact frames, got {list(feet)!r}")
-    key = (_fingerprint(model, q, feet), float(limit), sole_width, float(resolution))
+    sway = float(sway)
+    if not 0.0 <= sway <= 1.0:
+        raise ValueError(f"sway must be a fraction in [0, 1] of the way to a sole's centre, got {sway!r}")
+    key = (_fingerprint(model, q, feet), float(limit), sole_width, float(resolution), sway)
     if key not in _CARRIED:
         soles = standing_soles(model, q, feet)
         low = walking_width(model, q, feet, sole_width) or float(np.linalg.norm(
             (soles[0].translation - soles[1].translation)[:2]))
 
         def carried(width: float) -> bool:
-            return all(result.reached for result in over_each_sole(model, q, feet, stance(soles, width=width)))
+            return all(result.reached for result in over_each_sole(model, q, feet, stance(soles, width=width), sway))
 
         high = float(limit)
         if high <= low or carried(high):

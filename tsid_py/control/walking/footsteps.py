@@ -91,6 +91,11 @@ class Footstep:
     def xy(self) -> np.ndarray:
         return np.array([self.x, self.y])
 
+    def across(self, x: float, y: float) -> float:
+        """How far (m) the point ``(x, y)`` lies to this footstep's left, across its heading
+        (negative: to its right). Plain floats."""
+        return math.cos(self.yaw) * (float(y) - self.y) - math.sin(self.yaw) * (float(x) - self.x)
+
     def moved_to(self, x: float, y: float) -> Footstep:
         """The same foot, heading, height and surface at ``(x, y)`` m, its bearing dropped:
         the ground there is another (placing the footstep finds what it bears on)."""

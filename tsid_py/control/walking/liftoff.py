@@ -186,9 +186,7 @@ class LiftOffTiming:
         100 N toward its swing foot at a lift-off, its landing moved 0.25 m out: held in a
         0.43 m stance both ankle rolls reached their stops and a sole tipped; on the plan's
         clock it walked on, docs/walking.md)."""
-        if self.carry_width is not None and abs(
-                -math.sin(stance.yaw) * (lifting.x - stance.x) + math.cos(stance.yaw) * (lifting.y - stance.y)
-        ) > self.carry_width:
+        if self.carry_width is not None and abs(stance.across(lifting.x, lifting.y)) > self.carry_width:
             return None
         rows = _supports(self.sole_size, self.margin, self.reach, lifting, stance, landing)
         first = math.exp(-omega * max(swing_left, 0.0))

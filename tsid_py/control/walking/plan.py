@@ -82,7 +82,7 @@ def check_reach(start: dict[str, Footstep], footsteps, gait: Gait, sole_size=Non
 def _side(step: Footstep, other: Footstep) -> int:
     """+1 when ``step`` is to the left of ``other`` in ``other``'s frame, −1 to its right, 0
     on its line (a tandem stance: no side to keep)."""
-    lateral = -np.sin(other.yaw) * (step.x - other.x) + np.cos(other.yaw) * (step.y - other.y)
+    lateral = other.across(step.x, step.y)
     return 0 if abs(lateral) < 1e-6 else int(np.sign(lateral))
 
 
@@ -439,6 +439,18 @@ class WalkPlan:
                 step = self.footsteps[phase.step]
                 where[step.foot] = step
         return where
+
+    def sway_at_lift_off(self, index: int) -> float:
+        """Where the plan has the CoM when swing ``index`` lifts off: the fraction of the way
+        from the feet's middle to the stance sole's centre, across the stance sole (0: midway,
+        1: over the sole's centre; G1's straight walk 0.205, Talos 0.175)."""
+        lift_off = self.swings[index].lift_off
+        feet = self.footholds_at(lift_off - 1e-9)
+        lifting = feet[self.footsteps[index].foot]
+        stance = next(step for name, step in feet.items() if name != lifting.foot)
+        middle = stance.across(0.5 * (stance.x + lifting.x), 0.5 * (stance.y + lifting.y))   # m, from its centre
+        com = self.com_state(lift_off)
+        return 1.0 - stance.across(com[0], com[1]) / middle
 
     def heading(self, t: float) -> float:
         """The walker's heading (rad) at ``t``: the mean yaw of the two feet, the swing foot's
