@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from tsid_py import robots
-from tsid_py.control.walking import WalkingController
+from tsid_py.control.walking import WalkingController, plan_footsteps
 from tsid_py.models import reach
 from tsid_py.models.reach import CARRY_RESOLUTION, carry_width, over_each_sole, stance, standing_soles
 
@@ -54,3 +54,27 @@ def test_the_kept_widths_are_bounded(monkeypatch):
     carry_width(model, posture, feet, 0.31, robot.sole_size[1])
     assert len(reach._CARRIED) == 1 and next(iter(reach._CARRIED))[1] == 0.31
     assert carry_width(model, posture, feet, 0.3, robot.sole_size[1]) == first
+
+
+def test_g1s_nominal_aim_lands_no_wider_than_its_legs_lift_a_foot_off_from_as_the_walk_does():
+    """Step adjustment's ``nominal_width`` on G1: the widest stance at which the fits hold both
+    soles flat with the CoM where G1's own walk plan has it at a lift-off (about a fifth of the
+    way from the feet's middle to the stance sole), not two resolution steps wider; narrower
+    than the reach, wider than the stance the legs carry the CoM over a sole's centre in.
+    ``sway`` is a fraction: anything else is refused."""
+    robot = robots.load("g1")
+    model, posture, feet = robot.model, robot.profile.posture, list(robot.profile.feet)
+    controller = WalkingController(robot)
+    left, right = controller.feet().values()
+    plan = controller.walk(plan_footsteps(left, right, [1.2, 0.0, 0.0], controller.gait))
+    sway = plan.sway_at_lift_off(3)
+    assert 0.15 < sway < 0.25
+    width = controller.adjustment.nominal_width
+    soles = standing_soles(model, posture, feet)
+    assert all(fit.reached for fit in over_each_sole(model, posture, feet, stance(soles, width=width), sway))
+    wider = over_each_sole(model, posture, feet, stance(soles, width=width + 2 * CARRY_RESOLUTION), sway)
+    assert not all(fit.reached for fit in wider)
+    carried = carry_width(model, posture, feet, controller.adjustment.max_width, robot.sole_size[1])
+    assert carried < width < controller.adjustment.max_width
+    with pytest.raises(ValueError, match="sway"):
+        carry_width(model, posture, feet, 0.479, robot.sole_size[1], sway=1.5)

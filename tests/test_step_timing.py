@@ -160,3 +160,85 @@ def test_the_touch_down_in_closed_form_against_a_search_over_the_pendulum(push):
     assert candidates[0] == swing.touch_down and candidates[1] == pytest.approx(
         adjustment.timed(dcm, stance_zmp, nominal, OMEGA, t, swing.touch_down, earliest))
     assert min(candidates) == pytest.approx(earliest)
+
+
+def _across(stance: Footstep, xy) -> float:
+    """The lateral distance of ``xy`` from ``stance`` in its sole's frame, by rotation."""
+    c, s = math.cos(stance.yaw), math.sin(stance.yaw)
+    return float(np.array([-s, c]) @ (np.asarray(xy, dtype=float) - stance.xy))
+
+
+@pytest.mark.parametrize("yaw", [0.0, 0.4])
+def test_the_nominal_aim_lands_no_wider_than_nominal_width_unless_the_capture_needs_it(yaw):
+    """A nominal move landing wider across the stance sole than ``nominal_width`` lands at that
+    width, along the same line across (the move's part along the sole kept); wider still when
+    the least move lands wider (up to ``max_width``); as before when it lands within, the least
+    move then not computed."""
+    stance = Footstep("right", 0.0, 0.0, yaw)
+    lifted = Footstep("left", -0.2 * math.cos(yaw) - 0.18 * math.sin(yaw), -0.2 * math.sin(yaw) + 0.18 * math.cos(yaw),
+                      yaw)
+    planned = Footstep("left", 0.2 * math.cos(yaw) - 0.18 * math.sin(yaw), 0.2 * math.sin(yaw) + 0.18 * math.cos(yaw),
+                       yaw)
+    adjustment = StepAdjustment(forward=0.34, backward=0.24, min_width=0.135, max_width=0.48, sole_size=SOLE,
+                                nominal_width=0.40)
+    left = np.array([-math.sin(yaw), math.cos(yaw)])
+    forward = np.array([math.cos(yaw), math.sin(yaw)])
+
+    def never():
+        raise AssertionError("the least move is not needed within nominal_width")
+
+    within = adjustment.aimed_landing(planned, 0.1 * left + 0.05 * forward, stance, lifted, never)
+    assert within == pytest.approx(adjustment.landing(planned, 0.1 * left + 0.05 * forward, stance, lifted))
+    nominal = 0.3 * left + 0.05 * forward                        # lands 0.48 across: past 0.40
+    for least, width in ((None, 0.40), (0.1 * left, 0.40), (0.26 * left, 0.44), (0.5 * left, 0.48)):
+        x, y = adjustment.aimed_landing(planned, nominal, stance, lifted, lambda least=least: least)
+        assert _across(stance, (x, y)) == pytest.approx(width, abs=1e-12)
+        assert forward @ (np.array([x, y]) - stance.xy) == pytest.approx(0.25, abs=1e-12)
+    assert StepAdjustment(forward=0.34, backward=0.24, min_width=0.135, max_width=0.48).aimed_landing(
+        planned, nominal, stance, lifted, never) == pytest.approx(adjustment.landing(planned, nominal, stance, lifted))
+    with pytest.raises(ValueError, match="nominal_width"):
+        StepAdjustment(forward=0.34, backward=0.24, min_width=0.135, max_width=0.48, nominal_width=-0.1)
+
+
+@pytest.mark.parametrize("yaw", [0.0, 0.7, -2.5])
+def test_a_footsteps_across_is_the_lateral_coordinate_in_its_frame(yaw):
+    """``Footstep.across``: the y coordinate of a point in the footstep's frame (its heading
+    the x axis), against the rotation matrix."""
+    step = Footstep("left", 0.3, -0.2, yaw)
+    for point in ([0.5, 0.1], [-1.0, 2.0], [0.3, -0.2]):
+        assert step.across(*point) == pytest.approx(_across(step, point), abs=1e-15)
+
+
+def test_the_walks_sway_at_a_lift_off_against_the_pendulum_integrated():
+    """``WalkPlan.sway_at_lift_off``: the CoM at a lift-off, from the touch-down before it by
+    integrating ``c̈ = ω² (c − p)`` through the double support with the plan's ZMP (RK4), as a
+    fraction of the way from the feet's middle to the stance sole's centre; the same for
+    either foot in a straight walk's middle (a steady gait), and between 0 and 1."""
+    plan = _plan()
+    fractions = []
+    for index in (3, 4):
+        swing = plan.swings[index]
+        start = plan.swings[index - 1].touch_down
+        position, velocity, _ = plan.com(start)
+        state, steps = np.r_[position[:2], velocity[:2]], 2000
+        h = (swing.lift_off - start) / steps
+
+        def rate(time, x):
+            return np.r_[x[2:], OMEGA**2 * (x[:2] - plan.zmp(time))]
+
+        time = start
+        for _ in range(steps):
+            k1 = rate(time, state)
+            k2 = rate(time + 0.5 * h, state + 0.5 * h * k1)
+            k3 = rate(time + 0.5 * h, state + 0.5 * h * k2)
+            k4 = rate(time + h, state + h * k3)
+            state, time = state + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4), time + h
+        feet = plan.footholds_at(swing.lift_off - 1e-6)
+        stance = next(step for name, step in feet.items() if name != plan.footsteps[index].foot)
+        middle = 0.5 * (feet["left"].xy + feet["right"].xy)
+        fraction = _across(stance, state[:2]) - _across(stance, middle)
+        fraction /= -_across(stance, middle)
+        assert plan.sway_at_lift_off(index) == pytest.approx(fraction, abs=1e-6)
+        fractions.append(fraction)
+    assert fractions[0] == pytest.approx(fractions[1], abs=5e-3)
+    assert 0.0 < fractions[0] < 1.0

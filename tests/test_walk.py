@@ -167,6 +167,31 @@ def test_g1_caught_in_two_steps_resumes_its_walk_with_a_swing_its_sole_bears_in_
     assert not summary["fell"] and summary["two_step_captures"] == 1
 
 
+def test_g1_pushed_toward_its_lifting_foot_steps_out_no_wider_than_it_walks_on_from_in_mujoco():
+    """G1 walking, pushed 100 N (0.5 × its standing bound) toward its right foot for 0.1 s
+    late in the double support before that foot lifts (0.95 of the 5th step period): aimed at
+    the nominal DCM offset without a width (``nominal_width`` None, as before) the landing goes
+    to the legs' reach, a 0.48 m stance, and a sole slides within 0.6 s; held to the stance the
+    legs lift a foot off from (the default, 0.434 m) G1 is up 1 s after the push (and to the end
+    of the walk: docs/walking.md, "How wide the nominal aim lands")."""
+    robot = tp.robots.load("g1")
+    gait = robot.profile.gait
+    at = SETTLE + gait.start_time + 4 * gait.step_period + 0.95 * gait.step_period
+    push, duration = [(at, np.array([0.0, -100.0, 0.0]), 0.1)], at + 1.0
+    default = WalkingController(robot, 1e-3).adjustment
+    assert default.nominal_width < default.max_width
+    unheld = dataclasses.replace(default, nominal_width=None)
+    before, _, wide = run_walk(robot, distance=3.0, duration=duration, pushes=push,
+                               controller_options={"step_adjustment": unheld})
+    assert before["fell"] and "slid" in before["fall_reason"]
+    summary, _, held = run_walk(robot, distance=3.0, duration=duration, pushes=push)
+    assert not summary["fell"]
+    for info, widest in ((wide, default.max_width), (held, default.nominal_width)):
+        left = max(y for foot, _, y in info["footholds"] if foot == "left_sole")
+        right = min(y for foot, _, y in info["footholds"] if foot == "right_sole")
+        assert left - right == pytest.approx(widest, abs=0.01)
+
+
 def test_g1_pushed_toward_its_swing_foot_late_in_the_swing_steps_out_to_its_nominal_offset_in_mujoco():
     """G1 walking, pushed 100 N (0.5 × its standing bound) toward the swing foot for 0.1 s at
     62.5 % of its 3rd swing: with step adjustment's old fixed window (``until`` 60 % of the

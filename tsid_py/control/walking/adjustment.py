@@ -81,6 +81,19 @@ error was gone by touch-down: the reachable rectangle (the centre of pressure an
 the stance sole) takes up what the sole can, and the aim follows the measured capture point
 back as the prediction shrinks.
 
+**How wide the nominal aim lands.** The nominal offset lies inside the landed sole, so a
+landing aimed at it goes farther out than the capture needs; toward the swing foot's side
+the stance can end wider than the legs walk on from. Traced on G1 pushed −y 100 N in the
+double support before its right foot lifts: the landing went to the reach, a 0.476 m stance,
+both ankle rolls reached their stops in turn and the stance sole slid when the other foot
+lifted; landed at 0.38 m it walked on. The nominal aim's landing is held to ``nominal_width``
+across the stance sole (:meth:`StepAdjustment.aimed_landing`), or to where the least move
+that catches the capture point (the hull's ``margin``, not the offset) lands when that is
+wider; the part held back counts as missed in the landing's cost, as the reach's clamp does.
+The walking controller derives ``nominal_width`` from the model: the widest stance at which the
+legs hold both soles flat with the CoM where the walk has it when a foot lifts off (G1 0.434 m
+of its 0.479 m reach; :meth:`.controller.WalkingController._lift_off_width`).
+
 **Landing earlier.** The capture point diverges for as long as the swing lasts: a landing
 brought forward needs less of a move (on Talos after a 230 N lateral push, 33 cm instead of
 1.1 m at lift-off). The touch-downs weighed are the planned one and earlier ones down to
@@ -134,7 +147,9 @@ class StepAdjustment:
     ``speed dt``), ``min_time`` the least time left to a touch-down brought forward,
     ``double_support`` the double support after a touch-down (s; 0: the support is to hold
     the capture point at touch-down itself), ``max_acceleration`` (m/s²; None: the fixed
-    window ``until``) the most a re-aimed swing may ask of the foot horizontally."""
+    window ``until``) the most a re-aimed swing may ask of the foot horizontally,
+    ``nominal_width`` (m; None: ``max_width``) the widest stance across the stance sole the
+    nominal aim lands in (:meth:`aimed_landing`)."""
 
     forward: float
     backward: float
@@ -150,6 +165,7 @@ class StepAdjustment:
     min_time: float = 0.1
     double_support: float = 0.0
     max_acceleration: float | None = None
+    nominal_width: float | None = None
 
     def __post_init__(self):
         self.sole_size = tuple(positive_scalar(value, "sole_size") for value in self.sole_size)
@@ -163,6 +179,8 @@ class StepAdjustment:
         self.double_support = positive_scalar(self.double_support, "double_support", allow_zero=True)
         if self.max_acceleration is not None:
             self.max_acceleration = positive_scalar(self.max_acceleration, "max_acceleration")
+        if self.nominal_width is not None:
+            self.nominal_width = positive_scalar(self.nominal_width, "nominal_width")
         if not 0.0 <= positive_scalar(self.earliest, "earliest", allow_zero=True) <= 1.0:
             raise ValueError(f"earliest must be in [0, 1], got {self.earliest!r}")
         if self.max_width <= self.min_width:
@@ -324,13 +342,29 @@ class StepAdjustment:
         short = 0.0 if missed is None else round(100.0 * float(np.hypot(missed[0], missed[1])))
         return short, float(np.hypot(move[0], move[1])) + self.speed * (planned - touch_down)
 
-    def landing(self, planned: Footstep, offset, stance: Footstep, lifted: Footstep) -> tuple[float, float]:
+    def landing(self, planned: Footstep, offset, stance: Footstep, lifted: Footstep,
+                max_width: float | None = None) -> tuple[float, float]:
         """Where ``planned`` lands once moved by ``offset`` (2,) m, clamped to the reach from
-        ``stance`` (see the module) on the side of ``stance`` the swing foot ``lifted`` from:
-        its ``(x, y)``."""
+        ``stance`` (see the module; at most ``max_width`` across when given) on the side of
+        ``stance`` the swing foot ``lifted`` from: its ``(x, y)``."""
         x, y = within_reach(stance, lifted, planned.xy + np.asarray(offset, dtype=float), self.forward,
-                            self.backward, self.min_width, self.max_width)
+                            self.backward, self.min_width, self.max_width if max_width is None else max_width)
         return float(x), float(y)
+
+    def aimed_landing(self, planned: Footstep, nominal, stance: Footstep, lifted: Footstep,
+                      least) -> tuple[float, float]:
+        """Where ``planned`` lands aimed by the ``nominal`` move (2,) m (:meth:`landing`), no
+        wider across the ``stance`` sole than ``nominal_width`` — or, when the capture needs
+        more, than the ``least`` move lands (a callable returning that move (2,) m, or None when
+        none is needed; called only when the nominal landing is wider): see the module."""
+        x, y = self.landing(planned, nominal, stance, lifted)
+        if self.nominal_width is None or abs(stance.across(x, y)) <= self.nominal_width:
+            return x, y
+        move = least()
+        widest = self.nominal_width
+        if move is not None:
+            widest = max(widest, abs(stance.across(*self.landing(planned, move, stance, lifted))))
+        return self.landing(planned, nominal, stance, lifted, min(widest, self.max_width))
 
 
 def _to_polygon(point, polygon) -> tuple[float, float] | None:

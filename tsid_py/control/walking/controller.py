@@ -40,6 +40,8 @@ two of its own before them::
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from numpy.linalg import norm as np_norm
 
@@ -78,6 +80,9 @@ ANKLE_TILT_SHARE = 0.5
 #: with the swing sole pitched toes down, ``benchmarks/com_reach.py --parts mid-swing``), the
 #: contact flattening it at touch-down.
 FREE_TILT_SHARE = 1e-3
+#: Step lengths of the straight walk whose middle lift-off gives the walk's CoM sway there
+#: (:meth:`WalkingController._lift_off_width`; from the third step on it changes by < 0.5 %).
+SWAY_STEPS = 6
 
 
 def default_gait(robot: Robot) -> Gait:
@@ -269,11 +274,34 @@ class WalkingController(Pipeline):
             self.lift_off_timing = stage.liftoff = self._default_lift_off()
 
     def _default_adjustment(self) -> StepAdjustment:
-        """The step adjustment for this robot and gait (:meth:`.adjustment.StepAdjustment.for_robot`)."""
+        """The step adjustment for this robot and gait (:meth:`_scaled_adjustment`), its nominal
+        aim landing no wider than the legs lift a foot off from as the walk does
+        (:meth:`_lift_off_width`)."""
+        adjustment = self._scaled_adjustment()
+        return replace(adjustment, nominal_width=self._lift_off_width(adjustment.max_width))
+
+    def _scaled_adjustment(self) -> StepAdjustment:
+        """Step adjustment's reach and timing for this robot and gait
+        (:meth:`.adjustment.StepAdjustment.for_robot`)."""
         left, right = self.feet().values()
         width = self.gait.step_width or float(np_norm(left.xy - right.xy))
         return StepAdjustment.for_robot(self.robot.gravity / self.com.omega**2, width, self._contact_sole(), self.gait,
                                         quick_swing=StepSequence.reaim_swing(self.com.omega, self.gait))
+
+    def _lift_off_width(self, widest: float) -> float:
+        """The widest stance (m, up to ``widest``) at which the legs hold both soles flat with
+        the CoM where the walk has it when a foot lifts off: the fraction of the way from the
+        feet's middle to the stance sole's centre of a straight walk of this gait
+        (:meth:`~.plan.WalkPlan.sway_at_lift_off` at its middle swing: G1 0.205), given to
+        :func:`~tsid_py.models.reach.carry_width` (G1 0.434 m of its 0.479 m reach; Talos and
+        Romeo their whole reach)."""
+        left, right = self.feet().values()
+        steps = plan_footsteps(left, right, (SWAY_STEPS * self.gait.step_length, 0.0, 0.0), self.gait)
+        plan = WalkPlan({left.foot: left, right.foot: right}, steps, self.com.position_ref, self.com.omega, self.gait)
+        sway = min(max(plan.sway_at_lift_off(len(steps) // 2), 0.0), 1.0)
+        profile, sole = self.balance.profile, self.robot.sole_size
+        return carry_width(self.robot.model, profile.posture, profile.feet, widest, None if sole is None else sole[1],
+                           sway=sway)
 
     def _default_lift_off(self) -> LiftOffTiming:
         """The lift-off re-timing for this robot and gait (:meth:`.liftoff.LiftOffTiming.for_walk`),
@@ -283,7 +311,7 @@ class WalkingController(Pipeline):
         adjustment = self.adjustment
         reach = None if adjustment is None else (adjustment.forward, adjustment.backward, adjustment.min_width,
                                                  adjustment.max_width)
-        widest = (adjustment or self._default_adjustment()).max_width
+        widest = (adjustment or self._scaled_adjustment()).max_width
         profile = self.balance.profile
         carried = carry_width(self.robot.model, profile.posture, profile.feet, widest, self.robot.sole_size[1])
         return LiftOffTiming.for_walk(self._contact_sole(), self.gait, reach, carried)
@@ -298,7 +326,7 @@ class WalkingController(Pipeline):
         the swing's reaction ``κ / (m g)`` the larger of the legs' across the feet
         (:func:`~tsid_py.models.swing_time.swing_reaction` at the reference posture), which
         times the step resuming the walk."""
-        adjustment = self.adjustment or self._default_adjustment()
+        adjustment = self.adjustment or self._scaled_adjustment()
         narrowest = adjustment.min_width
         if self.robot.sole_size is not None:
             narrowest = min(narrowest, NARROWEST * float(self.robot.sole_size[1]))

@@ -345,7 +345,8 @@ class PlanStage(LiftOffRetiming, Stage):
         move = self._capture_move(index, t, touch_down, nominal=True)
         shift = np.zeros(2)
         if move is not None:
-            x, y = adjustment.landing(planned, move, stance, lifted)
+            x, y = adjustment.aimed_landing(planned, move, stance, lifted,
+                                            lambda: self._capture_move(index, t, touch_down))
             shift = np.array([x - planned.x, y - planned.y])
         key = adjustment.cost(shift, swing.touch_down, touch_down, missed=None if move is None else move - shift)
         if adjustment.max_acceleration is not None and (move is not None or touch_down < swing.touch_down - 1e-9):
