@@ -196,8 +196,9 @@ def test_the_nominal_aim_lands_no_wider_than_nominal_width_unless_the_capture_ne
         assert forward @ (np.array([x, y]) - stance.xy) == pytest.approx(0.25, abs=1e-12)
     assert StepAdjustment(forward=0.34, backward=0.24, min_width=0.135, max_width=0.48).aimed_landing(
         planned, nominal, stance, lifted, never) == pytest.approx(adjustment.landing(planned, nominal, stance, lifted))
-    with pytest.raises(ValueError, match="nominal_width"):
-        StepAdjustment(forward=0.34, backward=0.24, min_width=0.135, max_width=0.48, nominal_width=-0.1)
+    for bad in (-0.1, 0.1, float("nan")):
+        with pytest.raises(ValueError, match="nominal_width"):
+            StepAdjustment(forward=0.34, backward=0.24, min_width=0.135, max_width=0.48, nominal_width=bad)
 
 
 @pytest.mark.parametrize("yaw", [0.0, 0.7, -2.5])
@@ -242,3 +243,8 @@ def test_the_walks_sway_at_a_lift_off_against_the_pendulum_integrated():
         fractions.append(fraction)
     assert fractions[0] == pytest.approx(fractions[1], abs=5e-3)
     assert 0.0 < fractions[0] < 1.0
+    left, right = Footstep("left", 0.0, 0.0, 0.0), Footstep("right", -0.3, 0.0, 0.0)      # in line: no side
+    in_line = WalkPlan({"left": left, "right": right}, [Footstep("right", 0.3, 0.0, 0.0)], [0.0, 0.0, 0.68], OMEGA,
+                       GAIT)
+    with pytest.raises(ValueError, match="in line"):
+        in_line.sway_at_lift_off(0)

@@ -185,6 +185,8 @@ class StepAdjustment:
             raise ValueError(f"earliest must be in [0, 1], got {self.earliest!r}")
         if self.max_width <= self.min_width:
             raise ValueError(f"max_width must exceed min_width, got {self.max_width!r} ≤ {self.min_width!r}")
+        if self.nominal_width is not None and self.nominal_width <= self.min_width:
+            raise ValueError(f"nominal_width must exceed min_width, got {self.nominal_width!r} ≤ {self.min_width!r}")
         if not 0.0 <= positive_scalar(self.until, "until", allow_zero=True) <= 1.0:
             raise ValueError(f"until must be in [0, 1], got {self.until!r}")
 

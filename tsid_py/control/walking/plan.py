@@ -449,6 +449,8 @@ class WalkPlan:
         lifting = feet[self.footsteps[index].foot]
         stance = next(step for name, step in feet.items() if name != lifting.foot)
         middle = stance.across(0.5 * (stance.x + lifting.x), 0.5 * (stance.y + lifting.y))   # m, from its centre
+        if abs(middle) < 1e-9:
+            raise ValueError(f"swing {index} lifts off from feet in line along the stance sole: no side to sway to")
         com = self.com_state(lift_off)
         return 1.0 - stance.across(com[0], com[1]) / middle
 
