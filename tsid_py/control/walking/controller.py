@@ -295,9 +295,9 @@ class WalkingController(Pipeline):
         (:meth:`~.plan.WalkPlan.sway_at_lift_off` at its middle swing: G1 0.205), given to
         :func:`~tsid_py.models.reach.carry_width` (G1 0.434 m of its 0.479 m reach; Talos and
         Romeo their whole reach)."""
-        left, right = self.feet().values()
-        steps = plan_footsteps(left, right, (SWAY_STEPS * self.gait.step_length, 0.0, 0.0), self.gait)
-        plan = WalkPlan({left.foot: left, right.foot: right}, steps, self.com.position_ref, self.com.omega, self.gait)
+        feet = self.feet()
+        steps = plan_footsteps(*feet.values(), (SWAY_STEPS * self.gait.step_length, 0.0, 0.0), self.gait)
+        plan = WalkPlan(feet, steps, self.com.position_ref, self.com.omega, self.gait)
         sway = min(max(plan.sway_at_lift_off(len(steps) // 2), 0.0), 1.0)
         profile, sole = self.balance.profile, self.robot.sole_size
         return carry_width(self.robot.model, profile.posture, profile.feet, widest, None if sole is None else sole[1],
