@@ -287,3 +287,57 @@ def test_an_anchor_is_turned_into_a_footstep_once_while_it_holds():
     again = stage._anchored_footstep(contact)
     assert again == footstep_of("left_sole", contact.anchor) and again != first
     assert again.yaw == pytest.approx(-0.2) and again.x == pytest.approx(0.5)
+
+
+def test_a_legs_range_is_its_chain_and_it_leaves_it_where_its_velocity_carries_a_joint_out():
+    """:class:`LegRange` of G1's left sole: the six 1-dof joints from the pelvis to that frame
+    (pinocchio's ``supports`` less the free flyer), their indices in q and v and the model's limits. It leaves its
+    range exactly when one joint, run on at its velocity for the horizon, is past a limit
+    (either side; horizon 0: the configuration itself); the other leg's joints do not count."""
+    import pinocchio as pin
+
+    import tsid_py as tp
+    from tsid_py.control.walking.liftoff import LegRange
+
+    robot = tp.robots.load("g1")
+    model = robot.model
+    leg = LegRange.of(model, "left_sole")
+    supports = model.supports[model.frames[model.getFrameId("left_sole")].parentJoint]
+    chain = [joint for joint in supports if joint > 0 and model.joints[joint].nq == 1]      # not the free flyer
+    assert len(chain) == 6 and all(model.names[joint].startswith("left_") for joint in chain)
+    assert np.array_equal(leg.q_index, [robot.joint_q_index(model.names[joint]) for joint in chain])
+    assert np.array_equal(leg.v_index, [robot.joint_v_index(model.names[joint]) for joint in chain])
+    assert np.array_equal(leg.lower, model.lowerPositionLimit[leg.q_index])
+    assert np.array_equal(leg.upper, model.upperPositionLimit[leg.q_index])
+
+    q, v = pin.neutral(model), np.zeros(model.nv)
+    assert not leg.leaves(q, v, 0.025)
+    roll = robot.joint_q_index("left_ankle_roll_joint")
+    roll_v = robot.joint_v_index("left_ankle_roll_joint")
+    lower = model.lowerPositionLimit[roll]
+    q[roll], v[roll_v] = lower + 0.02, -1.0                   # 20 ms from its stop
+    assert not leg.leaves(q, v, 0.019) and leg.leaves(q, v, 0.021)
+    v[roll_v] = 1.0                                          # moving away
+    assert not leg.leaves(q, v, 0.4)
+    q[roll] = lower - 1e-6                                   # past it, standing still
+    v[roll_v] = 0.0
+    assert leg.leaves(q, v, 0.0)
+    q[roll] = model.upperPositionLimit[roll] - 0.01
+    v[roll_v] = 0.5
+    assert leg.leaves(q, v, 0.021) and not leg.leaves(q, v, 0.019)
+    other = pin.neutral(model)
+    right = robot.joint_q_index("right_ankle_roll_joint")
+    other[right] = model.lowerPositionLimit[right] - 0.1     # the right leg out: not the left's
+    assert not leg.leaves(other, np.zeros(model.nv), 0.0)
+    with pytest.raises(KeyError, match="no_such_foot"):
+        LegRange.of(model, "no_such_foot")
+
+
+def test_the_range_horizon_is_half_the_gaits_transition_and_validated():
+    """``for_walk`` brings a lift-off forward when its leg leaves its range within half the
+    gait's ``transition``; a negative horizon is refused, naming it; None turns it off."""
+    assert LiftOffTiming.for_walk(SOLE, GAIT).range_horizon == pytest.approx(0.5 * GAIT.transition)
+    assert LiftOffTiming.for_walk(SOLE, GAIT, range_horizon=None).range_horizon is None
+    assert LiftOffTiming(SOLE, margin=0.0125, max_delay=1.0, range_horizon=0.0).range_horizon == 0.0
+    with pytest.raises(ValueError, match="range_horizon"):
+        LiftOffTiming(SOLE, margin=0.0125, max_delay=1.0, range_horizon=-0.01)

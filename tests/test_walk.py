@@ -192,6 +192,29 @@ def test_g1_pushed_toward_its_lifting_foot_steps_out_no_wider_than_it_walks_on_f
         assert left - right == pytest.approx(widest, abs=0.01)
 
 
+def test_g1_lifts_a_foot_early_when_its_leg_runs_out_of_range_in_a_wide_stance_in_mujoco():
+    """G1 walking, pushed 100 N (0.5 × its standing bound) toward its right foot for 0.1 s at
+    0.9 of the 5th step period: the right foot lands wide and ahead, and in the double support
+    that follows the left leg, its sole held flat, stretches as the CoM moves onto the right
+    sole. Lifted on the plan's clock (``range_horizon`` None) its ankle roll passes its stop
+    before the unloading, the QP drops that sole's force in one period and the right sole
+    slides within 0.7 s; with the lift-off brought forward as the leg reaches its range (the
+    default) G1 is up 1 s after the push (and to the end of the walk: docs/walking.md, "A leg
+    at its range")."""
+    robot = tp.robots.load("g1")
+    gait = robot.profile.gait
+    at = SETTLE + gait.start_time + 4 * gait.step_period + 0.9 * gait.step_period
+    push, duration = [(at, np.array([0.0, -100.0, 0.0]), 0.1)], at + 1.0
+    timing = WalkingController(robot, 1e-3).lift_off_timing
+    assert timing.range_horizon == pytest.approx(0.5 * gait.transition)
+    clocked = dataclasses.replace(timing, range_horizon=None)
+    before, _, _ = run_walk(robot, distance=3.0, duration=duration, pushes=push,
+                            controller_options={"lift_off_timing": clocked})
+    assert before["fell"] and "slid" in before["fall_reason"] and before["fell_at"] < at + 0.7
+    summary, _, _ = run_walk(robot, distance=3.0, duration=duration, pushes=push)
+    assert not summary["fell"] and summary["advanced_lift_offs"] >= 1
+
+
 def test_g1_pushed_toward_its_swing_foot_late_in_the_swing_steps_out_to_its_nominal_offset_in_mujoco():
     """G1 walking, pushed 100 N (0.5 × its standing bound) toward the swing foot for 0.1 s at
     62.5 % of its 3rd swing: with step adjustment's old fixed window (``until`` 60 % of the

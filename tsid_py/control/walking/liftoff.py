@@ -1,4 +1,5 @@
-r"""When the next foot may lift: the double support re-timed from the measured capture point.
+r"""When the next foot may lift: the double support re-timed from the measured capture point
+and the lifting leg's range.
 
 A walk's plan lifts each foot on its clock. Pushed toward the foot about to lift, the capture
 point can sit over that foot when its time comes (iCub pushed sideways at mid-swing, G1's
@@ -73,6 +74,24 @@ and lifts the gait's ``transition`` later. Measured on G1 pushed 100 N toward th
 had just landed (docs/walking.md, "Pushes around the touch-down"): on the clock, the two-step's
 second landing was clamped at the legs' reach with the capture point on or past its centre.
 
+**A leg at its range** (:class:`LegRange`, ``range_horizon``): in a double support the CoM
+runs toward the staying sole on the plan's clock while the lifting sole is held flat, so the
+lifting leg stretches and leans; in a wide or staggered stance (a landing step adjustment
+moved out and forward) one of its joints can reach the end of its range before the
+unloading. Then the foot's contact and the joint's position limit (braking it at its
+``acceleration_limit``, :class:`~tsid_py.constraints.JointLimits`; the plant's stop) pin the
+base's acceleration, the QP's forces follow it, and the contact forces jump in one control
+period. Traced on G1 pushed 100 N toward −y at 0.9 of a step period: its left ankle roll
+passed its stop (−0.26 rad) 20 ms before the unloading; the QP dropped that sole's force
+from 87 N to 0 in one period (the unloading ramp then started from 0) and asked the staying
+sole for half its normal force sideways and backward, which rocked it on its contact
+points, and it slid 5 cm. So a lift-off also comes forward (as above, the CoM re-planned from
+the measured state) when a joint of the lifting leg, run on at its velocity for
+``range_horizon`` s, leaves its range: the unloading ramps the sole's force down while the leg
+still follows. Half the gait's ``transition`` by default (:meth:`LiftOffTiming.for_walk`).
+Unpushed, no lift-off comes forward (G1's legs keep 0.16 rad of range at every unloading of a
+3 m walk).
+
 Units: m, s.
 """
 
@@ -85,6 +104,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..._validation import positive_scalar
+from ...models.legs import leg_joints
 from ..capture_point import SupportPolygon, sole_outline
 from .angles import yaw_of
 from .footsteps import Footstep, Gait
@@ -98,7 +118,9 @@ class LiftOffTiming:
     landing soles the capture point at touch-down is to be, ``max_delay`` (s) the most one
     lift-off is delayed in all, ``period`` (s) the least delay (the next check), ``reach``
     step adjustment's box (None: the landing as planned), ``carry_width`` (m; None: any) the
-    widest stance a lift-off is delayed in (see :meth:`delay`)."""
+    widest stance a lift-off is delayed in (see :meth:`delay`), ``range_horizon`` (s; None:
+    never) how far ahead a joint of the lifting leg leaving its range brings the lift-off
+    forward (see the module, "A leg at its range")."""
 
     sole_size: tuple[float, float]
     margin: float
@@ -106,6 +128,7 @@ class LiftOffTiming:
     period: float = 0.005
     reach: tuple[float, float, float, float] | None = None
     carry_width: float | None = None
+    range_horizon: float | None = None
 
     def __post_init__(self):
         size = tuple(positive_scalar(value, "sole_size") for value in self.sole_size)
@@ -123,17 +146,22 @@ class LiftOffTiming:
             object.__setattr__(self, "reach", reach)
         if self.carry_width is not None:
             object.__setattr__(self, "carry_width", positive_scalar(self.carry_width, "carry_width"))
+        if self.range_horizon is not None:
+            object.__setattr__(self, "range_horizon",
+                               positive_scalar(self.range_horizon, "range_horizon", allow_zero=True))
 
     @classmethod
     def for_walk(cls, sole_size, gait: Gait, reach=None, carry_width: float | None = None,
                  **options) -> LiftOffTiming:
         """The rule for soles of contact rectangle ``sole_size`` and the walk's ``gait``: the
         margin step adjustment's (a quarter of the sole's width), one lift-off delayed by at
-        most one step period of the gait (double and single support); ``reach`` step
+        most one step period of the gait (double and single support), one brought forward
+        when its leg leaves its range within half the gait's ``transition``; ``reach`` step
         adjustment's box (None: the landing as planned); ``carry_width`` the legs'
         (:func:`tsid_py.models.reach.carry_width`; None: any stance)."""
         defaults = {"sole_size": tuple(sole_size), "margin": 0.25 * float(sole_size[1]),
-                    "max_delay": gait.step_period, "reach": reach, "carry_width": carry_width}
+                    "max_delay": gait.step_period, "reach": reach, "carry_width": carry_width,
+                    "range_horizon": 0.5 * gait.transition}
         return cls(**{**defaults, **options})
 
     def _sole(self, step: Footstep) -> np.ndarray:
@@ -261,13 +289,41 @@ def lift_now(dcm, lifting, staying, staying_yaw: float, sole_size, margin: float
     return -side * across > 0.5 * float(sole_size[1]) - margin
 
 
+@dataclass(frozen=True, eq=False)
+class LegRange:
+    """The 1-dof joints of the leg ending at a foot frame (the chain of
+    :func:`~tsid_py.models.legs.leg_joints`): their indices in ``q`` and ``v`` and their
+    position ranges (rad, or m for a prismatic joint)."""
+
+    q_index: np.ndarray
+    v_index: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+
+    @classmethod
+    def of(cls, model, foot: str) -> LegRange:
+        """The leg of ``model`` (pinocchio) ending at frame ``foot`` (``KeyError`` if none)."""
+        joints = leg_joints(model, foot)
+        q_index = np.array([model.joints[joint].idx_q for joint in joints], dtype=int)
+        v_index = np.array([model.joints[joint].idx_v for joint in joints], dtype=int)
+        return cls(q_index, v_index, model.lowerPositionLimit[q_index].copy(),
+                   model.upperPositionLimit[q_index].copy())
+
+    def leaves(self, q, v, horizon: float) -> bool:
+        """Whether a joint of the leg is outside its range at ``q + horizon·v`` (``q`` and
+        ``v`` the whole model's configuration and velocity; ``horizon`` s)."""
+        ahead = q[self.q_index] + horizon * v[self.v_index]
+        return bool((ahead < self.lower).any() or (ahead > self.upper).any())
+
+
 def advance_lift_off(plan: WalkPlan, t: float, index: int, com, com_velocity) -> bool:
     """In the double support before footstep ``index``'s lift-off (plan time ``t``; asked
-    when :func:`lift_now` says so), unload its foot now and lift it the gait's
-    ``transition`` later (:meth:`~.plan.WalkPlan.advance_lift_off`: the double support
-    shortened to end then, the swing and every later phase that much earlier, the CoM
-    re-planned from ``com``, ``com_velocity`` (2,), the footsteps unchanged). Whether it did
-    (not once the unloading has begun, nor outside that double support)."""
+    when :func:`lift_now` says so or its leg leaves its range, :class:`LegRange`), unload its
+    foot now and lift it the gait's ``transition`` later
+    (:meth:`~.plan.WalkPlan.advance_lift_off`: the double support shortened to end then, the
+    swing and every later phase that much earlier, the CoM re-planned from ``com``,
+    ``com_velocity`` (2,), the footsteps unchanged). Whether it did (not once the unloading
+    has begun, nor outside that double support)."""
     try:
         plan.advance_lift_off(t, index, com, com_velocity)
     except ValueError:
@@ -279,8 +335,9 @@ class LiftOffRetiming:
     """The plan stage's lift-off re-timing (:class:`~.stages.PlanStage` mixes it in): the delay
     of :class:`LiftOffTiming` (``liftoff``, None when off) and the advance of
     :func:`advance_lift_off`. It reads the stage's ``plan``, ``solver``, ``com``,
-    ``adjustment``, ``swinging``, ``_footholds``, ``_event``, ``_sequenced``, calls its
-    ``_anchored_footstep`` and keeps ``delayed_lift_offs``, ``_delayed``, ``_next_lift_check``."""
+    ``adjustment``, ``sequence``, ``swinging``, ``_footholds``, ``_event``, ``_sequenced``,
+    calls its ``_anchored_footstep`` and keeps ``delayed_lift_offs``, ``_delayed``,
+    ``_next_lift_check`` and ``_leg_ranges`` (a :class:`LegRange` by foot, made on first use)."""
 
     def _lift_off_delayed(self, t: float, index: int) -> bool:
         """Whether footstep ``index``'s lift-off, the next, waits at plan time ``t``
@@ -314,20 +371,43 @@ class LiftOffRetiming:
                      if kind == UNLOAD), None)
 
     def _advance_lift_off(self, t: float) -> bool:
-        """The next lift-off brought forward to now (:func:`lift_now`, :func:`advance_lift_off`);
-        not in a two-step capture's steps (their timing is the sequence's)."""
+        """The next lift-off brought forward to now (:func:`advance_lift_off`), in the double
+        support before it, when its leg leaves its range (:meth:`_leg_leaves_range`; with
+        ``liftoff``) or the capture point has gone past the staying sole (:func:`lift_now`;
+        with the two-step capture, not in its steps: their timing is the sequence's)."""
         upcoming, contacts = self._upcoming_unload(), self.solver.contacts
-        if upcoming is None or upcoming[0] <= t or self._sequenced is not None and upcoming[2] <= self._sequenced + 2:
+        if upcoming is None or upcoming[0] <= t:
             return False
         _, foot, index = upcoming
         other = next(name for name in self._footholds if name != foot)
         if foot not in contacts or other not in contacts:
             return False
-        staying, robot, adjustment = contacts[other], self.solver.robot, self.adjustment
+        if not (self._leg_leaves_range(foot) or self._past_staying_sole(contacts[foot], contacts[other], index)):
+            return False
+        robot = self.solver.robot
+        return advance_lift_off(self.plan, t, index, robot.com[:2], robot.com_velocity[:2])
+
+    def _leg_leaves_range(self, foot: str) -> bool:
+        """Whether a joint of ``foot``'s leg leaves its range within the rule's
+        ``range_horizon`` (:meth:`LegRange.leaves`, at the controller's state)."""
+        horizon = None if self.liftoff is None else self.liftoff.range_horizon
+        if horizon is None:
+            return False
+        robot = self.solver.robot
+        leg = self._leg_ranges.get(foot)
+        if leg is None:
+            leg = self._leg_ranges[foot] = LegRange.of(robot.model, foot)
+        return leg.leaves(robot.q, robot.v, horizon)
+
+    def _past_staying_sole(self, lifting, staying, index: int) -> bool:
+        """:func:`lift_now` for the ``lifting`` and ``staying`` contacts, with the two-step
+        capture and outside its steps (footstep ``index`` the next to lift)."""
+        if self.sequence is None or self._sequenced is not None and index <= self._sequenced + 2:
+            return False
+        adjustment = self.adjustment
         # its heading: the sole's x axis seen from above (every step: yaw_of_sole's untilting costs 8 µs)
-        return lift_now(self.com.dcm_xy, contacts[foot].anchor_translation, staying.anchor_translation,
-                        yaw_of(staying.anchor_rotation), adjustment.sole_size, adjustment.margin) and advance_lift_off(
-            self.plan, t, index, robot.com[:2], robot.com_velocity[:2])
+        return lift_now(self.com.dcm_xy, lifting.anchor_translation, staying.anchor_translation,
+                        yaw_of(staying.anchor_rotation), adjustment.sole_size, adjustment.margin)
 
     def _check_lift_off(self, t: float) -> None:
         """Every ``period`` s until the next unloading: :meth:`_lift_off_delayed` for the

@@ -84,6 +84,7 @@ class PlanStage(LiftOffRetiming, Stage):
         #: plan's clock), the lift-offs delayed so far, and how long the one due was (s).
         self.liftoff, self.delayed_lift_offs, self._delayed, self._next_lift_check = liftoff, 0, (None, 0.0), 0.0
         self.advanced_lift_offs = 0                      # brought forward (:func:`~.liftoff.advance_lift_off`)
+        self._leg_ranges = {}                            # foot → its LegRange, made on first use
         self._anchored_steps = {}                        # contact name → (its anchor array, its footstep)
         #: Footsteps moved by step adjustment so far (each re-plan counts), the swings it
         #: brought down early, and the two-step captures among them.
@@ -173,7 +174,8 @@ class PlanStage(LiftOffRetiming, Stage):
             plan = self.plan
         if self.liftoff is not None and lowered is None and t >= self._next_lift_check:
             self._check_lift_off(t)
-        if self.sequence is not None and self.swinging is None and self._advance_lift_off(t):
+        if (self.sequence is not None or self.liftoff is not None) and self.swinging is None \
+                and self._advance_lift_off(t):
             self.advanced_lift_offs += 1
         cx, cy, cz, vx, vy, vz, ax, ay, az = plan.com_state(t)
         self.com.set_target(np.array([cx, cy, cz]), velocity=np.array([vx, vy, vz]),
