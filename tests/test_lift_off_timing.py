@@ -291,13 +291,15 @@ def test_an_anchor_is_turned_into_a_footstep_once_while_it_holds():
 
 def test_a_legs_range_is_its_chain_and_it_leaves_it_where_its_velocity_carries_a_joint_out():
     """:class:`LegRange` of G1's left sole: the six 1-dof joints from the pelvis to that frame
-    (pinocchio's ``supports`` less the free flyer), their indices in q and v and the model's limits. It leaves its
-    range exactly when one joint, run on at its velocity for the horizon, is past a limit
-    (either side; horizon 0: the configuration itself); the other leg's joints do not count."""
+    (pinocchio's ``supports`` less the free flyer), their indices in q and v and the model's
+    limits. It leaves its range exactly when one joint, run on at its velocity for the
+    horizon, is past a limit by more than ``RANGE_TOLERANCE`` (either side; horizon 0: the
+    configuration itself; resting at its stop does not count); the other leg's joints do not
+    count."""
     import pinocchio as pin
 
     import tsid_py as tp
-    from tsid_py.control.walking.liftoff import LegRange
+    from tsid_py.control.walking.liftoff import RANGE_TOLERANCE, LegRange
 
     robot = tp.robots.load("g1")
     model = robot.model
@@ -314,23 +316,25 @@ def test_a_legs_range_is_its_chain_and_it_leaves_it_where_its_velocity_carries_a
     assert not leg.leaves(q, v, 0.025)
     roll = robot.joint_q_index("left_ankle_roll_joint")
     roll_v = robot.joint_v_index("left_ankle_roll_joint")
-    lower = model.lowerPositionLimit[roll]
-    q[roll], v[roll_v] = lower + 0.02, -1.0                   # 20 ms from its stop
-    assert not leg.leaves(q, v, 0.019) and leg.leaves(q, v, 0.021)
+    lower, upper = model.lowerPositionLimit[roll], model.upperPositionLimit[roll]
+    q[roll], v[roll_v] = lower + 0.02, -1.0                   # 20 ms from its stop, 30 ms from past it
+    assert not leg.leaves(q, v, 0.029) and leg.leaves(q, v, 0.031)
     v[roll_v] = 1.0                                          # moving away
     assert not leg.leaves(q, v, 0.4)
-    q[roll] = lower - 1e-6                                   # past it, standing still
-    v[roll_v] = 0.0
-    assert leg.leaves(q, v, 0.0)
-    q[roll] = model.upperPositionLimit[roll] - 0.01
-    v[roll_v] = 0.5
-    assert leg.leaves(q, v, 0.021) and not leg.leaves(q, v, 0.019)
+    v[roll_v] = 0.0                                          # resting at its stop, or just past it
+    for at, out in ((lower, False), (lower - RANGE_TOLERANCE + 1e-6, False), (lower - RANGE_TOLERANCE - 1e-6, True)):
+        q[roll] = at
+        assert leg.leaves(q, v, 0.0) is out
+    q[roll], v[roll_v] = upper - 0.01, 0.5
+    assert leg.leaves(q, v, 0.041) and not leg.leaves(q, v, 0.039)
     other = pin.neutral(model)
     right = robot.joint_q_index("right_ankle_roll_joint")
     other[right] = model.lowerPositionLimit[right] - 0.1     # the right leg out: not the left's
     assert not leg.leaves(other, np.zeros(model.nv), 0.0)
     with pytest.raises(KeyError, match="no_such_foot"):
         LegRange.of(model, "no_such_foot")
+    with pytest.raises(ValueError, match="q_index, v_index, lower and upper"):
+        LegRange(np.array([7]), np.array([6, 7]), np.zeros(1), np.ones(1))
 
 
 def test_the_range_horizon_is_half_the_gaits_transition_and_validated():

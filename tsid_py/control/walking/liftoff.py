@@ -87,8 +87,9 @@ from 87 N to 0 in one period (the unloading ramp then started from 0) and asked 
 sole for half its normal force sideways and backward, which rocked it on its contact
 points, and it slid 5 cm. So a lift-off also comes forward (as above, the CoM re-planned from
 the measured state) when a joint of the lifting leg, run on at its velocity for
-``range_horizon`` s, leaves its range: the unloading ramps the sole's force down while the leg
-still follows. Half the gait's ``transition`` by default (:meth:`LiftOffTiming.for_walk`).
+``range_horizon`` s, passes its range by more than :data:`RANGE_TOLERANCE`: the unloading
+ramps the sole's force down while the leg still follows. Half the gait's ``transition`` by
+default (:meth:`LiftOffTiming.for_walk`); not in a two-step capture's steps, as above.
 Unpushed, no lift-off comes forward (G1's legs keep 0.16 rad of range at every unloading of a
 3 m walk).
 
@@ -102,7 +103,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from numba import boolean, float64, intp, njit
 
+from ..._numba import VECTOR, compiled_function
 from ..._validation import positive_scalar
 from ...models.legs import leg_joints
 from ..capture_point import SupportPolygon, sole_outline
@@ -289,6 +292,14 @@ def lift_now(dcm, lifting, staying, staying_yaw: float, sole_size, margin: float
     return -side * across > 0.5 * float(sole_size[1]) - margin
 
 
+#: How far past its range (rad) a leg's joint is to run for the leg to leave it
+#: (:meth:`LegRange.leaves`): a joint resting at its stop does not count, nor the noise of a
+#: velocity estimate there (Simple Humanoid walks on straight knees, each at its stop with
+#: 1e-3 rad/s of velocity: counted, every lift-off of its walk came forward and it walked 8 of
+#: its 13 cm).
+RANGE_TOLERANCE = 0.01
+
+
 @dataclass(frozen=True, eq=False)
 class LegRange:
     """The 1-dof joints of the leg ending at a foot frame (the chain of
@@ -300,20 +311,44 @@ class LegRange:
     lower: np.ndarray
     upper: np.ndarray
 
+    def __post_init__(self):
+        for name in ("q_index", "v_index"):
+            object.__setattr__(self, name, np.ascontiguousarray(getattr(self, name), dtype=np.intp))
+        for name in ("lower", "upper"):
+            object.__setattr__(self, name, np.ascontiguousarray(getattr(self, name), dtype=float))
+        if not self.q_index.shape == self.v_index.shape == self.lower.shape == self.upper.shape:
+            raise ValueError(f"q_index, v_index, lower and upper must have one entry a joint, got shapes "
+                             f"{self.q_index.shape}, {self.v_index.shape}, {self.lower.shape}, {self.upper.shape}")
+        object.__setattr__(self, "_outside", (self.lower - RANGE_TOLERANCE, self.upper + RANGE_TOLERANCE))
+
     @classmethod
     def of(cls, model, foot: str) -> LegRange:
         """The leg of ``model`` (pinocchio) ending at frame ``foot`` (``KeyError`` if none)."""
         joints = leg_joints(model, foot)
-        q_index = np.array([model.joints[joint].idx_q for joint in joints], dtype=int)
-        v_index = np.array([model.joints[joint].idx_v for joint in joints], dtype=int)
-        return cls(q_index, v_index, model.lowerPositionLimit[q_index].copy(),
-                   model.upperPositionLimit[q_index].copy())
+        q_index = np.array([model.joints[joint].idx_q for joint in joints], dtype=np.intp)
+        v_index = np.array([model.joints[joint].idx_v for joint in joints], dtype=np.intp)
+        return cls(q_index, v_index, model.lowerPositionLimit[q_index], model.upperPositionLimit[q_index])
 
-    def leaves(self, q, v, horizon: float) -> bool:
-        """Whether a joint of the leg is outside its range at ``q + horizon·v`` (``q`` and
-        ``v`` the whole model's configuration and velocity; ``horizon`` s)."""
-        ahead = q[self.q_index] + horizon * v[self.v_index]
-        return bool((ahead < self.lower).any() or (ahead > self.upper).any())
+    def leaves(self, q: np.ndarray, v: np.ndarray, horizon: float) -> bool:
+        """Whether a joint of the leg is past its range by more than :data:`RANGE_TOLERANCE`
+        at ``q + horizon·v`` (``q`` and ``v`` the whole model's configuration and velocity,
+        float64 arrays; ``horizon`` s). One compiled call: 0.2 µs on G1's leg, 7 µs in numpy."""
+        below, above = self._outside
+        return _past_range(q, v, self.q_index, self.v_index, below, above, float(horizon))
+
+
+@njit(boolean(VECTOR, VECTOR, intp[:], intp[:], VECTOR, VECTOR, float64), cache=True, _nrt=False)
+def past_range(q, v, q_index, v_index, below, above, horizon):
+    """Whether ``q[q_index[k]] + horizon·v[v_index[k]]`` is under ``below[k]`` or over
+    ``above[k]`` for some ``k`` (:meth:`LegRange.leaves`)."""
+    for k in range(q_index.size):
+        ahead = q[q_index[k]] + horizon * v[v_index[k]]
+        if ahead < below[k] or ahead > above[k]:
+            return True
+    return False
+
+
+_past_range = compiled_function(past_range)
 
 
 def advance_lift_off(plan: WalkPlan, t: float, index: int, com, com_velocity) -> bool:
@@ -374,15 +409,16 @@ class LiftOffRetiming:
         """The next lift-off brought forward to now (:func:`advance_lift_off`), in the double
         support before it, when its leg leaves its range (:meth:`_leg_leaves_range`; with
         ``liftoff``) or the capture point has gone past the staying sole (:func:`lift_now`;
-        with the two-step capture, not in its steps: their timing is the sequence's)."""
+        with the two-step capture); not in a two-step capture's steps (their timing is the
+        sequence's: its resumption's swing is timed by that leg's reaction)."""
         upcoming, contacts = self._upcoming_unload(), self.solver.contacts
-        if upcoming is None or upcoming[0] <= t:
+        if upcoming is None or upcoming[0] <= t or self._sequenced is not None and upcoming[2] <= self._sequenced + 2:
             return False
         _, foot, index = upcoming
         other = next(name for name in self._footholds if name != foot)
         if foot not in contacts or other not in contacts:
             return False
-        if not (self._leg_leaves_range(foot) or self._past_staying_sole(contacts[foot], contacts[other], index)):
+        if not (self._leg_leaves_range(foot) or self._past_staying_sole(contacts[foot], contacts[other])):
             return False
         robot = self.solver.robot
         return advance_lift_off(self.plan, t, index, robot.com[:2], robot.com_velocity[:2])
@@ -399,10 +435,10 @@ class LiftOffRetiming:
             leg = self._leg_ranges[foot] = LegRange.of(robot.model, foot)
         return leg.leaves(robot.q, robot.v, horizon)
 
-    def _past_staying_sole(self, lifting, staying, index: int) -> bool:
+    def _past_staying_sole(self, lifting, staying) -> bool:
         """:func:`lift_now` for the ``lifting`` and ``staying`` contacts, with the two-step
-        capture and outside its steps (footstep ``index`` the next to lift)."""
-        if self.sequence is None or self._sequenced is not None and index <= self._sequenced + 2:
+        capture."""
+        if self.sequence is None:
             return False
         adjustment = self.adjustment
         # its heading: the sole's x axis seen from above (every step: yaw_of_sole's untilting costs 8 µs)
