@@ -105,7 +105,7 @@ from functools import lru_cache
 import numpy as np
 from numba import boolean, float64, intp, njit
 
-from ..._numba import VECTOR, compiled_function
+from ..._numba import VECTOR
 from ..._validation import positive_scalar
 from ...models.legs import leg_joints
 from ..capture_point import SupportPolygon, sole_outline
@@ -332,9 +332,9 @@ class LegRange:
     def leaves(self, q: np.ndarray, v: np.ndarray, horizon: float) -> bool:
         """Whether a joint of the leg is past its range by more than :data:`RANGE_TOLERANCE`
         at ``q + horizon·v`` (``q`` and ``v`` the whole model's configuration and velocity,
-        float64 arrays; ``horizon`` s). One compiled call: 0.2 µs on G1's leg, 7 µs in numpy."""
+        float64 arrays; ``horizon`` s). One compiled call: 0.4 µs on G1's leg, 7 µs in numpy."""
         below, above = self._outside
-        return _past_range(q, v, self.q_index, self.v_index, below, above, float(horizon))
+        return past_range(q, v, self.q_index, self.v_index, below, above, float(horizon))
 
 
 @njit(boolean(VECTOR, VECTOR, intp[:], intp[:], VECTOR, VECTOR, float64), cache=True, _nrt=False)
@@ -346,9 +346,6 @@ def past_range(q, v, q_index, v_index, below, above, horizon):
         if ahead < below[k] or ahead > above[k]:
             return True
     return False
-
-
-_past_range = compiled_function(past_range)
 
 
 def advance_lift_off(plan: WalkPlan, t: float, index: int, com, com_velocity) -> bool:
