@@ -112,8 +112,7 @@ def reach(model: pin.Model, q: np.ndarray, feet, placements, com_xy, com_axis=No
     from scipy.optimize import least_squares
 
     lower, upper = model.lowerPositionLimit, model.upperPositionLimit
-    joints = sorted({joint for foot in feet for joint in leg_joints(model, foot)
-                     if model.joints[joint].nq == 1})
+    joints = sorted({joint for foot in feet for joint in leg_joints(model, foot)})
     joints = [joint for joint in joints                                # a joint with no range is held
               if upper[model.joints[joint].idx_q] > lower[model.joints[joint].idx_q] + 1e-9]
     index = np.array([model.joints[joint].idx_q for joint in joints], dtype=int)

@@ -43,21 +43,27 @@ from .legs import leg_joints
 QUINTIC_SPEED, QUINTIC_ACCELERATION = 15.0 / 8.0, 10.0 / math.sqrt(3.0)
 
 
-def leg_rates(model: pin.Model, q: np.ndarray, foot: str, direction) -> tuple[list[int], np.ndarray, np.ndarray,
-                                                                                np.ndarray]:
-    """``(velocity indices, q̇ per m/s, τ per m/s², gravity torques)`` of ``foot``'s leg joints
-    (1-dof) at ``q`` for the foot moved along ``direction`` (3,) (normalised; orientation
-    held, base still; see the module)."""
+def foot_rates(model: pin.Model, q: np.ndarray, foot: str, direction) -> tuple[list[int], np.ndarray]:
+    """``(velocity indices, q̇ per m/s)`` of ``foot``'s leg joints (1-dof) at ``q`` for the foot
+    moved along ``direction`` (3,) (normalised; orientation held, base still): ``J⁺ e``."""
     direction = np.asarray(direction, dtype=float)
     norm = float(np.linalg.norm(direction))
     if direction.shape != (3,) or not norm > 0.0 or not np.isfinite(norm):
         raise ValueError(f"direction must be a nonzero finite (3,) vector, got {direction!r}")
-    joints = [joint for joint in leg_joints(model, foot) if model.joints[joint].nv == 1]
-    columns = [model.joints[joint].idx_v for joint in joints]
+    columns = [model.joints[joint].idx_v for joint in leg_joints(model, foot)]
     data = model.createData()
     pin.computeJointJacobians(model, data, q)
     jacobian = pin.getFrameJacobian(model, data, model.getFrameId(foot), pin.LOCAL_WORLD_ALIGNED)[:, columns]
-    rates = np.linalg.pinv(jacobian) @ np.r_[direction / norm, 0.0, 0.0, 0.0]
+    return columns, np.linalg.pinv(jacobian) @ np.r_[direction / norm, 0.0, 0.0, 0.0]
+
+
+def leg_rates(model: pin.Model, q: np.ndarray, foot: str, direction) -> tuple[list[int], np.ndarray, np.ndarray,
+                                                                                np.ndarray]:
+    """``(velocity indices, q̇ per m/s, τ per m/s², gravity torques)`` of ``foot``'s leg joints
+    (1-dof) at ``q`` for the foot moved along ``direction`` (3,) (:func:`foot_rates`; the
+    torques ``M_leg J⁺ e``, see the module)."""
+    columns, rates = foot_rates(model, q, foot, direction)
+    data = model.createData()
     mass = pin.crba(model, data, q)
     mass = np.triu(mass) + np.triu(mass, 1).T
     gravity = pin.computeGeneralizedGravity(model, data, q)[columns]
@@ -88,7 +94,7 @@ def swing_reaction(model: pin.Model, q: np.ndarray, foot: str, direction=(0.0, 1
     ``direction`` at ``q`` (see the module): the CoM is driven along ``direction`` by ``κ ä / (m z)``
     (m/s², ``ä`` the foot's acceleration) besides the pendulum's ``ω² (c − p)``."""
     direction = np.asarray(direction, dtype=float)
-    columns, rates, _, _ = leg_rates(model, q, foot, direction)
+    columns, rates = foot_rates(model, q, foot, direction)
     data = model.createData()
     pin.computeCentroidalMap(model, data, q)
     momentum = data.Ag[3:, columns] @ rates
