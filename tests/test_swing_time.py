@@ -9,7 +9,7 @@ import pytest
 
 import tsid_py as tp
 from tsid_py.control.walking.swing import quintic
-from tsid_py.models.swing_time import leg_rates, quickest_swing, swing_reaction
+from tsid_py.models.swing_time import foot_rates, leg_rates, quickest_swing, swing_reaction
 
 
 @pytest.mark.parametrize("robot_name", ["g1", "talos"])
@@ -49,6 +49,10 @@ def test_quickest_swing_rejects_a_zero_direction():
     robot = tp.robots.load("g1")
     with pytest.raises(ValueError, match="direction"):
         quickest_swing(robot.model, robot.q_ref, robot.feet[0], 0.3, [0.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match="direction"):
+        foot_rates(robot.model, robot.q_ref, robot.feet[0], [0.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match="direction"):
+        swing_reaction(robot.model, robot.q_ref, robot.feet[0], [np.nan, 1.0, 0.0])
 
 
 def _angular_momentum(model, q, velocity, step=1e-7) -> np.ndarray:
