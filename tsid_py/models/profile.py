@@ -198,7 +198,7 @@ def derive_profile(robot, **overrides) -> RobotProfile:
         "sole_size": robot.sole_size,
         "foot_radius": robot.foot_radius,
         "posture": robot.q_ref,
-        "leg_joints": leg_joints(model, [robot.frame_id(foot) for foot in feet], robot.floating_base),
+        "leg_joints": leg_joint_names(model, [robot.frame_id(foot) for foot in feet], robot.floating_base),
         "torso_frame": joint_body(model, chain[-1]) if chain else model.frames[0].name,
         "trunk_bodies": tuple(joint_body(model, joint) for joint in chain),
         "end_effector": robot.end_effector,
@@ -274,9 +274,10 @@ def robot_gait(robot, feet, posture) -> Gait:
     return gait
 
 
-def leg_joints(model: pin.Model, foot_frames, floating_base: bool) -> frozenset[str]:
+def leg_joint_names(model: pin.Model, foot_frames, floating_base: bool) -> frozenset[str]:
     """Names of the joints on the path from the base to any of ``foot_frames`` (ids): the
-    universe and a floating base's root joint are not leg joints."""
+    universe and a floating base's root joint are not leg joints (every such joint, where
+    :func:`~tsid_py.models.legs.leg_joints` keeps a leg's 1-dof chain, by id)."""
     first = 2 if floating_base else 1
     names = set()
     for frame in foot_frames:
