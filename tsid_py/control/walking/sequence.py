@@ -90,7 +90,8 @@ def crosses(stance: Footstep, lifted: Footstep, missed) -> bool:
     the swing foot would have to cross the legs, the stance foot is the one to catch the
     capture point."""
     across = np.array([-math.sin(stance.yaw), math.cos(stance.yaw)])
-    return stance.across(*lifted.xy) * float(across @ np.asarray(missed, dtype=float)) < 0.0
+    side = float(across @ (lifted.xy - stance.xy))
+    return side * float(across @ np.asarray(missed, dtype=float)) < 0.0
 
 
 @dataclass(frozen=True)
