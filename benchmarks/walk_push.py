@@ -67,6 +67,7 @@ def one_walk(job: tuple) -> dict:
             "fall_reason": summary.get("fall_reason"),
             "distance_m": round(summary["distance_m"], 3), "step_adjustments": summary["step_adjustments"],
             "early_touch_downs": summary["early_touch_downs"], "two_step_captures": summary["two_step_captures"],
+            "delayed_touch_downs": summary.get("delayed_touch_downs", 0),
             "delayed_lift_offs": summary.get("delayed_lift_offs", 0),
             "advanced_lift_offs": summary.get("advanced_lift_offs", 0)}
 
@@ -144,6 +145,7 @@ def main(argv=None) -> dict:
                              "survived": f"{sum(not run['fell'] for run in mine)}/{len(mine)}",
                              "adjustments": [run["step_adjustments"] for run in mine],
                              "early_touch_downs": [run["early_touch_downs"] for run in mine],
+                             "delayed_touch_downs": [run.get("delayed_touch_downs", 0) for run in mine],
                              "two_step_captures": [run["two_step_captures"] for run in mine],
                              "delayed_lift_offs": [run.get("delayed_lift_offs", 0) for run in mine],
                              "advanced_lift_offs": [run.get("advanced_lift_offs", 0) for run in mine],

@@ -248,3 +248,28 @@ def test_the_walks_sway_at_a_lift_off_against_the_pendulum_integrated():
                        GAIT)
     with pytest.raises(ValueError, match="in line"):
         in_line.sway_at_lift_off(0)
+
+
+def test_the_later_touch_downs_run_from_the_planned_one_to_latest_after_it_once():
+    """:meth:`~StepAdjustment.later_touch_downs`: ``count`` evenly from the planned touch-down
+    (or ``min_time`` from now, when later) to ``latest`` after it; none once the swing was
+    re-timed (brought forward or delayed) or without ``latest``; ``for_robot`` allows a quick
+    swing's time."""
+    adjustment = StepAdjustment(forward=0.3, backward=0.2, min_width=0.1, max_width=0.4, latest=0.2, min_time=0.1)
+    lift_off, duration = 1.0, 0.6
+    planned = lift_off + duration
+    np.testing.assert_allclose(adjustment.later_touch_downs(1.3, lift_off, planned, duration),
+                               np.linspace(planned, planned + 0.2, 5))
+    np.testing.assert_allclose(adjustment.later_touch_downs(1.55, lift_off, planned, duration, count=3),
+                               [1.65, 1.725, 1.8])
+    assert adjustment.latest_touch_down(lift_off, planned, duration) == pytest.approx(planned + 0.2)
+    for retimed in (planned - 0.1, planned + 0.05):
+        assert adjustment.later_touch_downs(1.3, lift_off, retimed, duration) == []
+        assert adjustment.latest_touch_down(lift_off, retimed, duration) == retimed
+    assert adjustment.later_touch_downs(1.75, lift_off, planned, duration) == []       # min_time past the latest
+    never = StepAdjustment(forward=0.3, backward=0.2, min_width=0.1, max_width=0.4)
+    assert never.later_touch_downs(1.3, lift_off, planned, duration) == []
+    assert StepAdjustment.for_robot(0.68, 0.18, SOLE, GAIT, quick_swing=0.21).latest == 0.21
+    assert StepAdjustment.for_robot(0.68, 0.18, SOLE, GAIT).latest == 0.0
+    with pytest.raises(ValueError, match="latest"):
+        StepAdjustment(forward=0.3, backward=0.2, min_width=0.1, max_width=0.4, latest=-0.1)

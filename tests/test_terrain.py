@@ -277,35 +277,61 @@ def test_replanning_with_the_plan_s_own_footsteps_and_state_changes_nothing():
     np.testing.assert_allclose(plan.dcm(times), dcm, atol=1e-9)
 
 
-def test_a_touch_down_brought_forward_moves_the_rest_of_the_walk_earlier():
-    """Re-planned to land the swing under way 0.15 s early: every later phase and event comes
-    0.15 s earlier, the next swing is rebuilt on its new times, the retimed swing lands on its
-    footstep then, continuously from where it was; a touch-down outside the swing is refused
-    with the plan unchanged."""
+@pytest.mark.parametrize("shift", [-0.15, 0.12])
+def test_a_re_timed_touch_down_moves_the_rest_of_the_walk_with_it(shift):
+    """Re-planned to land the swing under way 0.15 s early (or 0.12 s late): every later phase
+    and event comes that much earlier (later), the next swing is rebuilt on its new times, the
+    re-timed swing lands on its footstep then, continuously from where it was; a touch-down
+    not after the re-plan's time is refused with the plan unchanged."""
     plan, _ = _stairs_plan()
     single = plan.phases[3]
-    t, index, early = single.start + 0.2, single.step, 0.15
+    t, index = single.start + 0.2, single.step
     before_phases, before_events = list(plan.phases), list(plan.events)
     with pytest.raises(ValueError, match="touch_down"):
-        plan.replan(t, index, plan.footsteps[index:], [0.0, 0.0], [0.0, 0.0], touch_down=single.end + 0.1)
+        plan.replan(t, index, plan.footsteps[index:], [0.0, 0.0], [0.0, 0.0], touch_down=t)
     assert plan.phases == before_phases and plan.events == before_events
     swing = plan.swings[index]
     sample = swing.sample(t)
     position, velocity, _ = plan.com(t)
-    plan.replan(t, index, plan.footsteps[index:], position[:2], velocity[:2], touch_down=single.end - early)
-    swing.retarget(plan.footsteps[index].placement, t, single.end - early)
+    plan.replan(t, index, plan.footsteps[index:], position[:2], velocity[:2], touch_down=single.end + shift)
+    swing.retarget(plan.footsteps[index].placement, t, single.end + shift)
     for old, new in zip(before_phases, plan.phases):
-        assert new.start == pytest.approx(old.start - (early if old.start >= single.end else 0.0))
-        assert new.end == pytest.approx(old.end - (early if old.end >= single.end else 0.0))
+        assert new.start == pytest.approx(old.start + (shift if old.start >= single.end else 0.0))
+        assert new.end == pytest.approx(old.end + (shift if old.end >= single.end else 0.0))
     for old, new in zip(before_events, plan.events):
-        assert new[0] == pytest.approx(old[0] - (early if old[0] >= single.end else 0.0)) and new[1:] == old[1:]
-    assert plan.duration == pytest.approx(before_phases[-1].end - early)
+        assert new[0] == pytest.approx(old[0] + (shift if old[0] >= single.end else 0.0)) and new[1:] == old[1:]
+    assert plan.duration == pytest.approx(before_phases[-1].end + shift)
     assert plan.swings[index + 1].lift_off == pytest.approx(plan.phases[5].start)
-    assert swing.touch_down == pytest.approx(single.end - early)
+    assert swing.touch_down == pytest.approx(single.end + shift)
     assert swing.sample(swing.touch_down).placement.isApprox(plan.footsteps[index].placement)
     again = swing.sample(t)
     assert again.placement.isApprox(sample.placement, 1e-9)
     np.testing.assert_allclose(again.velocity, sample.velocity, atol=1e-9)
+
+
+def test_a_swing_delayed_while_coming_down_rises_again_and_lands_at_rest():
+    """A level swing (apex 5 cm at mid-swing) delayed by 0.15 s 0.05 s before its touch-down,
+    its landing moved 0.1 m sideways: continuous at the re-plan (position, velocity,
+    acceleration), it rises to 0.4 of its height above the landing halfway to the new
+    touch-down, never goes below the landing's height, and lands there at rest."""
+    start, end = Footstep("f", 0.0, 0.1, 0.0).placement, Footstep("f", 0.4, 0.1, 0.0).placement
+    swing = SwingTrajectory(start, end, 0.0, 0.6, 0.05)
+    t, later = 0.55, 0.75
+    before = swing.sample(t)
+    assert before.velocity[2] < 0.0 and before.placement.translation[2] < 0.02
+    landing = Footstep("f", 0.4, 0.2, 0.0).placement
+    swing.retarget(landing, t, later)
+    after = swing.sample(t)
+    assert after.placement.isApprox(before.placement, 1e-9)
+    np.testing.assert_allclose(after.velocity, before.velocity, atol=1e-9)
+    np.testing.assert_allclose(after.acceleration[:3], before.acceleration[:3], atol=1e-9)
+    heights = [swing.sample(time).placement.translation[2] for time in np.linspace(t, later, 401)]
+    assert min(heights) >= -1e-9
+    assert swing.sample(t + 0.5 * (later - t)).placement.translation[2] == pytest.approx(0.4 * 0.05)
+    assert max(heights) == pytest.approx(0.4 * 0.05)
+    final = swing.sample(later)
+    assert final.placement.isApprox(landing, 1e-9)
+    np.testing.assert_allclose(final.velocity, 0.0, atol=1e-9)
 
 
 def test_replanning_refuses_a_footstep_out_of_reach_and_keeps_the_plan():

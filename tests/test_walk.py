@@ -257,3 +257,27 @@ def test_icub_pushed_toward_the_foot_about_to_lift_waits_for_the_capture_point_i
     summary, _, _ = run_walk(robot, distance=3.0, duration=duration, pushes=push,
                              controller_options={"lift_off_timing": True})
     assert not summary["fell"] and summary["delayed_lift_offs"] >= 1
+
+
+def test_g1_pushed_toward_its_swing_foot_just_before_it_lands_lands_later_and_farther_out_in_mujoco():
+    """G1 walking, pushed 100 N (0.5 × its standing bound) toward the swing foot for 0.1 s at
+    75 % of its 5th swing (0.15 s before the touch-down): by the time the push has moved the
+    capture point past the landing sole, the foot is coming down with too little time left to
+    reach a landing that catches it. Without landing later (``latest`` 0) it lands as planned
+    and G1 falls within 1.2 s; allowed a quick swing's time more (the default), the
+    touch-down is delayed once, the foot lands farther out and G1 is up 1.2 s after the push
+    (and to the end of the walk: docs/walking.md, "Landing later")."""
+    robot = tp.robots.load("g1")
+    gait = robot.profile.gait
+    at = SETTLE + gait.start_time + 4 * gait.step_period + 0.75 * gait.single_support
+    push, duration = [(at, np.array([0.0, 100.0, 0.0]), 0.1)], at + 1.2
+    default = WalkingController(robot, 1e-3).adjustment
+    assert default.latest > 0
+    on_time = dataclasses.replace(default, latest=0.0)
+    before, _, _ = run_walk(robot, distance=3.0, duration=duration, pushes=push,
+                            controller_options={"step_adjustment": on_time})
+    assert before["fell"] and before["delayed_touch_downs"] == 0
+    summary, _, info = run_walk(robot, distance=3.0, duration=duration, pushes=push)
+    assert not summary["fell"] and summary["delayed_touch_downs"] == 1
+    left = [y for foot, _, y in info["footholds"] if foot == "left_sole"]
+    assert max(left) > gait.step_width / 2 + 0.1               # stepped out 10 cm and more

@@ -156,6 +156,7 @@ def _summary(judge, controller, plan, sim, start_feet, start_yaw, footholds, ste
         "recovery_steps": controller.recovery_steps,
         "step_adjustments": controller.plan_stage.adjustments,
         "early_touch_downs": controller.plan_stage.early_touch_downs,
+        "delayed_touch_downs": controller.plan_stage.delayed_touch_downs,
         "two_step_captures": controller.plan_stage.sequences,
         "delayed_lift_offs": controller.plan_stage.delayed_lift_offs,
         "advanced_lift_offs": controller.plan_stage.advanced_lift_offs,

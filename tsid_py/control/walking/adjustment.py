@@ -114,6 +114,21 @@ the two-step capture's own quick step now lasts ``1 / ω``) across the legs' lat
 ``(10 / √3) (max_width − min_width) / T_q²`` (44 m/s² on G1). Without one (``max_acceleration`` None), the landing is
 moved only until ``until`` of the swing (the former fixed window, 60 %).
 
+**Landing later.** A push toward the swing foot near the end of its swing moves the capture
+point past the landing sole when the foot has too little time left to get there — it is
+already coming down. When no landing by the planned touch-down is feasible, the touch-downs
+up to ``latest`` s later are weighed too (:meth:`StepAdjustment.later_touch_downs`), for a
+landing moved *outward* only (across the stance sole on the swing foot's side: a capture
+point running toward the stance foot is the next swing's, :mod:`.sequence`, and waiting lets
+it run farther): the pendulum diverges meanwhile, and the landing aimed at the later
+touch-down is the farther one, which the foot now has the time to reach. With a
+``quick_swing``, ``latest`` is that swing's time: the acceleration bound above lets a foot at
+rest cross the legs' whole lateral reach in it. A swing is delayed once (not when it was
+re-timed already, nor again); it is then re-aimed as any other until its new touch-down
+less ``min_time``. Traced on G1 pushed 100 N toward its swing foot 0.15 s before the
+touch-down: at 80 ms into the push the touch-down went 0.12 s later and the landing 0.24 m
+farther out, and the walk went on (it fell without: docs/walking.md, "Landing later").
+
 The footsteps are put back on the terrain (:func:`~.footholds.place_footstep`), the swing
 re-aimed (:meth:`~.swing.SwingTrajectory.retarget`) and the CoM re-planned from the measured
 state (:meth:`~.plan.WalkPlan.replan`). It is checked every ``period`` s of a single support
@@ -149,7 +164,8 @@ class StepAdjustment:
     the capture point at touch-down itself), ``max_acceleration`` (m/s²; None: the fixed
     window ``until``) the most a re-aimed swing may ask of the foot horizontally,
     ``nominal_width`` (m; None: ``max_width``) the widest stance across the stance sole the
-    nominal aim lands in (:meth:`aimed_landing`)."""
+    nominal aim lands in (:meth:`aimed_landing`), ``latest`` (s; 0: never) how much later than
+    planned a swing may land to reach a landing moved outward (:meth:`later_touch_downs`)."""
 
     forward: float
     backward: float
@@ -166,6 +182,7 @@ class StepAdjustment:
     double_support: float = 0.0
     max_acceleration: float | None = None
     nominal_width: float | None = None
+    latest: float = 0.0
 
     def __post_init__(self):
         self.sole_size = tuple(positive_scalar(value, "sole_size") for value in self.sole_size)
@@ -181,6 +198,7 @@ class StepAdjustment:
             self.max_acceleration = positive_scalar(self.max_acceleration, "max_acceleration")
         if self.nominal_width is not None:
             self.nominal_width = positive_scalar(self.nominal_width, "nominal_width")
+        self.latest = positive_scalar(self.latest, "latest", allow_zero=True)
         if not 0.0 <= positive_scalar(self.earliest, "earliest", allow_zero=True) <= 1.0:
             raise ValueError(f"earliest must be in [0, 1], got {self.earliest!r}")
         if self.max_width <= self.min_width:
@@ -202,7 +220,8 @@ class StepAdjustment:
         ``quick_swing`` (s, the two-step capture's quick step), the landing re-aimed until
         touch-down while the swing's peak acceleration stays within that of a rest-to-rest
         quintic across the legs' lateral reach in ``quick_swing``, ``(10 / √3) (max_width −
-        min_width) / quick_swing²``."""
+        min_width) / quick_swing²``, and a swing landing up to ``quick_swing`` later to reach
+        a landing moved outward."""
         defaults = {"forward": 0.5 * com_height, "backward": 0.35 * com_height, "min_width": 0.75 * step_width,
                     "max_width": max(0.7 * com_height, 1.5 * step_width), "sole_size": tuple(sole_size),
                     "margin": 0.25 * float(sole_size[1])}
@@ -211,7 +230,7 @@ class StepAdjustment:
         if quick_swing is not None:                       # re-aimed until touch-down, as fast as the quick step
             span = defaults["max_width"] - defaults["min_width"]
             quick = positive_scalar(quick_swing, "quick_swing")
-            defaults.update(until=1.0, max_acceleration=QUINTIC_ACCELERATION * span / quick**2)
+            defaults.update(until=1.0, max_acceleration=QUINTIC_ACCELERATION * span / quick**2, latest=quick)
         return cls(**{**defaults, **options})
 
     def feasible(self, position, velocity, acceleration, end, duration: float) -> bool:
@@ -310,6 +329,22 @@ class StepAdjustment:
         timed = [] if timing is None else [self.timed(*timing, t, touch_down, first)]
         return [touch_down, *timed, *np.linspace(touch_down, first, count)[1:].tolist()]
 
+    def later_touch_downs(self, t: float, lift_off: float, touch_down: float, duration: float,
+                          count: int = 5) -> list[float]:
+        """The touch-down times (s) later than planned to weigh at ``t`` when none by the
+        planned one is feasible (see the module), for a swing of ``duration`` s from
+        ``lift_off`` due at ``touch_down``: ``count`` from the planned one (or ``min_time``
+        s from now) to ``latest`` s after it; none when the swing was re-timed already."""
+        last = self.latest_touch_down(lift_off, touch_down, duration)
+        first = max(touch_down, t + self.min_time)
+        return np.linspace(first, last, count).tolist() if last > first + 1e-9 else []
+
+    def latest_touch_down(self, lift_off: float, touch_down: float, duration: float) -> float:
+        """The latest touch-down (s) of a swing of ``duration`` s from ``lift_off``, due at
+        ``touch_down``, that step adjustment may choose: ``latest`` s after it while it is as
+        planned, ``touch_down`` once re-timed (see the module)."""
+        return touch_down + self.latest if abs(touch_down - lift_off - duration) <= 1e-9 else touch_down
+
     def timed(self, dcm, stance_zmp, nominal, omega: float, t: float, touch_down: float, first: float) -> float:
         r"""The touch-down (s, in ``[first, touch_down]``) that lands the swing at the
         nominal DCM offset with the least of ``|d|² + β (τ − τ_p)²``, in closed form in
@@ -340,9 +375,9 @@ class StepAdjustment:
         """What a landing moved by ``move`` (2,) m at ``touch_down`` instead of ``planned`` (s)
         costs, compared in order: the part ``missed`` (2,) m of the move its reach clamped off
         (in cm: a landing that catches the capture point first), then the move's length plus
-        ``speed`` times the time it lands early, m."""
+        ``speed`` times the time it lands early or late, m."""
         short = 0.0 if missed is None else round(100.0 * float(np.hypot(missed[0], missed[1])))
-        return short, float(np.hypot(move[0], move[1])) + self.speed * (planned - touch_down)
+        return short, float(np.hypot(move[0], move[1])) + self.speed * abs(planned - touch_down)
 
     def landing(self, planned: Footstep, offset, stance: Footstep, lifted: Footstep,
                 max_width: float | None = None) -> tuple[float, float]:

@@ -86,7 +86,7 @@ from ..._validation import positive_scalar
 from ..terrain import Terrain
 from .angles import wrap_angle
 from .footsteps import Footstep
-from .swing import SwingTrajectory
+from .swing import OBSTACLE_CLEARANCE, SwingTrajectory
 
 #: The (start, end) delays :func:`clear_swing` tries, least total first.
 SWING_DELAYS = sorted(((a, b) for a in (0.0, 0.1, 0.2, 0.3) for b in (0.0, 0.1, 0.2, 0.3)),
@@ -95,9 +95,6 @@ SWING_DELAYS = sorted(((a, b) for a in (0.0, 0.1, 0.2, 0.3) for b in (0.0, 0.1, 
 CLEARANCE_SAMPLES = 40
 #: Share of a swing onto an uneven foothold spent coming straight down (see the module).
 SETTLE = 0.2
-#: Share of a swing's clearance it keeps over an obstacle (:func:`swing_clearance`), and the
-#: rise of a swing down from the highest ground it passes (:func:`descent_apex`).
-OBSTACLE_CLEARANCE = 0.4
 
 
 def place_footstep(step: Footstep, terrain: Terrain, sole_size, *, margin: float = 0.02, search: float | None = None,

@@ -260,8 +260,8 @@ class WalkPlan:
         ``t``: the ZMP plan of the rest of the walk over the new footholds, its DCM by the
         backward recursion, the CoM continuous from ``com`` (:class:`~.lipm.DCMTrajectory`
         without a solved start). ``touch_down`` (s; None: as planned): the swing under way
-        lands then instead, in ``(t, its planned touch-down]``, and every later phase and
-        contact event comes that much earlier. ``next_timing``, a list of ``(double, single)`` s
+        lands then instead, after ``t`` (earlier or later than planned), and every later
+        phase and contact event comes that much earlier or later. ``next_timing``, a list of ``(double, single)`` s
         (None: as planned): the double support before each of footsteps ``index + 1``,
         ``index + 2``, … and its swing last that long instead (:meth:`_retime`; a quick step
         after a landing brought forward, then a settling double support, :mod:`.sequence`).
@@ -283,10 +283,10 @@ class WalkPlan:
                              f"as (double, single) pairs, each double support at least the gait's transition "
                              f"{self.gait.transition} s, got {next_timing!r}")
         if touch_down is not None:
-            if not (under_way.kind == "single" and under_way.step == index and t < touch_down <= under_way.end):
-                raise ValueError(f"touch_down must be within the swing of footstep {index} under way at {t:.3f} s, "
-                                 f"after it and by {under_way.end:.3f} s, got {touch_down!r}")
-            self._bring_forward(under_way.end, touch_down - under_way.end)
+            if not (under_way.kind == "single" and under_way.step == index and t < touch_down):
+                raise ValueError(f"touch_down must end the swing of footstep {index} under way at {t:.3f} s, "
+                                 f"after it, got {touch_down!r}")
+            self._shift_from(under_way.end, touch_down - under_way.end)
             under_way = self.phase_at(t)
         for step, (double, single) in enumerate(timings, start=index + 1):
             self._retime(step, double, single)
@@ -382,7 +382,7 @@ class WalkPlan:
         self.duration = self.phases[-1].end
         self._phase_starts = [phase.start for phase in self.phases]
 
-    def _bring_forward(self, landing: float, shift: float) -> None:
+    def _shift_from(self, landing: float, shift: float) -> None:
         """Move the touch-down at ``landing`` s and every phase and event after it by
         ``shift`` s (negative: earlier)."""
         self.phases = [Phase(phase.kind, phase.start + (shift if phase.start >= landing - 1e-12 else 0.0),

@@ -87,8 +87,8 @@ class PlanStage(LiftOffRetiming, Stage):
         self._leg_ranges = {}                            # foot → its LegRange, made on first use
         self._anchored_steps = {}                        # contact name → (its anchor array, its footstep)
         #: Footsteps moved by step adjustment so far (each re-plan counts), the swings it
-        #: brought down early, and the two-step captures among them.
-        self.adjustments = self.early_touch_downs = self.sequences = 0
+        #: brought down early or delayed, and the two-step captures among them.
+        self.adjustments = self.early_touch_downs = self.delayed_touch_downs = self.sequences = 0
         self._sequenced: int | None = None               # the swing a two-step capture re-planned
         self._engaged: int | None = None                 # the swing step adjustment aims at its nominal offset
         self._next_check, self._target = 0.0, None
@@ -238,8 +238,9 @@ class PlanStage(LiftOffRetiming, Stage):
         outside the support of the stance and landing soles, the footsteps from the swing
         under way on aimed, from then until it lands, at the plan's nominal DCM offset (when
         that moves the landing by more than :data:`RETARGET_DISTANCE`; only to landings and
-        touch-downs the swing foot can still reach, :meth:`~.adjustment.StepAdjustment.feasible`)
-        and the walk re-planned. The swings of a two-step capture are re-aimed by the sequence
+        touch-downs the swing foot can still reach, :meth:`~.adjustment.StepAdjustment.feasible`,
+        later ones for a landing moved outward when none by the planned one is) and the walk
+        re-planned. The swings of a two-step capture are re-aimed by the sequence
         instead (:meth:`_capture_in_two`, :meth:`_reaim_second`)."""
         adjustment, plan, index = self.adjustment, self.plan, self._swing_index
         swing = plan.swings[index]
@@ -250,7 +251,8 @@ class PlanStage(LiftOffRetiming, Stage):
         if self._sequenced == index and t <= swing.touch_down - adjustment.min_time:
             self._capture_in_two(t, index, self._stance_footstep(), math.inf)    # re-aimed from the measured
             return
-        if (t > min(swing.lift_off + adjustment.until * swing.duration, swing.touch_down - adjustment.min_time)
+        last = adjustment.latest_touch_down(swing.lift_off, swing.touch_down, self.gait.single_support)
+        if (t > min(swing.lift_off + adjustment.until * swing.duration, last - adjustment.min_time)
                 or self._sequenced == index):
             self._next_check = swing.touch_down         # until this swing lands
             return
@@ -269,28 +271,35 @@ class PlanStage(LiftOffRetiming, Stage):
                     for touch_down in adjustment.touch_downs(t, swing.lift_off, swing.touch_down,
                                                              self.gait.single_support, timing=timing)),
                    key=lambda weighed: weighed[0])
+        if best[0][0] == math.inf:                       # no landing by the planned touch-down: a later one?
+            best = min((self._weigh(index, t, touch_down, stance, lifted)
+                        for touch_down in adjustment.later_touch_downs(t, swing.lift_off, swing.touch_down,
+                                                                       self.gait.single_support)),
+                       key=lambda weighed: weighed[0], default=best)
         key, shift, touch_down, move = best
         if key[0] == math.inf:                           # no landing the swing foot can still reach
             return
         if (key[0] > 0 and self.sequence is not None and crosses(stance, lifted, move - shift)
                 and self._capture_in_two(t, index, stance, key[0])):
             return
-        early = touch_down < swing.touch_down - 1e-9
+        early, late = touch_down < swing.touch_down - 1e-9, touch_down > swing.touch_down + 1e-9
         landing = planned.moved_to(planned.x + shift[0], planned.y + shift[1])
         if self.place is not None:
             landing = self.place(landing, True)
         shift = landing.xy - planned.xy                  # as placed: the rest of the walk follows it
-        if math.hypot(shift[0], shift[1]) <= RETARGET_DISTANCE and not early:
+        if math.hypot(shift[0], shift[1]) <= RETARGET_DISTANCE and not early:    # (a delay only with a move)
             return
         moved = [landing, *self._moved(plan.footsteps[index + 1:], shift)]
+        retimed = touch_down if early or late else None
         robot = self.solver.robot
         try:
-            plan.replan(t, index, moved, robot.com[:2], robot.com_velocity[:2], touch_down if early else None)
+            plan.replan(t, index, moved, robot.com[:2], robot.com_velocity[:2], retimed)
         except ValueError:                               # a moved footstep out of reach: keep the plan
             return
-        swing.retarget(self._registered(moved[0].placement), t, touch_down if early else None)
+        swing.retarget(self._registered(moved[0].placement), t, retimed)
         self.adjustments += 1
         self.early_touch_downs += early
+        self.delayed_touch_downs += late
 
     def _reaim_second(self, t: float, index: int) -> None:
         """The two-step capture's second swing (footstep ``index``) re-aimed on the measured
@@ -327,11 +336,9 @@ class PlanStage(LiftOffRetiming, Stage):
         return self._anchored_footstep(contact) if contact is not None else self._footholds[stance_foot]
 
     def _anchored_footstep(self, contact) -> Footstep:
-        """The footstep of ``contact``'s anchor, kept while that anchor is: a re-anchor
-        (:meth:`~tsid_py.solver.DynamicsSolver.reanchor_contact`) gives the contact new anchor
-        arrays, so the kept one is the same object only while it holds (the lift-off checks
-        run every 5 ms of a walk, step adjustment's as often; turning an anchor into a
-        footstep is 2 µs of a check's 10)."""
+        """The footstep of ``contact``'s anchor, kept while that anchor is (a re-anchor,
+        :meth:`~tsid_py.solver.DynamicsSolver.reanchor_contact`, gives it new arrays): 2 µs of
+        a 10 µs check, run every 5 ms."""
         entry = self._anchored_steps.get(contact.name)
         if entry is None or entry[0] is not contact.anchor_translation:
             entry = self._anchored_steps[contact.name] = (contact.anchor_translation,
@@ -356,6 +363,8 @@ class PlanStage(LiftOffRetiming, Stage):
             if not adjustment.feasible(sample.placement.translation[:2], sample.velocity[:2],
                                        sample.acceleration[:2], planned.xy + shift, touch_down - t):
                 key = (math.inf, math.inf)
+        if touch_down > swing.touch_down + 1e-9 and (move is None or crosses(stance, lifted, move)):
+            key = (math.inf, math.inf)                   # later only to reach a landing moved outward
         return key, shift, touch_down, shift if move is None else move
 
     def _moved(self, footsteps, shift) -> list[Footstep]:

@@ -25,10 +25,13 @@ both ends, clearing the ground in between and landing aligned with the surface.
   and slow turns, are left out). Level footholds take ``R = R_z(ψ)`` exactly.
 
 A landing point can be changed mid-swing (:meth:`SwingTrajectory.retarget`, for step
-recovery and step adjustment), and its touch-down brought forward: the horizontal motion, yaw
-and tilt are re-planned from the current reference state (position, velocity, acceleration)
-to the new pose, and the descent to its height (re-planned from the current vertical state
-once past the apex), so the reference stays twice differentiable.
+recovery and step adjustment), and its touch-down brought forward or delayed: the horizontal
+motion, yaw and tilt are re-planned from the current reference state (position, velocity,
+acceleration) to the new pose, and the descent to its height (re-planned from the current
+vertical state once past the apex), so the reference stays twice differentiable. A swing
+delayed while it comes down rises again, to :data:`OBSTACLE_CLEARANCE` of its ``height``
+above the landing (or stays where it is, when higher), halfway to the new touch-down, and
+comes down from there: it moves sideways above the ground instead of along it.
 
 Units: m, rad, s.
 """
@@ -43,6 +46,11 @@ import pinocchio as pin
 from ..._validation import positive_scalar
 from ..terrain import tilt_rotation
 from .angles import wrap_angle, yaw_of_sole, yaw_rotation
+
+#: Share of a swing's ``height`` it keeps over an obstacle (:func:`~.footholds.swing_clearance`),
+#: the rise of a swing down from the highest ground it passes (:func:`~.footholds.descent_apex`)
+#: and the height a delayed swing rises back to (:meth:`SwingTrajectory.retarget`).
+OBSTACLE_CLEARANCE = 0.4
 
 
 def quintic_coefficients(start, start_velocity, start_acceleration, end, duration: float):
@@ -116,7 +124,7 @@ class SwingTrajectory:
         self.move_end = self.touch_down - last * self.duration
         self.apex_time = self.lift_off + fraction * self.duration
         self.start = start.copy()
-        self._rise_start = self.lift_off
+        self._rise_start, self._hovering = self.lift_off, False
         low = max(float(start.translation[2]), float(end.translation[2])) + self.height
         self.apex = low if apex is None else max(float(apex), low - self.height)
         self._rise = (float(start.translation[2]), 0.0, 0.0, *quintic_coefficients(
@@ -149,16 +157,18 @@ class SwingTrajectory:
                                                                    self.touch_down - t0))
 
     def retarget(self, end: pin.SE3, t: float, touch_down: float | None = None) -> None:
-        """Land at ``end`` instead, and at ``touch_down`` (s; None: as planned; an earlier
-        one shortens what is left of the swing — its delays and the time to its apex — in
-        proportion): from time ``t`` on, quintics from the current reference state
-        (continuous position, velocity and acceleration) to ``end``."""
+        """Land at ``end`` instead, and at ``touch_down`` (s; None: as planned; another one
+        scales what is left of the swing — its delays and the time to its apex — in
+        proportion; a later one while coming down rises again first, see the module): from
+        time ``t`` on, quintics from the current reference state (continuous position,
+        velocity and acceleration) to ``end``."""
         if t >= self.touch_down:
             return
         t = max(t, self.lift_off)
         position, velocity, acceleration = self._state(t)
         vertical = self._vertical(t)
-        if touch_down is not None and t < touch_down < self.touch_down:
+        later = touch_down is not None and touch_down > self.touch_down
+        if touch_down is not None and t < touch_down != self.touch_down:
             ratio = (touch_down - t) / (self.touch_down - t)
             self.move_start, self.move_end, self.apex_time = (
                 moment if moment <= t else t + (moment - t) * ratio
@@ -167,8 +177,12 @@ class SwingTrajectory:
         if t >= self.move_end - 0.1 * self.duration:   # past its delay's start: move until touch-down
             self.move_end = self.touch_down
         self._plan(max(t, self.move_start), position, velocity, acceleration, end)
+        if later and t >= self.apex_time and vertical[1] < 0.0:     # delayed while coming down: up again
+            self._hovering = True
+            self.apex_time, self.apex = t + 0.5 * (self.touch_down - t), vertical[0]
         if t < self.apex_time:
-            self.apex = max(self.apex, float(end.translation[2]) + self.height)
+            rise = (OBSTACLE_CLEARANCE if self._hovering else 1.0) * self.height
+            self.apex = max(self.apex, float(end.translation[2]) + rise)
             z, vz, az = vertical
             self._rise = (z, vz, 0.5 * az, *quintic_coefficients(z, vz, az, self.apex, self.apex_time - t))
             self._rise_start = t
