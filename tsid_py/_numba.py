@@ -34,11 +34,12 @@ two copies' results differ in the last bits: 284 of the 59 760 numbers of twenty
 passes (up to 6e-14), and a G1 walk pushed near its bound walked from a fresh compile and
 fell from the cache. Inlined, there is one copy. A function with an explicit signature is
 compiled (or loaded) when its module is imported, before any kernel that calls it, so its
-own library is there in both cases — but under the name the process that compiled it gave
-it (a per-process counter is part of the name), so a kernel compiled by another process
-runs its own copy of it: a cache written piecewise by several processes still gives other
-last bits (measured on the estimator's step, docs/walking.md, "Landing later"; not fixed:
-it needs every kernel-to-kernel call to go through an inlined body).
+own library is there in both cases — under the name the process that compiled it gave it,
+though (a per-process counter is part of the name). Measured on the estimator's step, which
+calls four such kernels: its last bits depend on where and in which processes its kernels
+were compiled — a cache with one of them from another compile, or one written wholly by
+other processes, changes a walk near its bound (docs/walking.md, "Landing later"). Not fixed;
+the likely cure is every kernel-to-kernel call through an inlined body.
 ``tests/test_architecture.py`` checks the rule. A cache
 that lived through changes of other files is dropped on import (:mod:`tsid_py._kernel_cache`).
 """
