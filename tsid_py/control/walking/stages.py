@@ -267,15 +267,15 @@ class PlanStage(LiftOffRetiming, Stage):
         if whole:
             timing = (self.com.dcm_xy, self._stance_zmp(max(t, swing.lift_off)), plan.dcm(swing.touch_down),
                       plan.omega)
-        best = min((self._weigh(index, t, touch_down, stance, lifted)       # the first of the cheapest
-                    for touch_down in adjustment.touch_downs(t, swing.lift_off, swing.touch_down,
-                                                             self.gait.single_support, timing=timing)),
-                   key=lambda weighed: weighed[0])
+        def cheapest(touch_downs, default=None):        # the first of the cheapest weighed
+            return min((self._weigh(index, t, touch_down, stance, lifted) for touch_down in touch_downs),
+                       key=lambda weighed: weighed[0], default=default)
+
+        best = cheapest(adjustment.touch_downs(t, swing.lift_off, swing.touch_down, self.gait.single_support,
+                                               timing=timing))
         if best[0][0] == math.inf:                       # no landing by the planned touch-down: a later one?
-            best = min((self._weigh(index, t, touch_down, stance, lifted)
-                        for touch_down in adjustment.later_touch_downs(t, swing.lift_off, swing.touch_down,
-                                                                       self.gait.single_support)),
-                       key=lambda weighed: weighed[0], default=best)
+            best = cheapest(adjustment.later_touch_downs(t, swing.lift_off, swing.touch_down,
+                                                         self.gait.single_support), default=best)
         key, shift, touch_down, move = best
         if key[0] == math.inf:                           # no landing the swing foot can still reach
             return
