@@ -220,29 +220,57 @@ def test_no_private_attribute_of_another_object(path):
     assert not offending, offending
 
 
+def kernels(source: str) -> list[tuple[ast.FunctionDef, ast.Call | None]]:
+    """The functions decorated ``@njit`` or ``@njit(...)`` in ``source``, each with that
+    decorator's call (None for a bare ``@njit``)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef):
+            for decorator in node.decorator_list:
+                call = decorator if isinstance(decorator, ast.Call) else None
+                if getattr(call.func if call else decorator, "id", None) == "njit":
+                    found.append((node, call))
+    return found
+
+
 def uninlined_lazy_kernels(source: str) -> list[str]:
     """The functions decorated ``@njit(...)`` without an explicit signature and without
     ``inline="always"`` in ``source`` (see :mod:`tsid_py._numba`: such a function, called from
     a kernel, would leave the run's last bits depending on whether the kernels were compiled
     in the process or loaded from the disk cache)."""
     found = []
-    for node in ast.walk(ast.parse(source)):
-        if not isinstance(node, ast.FunctionDef):
+    for node, call in kernels(source):
+        if call is not None and call.args:
             continue
-        for decorator in node.decorator_list:
-            call = decorator if isinstance(decorator, ast.Call) else None
-            name = getattr(call.func if call else decorator, "id", None)
-            if name != "njit" or (call is not None and call.args):
-                continue
-            inline = {keyword.arg: keyword.value for keyword in call.keywords} if call else {}
-            if not (isinstance(inline.get("inline"), ast.Constant) and inline["inline"].value == "always"):
-                found.append(f"line {node.lineno}: {node.name}")
+        inline = {keyword.arg: keyword.value for keyword in call.keywords} if call else {}
+        if not (isinstance(inline.get("inline"), ast.Constant) and inline["inline"].value == "always"):
+            found.append(f"line {node.lineno}: {node.name}")
+    return found
+
+
+def calls_to_signed_kernels(sources: dict[str, str]) -> list[str]:
+    """The calls, inside a kernel of ``sources`` (name → text), of a kernel with an explicit
+    signature anywhere in ``sources`` (by its name): a kernel calls another one's inlined body
+    (:func:`tsid_py._numba.inlined`), or its last bits would depend on which processes compiled
+    the two (see :mod:`tsid_py._numba`)."""
+    signed = {node.name for source in sources.values() for node, call in kernels(source) if call and call.args}
+    found = []
+    for name, source in sources.items():
+        for node, _ in kernels(source):
+            for call in ast.walk(node):
+                callee = getattr(call.func, "id", getattr(call.func, "attr", None)) if isinstance(call, ast.Call) else None
+                if callee in signed and callee != node.name:
+                    found.append(f"{name} line {call.lineno}: {node.name} calls {callee}")
     return found
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_every_kernel_without_a_signature_is_inlined(path):
     assert not uninlined_lazy_kernels(path.read_text())
+
+
+def test_no_kernel_calls_a_kernel_with_a_signature():
+    assert not calls_to_signed_kernels({str(path.relative_to(PACKAGE)): path.read_text() for path in MODULES})
 
 
 def test_the_checks_see_what_they_look_for(tmp_path):
@@ -256,9 +284,12 @@ def test_the_checks_see_what_they_look_for(tmp_path):
     assert len(private) == 1
     assert find_cycle({"qp": {"reduced"}, "reduced": {"qp"}}) == ["qp", "reduced", "qp"]
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
-    kernels = ('@njit(cache=True)\ndef a(): pass\n@njit\ndef b(): pass\n'
-               '@njit(cache=True, inline="always")\ndef c(): pass\n@njit(void())\ndef d(): pass\n')
-    assert uninlined_lazy_kernels(kernels) == ["line 2: a", "line 4: b"]
+    lazy = ('@njit(cache=True)\ndef a(): pass\n@njit\ndef b(): pass\n'
+        '@njit(cache=True, inline="always")\ndef c(): pass\n@njit(void())\ndef d(): pass\n')
+    assert uninlined_lazy_kernels(lazy) == ["line 2: a", "line 4: b"]
+    callers = {"one": "@njit(void())\ndef signed(): pass\nsigned_inline = inlined(signed)\n",
+               "two": "@njit(void())\ndef caller():\n    signed_inline()\n    signed()\n"}
+    assert calls_to_signed_kernels(callers) == ["two line 4: caller calls signed"]
 
 
 class _Watch:
@@ -337,3 +368,28 @@ def test_no_controller_stage_changes_an_item_setting_during_a_step(monkeypatch):
         assert watch.found and "hip_ratio" in watch.found[0]
     finally:
         watch.active = False
+
+
+def test_only_a_kernel_that_keeps_the_order_of_its_arithmetic_is_inlined():
+    """:func:`tsid_py._numba.inlined` refuses a kernel compiled with reassociation or
+    contraction (its inlined copy would compute other last bits than it) and inlines one
+    compiled with :data:`~tsid_py._numba.ORDERED_MATH`."""
+    from numba import float64, njit, void
+
+    from tsid_py._numba import FASTMATH, ORDERED_MATH, inlined
+
+    def scale(x):
+        x[0] *= 2.0
+
+    reordering = njit(void(float64[:]), fastmath=FASTMATH)(scale)
+    with pytest.raises(ValueError, match="kernel scale must be compiled without reassociation"):
+        inlined(reordering)
+    body = inlined(njit(void(float64[:]), fastmath=ORDERED_MATH)(scale))
+
+    @njit(void(float64[:]))
+    def caller(x):
+        body(x)
+
+    x = np.ones(1)
+    caller(x)
+    assert x[0] == 2.0

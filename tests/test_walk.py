@@ -198,9 +198,9 @@ def test_g1_lifts_a_foot_early_when_its_leg_runs_out_of_range_in_a_wide_stance_i
     that follows the left leg, its sole held flat, stretches as the CoM moves onto the right
     sole. Lifted on the plan's clock (``range_horizon`` None) its ankle roll passes its stop
     before the unloading, the QP drops that sole's force in one period and the right sole
-    slides within 0.7 s; with the lift-off brought forward as the leg reaches its range (the
-    default) G1 is up 1 s after the push (and to the end of the walk: docs/walking.md, "A leg
-    at its range")."""
+    slides within the second after the push (0.6–0.8 s after it, by the kernels' last bits);
+    with the lift-off brought forward as the leg reaches its range (the default) G1 is up 1 s
+    after the push (and to the end of the walk: docs/walking.md, "A leg at its range")."""
     robot = tp.robots.load("g1")
     gait = robot.profile.gait
     at = SETTLE + gait.start_time + 4 * gait.step_period + 0.9 * gait.step_period
@@ -210,7 +210,7 @@ def test_g1_lifts_a_foot_early_when_its_leg_runs_out_of_range_in_a_wide_stance_i
     clocked = dataclasses.replace(timing, range_horizon=None)
     before, _, _ = run_walk(robot, distance=3.0, duration=duration, pushes=push,
                             controller_options={"lift_off_timing": clocked})
-    assert before["fell"] and "slid" in before["fall_reason"] and before["fell_at"] < at + 0.7
+    assert before["fell"] and "slid" in before["fall_reason"] and before["fell_at"] < at + 1.0
     summary, _, _ = run_walk(robot, distance=3.0, duration=duration, pushes=push)
     assert not summary["fell"] and summary["advanced_lift_offs"] >= 1
 

@@ -21,34 +21,34 @@ They are compiled once (about 10 s) and cached on disk (``cache=True``): those w
 explicit signature at import, the others in :func:`tsid_py.backends.active_set.warm_up`,
 ahead of the control loop.
 
-**Every function without an explicit signature is inlined where a kernel calls it**
-(``inline="always"``: numba copies its body into the caller before compiling). Otherwise a
-run's last bits depended on whether the kernels were compiled in the process or loaded from
-the disk cache. numba links a called function into its caller's library as a weak symbol,
-and its copy there is optimised again with the caller (reassociated sums, fused
-multiply-adds: :data:`FASTMATH`). When a caller is compiled in the process, the function's own
-compiled library is already loaded, and the weak symbol resolves to that; when the caller is
-loaded from the cache, the function's library is not, and the caller runs its own copy (our
-reading of numba's linking; inlining removes the difference, which is what was measured). The
-two copies' results differ in the last bits: 284 of the 59 760 numbers of twenty G1 dynamics
-passes (up to 6e-14), and a G1 walk pushed near its bound walked from a fresh compile and
-fell from the cache. Inlined, there is one copy. A function with an explicit signature is
-compiled (or loaded) when its module is imported, before any kernel that calls it, so its
-own library is there in both cases — under the name the process that compiled it gave it,
-though (a per-process counter is part of the name). Measured on the estimator's step, which
-calls four such kernels: its last bits depend on where and in which processes its kernels
-were compiled — a cache with one of them from another compile, or one written wholly by
-other processes, changes a walk near its bound (docs/walking.md, "Landing later"). Not fixed;
-the likely cure is every kernel-to-kernel call through an inlined body.
-``tests/test_architecture.py`` checks the rule. A cache
-that lived through changes of other files is dropped on import (:mod:`tsid_py._kernel_cache`).
+**Every call from one kernel to another is inlined** (``inline="always"``: numba copies the
+callee's body into the caller before compiling it), so that a kernel's compiled code holds
+everything it runs. Otherwise a run's last bits depended on how the kernels came to be
+compiled. numba links a called function into its caller's library as a weak symbol, and its
+copy there is optimised again with the caller (reassociated sums, fused multiply-adds:
+:data:`FASTMATH`); whether the caller then runs that copy or the function's own library
+depends on what is loaded and under which name (our reading of numba's linking; what was
+measured is below). For a function without an explicit signature, on whether the caller was
+compiled in the process or loaded from the disk cache: 284 of the 59 760 numbers of twenty G1
+dynamics passes differed (up to 6e-14), and a G1 walk pushed near its bound walked from a
+fresh compile and fell from the cache. For a function with an explicit signature (compiled or
+loaded at import, under a name that carries a per-process counter), on where and in which
+processes the kernels were compiled: a cache with the estimator's kernels from another
+compile changed a realistic G1 walk (docs/walking.md, "Landing later"). So a function without
+a signature is declared ``inline="always"``, and a kernel with one, when another kernel calls
+it, is called through its body (:func:`inlined`); ``tests/test_architecture.py`` checks both.
+An inlined copy is typed and optimised with its caller, so both are compiled without
+reassociation and contraction (:data:`ORDERED_MATH`): with them, the copy computed other last
+bits than the kernel (the compiled assembly than the items' own writers, which a test holds bit
+for bit). A cache that lived through changes of other files is dropped on import
+(:mod:`tsid_py._kernel_cache`).
 """
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from numba import float64
+from numba import float64, njit
 from numba.core import types
 from numba.core.errors import TypingError
 from numba.core.typing import signature
@@ -59,8 +59,29 @@ from numba.np.linalg import dot_3_mm, ensure_blas
 #: semantics for inf and NaN: infinite bounds are data here.
 FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
 
+#: The flags of the kernels that inline another kernel's body (:func:`inlined`) and of those
+#: whose body is inlined: :data:`FASTMATH` without reassociation and contraction. Under those
+#: two the optimiser reorders sums and fuses multiply-adds by what it sees around them (the
+#: arrays' layouts, the loops), so an inlined copy would compute other last bits than the kernel
+#: itself — the compiled assembly than the items' own writers, which a test holds bit for bit.
+ORDERED_MATH = {"nsz", "arcp"}
+
 #: Float arrays of any layout (views of pinocchio's buffers, slices).
 VECTOR, MATRIX = float64[:], float64[:, :]
+
+
+def inlined(kernel):
+    """The body of the explicit-signature ``kernel`` for other kernels to call: its Python
+    function compiled with ``inline="always"`` (copied into each caller before the caller is
+    compiled; the caller's flags apply). A kernel calls another kernel only this way, so that
+    its compiled code holds everything it runs (see the module; checked by
+    ``tests/test_architecture.py``); Python calls ``kernel`` itself. ``kernel`` reorders no
+    arithmetic (:data:`ORDERED_MATH`), nor may the kernels that call the body."""
+    fastmath = kernel.targetoptions.get("fastmath", False)
+    if fastmath is True or {"reassoc", "contract"} & set(fastmath or ()):
+        raise ValueError(f"kernel {kernel.__name__} must be compiled without reassociation or contraction "
+                         f"(ORDERED_MATH) to be inlined, got fastmath={fastmath!r}")
+    return njit(inline="always")(kernel.py_func)
 
 
 def compiled_function(kernel):

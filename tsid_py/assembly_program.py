@@ -28,13 +28,14 @@ from types import SimpleNamespace
 import numpy as np
 from numba import float64, intp, njit, types, void
 
-from ._numba import FASTMATH, compiled_function
+from ._numba import ORDERED_MATH, compiled_function
 from ._validation import _FLOAT64, as_vector
 from .constraints.limits import TorqueLimits
-from .contacts import PlanarContact, PointContact, contact_rows
-from .frames import frame_pd_rows
+from .contacts import PlanarContact, PointContact, contact_rows_inline
+from .frames import frame_pd_rows_inline
 from .rigid_body import outputs
-from .row_writers import affine_bound_rows, affine_target_rows, desired_acceleration, dynamics_rows, pd_rows
+from .row_writers import (affine_bound_rows_inline, affine_target_rows_inline, desired_acceleration,
+                          dynamics_rows_inline, pd_rows_inline)
 from .settings import CHANGES, settings_assigned
 from .tasks.com import CoMTask
 from .tasks.effort import TorqueTask
@@ -51,7 +52,7 @@ KIND, FLOATS, INTS, TARGET, ROW, ROWS, EXTRA, EXTRA2, RECORD = range(9)
 _PD_KINDS = (CoMTask, FrameTask, PositionTask, OrientationTask)
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=ORDERED_MATH, inline="always")
 def _rows_of(target, A, b, A_soft, b_soft, first, count, columns):
     """The ``count`` rows from ``first`` of ``A, b`` (target 0) or the soft rows (1), their
     first ``columns`` columns."""
@@ -60,7 +61,7 @@ def _rows_of(target, A, b, A_soft, b_soft, first, count, columns):
     return A_soft[first:first + count, :columns], b_soft[first:first + count]
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=ORDERED_MATH, inline="always")
 def _contact(record, ints, floats, J, dJ, rotations, translations, v, D, A, b, A_soft, b_soft, root, nv):
     """A contact's columns of ``D`` and of the root rows, and its no-slip rows (scaled by its
     soft √weight when it has one): :func:`~tsid_py.contacts.contact_rows`."""
@@ -71,10 +72,10 @@ def _contact(record, ints, floats, J, dJ, rotations, translations, v, D, A, b, A
     scratch = f + 15 + 6 * size
     jacobian = floats[scratch:scratch + 6 * nv].reshape((6, nv))
     matrix, vector = _rows_of(record[TARGET], A, b, A_soft, b_soft, record[ROW], record[ROWS], nv)
-    contact_rows(J, dJ, ints[i + 4:i + 4 + count], translations[frame], rotations[frame], v, kp, kd,
-                 floats[f + 3:f + 6], floats[f + 6:f + 15].reshape((3, 3)), first_row, generator, selects, jacobian,
-                 floats[scratch + 6 * nv:scratch + 6 * nv + 6], D[:, column:column + size],
-                 A[:root, column:column + size], matrix, vector)
+    contact_rows_inline(J, dJ, ints[i + 4:i + 4 + count], translations[frame], rotations[frame], v, kp, kd,
+                        floats[f + 3:f + 6], floats[f + 6:f + 15].reshape((3, 3)), first_row, generator, selects,
+                        jacobian, floats[scratch + 6 * nv:scratch + 6 * nv + 6], D[:, column:column + size],
+                        A[:root, column:column + size], matrix, vector)
     if scale != 1.0:
         for r in range(matrix.shape[0]):
             for c in range(nv):
@@ -82,7 +83,7 @@ def _contact(record, ints, floats, J, dJ, rotations, translations, v, D, A, b, A
             vector[r] *= scale
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=ORDERED_MATH, inline="always")
 def _pd_task(record, ints, floats, J, dJ, rotations, translations, com, com_velocity, com_drift, com_jacobian, v,
              A, b, A_soft, b_soft, nv):
     """A CoM or frame task's rows: :func:`~tsid_py.row_writers.pd_rows` from the CoM terms, or
@@ -98,18 +99,18 @@ def _pd_task(record, ints, floats, J, dJ, rotations, translations, com, com_velo
     if record[KIND] == COM:
         for a in range(3):
             error[a] = translation_ref[a] - com[a]
-        pd_rows(com_jacobian, v, com_drift, error, 0, kept, scale, acceleration_ref, velocity_ref, kp, kd, matrix,
-                vector, error_rate)
+        pd_rows_inline(com_jacobian, v, com_drift, error, 0, kept, scale, acceleration_ref, velocity_ref, kp, kd,
+                       matrix, vector, error_rate)
         return
     frame, local, first_row, count = ints[i + size], ints[i + size + 1] != 0, ints[i + size + 2], ints[i + size + 3]
     scratch = f + 12 + 6 * dim + size
-    frame_pd_rows(J, dJ, ints[i + size + 4:i + size + 4 + count], translations[frame], rotations[frame], v,
-                  translation_ref, rotation_ref, local, first_row, kept, scale, acceleration_ref, velocity_ref, kp, kd,
-                  floats[scratch:scratch + 6 * nv].reshape((6, nv)), floats[scratch + 6 * nv:scratch + 6 * nv + 6],
-                  error, error_rate, matrix, vector)
+    frame_pd_rows_inline(J, dJ, ints[i + size + 4:i + size + 4 + count], translations[frame], rotations[frame], v,
+                         translation_ref, rotation_ref, local, first_row, kept, scale, acceleration_ref, velocity_ref,
+                         kp, kd, floats[scratch:scratch + 6 * nv].reshape((6, nv)),
+                         floats[scratch + 6 * nv:scratch + 6 * nv + 6], error, error_rate, matrix, vector)
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=ORDERED_MATH, inline="always")
 def _posture(record, ints, floats, q, v, e):
     """The posture task's PD law into the diagonal cost's targets ``e``, as
     :func:`~tsid_py.tasks.joint.joint_targets` forms it."""
@@ -133,7 +134,7 @@ _RECORDS, _INTS, _FLOATS, _ROWS2 = intp[:, ::1], intp[::1], float64[::1], float6
 
 
 @njit(void(_RECORDS, _INTS, _FLOATS, _FLOATS, intp, intp, float64[::1], float64[::1], _ROWS2, _ROWS2, _FLOATS,
-           _ROWS2, _FLOATS, _FLOATS, _ROWS2, _FLOATS, _FLOATS), cache=True, fastmath=FASTMATH, _nrt=False)
+           _ROWS2, _FLOATS, _FLOATS, _ROWS2, _FLOATS, _FLOATS), cache=True, fastmath=ORDERED_MATH, _nrt=False)
 def run_program(records, ints, floats, robot, nv, frames, q, v, D, A, b, A_soft, b_soft, e, C, l, u):
     """Every record's writer, in order, from the robot's pass outputs ``robot``
     (:func:`tsid_py.rigid_body.outputs`, ``nv`` velocities and ``frames`` frames) and state
@@ -151,7 +152,7 @@ def run_program(records, ints, floats, robot, nv, frames, q, v, D, A, b, A_soft,
         kind = record[KIND]
         if kind == DYNAMICS:
             root = record[EXTRA]
-            dynamics_rows(M, h, D[:, :nv], A[:root, :nv], b[:root])
+            dynamics_rows_inline(M, h, D[:, :nv], A[:root, :nv], b[:root])
         elif kind == CONTACT:
             _contact(record, ints, floats, J, dJ, rotations, translations, v, D, A, b, A_soft, b_soft, root, nv)
         elif kind == COM or kind == FRAME:
@@ -162,13 +163,13 @@ def run_program(records, ints, floats, robot, nv, frames, q, v, D, A, b, A_soft,
         elif kind == TORQUE_ROWS:
             f, i, size = record[FLOATS], record[INTS], record[ROWS]
             matrix, vector = _rows_of(record[TARGET], A, b, A_soft, b_soft, record[ROW], size, D.shape[1])
-            affine_target_rows(D[torque_rows:], h[torque_rows:], ints[i:i + size], floats[f:f + size],
-                               floats[f + size:f + 2 * size], matrix, vector)
+            affine_target_rows_inline(D[torque_rows:], h[torque_rows:], ints[i:i + size], floats[f:f + size],
+                                      floats[f + size:f + 2 * size], matrix, vector)
         elif kind == TORQUE_LIMITS:
             f, i, size, first = record[FLOATS], record[INTS], record[ROWS], record[ROW]
-            affine_bound_rows(D[torque_rows:], h[torque_rows:], ints[i:i + size], floats[f:f + size],
-                              floats[f + size:f + 2 * size], C[first:first + size], l[first:first + size],
-                              u[first:first + size])
+            affine_bound_rows_inline(D[torque_rows:], h[torque_rows:], ints[i:i + size], floats[f:f + size],
+                                     floats[f + size:f + 2 * size], C[first:first + size], l[first:first + size],
+                                     u[first:first + size])
 
 
 _ANY1, _ANY2 = types.Array(float64, 1, "A", readonly=True), types.Array(float64, 2, "A", readonly=True)

@@ -47,8 +47,8 @@ import numpy as np
 import pinocchio as pin
 from numba import boolean, float64, njit, void
 
-from ._numba import FASTMATH, MATRIX, VECTOR, direct_calls
-from .frames import FRAME_SOURCES, frame_motion, rotation_vector
+from ._numba import ORDERED_MATH, MATRIX, VECTOR, direct_calls
+from .frames import FRAME_SOURCES, frame_motion_inline, rotation_vector
 from .items import SolverItem
 from .loaders.source import CoordinateCoupling, FrameJoin, PointJoin
 from .settings import Setting, non_negative
@@ -121,7 +121,7 @@ class Closure(SolverItem):
 # ------------------------------------------------------------------------- points and frames
 @njit(void(MATRIX, MATRIX, *FRAME_SOURCES[2:], *FRAME_SOURCES[2:], VECTOR, MATRIX, VECTOR, MATRIX, boolean, VECTOR,
            float64, float64, MATRIX, MATRIX, VECTOR, MATRIX, VECTOR, MATRIX, MATRIX, VECTOR, VECTOR),
-      cache=True, fastmath=FASTMATH)
+      cache=True, fastmath=ORDERED_MATH)
 def join_rows(joint_jacobians, joint_jacobian_rates, columns1, translation1, rotation1, columns2, translation2,
               rotation2, offset1, turn1, offset2, turn2, angular, v, kp, kd, points, jacobian1, drift1, jacobian2,
               drift2, force_block, matrix, vector, error):
@@ -138,8 +138,10 @@ def join_rows(joint_jacobians, joint_jacobian_rates, columns1, translation1, rot
             + rotation1[r, 2] * offset1[2]
         points[1, r] = translation2[r] + rotation2[r, 0] * offset2[0] + rotation2[r, 1] * offset2[1] \
             + rotation2[r, 2] * offset2[2]
-    frame_motion(joint_jacobians, joint_jacobian_rates, columns1, points[0], rotation1, v, False, jacobian1, drift1)
-    frame_motion(joint_jacobians, joint_jacobian_rates, columns2, points[1], rotation2, v, False, jacobian2, drift2)
+    frame_motion_inline(joint_jacobians, joint_jacobian_rates, columns1, points[0], rotation1, v, False, jacobian1,
+                        drift1)
+    frame_motion_inline(joint_jacobians, joint_jacobian_rates, columns2, points[1], rotation2, v, False, jacobian2,
+                        drift2)
     for r in range(3):
         error[r] = points[0, r] - points[1, r]
     if angular:

@@ -21,9 +21,9 @@ import pinocchio as pin
 
 from numba import boolean, float64, intp, njit, void
 
-from ._numba import FASTMATH, MATRIX, VECTOR, direct_calls
+from ._numba import ORDERED_MATH, MATRIX, VECTOR, direct_calls, inlined
 from ._validation import positive_scalar, priority as check_priority
-from .frames import FRAME_SOURCES, frame_motion, placement_error
+from .frames import FRAME_SOURCES, frame_motion_inline, placement_error
 from .items import SolverItem
 from .settings import Setting, flag, non_negative, positive
 from .wrench_cone import convex_polygon, wrench_cone_rows
@@ -44,7 +44,7 @@ DEFAULT_KP = 100.0
 
 
 @njit(void(*FRAME_SOURCES, VECTOR, float64, float64, VECTOR, MATRIX, intp, MATRIX, boolean, MATRIX, VECTOR, MATRIX,
-           MATRIX, MATRIX, VECTOR), cache=True, fastmath=FASTMATH)
+           MATRIX, MATRIX, VECTOR), cache=True, fastmath=ORDERED_MATH)
 def contact_rows(joint_jacobians, joint_jacobian_rates, columns, translation, rotation, v, kp, kd, anchor_translation,
                  anchor_rotation, first_row, generator, selects, jacobian, drift, force_block, root_block, matrix,
                  vector):
@@ -59,7 +59,7 @@ def contact_rows(joint_jacobians, joint_jacobian_rates, columns, translation, ro
     the frame's drift from its anchor in its own axes (:func:`~tsid_py.frames.placement_error`,
     local; no position term when ``kp == 0``); ``matrix`` may have no rows (a contact without
     kinematics)."""
-    frame_motion(joint_jacobians, joint_jacobian_rates, columns, translation, rotation, v, True, jacobian, drift)
+    frame_motion_inline(joint_jacobians, joint_jacobian_rates, columns, translation, rotation, v, True, jacobian, drift)
     nv, size = force_block.shape
     for i in range(nv):
         for j in range(size):
@@ -83,6 +83,9 @@ def contact_rows(joint_jacobians, joint_jacobian_rates, columns, translation, ro
             matrix[r, i] = jacobian[row, i]
             velocity += jacobian[row, i] * v[i]
         vector[r] = -drift[row] - kd * velocity + kp * error[row]
+
+
+contact_rows_inline = inlined(contact_rows)
 
 
 _direct = direct_calls(contact_rows)

@@ -24,14 +24,14 @@ from __future__ import annotations
 import numpy as np
 from numba import boolean, float64, njit, void
 
-from ._numba import FASTMATH, VECTOR, direct_calls
+from ._numba import ORDERED_MATH, VECTOR, direct_calls
 from ._validation import as_vector
-from .frames import FRAME_SOURCES, add_generalized_force
+from .frames import FRAME_SOURCES, add_generalized_force_inline
 from .items import SolverItem
 from .settings import Setting, flag
 
 
-@njit(void(*FRAME_SOURCES, VECTOR, boolean, VECTOR, boolean, float64, VECTOR), cache=True, fastmath=FASTMATH)
+@njit(void(*FRAME_SOURCES, VECTOR, boolean, VECTOR, boolean, float64, VECTOR), cache=True, fastmath=ORDERED_MATH)
 def wrench_generalized_force(joint_jacobians, joint_jacobian_rates, columns, translation, rotation, wrench, local,
                              point, about_point, scale, out):
     """``out += scale · J_pᵀ [f; m]`` for the wrench ``[f; m]`` on a frame (its sources as
@@ -48,8 +48,8 @@ def wrench_generalized_force(joint_jacobians, joint_jacobian_rates, columns, tra
                       R[2, 0] * mx + R[2, 1] * my + R[2, 2] * mz)
     p = point if about_point else translation
     mx, my, mz = mx + p[1] * fz - p[2] * fy, my + p[2] * fx - p[0] * fz, mz + p[0] * fy - p[1] * fx
-    add_generalized_force(joint_jacobians, columns, scale * fx, scale * fy, scale * fz, scale * mx, scale * my,
-                          scale * mz, out)
+    add_generalized_force_inline(joint_jacobians, columns, scale * fx, scale * fy, scale * fz, scale * mx, scale * my,
+                                 scale * mz, out)
 
 
 _direct = direct_calls(wrench_generalized_force)

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 from numba import boolean, float64, intp, njit, void
 
-from ._numba import FASTMATH, MATRIX, VECTOR, direct_calls
-from .row_writers import pd_rows
+from ._numba import ORDERED_MATH, MATRIX, VECTOR, direct_calls, inlined
+from .row_writers import pd_rows_inline
 
 #: A frame's sources, as the frame kernels take them (see :class:`tsid_py.robot.FrameSources`):
 #: pinocchio's world joint Jacobians ``data.J`` and their rates ``data.dJ`` (6 × nv), the
@@ -17,7 +17,7 @@ from .row_writers import pd_rows
 FRAME_SOURCES = (MATRIX, MATRIX, intp[:], VECTOR, MATRIX)
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=ORDERED_MATH, inline="always")
 def rotation_vector(m):
     """The rotation vector ``θ n`` (``θ`` in [0, π]) of the rotation matrix whose entries,
     row by row, are the 9-tuple ``m``; a 3-tuple. pinocchio's ``log3``.
@@ -51,20 +51,20 @@ def rotation_vector(m):
     return theta * nx, theta * ny, theta * nz
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=ORDERED_MATH, inline="always")
 def _rows_dot(A, i, B, j):
     """``A[i] · B[j]`` for 3-column matrices: entry ``(i, j)`` of ``A Bᵀ``."""
     return A[i, 0] * B[j, 0] + A[i, 1] * B[j, 1] + A[i, 2] * B[j, 2]
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=ORDERED_MATH, inline="always")
 def _rotate_back(R, x, y, z):
     """``Rᵀ (x, y, z)`` as a 3-tuple."""
     return (R[0, 0] * x + R[1, 0] * y + R[2, 0] * z, R[0, 1] * x + R[1, 1] * y + R[2, 1] * z,
             R[0, 2] * x + R[1, 2] * y + R[2, 2] * z)
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=ORDERED_MATH, inline="always")
 def placement_error(translation, rotation, translation_ref, rotation_ref, local):
     """``[p_ref − p; log3(R_ref Rᵀ)]`` in world axes or, when ``local``, the same rotated by
     ``Rᵀ`` (that is ``[Rᵀ (p_ref − p); log3(Rᵀ R_ref)]``), as a 6-tuple."""
@@ -81,7 +81,7 @@ def placement_error(translation, rotation, translation_ref, rotation_ref, local)
     return dx, dy, dz, ox, oy, oz
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=ORDERED_MATH, inline="always")
 def point_motion(joint_jacobians, joint_jacobian_rates, columns, px, py, pz, v):
     """The velocity and drift of the world point ``p`` fixed to a body, from pinocchio's world
     joint Jacobians ``J`` and their rates ``J̇`` over the body's supporting columns ``c``: with
@@ -110,7 +110,7 @@ def point_motion(joint_jacobians, joint_jacobian_rates, columns, px, py, pz, v):
             az + bx * py - by * px + wx * vy - wy * vx, bx, by, bz)
 
 
-@njit(void(*FRAME_SOURCES, VECTOR, boolean, MATRIX, VECTOR), cache=True, fastmath=FASTMATH)
+@njit(void(*FRAME_SOURCES, VECTOR, boolean, MATRIX, VECTOR), cache=True, fastmath=ORDERED_MATH)
 def frame_motion(joint_jacobians, joint_jacobian_rates, columns, translation, rotation, v, local, jacobian, drift):
     """A frame's Jacobian (6 × nv, linear rows first) and drift (its classical acceleration
     at q̈ = 0) from pinocchio's world joint Jacobians ``J`` and their rates ``J̇``.
@@ -142,23 +142,30 @@ def frame_motion(joint_jacobians, joint_jacobian_rates, columns, translation, ro
         drift[r], drift[3 + r] = linear[r], angular[r]
 
 
+frame_motion_inline = inlined(frame_motion)
+
+
 @njit(void(*FRAME_SOURCES, VECTOR, VECTOR, MATRIX, boolean, intp, intp[:], VECTOR, VECTOR, VECTOR, VECTOR,
-           VECTOR, MATRIX, VECTOR, VECTOR, VECTOR, MATRIX, VECTOR), cache=True, fastmath=FASTMATH)
+           VECTOR, MATRIX, VECTOR, VECTOR, VECTOR, MATRIX, VECTOR), cache=True, fastmath=ORDERED_MATH)
 def frame_pd_rows(joint_jacobians, joint_jacobian_rates, columns, translation, rotation, v, translation_ref,
                   rotation_ref, local, first_row, kept, scale, acceleration_ref, velocity_ref, kp, kd, jacobian,
                   drift, error, error_rate, matrix, vector):
     """A frame task's rows, from the frame's sources to :func:`pd_rows` in one call: the
     frame's Jacobian and drift into ``jacobian`` and ``drift`` (:func:`frame_motion`), the
     error of the task's axes ``first_row …`` into ``error`` (:func:`placement_error`)."""
-    frame_motion(joint_jacobians, joint_jacobian_rates, columns, translation, rotation, v, local, jacobian, drift)
+    frame_motion_inline(joint_jacobians, joint_jacobian_rates, columns, translation, rotation, v, local, jacobian,
+                        drift)
     full = placement_error(translation, rotation, translation_ref, rotation_ref, local)
     for a in range(error.size):
         error[a] = full[first_row + a]
-    pd_rows(jacobian, v, drift, error, first_row, kept, scale, acceleration_ref, velocity_ref, kp, kd, matrix, vector,
-            error_rate)
+    pd_rows_inline(jacobian, v, drift, error, first_row, kept, scale, acceleration_ref, velocity_ref, kp, kd, matrix,
+                   vector, error_rate)
 
 
-@njit(void(MATRIX, MATRIX, VECTOR, intp[:], intp[:]), cache=True, fastmath=FASTMATH)
+frame_pd_rows_inline = inlined(frame_pd_rows)
+
+
+@njit(void(MATRIX, MATRIX, VECTOR, intp[:], intp[:]), cache=True, fastmath=ORDERED_MATH)
 def correct_composite_rates(joint_jacobians, joint_jacobian_rates, v, starts, sizes):
     """Make pinocchio's ``J̇`` the time derivative of ``J`` on composite joints (an MJCF body
     with several joints), in place.
@@ -192,7 +199,7 @@ def correct_composite_rates(joint_jacobians, joint_jacobian_rates, v, starts, si
 
 
 @njit(void(MATRIX, intp[:], float64, float64, float64, float64, float64, float64, VECTOR), cache=True,
-      fastmath=FASTMATH)
+      fastmath=ORDERED_MATH)
 def add_generalized_force(joint_jacobians, columns, fx, fy, fz, mx, my, mz, out):
     """``out[c] += f · J_lin[:, c] + m_O · J_ang[:, c]`` over a body's supporting columns
     ``c``: the generalized force ``J_pᵀ [f; m_p]`` of a wrench on the body, given as its force
@@ -208,6 +215,9 @@ def add_generalized_force(joint_jacobians, columns, fx, fy, fz, mx, my, mz, out)
     for k in range(columns.size):
         j = columns[k]
         out[j] += fx * J[0, j] + fy * J[1, j] + fz * J[2, j] + mx * J[3, j] + my * J[4, j] + mz * J[5, j]
+
+
+add_generalized_force_inline = inlined(add_generalized_force)
 
 
 #: The frame kernels' compiled functions, for arrays the library builds.

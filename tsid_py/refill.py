@@ -16,14 +16,14 @@ from __future__ import annotations
 import numpy as np
 from numba import float64, intp, njit, void
 
-from ._numba import FASTMATH, compiled_function
+from ._numba import ORDERED_MATH, compiled_function, inlined
 
 _VALUES, _INDICES = float64[::1], intp[::1]
 _FLOAT64 = np.dtype(np.float64)
 
 
 @njit(void(_VALUES, _VALUES, float64[:, :], _VALUES, intp, _VALUES, _VALUES, _INDICES, _VALUES, _INDICES,
-           _INDICES, _VALUES), cache=True, fastmath=FASTMATH, _nrt=False)
+           _INDICES, _VALUES), cache=True, fastmath=ORDERED_MATH, _nrt=False)
 def refill(x_in, x, D, bias, zero_rows, tau, sources, source_index, rotations, force_index, force_target, forces):
     """``x = x_in``; ``τ = D x + h`` with its first ``zero_rows`` entries 0 (the generalised
     forces, whose unactuated root's rows the equalities zero); ``rotations[k] = sources[source_index[k]]`` (the
@@ -42,6 +42,9 @@ def refill(x_in, x, D, bias, zero_rows, tau, sources, source_index, rotations, f
         rotations[k] = sources[source_index[k]]
     for k in range(force_index.size):
         forces[force_target[k]] = x[force_index[k]]
+
+
+refill_inline = inlined(refill)
 
 
 _refill = compiled_function(refill)

@@ -9,27 +9,26 @@ from __future__ import annotations
 
 from numba import intp, njit, void
 
-from ._numba import FASTMATH, MATRIX, VECTOR, direct_calls
+from ._numba import ORDERED_MATH, MATRIX, VECTOR, direct_calls, inlined
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=ORDERED_MATH, inline="always")
 def desired_acceleration(acceleration_ref, kp, error, kd, error_rate, axis):
     """The PD law on one axis: ``a* = a_ref + Kp e + Kd ė``."""
     return acceleration_ref[axis] + kp[axis] * error[axis] + kd[axis] * error_rate[axis]
 
 
-@njit(void(VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, intp[:], VECTOR, VECTOR),
-      cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=ORDERED_MATH, inline="always")
 def pd_target(acceleration_ref, kp, error, kd, error_rate, drift, kept, scale, out):
     """``out[i] = scale[i] (a* − J̇v)[kept[i]]``: the right-hand side of a PD task's kept
-    rows, weighted (compiled for any array layout, ahead of the first call)."""
+    rows, weighted (inlined where a kernel calls it)."""
     for i in range(kept.size):
         r = kept[i]
         out[i] = scale[i] * (desired_acceleration(acceleration_ref, kp, error, kd, error_rate, r) - drift[r])
 
 
 @njit(void(MATRIX, VECTOR, VECTOR, VECTOR, intp, intp[:], VECTOR, VECTOR, VECTOR, VECTOR, VECTOR,
-           MATRIX, VECTOR, VECTOR), cache=True, fastmath=FASTMATH)
+           MATRIX, VECTOR, VECTOR), cache=True, fastmath=ORDERED_MATH)
 def pd_rows(jacobian, v, drift, error, first_row, kept, scale, acceleration_ref, velocity_ref, kp, kd,
             matrix, vector, error_rate):
     """A PD task's rows from its kinematics, whose rows ``first_row + a`` are the task's axes
@@ -49,8 +48,11 @@ def pd_rows(jacobian, v, drift, error, first_row, kept, scale, acceleration_ref,
     pd_target(acceleration_ref, kp, error, kd, error_rate, drift[first_row:], kept, scale, vector)
 
 
+pd_rows_inline = inlined(pd_rows)
 
-@njit(void(MATRIX, VECTOR, intp[:], VECTOR, VECTOR, MATRIX, VECTOR), cache=True, fastmath=FASTMATH)
+
+
+@njit(void(MATRIX, VECTOR, intp[:], VECTOR, VECTOR, MATRIX, VECTOR), cache=True, fastmath=ORDERED_MATH)
 def affine_target_rows(T, t, index, scale, reference, matrix, vector):
     """Rows asking ``T[index] x + t[index] = reference`` (an affine map of ``x``, such as the
     torques ``τ = T x + t``), scaled: ``matrix[i] = scale[i] T[index[i]]`` and
@@ -62,7 +64,10 @@ def affine_target_rows(T, t, index, scale, reference, matrix, vector):
         vector[i] = factor * (reference[i] - t[row])
 
 
-@njit(void(MATRIX, VECTOR, intp[:], VECTOR, VECTOR, MATRIX, VECTOR, VECTOR), cache=True, fastmath=FASTMATH)
+affine_target_rows_inline = inlined(affine_target_rows)
+
+
+@njit(void(MATRIX, VECTOR, intp[:], VECTOR, VECTOR, MATRIX, VECTOR, VECTOR), cache=True, fastmath=ORDERED_MATH)
 def affine_bound_rows(T, t, index, lowest, highest, matrix, lower, upper):
     """Rows bounding ``lowest ≤ T[index] x + t[index] ≤ highest``: ``matrix[i] = T[index[i]]``,
     ``lower[i] = lowest[i] − t[index[i]]`` and ``upper[i] = highest[i] − t[index[i]]``."""
@@ -74,7 +79,10 @@ def affine_bound_rows(T, t, index, lowest, highest, matrix, lower, upper):
         upper[i] = highest[i] - t[row]
 
 
-@njit(void(MATRIX, VECTOR, MATRIX, MATRIX, VECTOR), cache=True, fastmath=FASTMATH)
+affine_bound_rows_inline = inlined(affine_bound_rows)
+
+
+@njit(void(MATRIX, VECTOR, MATRIX, MATRIX, VECTOR), cache=True, fastmath=ORDERED_MATH)
 def dynamics_rows(mass_matrix, bias, ddq_block, root_rows, root_rhs):
     """The q̈ columns of the equation of motion ``D x + h = Sᵀτ``: ``ddq_block = M``, and, for
     an unactuated root of ``r`` velocities held as equalities ``D[:r] x = −h[:r]``, their q̈
@@ -87,6 +95,9 @@ def dynamics_rows(mass_matrix, bias, ddq_block, root_rows, root_rhs):
         for j in range(nv):
             root_rows[i, j] = mass_matrix[i, j]
         root_rhs[i] = -bias[i]
+
+
+dynamics_rows_inline = inlined(dynamics_rows)
 
 
 #: The writers' compiled functions, for arrays the library builds (:func:`direct_calls`).

@@ -44,9 +44,9 @@ from types import SimpleNamespace
 import numpy as np
 from numba import boolean, float64, intp, njit, types
 
-from ._numba import compiled_function
+from ._numba import compiled_function, inlined
 from ._validation import _FLOAT64
-from .refill import refill
+from .refill import refill, refill_inline
 
 #: The fixed columns of a row.
 X_SIZE, STATUS, ITERATIONS, MICROSECONDS, FIXED_COLUMNS = range(5)
@@ -98,6 +98,9 @@ def write_row(rows, ints, q, v, floats, x, status, iterations, seconds, previous
     return (count + 1) % ints[PERIOD] != 0
 
 
+write_row_inline = inlined(write_row)
+
+
 _write_row = compiled_function(write_row)
 
 
@@ -112,9 +115,12 @@ def refill_and_write_row(refill_arguments, row_arrays, q, v, status, iterations,
     rows, their ints and the mapped floats) with the time pending (see the module), in one
     call; returns :func:`write_row`'s answer. (Two tuples: a call with fewer arguments costs
     less to unpack.)"""
-    refill(*refill_arguments)
+    (x_in, x, D, bias, zero_rows, tau, sources, source_index, rotations, force_index, force_target,
+     forces) = refill_arguments                 # (numba inlines no call with a starred argument)
+    refill_inline(x_in, x, D, bias, zero_rows, tau, sources, source_index, rotations, force_index, force_target,
+                  forces)
     rows, ints, floats = row_arrays
-    return write_row(rows, ints, q, v, floats, refill_arguments[1], status, iterations, np.nan, previous_seconds)
+    return write_row_inline(rows, ints, q, v, floats, x, status, iterations, np.nan, previous_seconds)
 
 
 def float_vector(value) -> np.ndarray:

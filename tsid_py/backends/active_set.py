@@ -464,8 +464,8 @@ def eliminate_and_guess(A, b, R, s, d, e, C, l, u, basis, free, active, at_upper
     layout, compiled on first use)."""
     m, k, rows, cost_rows = basis.size, free.size, C.shape[0], R.shape[0]
     size = max(m * m + m * (k + 1), cost_rows * m + cost_rows + (cost_rows + m) * k, solve_scratch_size(k, rows))
-    return eliminate_and_guess_into(A, b, R, s, d, e, C, l, u, basis, free, active, at_upper, sizes, changes_allowed,
-                                    tolerances, E, x_basis, H, g, x, violated, np.empty(size))
+    return _guess_body(A, b, R, s, d, e, C, l, u, basis, free, active, at_upper, sizes, changes_allowed,
+                       tolerances, E, x_basis, H, g, x, violated, np.empty(size))
 
 def step_scratch_size(m: int, k: int, cost_rows: int, rows: int) -> int:
     """Entries of :func:`eliminate_and_guess_into`'s ``scratch`` for ``m`` equalities, ``k`` free
@@ -475,6 +475,7 @@ def step_scratch_size(m: int, k: int, cost_rows: int, rows: int) -> int:
 
 #: :func:`eliminate_and_guess_into`'s compiled function, for the backend's own C-ordered buffers.
 direct = direct_calls(eliminate_and_guess_into)
+_guess_body = njit(inline="always")(eliminate_and_guess_into.py_func)     # eliminate_and_guess inlines it
 
 _warm = False
 

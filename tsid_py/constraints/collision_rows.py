@@ -14,8 +14,8 @@ import math
 import numpy as np
 from numba import float64, intp, njit, void
 
-from .._numba import FASTMATH, MATRIX, VECTOR, direct_calls
-from ..frames import add_generalized_force, point_motion
+from .._numba import ORDERED_MATH, MATRIX, VECTOR, direct_calls, inlined
+from ..frames import add_generalized_force_inline, point_motion
 from .collision_screen import INDICES, approach_distance
 
 #: A rate beyond the allowed speed is brought back to it within this fraction of ``τ`` (not in
@@ -25,7 +25,7 @@ RESPONSE_FRACTION = 0.1
 POINTS = float64[:, :, :]
 
 
-@njit(float64(float64, float64, float64, float64, float64), cache=True, fastmath=FASTMATH)
+@njit(float64(float64, float64, float64, float64, float64), cache=True, fastmath=ORDERED_MATH)
 def damper_bound(gap, rate, dt, time_constant, braking):
     """The damper's lower bound on ``d̈`` (m/s²) at the gap ``e`` (m) and rate ``ḋ`` (m/s):
     ``min(a, (−v_allow(e) − ḋ) / T)``, ``a`` the braking acceleration, with
@@ -37,18 +37,21 @@ def damper_bound(gap, rate, dt, time_constant, braking):
     return min(braking, (-allowed - rate) / max(dt, RESPONSE_FRACTION * time_constant))
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+damper_bound_inline = inlined(damper_bound)
+
+
+@njit(cache=True, fastmath=ORDERED_MATH, inline="always")
 def _pair_row(J, columns, depths, a, b, pa, pb, n, out):
     """``out += nᵀ (J_pB − J_pA)``: the generalized force of the unit force pair ``±n`` at the
     nearest points (:func:`~tsid_py.frames.add_generalized_force`)."""
-    add_generalized_force(J, columns[b, :depths[b]], n[0], n[1], n[2], pb[1] * n[2] - pb[2] * n[1],
-                          pb[2] * n[0] - pb[0] * n[2], pb[0] * n[1] - pb[1] * n[0], out)
-    add_generalized_force(J, columns[a, :depths[a]], -n[0], -n[1], -n[2], pa[2] * n[1] - pa[1] * n[2],
-                          pa[0] * n[2] - pa[2] * n[0], pa[1] * n[0] - pa[0] * n[1], out)
+    add_generalized_force_inline(J, columns[b, :depths[b]], n[0], n[1], n[2], pb[1] * n[2] - pb[2] * n[1],
+                                 pb[2] * n[0] - pb[0] * n[2], pb[0] * n[1] - pb[1] * n[0], out)
+    add_generalized_force_inline(J, columns[a, :depths[a]], -n[0], -n[1], -n[2], pa[2] * n[1] - pa[1] * n[2],
+                                 pa[0] * n[2] - pa[2] * n[0], pa[1] * n[0] - pa[0] * n[1], out)
 
 
 @njit(void(MATRIX, MATRIX, INDICES, intp[:], INDICES, POINTS, VECTOR, VECTOR, VECTOR, VECTOR, float64, float64, float64,
-           float64, float64, VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, VECTOR), cache=True, fastmath=FASTMATH)
+           float64, float64, VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, VECTOR), cache=True, fastmath=ORDERED_MATH)
 def pair_bounds(J, dJ, columns, depths, joints, points, distances, secants, v, reachable, rest, activation, dt,
                 time_constant, braking, rates, closings, bounds, drifts, brakings, capacities, scratch):
     """For the pairs ``k`` of ``joints`` (k, 2) with nearest points ``points`` (k, 3, 3:
@@ -84,10 +87,10 @@ def pair_bounds(J, dJ, columns, depths, joints, points, distances, secants, v, r
         if distances[i] >= activation + approach_distance(max(-closing, 0.0), time_constant, brake, dt):
             bounds[i] = -np.inf
         else:
-            bounds[i] = damper_bound(distances[i] - rest, closing, dt, time_constant, brake) - drift
+            bounds[i] = damper_bound_inline(distances[i] - rest, closing, dt, time_constant, brake) - drift
 
 
-@njit(void(POINTS), cache=True, fastmath=FASTMATH)
+@njit(void(POINTS), cache=True, fastmath=ORDERED_MATH)
 def on_normals(points):
     """Each pair's points ``p_A``, ``p_B`` of ``points`` (k, 3, 3: ``p_A``, ``p_B``, unit
     ``n``) put on the line along ``n`` through their midpoint ``m``:
@@ -107,7 +110,7 @@ def on_normals(points):
 
 
 @njit(void(MATRIX, INDICES, intp[:], INDICES, POINTS, VECTOR, intp[:], MATRIX, VECTOR, VECTOR, VECTOR), cache=True,
-      fastmath=FASTMATH)
+      fastmath=ORDERED_MATH)
 def write_pair_rows(J, columns, depths, joints, points, bounds, chosen, matrix, lower, upper, scales):
     """Rows ``nᵀ (J_pB − J_pA) q̈ ≥ bound`` of the pairs ``chosen`` (indices into ``joints``,
     ``points``, ``bounds``) in the first rows of ``matrix``, ``lower``, each divided by its

@@ -204,7 +204,7 @@ class JointLimits(AccelerationBounds):
         return VariableBounds(self.v_index, lower, upper)
 
 
-@njit(float64(float64, float64, float64, float64, float64), cache=True)
+@njit(cache=True, inline="always")
 def _viable_upper(q, v, q_max, dt, a_max):
     """:meth:`JointLimits._upper_bound` for one joint (the same operations in the same order)."""
     one_step = (q_max - q - dt * v) / dt**2

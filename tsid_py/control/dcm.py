@@ -25,7 +25,7 @@ from numba import boolean, float64, intp, njit
 
 from .._numba import MATRIX, VECTOR, direct_calls
 from .._validation import as_vector, positive_scalar
-from ..row_writers import pd_rows
+from ..row_writers import pd_rows_inline
 from ..settings import Setting, assigned, fraction, non_negative, optional_non_negative
 from ..tasks import CoMTask
 from .capture_point import SupportPolygon, lipm_frequency
@@ -59,8 +59,8 @@ def capture_point_rows(com, com_velocity, omega, gain, offset_x, offset_y, edges
     acceleration_ref[1] = square * (cy - py) + 0.0 * (py - py)
     for i in range(error.size):
         error[i] = position_ref[i] - com[i]
-    pd_rows(jacobian, v, drift, error, 0, kept, scale, acceleration_ref, velocity_ref, kp, kd, matrix, vector,
-            error_rate)
+    pd_rows_inline(jacobian, v, drift, error, 0, kept, scale, acceleration_ref, velocity_ref, kp, kd, matrix, vector,
+                   error_rate)
     return True
 
 

@@ -43,9 +43,9 @@ Units: m.
 from __future__ import annotations
 
 import numpy as np
-from numba import boolean, float64, intp, njit
+from numba import boolean, njit
 
-from .._numba import MATRIX, VECTOR
+from .._numba import MATRIX, VECTOR, inlined
 
 #: A sample at most this far (m) above a plane counts as under it (the optimality test).
 TOLERANCE = 1e-12
@@ -55,13 +55,13 @@ SINGULAR = 1e-14
 DEGENERATE = 1e-9
 
 
-@njit(float64(float64, float64, float64, float64, float64, float64), cache=True)
+@njit(cache=True, inline="always")
 def _cross(ax, ay, bx, by, px, py):
     """``(b − a) × (p − a)``: twice the signed area of the triangle ``a, b, p`` (m²)."""
     return (bx - ax) * (py - ay) - (by - ay) * (px - ax)
 
 
-@njit(boolean(VECTOR, VECTOR, VECTOR, VECTOR, intp), cache=True)
+@njit(cache=True, inline="always")
 def _least_tilted_about(dx, dy, heights, plane, centre):
     """The least tilted plane through the sample ``centre`` (at the footprint's centre) that
     touches two more samples and lies on or above all, into ``plane``: the planes through it
@@ -102,7 +102,7 @@ def _least_tilted_about(dx, dy, heights, plane, centre):
     return found
 
 
-@njit(boolean(VECTOR, VECTOR, VECTOR, VECTOR, intp[:], VECTOR), cache=True)
+@njit(cache=True, inline="always")
 def _settle_tie(dx, dy, heights, plane, vertex, weight):
     """Make the optimal ``plane`` the least tilted of the hull's facets lowest at the centre,
     and say whether that is settled here. With the centre strictly inside its triangle
@@ -218,6 +218,9 @@ def lowest_plane(dx, dy, heights, plane):
     return False
 
 
+lowest_plane_inline = inlined(lowest_plane)
+
+
 @njit(boolean[:](VECTOR, VECTOR, MATRIX, MATRIX), cache=True)
 def lowest_planes(dx, dy, heights, planes):
     """:func:`lowest_plane` for each row of ``heights`` (k, n) (one footprint at k centres),
@@ -225,6 +228,6 @@ def lowest_planes(dx, dy, heights, planes):
     found = np.empty(heights.shape[0], dtype=np.bool_)
     row = np.empty(3)
     for r in range(heights.shape[0]):
-        found[r] = lowest_plane(dx, dy, heights[r], row)
+        found[r] = lowest_plane_inline(dx, dy, heights[r], row)
         planes[r, 0], planes[r, 1], planes[r, 2] = row[0], row[1], row[2]
     return found

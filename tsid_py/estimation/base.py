@@ -51,7 +51,7 @@ from __future__ import annotations
 import numpy as np
 from numba import float64, njit, void
 
-from .._numba import FASTMATH
+from .._numba import ORDERED_MATH, inlined
 from .kalman import MATRIX, VECTOR, exp3, inverse3, rotate_right
 
 # The parameter vector the kernel reads (see BaseFilter): indices.
@@ -62,7 +62,7 @@ _FOOT_ROW = 4
 THETA, POSITION, VELOCITY, GYRO_BIAS, ACCEL_BIAS, FEET = 0, 3, 6, 9, 12, 15
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=ORDERED_MATH, inline="always")
 def _predict_rows(P, gamma, rf, R, dt, column):
     """``P ← F P``: the rows ``δθ``, ``δv``, ``δp`` of the prediction's ``F`` (see the module;
     the others are the identity's), column by column (a column of ``F P`` reads only that
@@ -81,7 +81,7 @@ def _predict_rows(P, gamma, rf, R, dt, column):
             P[i, c] = column[i]
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=ORDERED_MATH, inline="always")
 def _predict_columns(P, gamma, rf, R, dt, row):
     """``P ← P Fᵀ`` (after :func:`_predict_rows`: ``F P Fᵀ``), row by row; ``row`` (9,) scratch."""
     for r in range(P.shape[0]):
@@ -97,7 +97,7 @@ def _predict_columns(P, gamma, rf, R, dt, row):
             P[r, i] = row[i]
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=ORDERED_MATH, inline="always")
 def _foot_update(P, H, foot, residual, variance, gate, correction, PHt, gain, scratch):
     """The measurement update of foot ``foot`` whose 3 × 9 ``H`` holds the blocks on
     ``δθ``, ``δp`` and ``δd_foot``: ``S = H P Hᵀ + variance I``, and unless the innovation's
@@ -140,7 +140,7 @@ def _foot_update(P, H, foot, residual, variance, gate, correction, PHt, gain, sc
     return distance
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=ORDERED_MATH, inline="always")
 def _put_down(X, R, P, y, foot, kinematic_variance, J):
     """Foot ``foot`` stands from now at ``d̂ = p̂ + R̂ y``; its error ``δd = δp − R̂ [y]× δθ −
     R̂ n`` sets its rows of the covariance (``J`` (3 × 6) scratch: the map from ``(δθ, δp)``,
@@ -173,7 +173,7 @@ def _put_down(X, R, P, y, foot, kinematic_variance, J):
             P[block + i, block + j] = value + (kinematic_variance if i == j else 0.0)
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=ORDERED_MATH, inline="always")
 def _inject(R, X, correction, scratch):
     """Move the estimate by the error-state ``correction`` (and leave the errors at zero)."""
     rotate_right(R, correction[0], correction[1], correction[2], scratch)
@@ -198,7 +198,7 @@ def work_shape(states):
 
 
 @njit(void(MATRIX, MATRIX, MATRIX, VECTOR, VECTOR, VECTOR, VECTOR, MATRIX, VECTOR, VECTOR, float64, MATRIX),
-      cache=True, fastmath=FASTMATH)
+      cache=True, fastmath=ORDERED_MATH)
 def base_step(R, X, P, active, rejections, gyro, accel, relative, stance, params, dt, work):
     """One step of the filter (see the module), in place on the orientation ``R`` (3 × 3),
     the state ``X`` ((4 + k) × 3: rows ``p, v, b_g, b_a, d_1 … d_k``), the covariance ``P``
@@ -272,6 +272,9 @@ def base_step(R, X, P, active, rejections, gyro, accel, relative, stance, params
             continue
         rejections[s] = 0.0
         _inject(R, X, correction, gamma)
+
+
+base_step_inline = inlined(base_step)
 
 
 class BaseFilter:

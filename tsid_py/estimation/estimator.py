@@ -31,14 +31,14 @@ import numpy as np
 import pinocchio as pin
 from numba import njit, void
 
-from .._numba import FASTMATH, compiled_function
+from .._numba import ORDERED_MATH, compiled_function
 from ..models.profile import profile_of
 from ..robot import Robot
-from .base import FEET, BaseFilter, base_step, work_shape
+from .base import FEET, BaseFilter, base_step_inline, work_shape
 from .contacts import ContactDetector
-from .joints import JointFilter, joint_filter_step
-from .kalman import INDICES, MATRIX, VECTOR, quaternion_of
-from .kinematics import LegKinematics, feet_positions
+from .joints import JointFilter, joint_filter_step_inline
+from .kalman import INDICES, VECTOR, quaternion_of
+from .kinematics import LegKinematics, feet_positions_inline
 from .packing import Buffers, float_field, float_matrix, float_tensor, integer_field
 from .readings import SensorReadings, SensorSpec
 
@@ -114,7 +114,7 @@ class EstimatorSettings:
                        accel_bias=max(base.accel_bias, sensors.accel_bias))
 
 
-@njit(void(VECTOR, VECTOR, MATRIX, VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, VECTOR), cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=ORDERED_MATH, inline="always")
 def assemble_state(q, v, R, position, velocity, gyro, bias, joint_positions, joint_velocities):
     """pinocchio's ``q = (p, quaternion xyzw, joints)`` and ``v = (Rᵀ v_world, ω − b, joint
     velocities)`` in place."""
@@ -138,7 +138,7 @@ def assemble_state(q, v, R, position, velocity, gyro, bias, joint_positions, joi
 _PARENTS, _INDICES, _FOOT_JOINTS = range(3)
 
 
-@njit(void(VECTOR, VECTOR, INDICES), cache=True, fastmath=FASTMATH)
+@njit(void(VECTOR, VECTOR, INDICES), cache=True, fastmath=ORDERED_MATH)
 def estimator_step(readings, floats, integers):
     """One period of :class:`StateEstimator` in one call on its buffers (``floats`` and
     ``integers``, :class:`~tsid_py.estimation.packing.Buffers`) and the ``readings``' values
@@ -155,18 +155,20 @@ def estimator_step(readings, floats, integers):
     na = joint_q.size
     encoders, gyro, accel = readings[:na], readings[na:na + 3], readings[na + 3:na + 6]
     feet = float_matrix(floats, integers, _FEET, 3)
-    joint_filter_step(joint_q, joint_v, encoders, float_field(floats, integers, _ACCELERATION)[6:], alpha, beta, dt)
+    joint_filter_step_inline(joint_q, joint_v, encoders, float_field(floats, integers, _ACCELERATION)[6:], alpha,
+                             beta, dt)
     if scalars[5] > 0.0:
         parents = integer_field(integers, _FLOAT_FIELDS, _PARENTS)
-        feet_positions(encoders, parents, integer_field(integers, _FLOAT_FIELDS, _INDICES),
-                       float_tensor(floats, integers, _ROTATIONS, 3, 3),
-                       float_matrix(floats, integers, _TRANSLATIONS, 3),
-                       float_matrix(floats, integers, _AXES, 3),
-                       float_field(floats, integers, _PRISMATIC), integer_field(integers, _FLOAT_FIELDS, _FOOT_JOINTS),
-                       float_matrix(floats, integers, _FOOT_TRANSLATIONS, 3),
-                       float_tensor(floats, integers, _FRAME_ROTATIONS, 3, 3),
-                       float_matrix(floats, integers, _FRAME_TRANSLATIONS, 3), feet,
-                       float_matrix(floats, integers, _SCRATCH, 3))
+        feet_positions_inline(encoders, parents, integer_field(integers, _FLOAT_FIELDS, _INDICES),
+                              float_tensor(floats, integers, _ROTATIONS, 3, 3),
+                              float_matrix(floats, integers, _TRANSLATIONS, 3),
+                              float_matrix(floats, integers, _AXES, 3),
+                              float_field(floats, integers, _PRISMATIC),
+                              integer_field(integers, _FLOAT_FIELDS, _FOOT_JOINTS),
+                              float_matrix(floats, integers, _FOOT_TRANSLATIONS, 3),
+                              float_tensor(floats, integers, _FRAME_ROTATIONS, 3, 3),
+                              float_matrix(floats, integers, _FRAME_TRANSLATIONS, 3), feet,
+                              float_matrix(floats, integers, _SCRATCH, 3))
     for i in range(k):
         if stance[i] > 0.0:
             if forces[i] < off:
@@ -175,9 +177,10 @@ def estimator_step(readings, floats, integers):
             stance[i] = 1.0
     n = FEET + 3 * k
     R, X = float_matrix(floats, integers, _R, 3), float_matrix(floats, integers, _X, 3)
-    base_step(R, X, float_matrix(floats, integers, _P, n), float_field(floats, integers, _ACTIVE),
-              float_field(floats, integers, _REJECTIONS), gyro, accel, feet, stance,
-              float_field(floats, integers, _PARAMS), dt, float_matrix(floats, integers, _WORK, work_shape(n)[1]))
+    base_step_inline(R, X, float_matrix(floats, integers, _P, n), float_field(floats, integers, _ACTIVE),
+                     float_field(floats, integers, _REJECTIONS), gyro, accel, feet, stance,
+                     float_field(floats, integers, _PARAMS), dt,
+                     float_matrix(floats, integers, _WORK, work_shape(n)[1]))
     assemble_state(float_field(floats, integers, _Q), float_field(floats, integers, _V), R, X[0], X[1], gyro, X[2],
                    joint_q, joint_v)
 

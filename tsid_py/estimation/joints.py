@@ -42,7 +42,7 @@ import math
 import numpy as np
 from numba import float64, njit, void
 
-from .._numba import FASTMATH
+from .._numba import ORDERED_MATH, inlined
 from .kalman import VECTOR
 
 
@@ -87,7 +87,7 @@ def filtered_noise(alpha: float, beta: float, position_noise: float, dt: float) 
             position_noise * math.sqrt(2.0 * beta ** 2 / denominator) / dt)
 
 
-@njit(void(VECTOR, VECTOR, VECTOR, VECTOR, float64, float64, float64), cache=True, fastmath=FASTMATH)
+@njit(void(VECTOR, VECTOR, VECTOR, VECTOR, float64, float64, float64), cache=True, fastmath=ORDERED_MATH)
 def joint_filter_step(position, velocity, reading, acceleration, alpha, beta, dt):
     """One predict/correct step of the filter (see the module), in place on ``position`` and
     ``velocity`` (n,), with the encoder ``reading`` and commanded ``acceleration`` (n,)."""
@@ -98,6 +98,9 @@ def joint_filter_step(position, velocity, reading, acceleration, alpha, beta, dt
         error = reading[i] - predicted
         position[i] = predicted + alpha * error
         velocity[i] = velocity[i] + dt * acceleration[i] + gain * error
+
+
+joint_filter_step_inline = inlined(joint_filter_step)
 
 
 class JointFilter:

@@ -23,10 +23,10 @@ import numpy as np
 import pinocchio as pin
 from numba import njit, void
 
-from .._numba import FASTMATH
+from .._numba import ORDERED_MATH, inlined
 from .kalman import INDICES, MATRIX, TENSOR, VECTOR, exp3
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, fastmath=ORDERED_MATH, inline="always")
 def _product(A, B, out):
     """``out = A B`` for 3 × 3 matrices (``out`` distinct from both)."""
     for i in range(3):
@@ -35,7 +35,7 @@ def _product(A, B, out):
 
 
 @njit(void(VECTOR, INDICES, INDICES, TENSOR, MATRIX, MATRIX, VECTOR, INDICES, MATRIX, TENSOR, MATRIX, MATRIX,
-           MATRIX), cache=True, fastmath=FASTMATH)
+           MATRIX), cache=True, fastmath=ORDERED_MATH)
 def feet_positions(encoders, parents, indices, rotations, translations, axes, prismatic, foot_joints,
                    foot_translations, frame_rotations, frame_translations, out, scratch):
     """Each foot's position in the base (``out``, k × 3) at the ``encoders``' values (see the
@@ -77,6 +77,9 @@ def feet_positions(encoders, parents, indices, rotations, translations, axes, pr
         for i in range(3):
             out[f, i] = t[i] + R[i, 0] * foot_translations[f, 0] + R[i, 1] * foot_translations[f, 1] \
                 + R[i, 2] * foot_translations[f, 2]
+
+
+feet_positions_inline = inlined(feet_positions)
 
 
 class LegKinematics:

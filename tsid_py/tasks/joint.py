@@ -5,17 +5,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from numba import boolean, float64, intp, njit, void
+from numba import boolean, intp, njit, void
 
 from .._indexing import index_selector
-from .._numba import FASTMATH, VECTOR, direct_calls
+from .._numba import ORDERED_MATH, VECTOR, direct_calls
 from .._validation import as_vector
 from ..row_writers import desired_acceleration
 from ..rows import DiagonalCost, PDKinematics
 from .base import DiagonalTask, PDTask
 
 
-@njit(float64(float64, float64, float64, boolean), cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=ORDERED_MATH, inline="always")
 def joint_error(reference, first, second, continuous):
     """``q_ref − q`` of one joint: ``first`` its position, or for a continuous joint
     ``(first, second) = (cos θ, sin θ)`` and the error the angle from θ to ``reference``
@@ -27,7 +27,7 @@ def joint_error(reference, first, second, continuous):
 
 
 @njit(void(VECTOR, VECTOR, intp[:], intp[:], boolean[:], VECTOR, VECTOR, VECTOR, VECTOR, VECTOR, intp[:], intp[:],
-           VECTOR, VECTOR, VECTOR, VECTOR), cache=True, fastmath=FASTMATH)
+           VECTOR, VECTOR, VECTOR, VECTOR), cache=True, fastmath=ORDERED_MATH)
 def joint_targets(q, v, q_index, v_index, continuous, position_ref, velocity_ref, acceleration_ref, kp, kd, kept,
                   columns, weight, error, error_rate, targets):
     """A posture task's PD law from the robot's ``q`` and ``v``: ``e = q_ref − q[q_index]``
