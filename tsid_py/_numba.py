@@ -17,9 +17,9 @@ reference-counted records, nor their views counted (an atomic increment and decr
 kernel, and everything it calls, may not allocate or return an array it did not receive
 (numba refuses to compile it otherwise).
 
-They are compiled once (about 10 s) and cached on disk (``cache=True``): those with an
-explicit signature at import, the others in :func:`tsid_py.backends.active_set.warm_up`,
-ahead of the control loop.
+They are compiled once (about a minute: 58 s, 41 s before every kernel-to-kernel call was
+inlined) and cached on disk (``cache=True``): those with an explicit signature at import, the
+others in :func:`tsid_py.backends.active_set.warm_up`, ahead of the control loop.
 
 **Every call from one kernel to another is inlined** (``inline="always"``: numba copies the
 callee's body into the caller before compiling it), so that a kernel's compiled code holds
