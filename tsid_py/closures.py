@@ -47,7 +47,7 @@ import numpy as np
 import pinocchio as pin
 from numba import boolean, float64, njit, void
 
-from ._numba import ORDERED_MATH, MATRIX, VECTOR, direct_calls
+from ._numba import MATRIX, ORDERED_MATH, VECTOR, direct_calls
 from .frames import FRAME_SOURCES, frame_motion_inline, rotation_vector
 from .items import SolverItem
 from .loaders.source import CoordinateCoupling, FrameJoin, PointJoin

@@ -21,7 +21,7 @@ import pinocchio as pin
 
 from numba import boolean, float64, intp, njit, void
 
-from ._numba import ORDERED_MATH, MATRIX, VECTOR, direct_calls, inlined
+from ._numba import MATRIX, ORDERED_MATH, VECTOR, direct_calls, inlined
 from ._validation import positive_scalar, priority as check_priority
 from .frames import FRAME_SOURCES, frame_motion_inline, placement_error
 from .items import SolverItem

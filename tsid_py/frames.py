@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numba import boolean, float64, intp, njit, void
 
-from ._numba import ORDERED_MATH, MATRIX, VECTOR, direct_calls, inlined
+from ._numba import MATRIX, ORDERED_MATH, VECTOR, direct_calls, inlined
 from .row_writers import pd_rows_inline
 
 #: A frame's sources, as the frame kernels take them (see :class:`tsid_py.robot.FrameSources`):

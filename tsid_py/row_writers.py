@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from numba import intp, njit, void
 
-from ._numba import ORDERED_MATH, MATRIX, VECTOR, direct_calls, inlined
+from ._numba import MATRIX, ORDERED_MATH, VECTOR, direct_calls, inlined
 
 
 @njit(cache=True, fastmath=ORDERED_MATH, inline="always")

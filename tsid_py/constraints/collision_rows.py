@@ -14,7 +14,7 @@ import math
 import numpy as np
 from numba import float64, intp, njit, void
 
-from .._numba import ORDERED_MATH, MATRIX, VECTOR, direct_calls, inlined
+from .._numba import MATRIX, ORDERED_MATH, VECTOR, direct_calls, inlined
 from ..frames import add_generalized_force_inline, point_motion
 from .collision_screen import INDICES, approach_distance
 
