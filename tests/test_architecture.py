@@ -257,8 +257,8 @@ def calls_to_signed_kernels(sources: dict[str, str]) -> list[str]:
     found = []
     for name, source in sources.items():
         for node, _ in kernels(source):
-            for call in ast.walk(node):
-                callee = getattr(call.func, "id", getattr(call.func, "attr", None)) if isinstance(call, ast.Call) else None
+            for call in (sub for sub in ast.walk(node) if isinstance(sub, ast.Call)):
+                callee = getattr(call.func, "id", getattr(call.func, "attr", None))
                 if callee in signed and callee != node.name:
                     found.append(f"{name} line {call.lineno}: {node.name} calls {callee}")
     return found
@@ -285,7 +285,7 @@ def test_the_checks_see_what_they_look_for(tmp_path):
     assert find_cycle({"qp": {"reduced"}, "reduced": {"qp"}}) == ["qp", "reduced", "qp"]
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
     lazy = ('@njit(cache=True)\ndef a(): pass\n@njit\ndef b(): pass\n'
-        '@njit(cache=True, inline="always")\ndef c(): pass\n@njit(void())\ndef d(): pass\n')
+            '@njit(cache=True, inline="always")\ndef c(): pass\n@njit(void())\ndef d(): pass\n')
     assert uninlined_lazy_kernels(lazy) == ["line 2: a", "line 4: b"]
     callers = {"one": "@njit(void())\ndef signed(): pass\nsigned_inline = inlined(signed)\n",
                "two": "@njit(void())\ndef caller():\n    signed_inline()\n    signed()\n"}
@@ -385,6 +385,7 @@ def test_only_a_kernel_that_keeps_the_order_of_its_arithmetic_is_inlined():
     with pytest.raises(ValueError, match="kernel scale must be compiled without reassociation"):
         inlined(reordering)
     body = inlined(njit(void(float64[:]), fastmath=ORDERED_MATH)(scale))
+    assert body.targetoptions["inline"] == "always" and body.py_func is scale
 
     @njit(void(float64[:]))
     def caller(x):
